@@ -1,0 +1,3 @@
+module github.com/goredisson/redisson
+
+go 1.26.8
