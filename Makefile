@@ -1,0 +1,86 @@
+# Make targets of github.com/goredisson/redisson. `make` alone runs `make test`;
+# `make help` lists the targets.
+#
+# The tests start real redis-server processes on free loopback ports, so
+# every target that needs Redis first runs scripts/ensure-redis.sh, which
+# installs it on Debian/Ubuntu when it is missing.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+
+GO ?= go
+GOFMT ?= gofmt
+# ARGS are passed on to `make demo` and `make bench`, e.g. make demo ARGS="-n 5".
+ARGS ?=
+# GO_MIN is the Go version go.mod asks for, e.g. 1.26.
+GO_MIN := $(shell sed -n 's/^go \([0-9]*\.[0-9]*\).*/\1/p' go.mod)
+# GO_FILES lists the tracked and untracked (but not ignored) .go files,
+# bench/ included; without git, every .go file below the repository root.
+GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'; } | while IFS= read -r f; do if [[ -f "$$f" ]]; then printf '%s\n' "$$f"; fi; done
+
+.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet demo bench install
+
+## test: install redis-server if missing, check gofmt, go vet, then go test -race (also in bench/ when it has a go.mod)
+test: check-go check-race
+	@bash scripts/ensure-redis.sh
+	@$(MAKE) --no-print-directory fmt-check
+	@$(MAKE) --no-print-directory vet
+	$(GO) test -race -count=1 -timeout 20m ./...
+	@if [[ -f bench/go.mod ]]; then \
+		echo "cd bench && $(GO) test -race -count=1 -timeout 20m ./..."; \
+		cd bench && $(GO) test -race -count=1 -timeout 20m ./...; \
+	fi
+
+## help: list the targets
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## fmt-check: fail listing the .go files gofmt would change
+fmt-check: check-go
+	@files=$$($(GO_FILES)); \
+	unformatted=$$([[ -z "$$files" ]] || $(GOFMT) -l $$files); \
+	if [[ -n "$$unformatted" ]]; then \
+		echo "gofmt: these files are not formatted (run make fmt):" >&2; \
+		echo "$$unformatted" >&2; \
+		exit 1; \
+	fi
+
+## fmt: format all .go files with gofmt -w
+fmt: check-go
+	@files=$$($(GO_FILES)); [[ -z "$$files" ]] || $(GOFMT) -w $$files
+
+## vet: go vet ./... (also in bench/ when it has a go.mod)
+vet: check-go
+	$(GO) vet ./...
+	@if [[ -f bench/go.mod ]]; then \
+		echo "cd bench && $(GO) vet ./..."; \
+		cd bench && $(GO) vet ./...; \
+	fi
+
+## demo: run the CLI demo against a redis-server it starts: make demo ARGS="..."
+demo: check-go
+	@bash scripts/ensure-redis.sh
+	$(GO) run ./cmd/redisson demo $(ARGS)
+
+## bench: run the benchmark runner in bench/: make bench ARGS="..."
+bench: check-go
+	@bash scripts/ensure-redis.sh
+	cd bench && $(GO) run . $(ARGS)
+
+## install: go install the redisson CLI
+install: check-go
+	$(GO) install ./cmd/redisson
+
+## ensure-redis: install redis-server and redis-cli if missing
+ensure-redis:
+	@bash scripts/ensure-redis.sh
+
+check-go:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "Go $(GO_MIN)+ is required: https://go.dev/dl" >&2; exit 1; }
+
+check-race: check-go
+	@if [[ "$$($(GO) env CGO_ENABLED)" != 1 ]]; then \
+		echo "go test -race needs cgo and a C compiler: install gcc (sudo apt-get install -y gcc, or xcode-select --install on macOS) and make sure CGO_ENABLED is not 0" >&2; \
+		exit 1; \
+	fi

@@ -1,0 +1,27 @@
+package redisson
+
+import "github.com/goredisson/redisson/internal/core"
+
+// Sentinel errors of every object; check them with errors.Is.
+var (
+	// ErrNotOwner: the caller does not hold the lock it tried to release
+	// (Redisson's IllegalMonitorStateException). Nothing was changed.
+	ErrNotOwner = core.ErrNotOwner
+	// ErrLockLost is the cause (context.Cause) of a holder's context when
+	// ownership ended without an unlock: the key was deleted or force-unlocked,
+	// or the lease ran out before it could be renewed.
+	ErrLockLost = core.ErrLockLost
+	// ErrClosed is returned by calls on a closed Client; it is also the cause
+	// of holders' contexts when the Client closes.
+	ErrClosed = core.ErrClosed
+	// ErrInvalidName is returned for an empty object name.
+	ErrInvalidName = core.ErrInvalidName
+	// ErrInvalidArgument is returned for durations or counts that make no
+	// sense, such as a zero or negative lease.
+	ErrInvalidArgument = core.ErrInvalidArgument
+	// ErrWrongType is returned when an object's key holds another Redis type.
+	ErrWrongType = core.ErrWrongType
+	// ErrNoSyncedReplicas is returned when replica sync is on and no replica
+	// acknowledged a lock write in time; an acquire is undone first.
+	ErrNoSyncedReplicas = core.ErrNoSyncedReplicas
+)

@@ -1,0 +1,27 @@
+package core
+
+import "errors"
+
+// Sentinel errors shared by every object. The root package re-exports them, so
+// callers check them with errors.Is against redisson.ErrNotOwner and friends.
+var (
+	// ErrNotOwner is returned when an owner releases or inspects a lock it does
+	// not hold: Redisson's IllegalMonitorStateException.
+	ErrNotOwner = errors.New("redisson: lock is not held by this owner")
+	// ErrLockLost is the cause of a holder's context when ownership ended
+	// without an unlock: the key vanished, or the lease ran out.
+	ErrLockLost = errors.New("redisson: lock ownership lost")
+	// ErrClosed is returned by every call on a closed Client.
+	ErrClosed = errors.New("redisson: client is closed")
+	// ErrInvalidName is returned for an empty object name.
+	ErrInvalidName = errors.New("redisson: invalid object name")
+	// ErrInvalidArgument is returned for a duration or count that makes no sense.
+	ErrInvalidArgument = errors.New("redisson: invalid argument")
+	// ErrWrongType is returned when the object's key holds a value of another
+	// Redis type (WRONGTYPE).
+	ErrWrongType = errors.New("redisson: key holds a value of the wrong type")
+	// ErrNoSyncedReplicas is returned when replica sync is on and no replica
+	// acknowledged a lock write within the sync timeout (Redisson's
+	// NoSyncedSlavesException).
+	ErrNoSyncedReplicas = errors.New("redisson: no replica acknowledged the write")
+)

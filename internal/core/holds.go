@@ -1,0 +1,194 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+// Holds tracks what this client holds: per lock key and owner field, the
+// lease on the renewal wheel and the contexts handed to the holder. Every
+// lock handle of the client shares it, so two handles for one name renew and
+// release the same hold.
+type Holds struct {
+	mu sync.Mutex
+	m  map[string]map[string]*hold
+}
+
+type hold struct {
+	key, owner string
+	ttl        time.Duration
+	lease      *renewal.Lease
+	ctxs       []*holdCtx
+	stopClose  func() bool
+}
+
+// holdCtx is one acquisition's context; Unlock with that context ends it.
+type holdCtx struct {
+	cancel context.CancelCauseFunc
+}
+
+type holdCtxKey struct{ key string }
+
+// Acquire is what an object tells the registry after its acquire script
+// succeeded.
+type Acquire struct {
+	Key   string
+	Owner string
+	// Kind renews the lease (watchdog); nil for a fixed lease.
+	Kind renewal.Kind
+	TTL  time.Duration
+	// Start is when the acquire request was sent.
+	Start time.Time
+}
+
+// Acquired records a successful acquisition and returns the holder's context:
+// done when the hold ends, with cause ErrLockLost when ownership is lost and
+// ErrClosed when the client closes.
+func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
+	hctx, cancel := context.WithCancelCause(ctx)
+	hc := &holdCtx{cancel: cancel}
+	hctx = context.WithValue(hctx, holdCtxKey{a.Key}, hc)
+
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.m == nil {
+		hs.m = make(map[string]map[string]*hold)
+	}
+	owners := hs.m[a.Key]
+	if owners == nil {
+		owners = make(map[string]*hold)
+		hs.m[a.Key] = owners
+	}
+	h := owners[a.Owner]
+	if h == nil {
+		h = &hold{key: a.Key, owner: a.Owner}
+		owners[a.Owner] = h
+		h.stopClose = context.AfterFunc(rt.done, func() { rt.lose(h, ErrClosed) })
+	} else if h.lease != nil {
+		rt.Wheel.Cancel(h.lease)
+	}
+	h.ttl = a.TTL
+	h.lease = rt.Wheel.Add(renewal.Spec{
+		Key:   a.Key,
+		Owner: a.Owner,
+		Kind:  a.Kind,
+		TTL:   a.TTL,
+		Start: a.Start,
+		OnLost: func(cause error) {
+			rt.lose(h, fmt.Errorf("%w: %s: %w", ErrLockLost, a.Key, cause))
+		},
+	})
+	h.ctxs = append(h.ctxs, hc)
+	return hctx
+}
+
+// LeaseOf returns the lease the owner last took the lock with (Redisson
+// re-applies it on a partial unlock), or def when the owner holds nothing here.
+func (rt *Runtime) LeaseOf(key, owner string, def time.Duration) time.Duration {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if h := hs.m[key][owner]; h != nil {
+		return h.ttl
+	}
+	return def
+}
+
+// Holding reports whether the owner holds key through this client.
+func (rt *Runtime) Holding(key, owner string) bool {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.m[key][owner] != nil
+}
+
+// Released records an unlock. full says the lock is gone (every hold of the
+// owner ends); otherwise only the hold of ctx (or the newest) ends and the
+// lease, re-applied by the script at start, runs on.
+func (rt *Runtime) Released(ctx context.Context, key, owner string, full bool, start time.Time) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	h := hs.m[key][owner]
+	if h == nil {
+		hs.mu.Unlock()
+		return
+	}
+	if full {
+		hs.mu.Unlock()
+		rt.lose(h, context.Canceled)
+		return
+	}
+	defer hs.mu.Unlock()
+	hc, _ := ctx.Value(holdCtxKey{key}).(*holdCtx)
+	i := len(h.ctxs) - 1
+	for j, c := range h.ctxs {
+		if c == hc {
+			i = j
+		}
+	}
+	if i >= 0 {
+		h.ctxs[i].cancel(context.Canceled)
+		h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
+	}
+	rt.Wheel.Reset(h.lease, start, h.ttl)
+}
+
+// Lost ends every local hold of key, e.g. after a force unlock.
+func (rt *Runtime) Lost(key string, cause error) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	var all []*hold
+	for _, h := range hs.m[key] {
+		all = append(all, h)
+	}
+	hs.mu.Unlock()
+	for _, h := range all {
+		rt.lose(h, cause)
+	}
+}
+
+// HoldCount returns how many holds this client tracks (tests, stats).
+func (rt *Runtime) HoldCount() int {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	n := 0
+	for _, owners := range hs.m {
+		n += len(owners)
+	}
+	return n
+}
+
+// lose ends a hold: its lease leaves the wheel and its contexts are
+// cancelled with cause (context.Canceled for a normal release).
+func (rt *Runtime) lose(h *hold, cause error) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	owners := hs.m[h.key]
+	if owners[h.owner] != h {
+		hs.mu.Unlock()
+		return
+	}
+	delete(owners, h.owner)
+	if len(owners) == 0 {
+		delete(hs.m, h.key)
+	}
+	ctxs := h.ctxs
+	h.ctxs = nil
+	lease := h.lease
+	hs.mu.Unlock()
+	if lease != nil {
+		rt.Wheel.Cancel(lease)
+	}
+	if h.stopClose != nil {
+		h.stopClose()
+	}
+	for _, c := range ctxs {
+		c.cancel(cause)
+	}
+}

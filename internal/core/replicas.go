@@ -1,0 +1,132 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ReplicaSync mirrors Redisson's "synced" lock scripts (checkLockSyncedSlaves):
+// after a lock write, WAIT until the master's replicas acknowledged it, so a
+// failover right after an acquire does not hand the lock to a second owner.
+// The EVALSHA and the WAIT go down one connection in one pipeline, so a
+// master without replicas costs nothing and one with replicas costs no extra
+// round trip.
+type ReplicaSync struct {
+	// Enabled turns WAIT on (Redisson default: on).
+	Enabled bool
+	// Timeout is the WAIT timeout (Redisson's slavesSyncTimeout, 1 s).
+	Timeout time.Duration
+	// FailOnNoSync makes a write that no replica acknowledged fail with
+	// ErrNoSyncedReplicas (Redisson's checkLockSyncedSlaves, default true).
+	FailOnNoSync bool
+
+	mu     sync.Mutex
+	counts map[string]replicaCount
+}
+
+type replicaCount struct {
+	n       int
+	readAt  time.Time
+	loading bool
+}
+
+// replicaCountTTL bounds how stale a master's replica count may be; Redisson
+// caches it per master until the topology changes.
+const replicaCountTTL = 5 * time.Second
+
+// SyncResult tells what the replica sync saw.
+type SyncResult struct {
+	Replicas int // connected replicas of the key's master
+	Acked    int // replicas that acknowledged (WAIT's reply), when Replicas > 0
+}
+
+// Failed reports whether the write was not acknowledged by any replica.
+func (r SyncResult) Failed() bool { return r.Replicas > 0 && r.Acked == 0 }
+
+// master returns the node client that owns key, or nil when the client type
+// offers no per-node access (then no WAIT is sent).
+func master(ctx context.Context, rdb redis.UniversalClient, key string) (*redis.Client, error) {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c, nil
+	case *redis.ClusterClient:
+		return c.MasterForKey(ctx, key)
+	default:
+		return nil, nil
+	}
+}
+
+func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *slog.Logger) int {
+	addr := node.Options().Addr
+	rs.mu.Lock()
+	if rs.counts == nil {
+		rs.counts = make(map[string]replicaCount)
+	}
+	rc, ok := rs.counts[addr]
+	if ok && time.Since(rc.readAt) < replicaCountTTL {
+		rs.mu.Unlock()
+		return rc.n
+	}
+	if ok {
+		// Stale: answer with what we know and refresh in the background, so
+		// the lock path never waits on INFO after the first call.
+		if !rc.loading {
+			rc.loading = true
+			rs.counts[addr] = rc
+			go func() {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+				defer cancel()
+				rs.store(addr, readReplicaCount(cctx, node, log), true)
+			}()
+		}
+		rs.mu.Unlock()
+		return rc.n
+	}
+	rs.mu.Unlock()
+	n := readReplicaCount(ctx, node, log)
+	rs.store(addr, n, n >= 0)
+	return max(n, 0)
+}
+
+func (rs *ReplicaSync) store(addr string, n int, ok bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if !ok {
+		rc := rs.counts[addr]
+		rc.loading = false
+		rs.counts[addr] = rc
+		return
+	}
+	rs.counts[addr] = replicaCount{n: n, readAt: time.Now()}
+}
+
+// Forget drops cached replica counts (tests, topology changes).
+func (rs *ReplicaSync) Forget() {
+	rs.mu.Lock()
+	rs.counts = nil
+	rs.mu.Unlock()
+}
+
+func readReplicaCount(ctx context.Context, node *redis.Client, log *slog.Logger) int {
+	info, err := node.Info(ctx, "replication").Result()
+	if err != nil {
+		log.Warn("redisson: reading the replica count failed", "addr", node.Options().Addr, "err", err)
+		return -1
+	}
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "connected_slaves:"); ok {
+			n, err := strconv.Atoi(v)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}

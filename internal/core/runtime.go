@@ -1,0 +1,130 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/pubsub"
+)
+
+// Runtime is what every object of one Client shares: the Redis client, the
+// client id, the pub/sub hub, the renewal wheel and the settings objects need.
+type Runtime struct {
+	Redis           redis.UniversalClient
+	ID              string
+	Hub             *pubsub.Hub
+	Wheel           *renewal.Wheel
+	WatchdogTimeout time.Duration
+	Timeout         time.Duration
+	// PublishCommand is the ARGV the scripts publish with: PUBLISH or SPUBLISH.
+	PublishCommand string
+	Sync           *ReplicaSync
+	Logger         *slog.Logger
+	// Cluster is true when Redis is a cluster: renewals are grouped by slot.
+	Cluster bool
+
+	holds  Holds
+	done   context.Context
+	cancel context.CancelCauseFunc
+}
+
+// Init prepares the runtime's lifetime; call once before use.
+func (rt *Runtime) Init() {
+	rt.done, rt.cancel = context.WithCancelCause(context.Background())
+	if rt.Logger == nil {
+		rt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if rt.Sync == nil {
+		rt.Sync = &ReplicaSync{}
+	}
+}
+
+// Close marks the runtime closed; later calls fail with ErrClosed.
+func (rt *Runtime) Close() { rt.cancel(ErrClosed) }
+
+// Done is a context that is cancelled, with cause ErrClosed, when the client
+// is closed.
+func (rt *Runtime) Done() context.Context { return rt.done }
+
+// Check returns ErrClosed on a closed client and the context's error on a
+// done context.
+func (rt *Runtime) Check(ctx context.Context) error {
+	if rt.done.Err() != nil {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// Detached returns a context that keeps ctx's values but not its
+// cancellation, bounded by the client's timeout: releases must run even when
+// the caller's context is already done.
+func (rt *Runtime) Detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), rt.Timeout)
+}
+
+// SlotOf returns the cluster slot of key, or 0 outside a cluster.
+func (rt *Runtime) SlotOf(key string) int {
+	if !rt.Cluster {
+		return 0
+	}
+	return Slot(key)
+}
+
+// Eval runs a script without replica sync.
+func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...any) (any, error) {
+	return s.Run(ctx, rt.Redis, keys, args...)
+}
+
+// EvalSynced runs a lock-writing script followed by WAIT for the master's
+// replicas on the same connection (one round trip), when replica sync is on
+// and the master has replicas.
+func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
+	if !rt.Sync.Enabled {
+		v, err := s.Run(ctx, rt.Redis, keys, args...)
+		return v, SyncResult{}, err
+	}
+	node, err := master(ctx, rt.Redis, keys[0])
+	if err != nil || node == nil {
+		v, err := s.Run(ctx, rt.Redis, keys, args...)
+		return v, SyncResult{}, err
+	}
+	n := rt.Sync.replicas(ctx, node, rt.Logger)
+	if n == 0 {
+		v, err := s.Run(ctx, rt.Redis, keys, args...)
+		return v, SyncResult{}, err
+	}
+	timeout := rt.Sync.Timeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	for attempt := 0; ; attempt++ {
+		pipe := node.Pipeline()
+		cmd := s.EvalSha(ctx, pipe, keys, args...)
+		wait := pipe.Do(ctx, "WAIT", n, timeout.Milliseconds())
+		_, _ = pipe.Exec(ctx)
+		err := cmd.Err()
+		switch {
+		case IsNoScript(err) && attempt == 0:
+			if lerr := s.Load(ctx, node); lerr != nil {
+				return nil, SyncResult{}, s.wrap(lerr)
+			}
+			continue
+		case IsRedirect(err):
+			// The slot moved under us; the script did not run. Let the
+			// cluster client follow the redirect, without WAIT this once.
+			v, err := s.Run(ctx, rt.Redis, keys, args...)
+			return v, SyncResult{}, err
+		case errors.Is(err, redis.Nil):
+			err = nil
+		case err != nil:
+			return nil, SyncResult{}, s.wrap(err)
+		}
+		acked, _ := wait.Int64()
+		return cmd.Val(), SyncResult{Replicas: n, Acked: int(acked)}, nil
+	}
+}

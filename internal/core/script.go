@@ -1,0 +1,102 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Script is one Lua script, sent with EVALSHA and, when a node answers
+// NOSCRIPT (a fresh node, a flushed cache, a new cluster master), with EVAL,
+// which also caches it there. Only keys, values, channels and messages matter
+// for interop with Redisson, never the script text.
+type Script struct {
+	name string
+	s    *redis.Script
+}
+
+// NewScript returns a named script; the name appears in errors.
+func NewScript(name, src string) *Script {
+	return &Script{name: name, s: redis.NewScript(src)}
+}
+
+// Name returns the script's name.
+func (s *Script) Name() string { return s.name }
+
+// Hash returns the SHA1 of the script text.
+func (s *Script) Hash() string { return s.s.Hash() }
+
+// Run runs the script on the node that owns keys[0].
+func (s *Script) Run(ctx context.Context, c redis.Scripter, keys []string, args ...any) (any, error) {
+	v, err := s.s.Run(ctx, c, keys, args...).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap(err)
+	}
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	return v, nil
+}
+
+// EvalSha queues the script on a pipeline. A NOSCRIPT reply is reported by
+// IsNoScript; the caller loads the script and retries.
+func (s *Script) EvalSha(ctx context.Context, p redis.Pipeliner, keys []string, args ...any) *redis.Cmd {
+	return s.s.EvalSha(ctx, p, keys, args...)
+}
+
+// Load loads the script on every node (go-redis broadcasts SCRIPT LOAD to all
+// shards of a cluster).
+func (s *Script) Load(ctx context.Context, c redis.Scripter) error {
+	return s.s.Load(ctx, c).Err()
+}
+
+func (s *Script) wrap(err error) error {
+	return WrapRedisError(s.name, err)
+}
+
+// WrapRedisError maps Redis error replies to the library's sentinel errors,
+// keeping the original text for the log.
+func WrapRedisError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re redis.Error
+	if errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE") {
+		return &OpError{Op: op, Err: ErrWrongType, Detail: re.Error()}
+	}
+	return &OpError{Op: op, Err: err}
+}
+
+// IsNoScript reports whether err is Redis' NOSCRIPT reply.
+func IsNoScript(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
+}
+
+// IsRedirect reports whether err is a cluster MOVED or ASK reply.
+func IsRedirect(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return strings.HasPrefix(m, "MOVED ") || strings.HasPrefix(m, "ASK ")
+}
+
+// OpError tells which operation failed; Unwrap gives the sentinel or the
+// underlying Redis error.
+type OpError struct {
+	Op     string
+	Err    error
+	Detail string
+}
+
+func (e *OpError) Error() string {
+	if e.Detail != "" {
+		return e.Op + ": " + e.Err.Error() + " (" + e.Detail + ")"
+	}
+	return e.Op + ": " + e.Err.Error()
+}
+
+// Unwrap returns the wrapped error.
+func (e *OpError) Unwrap() error { return e.Err }

@@ -1,0 +1,758 @@
+// Package renewal keeps the leases of held locks alive the way Redisson's lock
+// watchdog does: one periodic task renews every lease that is due, in batches
+// of scripts grouped by cluster slot, instead of one timer and one round trip
+// per lock. It also watches fixed leases (no watchdog) so that their holders
+// learn when the lease ran out.
+//
+// Leases live on a hashed timing wheel so that taking and releasing a lock
+// costs O(1) no matter how many locks the process holds, and a tick costs
+// O(leases due), not O(leases held).
+package renewal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/bits"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Kind renews one group of leases that share a Redis Cluster slot and a TTL.
+//
+// The wheel compares Kinds with == to group leases, so a Kind's dynamic type
+// must be comparable (a pointer, or a struct of pointers); Add panics otherwise
+// rather than letting a tick panic later in a background goroutine.
+type Kind interface {
+	// Queue adds to pipe the command(s) that renew leases (at most
+	// Config.BatchSize, all in one slot, all with the same TTL) and returns a
+	// function that, after the pipeline has been executed, reports per lease
+	// (same order) whether it was renewed (true) or is gone / no longer held
+	// (false), or an error for the whole group.
+	//
+	// The result function is called even when the pipeline as a whole
+	// failed, so it must judge by the commands it queued itself; a group whose
+	// commands succeeded is trusted although another group's failed. leases
+	// must not be kept after the result function returned.
+	Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*Lease) func() ([]bool, error)
+}
+
+// Config configures a Wheel. Zero fields take the defaults given per field.
+type Config struct {
+	// Client makes the renewal pipelines (Client.Pipeline()). It may be nil
+	// only if every lease is a fixed lease, which needs no Redis traffic.
+	Client redis.UniversalClient
+	// BatchSize caps the leases of one Queue call, because one script call
+	// with thousands of keys would block Redis. Default 100, Redisson's
+	// lockWatchdogBatchSize.
+	BatchSize int
+	// Tick is the wheel's resolution: a renewal or an expiry happens up to
+	// one Tick (plus scheduling delay) after it is due, never before. Default
+	// 10ms.
+	Tick time.Duration
+	// Timeout bounds one renewal round trip so that a hung connection turns
+	// into a retry. A round's deadline is further capped at the earliest
+	// lease expiry in it, because an answer arriving later proves nothing.
+	// Default 3s.
+	Timeout time.Duration
+	// Slot gives the Redis Cluster hash slot of a key, since a script may
+	// only touch keys of one slot. Nil puts every key in one group (a
+	// standalone Redis or a Sentinel setup).
+	Slot func(key string) int
+	// Logger receives failed renewal rounds and lost leases at Warn level.
+	// Nil discards.
+	Logger *slog.Logger
+}
+
+// Spec describes a lease to track.
+type Spec struct {
+	// Key is the Redis key of the lock; leases are grouped by its slot and the
+	// Kind gets it back through Lease.Key.
+	Key string
+	// Owner is the holder identity (the lock's hash field); the wheel only
+	// hands it to the Kind.
+	Owner string
+	// Data is anything else the Kind needs per lease, handed back by
+	// Lease.Data.
+	Data any
+	// Kind renews the lease. Nil makes a fixed lease: never renewed, lost
+	// when it runs out.
+	Kind Kind
+	// TTL is the lease length (> 0). A watchdog lease is renewed every TTL/3,
+	// as Redisson does, which leaves two thirds of the lease for retries.
+	TTL time.Duration
+	// Start is when the acquire request was sent: Redis applied the TTL no
+	// earlier than that, so the lease is known to be valid until Start+TTL and
+	// no later. The zero value means "now" at Add, which overestimates the
+	// lease by the acquire round trip; pass the real send time.
+	Start time.Time
+	// OnLost is told why the lease ended without Cancel: ErrKeyGone or
+	// ErrLeaseExpired (wrapped; test with errors.Is). It is called at most
+	// once, from a wheel goroutine and without wheel locks held, so it may
+	// call Add, Reset and Cancel, but it must not block and must not call
+	// Close, which waits for those goroutines. It is never called for a lease
+	// whose Cancel returned true, nor after Close returned.
+	OnLost func(cause error)
+}
+
+var (
+	// ErrKeyGone means Redis answered that the lock no longer exists or has
+	// another holder, so the holder must stop acting as the lock owner.
+	ErrKeyGone = errors.New("renewal: lock key is gone or no longer held by this owner")
+	// ErrLeaseExpired means the lease's time ran out before it could be
+	// renewed (always, for a fixed lease); the lock may be taken by another
+	// client from now on.
+	ErrLeaseExpired = errors.New("renewal: lease ran out before it could be renewed")
+)
+
+// Stats are cumulative counters since New, for metrics and tests.
+type Stats struct {
+	// Rounds counts renewal pipelines executed (at most one per tick).
+	Rounds uint64
+	// Scripts counts Kind.Queue calls, i.e. groups of at most BatchSize leases.
+	Scripts uint64
+	// Renewed counts successful lease renewals.
+	Renewed uint64
+	// Lost counts leases that ended through OnLost, for any cause.
+	Lost uint64
+	// Errors counts groups whose renewal failed (Queue's result error, or a
+	// malformed result) and are retried.
+	Errors uint64
+}
+
+// Lease states; guarded by Wheel.mu.
+const (
+	stateScheduled uint8 = iota // linked in a bucket
+	stateInFlight               // in exactly one renewal round, linked nowhere
+	stateDone                   // cancelled, lost or dropped by Close
+)
+
+// Lease is one tracked lease, returned by Add; its handle for Reset and
+// Cancel.
+type Lease struct {
+	w      *Wheel
+	key    string
+	owner  string
+	data   any
+	kind   Kind
+	onLost func(error)
+	slot   int
+
+	// Guarded by w.mu. Times are nanoseconds since w.epoch so that they
+	// compare on the monotonic clock and cost 8 bytes.
+	state      uint8
+	reset      bool // Reset while in flight: the round's answer is stale
+	ttl        time.Duration
+	validUntil int64 // lease known valid until then
+	pending    int64 // next due time from set; kept for a round that a Reset overtook
+	tick       int64 // absolute tick of the bucket it is linked in
+	prev, next *Lease
+	lastErr    error // last renewal error, reported if the lease runs out
+}
+
+// Key returns Spec.Key.
+func (l *Lease) Key() string { return l.key }
+
+// Owner returns Spec.Owner.
+func (l *Lease) Owner() string { return l.owner }
+
+// Data returns Spec.Data.
+func (l *Lease) Data() any { return l.data }
+
+const (
+	// wheelSize buckets of 10ms span 40.96s: one rotation covers the default
+	// 10s renewal interval of the 30s watchdog lease, so the entries of a
+	// bucket are normally all due when it is visited. Longer delays stay
+	// correct (entries carry their absolute tick) and are merely revisited
+	// once per rotation.
+	wheelBits = 12
+	wheelSize = 1 << wheelBits
+	wheelMask = wheelSize - 1
+	words     = wheelSize / 64
+)
+
+// Wheel renews watchdog leases and expires fixed ones. It is safe for
+// concurrent use. New starts its tick goroutine at once; the goroutine sleeps
+// until the next non-empty bucket (indefinitely while the wheel is empty), so
+// an idle Wheel costs no CPU, but Close must be called to end it.
+type Wheel struct {
+	cfg    Config
+	log    *slog.Logger
+	tick   int64 // Config.Tick in ns
+	epoch  time.Time
+	ctx    context.Context // parent of round contexts; cancelled by Close
+	cancel context.CancelFunc
+	wake   chan struct{} // an entry was scheduled before the planned wake-up
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	n        int   // active leases (scheduled or in flight)
+	cur      int64 // last tick whose bucket has been processed
+	wakeTick int64 // tick the loop sleeps until; MaxInt64 when idle
+	heads    [wheelSize]*Lease
+	used     [words]uint64 // bit per non-empty bucket: find the next one fast
+
+	rounds, scripts, renewed, lost, errs atomic.Uint64
+}
+
+// New returns a running Wheel with cfg's defaults filled in.
+func New(cfg Config) *Wheel {
+	w := newWheel(cfg)
+	w.wg.Add(1)
+	go w.loop()
+	return w
+}
+
+// newWheel builds a Wheel without its tick goroutine, so benchmarks can drive
+// ticks by hand.
+func newWheel(cfg Config) *Wheel {
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 100
+	}
+	if cfg.Tick <= 0 {
+		cfg.Tick = 10 * time.Millisecond
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 3 * time.Second
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Wheel{
+		cfg:      cfg,
+		log:      log,
+		tick:     int64(cfg.Tick),
+		epoch:    time.Now(),
+		ctx:      ctx,
+		cancel:   cancel,
+		wake:     make(chan struct{}, 1),
+		wakeTick: math.MaxInt64,
+	}
+}
+
+// now is the wheel's clock: monotonic nanoseconds since epoch.
+func (w *Wheel) now() int64 { return int64(time.Since(w.epoch)) }
+
+// Add starts tracking a lease. It panics on TTL <= 0, a nil OnLost, a
+// non-comparable Kind, or a Kind without Config.Client, since each is a
+// programming error that would otherwise surface on a background goroutine.
+// After Close it returns a lease that is already cancelled.
+func (w *Wheel) Add(spec Spec) *Lease {
+	if spec.TTL <= 0 {
+		panic("renewal: Add with TTL <= 0")
+	}
+	if spec.OnLost == nil {
+		panic("renewal: Add with nil OnLost")
+	}
+	if spec.Kind != nil {
+		if w.cfg.Client == nil {
+			panic("renewal: watchdog lease on a Wheel without Config.Client")
+		}
+		if !reflect.TypeOf(spec.Kind).Comparable() {
+			panic(fmt.Sprintf("renewal: Kind type %T is not comparable", spec.Kind))
+		}
+	}
+	l := &Lease{
+		w:      w,
+		key:    spec.Key,
+		owner:  spec.Owner,
+		data:   spec.Data,
+		kind:   spec.Kind,
+		onLost: spec.OnLost,
+	}
+	if spec.Kind != nil && w.cfg.Slot != nil {
+		l.slot = w.cfg.Slot(spec.Key)
+	}
+	start := w.now()
+	if !spec.Start.IsZero() {
+		start = int64(spec.Start.Sub(w.epoch))
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		l.state = stateDone
+		return l
+	}
+	w.n++
+	w.set(l, start, spec.TTL)
+	w.schedule(l, l.pending)
+	return l
+}
+
+// set records that the lease was (re)applied at start with ttl and computes
+// its next due time into l.pending.
+func (w *Wheel) set(l *Lease, start int64, ttl time.Duration) {
+	l.ttl = ttl
+	l.validUntil = start + int64(ttl)
+	l.lastErr = nil
+	if l.kind == nil {
+		l.pending = l.validUntil
+	} else {
+		l.pending = start + int64(ttl/3)
+	}
+}
+
+// Reset records that the lease was re-taken or extended: the request sent at
+// start set ttl (a re-entrant acquire, a PEXPIRE on a partial unlock). The
+// lease is valid until start+ttl and next renewed at start+ttl/3. If a renewal
+// round for the lease is in flight, its answer is discarded in favour of this
+// newer information. No-op for a cancelled or lost lease, or after Close.
+func (w *Wheel) Reset(l *Lease, start time.Time, ttl time.Duration) {
+	if ttl <= 0 {
+		panic("renewal: Reset with TTL <= 0")
+	}
+	if l.w != w {
+		panic("renewal: Reset of a lease from another Wheel")
+	}
+	s := int64(start.Sub(w.epoch))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || l.state == stateDone {
+		return
+	}
+	w.set(l, s, ttl)
+	switch l.state {
+	case stateInFlight:
+		l.reset = true // the round reschedules it at l.pending
+	case stateScheduled:
+		w.unlink(l)
+		w.schedule(l, l.pending)
+	}
+}
+
+// Cancel stops tracking the lease. It returns true if the lease was active;
+// then OnLost is never called for it, even if a renewal round for it is in
+// flight (that round's answer is ignored). False means it had already been
+// cancelled, dropped by Close, or lost, in which case OnLost has been or is
+// being called: like time.Timer.Stop, Cancel does not wait for it, so that
+// OnLost itself may call Cancel.
+func (w *Wheel) Cancel(l *Lease) bool {
+	if l.w != w {
+		panic("renewal: Cancel of a lease from another Wheel")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || l.state == stateDone {
+		return false
+	}
+	if l.state == stateScheduled {
+		w.unlink(l)
+	}
+	l.state = stateDone
+	l.reset = false
+	w.n--
+	return true
+}
+
+// Close stops the wheel: it cancels in-flight rounds' contexts and waits for
+// them and the tick goroutine to end (a round ends at the latest at its
+// deadline, Timeout, if the client ignores cancellation). Leases are dropped
+// without calling OnLost. Close is idempotent; it must not be called from
+// OnLost or a Kind.
+func (w *Wheel) Close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		for i, word := range w.used {
+			for word != 0 {
+				b := i*64 + bits.TrailingZeros64(word)
+				word &= word - 1
+				for l := w.heads[b]; l != nil; {
+					next := l.next
+					l.prev, l.next, l.state = nil, nil, stateDone
+					l = next
+				}
+				w.heads[b] = nil
+			}
+			w.used[i] = 0
+		}
+		w.n = 0
+	}
+	w.mu.Unlock()
+	w.cancel()
+	w.wg.Wait()
+}
+
+// Len returns the number of active leases.
+func (w *Wheel) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// Stats returns the counters.
+func (w *Wheel) Stats() Stats {
+	return Stats{
+		Rounds:  w.rounds.Load(),
+		Scripts: w.scripts.Load(),
+		Renewed: w.renewed.Load(),
+		Lost:    w.lost.Load(),
+		Errors:  w.errs.Load(),
+	}
+}
+
+// schedule links l into the bucket of the first tick at or after due (never
+// one already processed) and wakes the loop if it sleeps past it. w.mu held.
+func (w *Wheel) schedule(l *Lease, due int64) {
+	t := ceilDiv(due, w.tick)
+	if t <= w.cur {
+		t = w.cur + 1
+	}
+	l.state = stateScheduled
+	l.tick = t
+	b := t & wheelMask
+	l.prev = nil
+	l.next = w.heads[b]
+	if l.next != nil {
+		l.next.prev = l
+	}
+	w.heads[b] = l
+	w.used[b>>6] |= 1 << (b & 63)
+	if t < w.wakeTick {
+		w.wakeTick = t
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// unlink removes a scheduled lease from its bucket. w.mu held.
+func (w *Wheel) unlink(l *Lease) {
+	b := l.tick & wheelMask
+	if l.prev != nil {
+		l.prev.next = l.next
+	} else {
+		w.heads[b] = l.next
+	}
+	if l.next != nil {
+		l.next.prev = l.prev
+	}
+	l.prev, l.next = nil, nil
+	if w.heads[b] == nil {
+		w.used[b>>6] &^= 1 << (b & 63)
+	}
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a > 0 {
+		return (a-1)/b + 1
+	}
+	return a / b // truncation toward zero is the ceiling here
+}
+
+// item is a lease in a round with the TTL it is renewed with, snapshotted
+// under w.mu because Reset may change l.ttl while the round runs.
+type item struct {
+	l   *Lease
+	ttl time.Duration
+}
+
+// round is the renewal work of one tick.
+type round struct {
+	sent     int64 // taken before the request is sent: renewed leases are valid until sent+TTL
+	deadline int64
+	items    []item
+}
+
+// lostLease is an OnLost call to make once w.mu is released.
+type lostLease struct {
+	l   *Lease
+	err error
+}
+
+// loop is the tick goroutine: it processes every bucket up to now, hands the
+// due renewals to a round goroutine and sleeps until the next non-empty
+// bucket.
+func (w *Wheel) loop() {
+	defer w.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var lost []lostLease
+	for {
+		w.mu.Lock()
+		if w.closed {
+			w.mu.Unlock()
+			return
+		}
+		now := w.now()
+		var r *round
+		r, lost = w.collect(now, lost[:0])
+		if r != nil {
+			w.wg.Add(1) // under w.mu and before Close's Wait
+			go w.runRound(r)
+		}
+		next := w.nextTick()
+		w.wakeTick = next
+		w.mu.Unlock()
+		w.notify(lost)
+		clear(lost) // drop references until the next tick
+
+		var timeout <-chan time.Time
+		if next != math.MaxInt64 {
+			d := time.Duration(next*w.tick - w.now())
+			if d <= 0 {
+				continue
+			}
+			timer.Reset(d)
+			timeout = timer.C
+		}
+		select {
+		case <-timeout:
+		case <-w.wake:
+			timer.Stop()
+		case <-w.ctx.Done():
+			timer.Stop()
+			return
+		}
+	}
+}
+
+// collect processes the buckets of every tick up to now: fixed leases and
+// leases past their validity are lost, the other due leases go into the
+// returned round. It visits only non-empty buckets and, in them, the entries
+// of later rotations besides the due ones. w.mu held.
+func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
+	nowTick := now / w.tick
+	span := nowTick - w.cur
+	if span <= 0 {
+		return nil, lost
+	}
+	if span > wheelSize {
+		span = wheelSize // one pass over all buckets catches up any gap
+	}
+	var r *round
+	for t := w.cur + 1; t <= w.cur+span; t++ {
+		b := t & wheelMask
+		if w.used[b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
+		for l := w.heads[b]; l != nil; {
+			next := l.next
+			if l.tick <= nowTick {
+				w.unlink(l)
+				if l.kind == nil || now >= l.validUntil {
+					l.state = stateDone
+					w.n--
+					lost = append(lost, lostLease{l, expired(l)})
+				} else {
+					if r == nil {
+						r = &round{sent: now, deadline: now + int64(w.cfg.Timeout)}
+					}
+					l.state = stateInFlight
+					r.items = append(r.items, item{l, l.ttl})
+					r.deadline = min(r.deadline, l.validUntil)
+				}
+			}
+			l = next
+		}
+	}
+	w.cur = nowTick
+	return r, lost
+}
+
+func expired(l *Lease) error {
+	if l.lastErr != nil {
+		return fmt.Errorf("%w: %s: last renewal error: %w", ErrLeaseExpired, l.key, l.lastErr)
+	}
+	return fmt.Errorf("%w: %s", ErrLeaseExpired, l.key)
+}
+
+// nextTick returns the tick of the first non-empty bucket after w.cur, or
+// MaxInt64 if all are empty. Its entries may belong to a later rotation; the
+// loop then wakes once for nothing, at most once per rotation. w.mu held.
+func (w *Wheel) nextTick() int64 {
+	start := (w.cur + 1) & wheelMask
+	wi := start >> 6
+	off := uint(start & 63)
+	for k := int64(0); k <= words; k++ {
+		word := w.used[(wi+k)%words]
+		switch k {
+		case 0:
+			word &= ^uint64(0) << off
+		case words: // back at the first word: only the buckets before start
+			word &= (1 << off) - 1
+		}
+		if word != 0 {
+			b := ((wi+k)%words)<<6 + int64(bits.TrailingZeros64(word))
+			return w.cur + 1 + (b-start)&wheelMask
+		}
+	}
+	return math.MaxInt64
+}
+
+// notify calls OnLost outside w.mu, since it may call back into the wheel.
+func (w *Wheel) notify(lost []lostLease) {
+	for _, x := range lost {
+		w.lost.Add(1)
+		w.log.Warn("renewal: lease lost", "key", x.l.key, "err", x.err)
+		x.l.onLost(x.err)
+	}
+}
+
+// group is one Queue call.
+type group struct {
+	kind   Kind
+	ttl    time.Duration
+	leases []*Lease
+	ok     []bool
+	err    error
+}
+
+type groupKey struct {
+	kind Kind
+	ttl  time.Duration
+	slot int
+}
+
+// groups splits the round by (Kind, TTL, slot) and chunks each part to at
+// most BatchSize leases. A counting sort keeps the allocations independent
+// of the number of leases.
+func (w *Wheel) groups(r *round) []group {
+	index := make(map[groupKey]int)
+	var counts []int
+	gi := make([]int32, len(r.items))
+	for i, it := range r.items {
+		k := groupKey{it.l.kind, it.ttl, it.l.slot}
+		g, ok := index[k]
+		if !ok {
+			g = len(counts)
+			index[k] = g
+			counts = append(counts, 0)
+		}
+		gi[i] = int32(g)
+		counts[g]++
+	}
+	offs := make([]int, len(counts))
+	nChunks := 0
+	for g, c := range counts {
+		if g > 0 {
+			offs[g] = offs[g-1] + counts[g-1]
+		}
+		nChunks += (c + w.cfg.BatchSize - 1) / w.cfg.BatchSize
+	}
+	firsts := make([]int, len(counts)) // first lease of each part, by position
+	copy(firsts, offs)
+	all := make([]*Lease, len(r.items))
+	meta := make([]item, len(counts)) // kind and ttl of each part
+	for i, it := range r.items {
+		g := gi[i]
+		all[offs[g]] = it.l
+		offs[g]++
+		meta[g] = it
+	}
+	out := make([]group, 0, nChunks)
+	for g, c := range counts {
+		part := all[firsts[g] : firsts[g]+c]
+		for len(part) > 0 {
+			n := min(len(part), w.cfg.BatchSize)
+			out = append(out, group{kind: meta[g].l.kind, ttl: meta[g].ttl, leases: part[:n:n]})
+			part = part[n:]
+		}
+	}
+	return out
+}
+
+// runRound sends one pipeline with every group of the round and applies the
+// answers. It runs on its own goroutine so that a slow Redis never delays
+// the ticks of other leases.
+func (w *Wheel) runRound(r *round) {
+	defer w.wg.Done()
+	gs := w.groups(r)
+	ctx, cancel := context.WithDeadline(w.ctx, w.epoch.Add(time.Duration(r.deadline)))
+	defer cancel()
+	pipe := w.cfg.Client.Pipeline()
+	results := make([]func() ([]bool, error), len(gs))
+	for i := range gs {
+		results[i] = gs[i].kind.Queue(ctx, pipe, gs[i].ttl, gs[i].leases)
+	}
+	w.rounds.Add(1)
+	w.scripts.Add(uint64(len(gs)))
+	// Exec's error is the first failed command's; each group judges its own
+	// commands below, so one bad group does not fail the others.
+	_, _ = pipe.Exec(ctx)
+	for i := range gs {
+		g := &gs[i]
+		if results[i] == nil {
+			g.err = errors.New("renewal: Kind.Queue returned a nil result function")
+		} else {
+			g.ok, g.err = results[i]()
+			if g.err == nil && len(g.ok) != len(g.leases) {
+				g.err = fmt.Errorf("renewal: Kind returned %d results for %d leases", len(g.ok), len(g.leases))
+			}
+		}
+		if g.err != nil {
+			w.errs.Add(1)
+			w.log.Warn("renewal: renewing leases failed; will retry",
+				"leases", len(g.leases), "first_key", g.leases[0].key, "err", g.err)
+		}
+	}
+	w.notify(w.apply(r, gs))
+}
+
+// retryDelay spaces retries after an error so that a failing Redis is not
+// hammered every tick, yet leaves about 20 attempts before the lease runs
+// out.
+func (w *Wheel) retryDelay(ttl time.Duration) int64 {
+	return max(w.tick, int64(ttl/30))
+}
+
+// apply records a round's answers and returns the leases lost by it.
+func (w *Wheel) apply(r *round, gs []group) []lostLease {
+	var lost []lostLease
+	renewed := 0
+	w.mu.Lock()
+	defer func() {
+		w.mu.Unlock()
+		w.renewed.Add(uint64(renewed))
+	}()
+	now := w.now()
+	for gi := range gs {
+		g := &gs[gi]
+		for i, l := range g.leases {
+			if l.state != stateInFlight {
+				continue // cancelled meanwhile: the answer is nobody's business
+			}
+			if w.closed {
+				l.state = stateDone
+				continue
+			}
+			if l.reset {
+				l.reset = false
+				w.schedule(l, l.pending)
+				continue
+			}
+			switch {
+			case g.err != nil:
+				l.lastErr = g.err
+				if now >= l.validUntil {
+					l.state = stateDone
+					w.n--
+					lost = append(lost, lostLease{l, expired(l)})
+				} else {
+					// At validUntil at the latest, where the tick declares it lost.
+					w.schedule(l, min(now+w.retryDelay(l.ttl), l.validUntil))
+				}
+			case g.ok[i]:
+				renewed++
+				l.lastErr = nil
+				l.validUntil = r.sent + int64(g.ttl)
+				w.schedule(l, r.sent+int64(g.ttl/3))
+			default:
+				l.state = stateDone
+				w.n--
+				lost = append(lost, lostLease{l, fmt.Errorf("%w: %s", ErrKeyGone, l.key)})
+			}
+		}
+	}
+	return lost
+}

@@ -1,0 +1,420 @@
+// Package vectors replays the golden records of genuine Java Redisson
+// (testdata/, a copy of shared/interop-vectors) against this library: it
+// loads scenarios, captures published messages with a raw PSUBSCRIBE *
+// connection and a marker, snapshots every key, and normalizes what it saw
+// with the rules of testdata/README.md §3–§4, so an object's test can compare
+// its own records with Java's as JSON values.
+package vectors
+
+import (
+	"context"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed testdata/*.json
+var files embed.FS
+
+// File is one object's vector file.
+type File struct {
+	Format          string     `json:"format"`
+	Object          string     `json:"object"`
+	RedissonVersion string     `json:"redisson_version"`
+	Scenarios       []Scenario `json:"scenarios"`
+}
+
+// Scenario is one recorded run.
+type Scenario struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Config      map[string]any    `json:"config"`
+	TTLGridMS   int64             `json:"ttl_grid_ms"`
+	Actors      map[string]string `json:"actors"`
+	Steps       []Step            `json:"steps"`
+}
+
+// WatchdogTimeout returns the scenario's lockWatchdogTimeout.
+func (s Scenario) WatchdogTimeout() time.Duration {
+	if v, ok := s.Config["lockWatchdogTimeout_ms"].(float64); ok {
+		return time.Duration(v) * time.Millisecond
+	}
+	return 30 * time.Second
+}
+
+// Step is one recorded step; Raw keeps every field for comparison.
+type Step struct {
+	Step   int            `json:"step"`
+	Kind   string         `json:"kind"`
+	Actor  string         `json:"actor"`
+	Client string         `json:"client"`
+	Object string         `json:"object"`
+	Op     string         `json:"op"`
+	Args   map[string]any `json:"args"`
+	Java   string         `json:"java"`
+	MS     int64          `json:"ms"`
+	Raw    map[string]any `json:"-"`
+}
+
+// Arg returns a numeric argument as a duration in milliseconds.
+func (s Step) Arg(name string) (time.Duration, bool) {
+	v, ok := s.Args[name].(float64)
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(v) * time.Millisecond, true
+}
+
+// Load reads one vector file by its base name, e.g. "rlock.json".
+func Load(name string) (*File, error) {
+	data, err := files.ReadFile("testdata/" + name)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var raw struct {
+		Scenarios []struct {
+			Steps []map[string]any `json:"steps"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	for i := range f.Scenarios {
+		for j := range f.Scenarios[i].Steps {
+			f.Scenarios[i].Steps[j].Raw = raw.Scenarios[i].Steps[j]
+		}
+	}
+	return &f, nil
+}
+
+// Normalizer turns observed ids, owners, latches and TTLs into the
+// placeholders of the records. One Normalizer serves one scenario.
+type Normalizer struct {
+	Grid     int64             // ttl_grid_ms
+	Clients  map[string]string // client id → "C1"
+	Owners   map[string]string // "<Cn>:<digits>" → "<Cn>:<Tk>"
+	requests map[string]string // 32-hex request id → "R1"
+	permits  map[string]string // 32-hex permit id → "P1"
+}
+
+// NewNormalizer returns a normalizer for a scenario.
+func NewNormalizer(grid int64) *Normalizer {
+	return &Normalizer{
+		Grid:     grid,
+		Clients:  map[string]string{},
+		Owners:   map[string]string{},
+		requests: map[string]string{},
+		permits:  map[string]string{},
+	}
+}
+
+// AddClient binds a client id to its placeholder name ("C1").
+func (n *Normalizer) AddClient(id, name string) { n.Clients[id] = name }
+
+// AddOwner binds an owner id of a client to an actor ("T1").
+func (n *Normalizer) AddOwner(clientID string, owner int64, actor string) {
+	c := n.Clients[clientID]
+	n.Owners["<"+c+">:"+strconv.FormatInt(owner, 10)] = "<" + c + ">:<" + actor + ">"
+}
+
+var (
+	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	ownerRE = regexp.MustCompile(`<C[0-9]+>:-?[0-9]+`)
+	latchRE = regexp.MustCompile(`^(redisson_unlock_latch:.*):([0-9a-f]{32})$`)
+	hex32RE = regexp.MustCompile(`[0-9a-f]{32}`)
+)
+
+// Text normalizes a string: client ids, owners, known request and permit ids.
+func (n *Normalizer) Text(s string) string {
+	s = uuidRE.ReplaceAllStringFunc(s, func(u string) string {
+		if c, ok := n.Clients[u]; ok {
+			return "<" + c + ">"
+		}
+		return u
+	})
+	s = ownerRE.ReplaceAllStringFunc(s, func(o string) string {
+		if t, ok := n.Owners[o]; ok {
+			return t
+		}
+		return o
+	})
+	s = hex32RE.ReplaceAllStringFunc(s, func(h string) string {
+		if r, ok := n.requests[h]; ok {
+			return "<" + r + ">"
+		}
+		if p, ok := n.permits[h]; ok {
+			return "<" + p + ">"
+		}
+		return h
+	})
+	return s
+}
+
+// Key normalizes a key name, numbering new unlock-latch request ids.
+func (n *Normalizer) Key(k string) string {
+	if m := latchRE.FindStringSubmatch(k); m != nil {
+		id, ok := n.requests[m[2]]
+		if !ok {
+			id = "R" + strconv.Itoa(len(n.requests)+1)
+			n.requests[m[2]] = id
+		}
+		return n.Text(m[1]) + ":<" + id + ">"
+	}
+	return n.Text(k)
+}
+
+// Permit numbers a permit id (32 hex) as <Pn>.
+func (n *Normalizer) Permit(id string) string {
+	p, ok := n.permits[id]
+	if !ok {
+		p = "P" + strconv.Itoa(len(n.permits)+1)
+		n.permits[id] = p
+	}
+	return "<" + p + ">"
+}
+
+// Bucket records a non-negative duration in ms as [G·(k−1), G·k].
+func (n *Normalizer) Bucket(ms int64) any {
+	if ms < 0 {
+		return ms
+	}
+	k := (ms + n.Grid - 1) / n.Grid
+	return []any{n.Grid * (k - 1), n.Grid * k}
+}
+
+// TTL records a duration as Bucket does, keeping -1 and -2 as numbers.
+func (n *Normalizer) TTL(d time.Duration) any {
+	if d < 0 {
+		return int64(d)
+	}
+	return n.Bucket(d.Milliseconds())
+}
+
+// value records stored bytes as a string, or as hex when they are not plain
+// text (§4.1).
+func value(b string) any {
+	if utf8.ValidString(b) && !strings.ContainsFunc(b, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return b
+	}
+	return map[string]any{"hex": hex.EncodeToString([]byte(b))}
+}
+
+// Snapshot reads every key of the database and normalizes it into the
+// record's "state" object.
+func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[string]any, error) {
+	now := time.Now().UnixMilli()
+	keys, err := rdb.Keys(ctx, "*").Result()
+	if err != nil {
+		return nil, err
+	}
+	// Latches are numbered in the order of their names with the id masked.
+	sort.Slice(keys, func(i, j int) bool {
+		return latchRE.ReplaceAllString(keys[i], "$1:") < latchRE.ReplaceAllString(keys[j], "$1:")
+	})
+	state := map[string]any{}
+	for _, k := range keys {
+		typ, err := rdb.Type(ctx, k).Result()
+		if err != nil {
+			return nil, err
+		}
+		pttl, err := rdb.PTTL(ctx, k).Result()
+		if err != nil {
+			return nil, err
+		}
+		nk := n.Key(k)
+		entry := map[string]any{"type": typ}
+		switch typ {
+		case "string":
+			v, err := rdb.Get(ctx, k).Result()
+			if err != nil {
+				return nil, err
+			}
+			entry["value"] = n.textValue(v)
+		case "hash":
+			h, err := rdb.HGetAll(ctx, k).Result()
+			if err != nil {
+				return nil, err
+			}
+			m := map[string]any{}
+			for f, v := range h {
+				m[n.Text(f)] = n.textValue(v)
+			}
+			entry["value"] = m
+		case "list":
+			l, err := rdb.LRange(ctx, k, 0, -1).Result()
+			if err != nil {
+				return nil, err
+			}
+			out := make([]any, len(l))
+			for i, v := range l {
+				out[i] = n.textValue(v)
+			}
+			entry["value"] = out
+		case "set":
+			s, err := rdb.SMembers(ctx, k).Result()
+			if err != nil {
+				return nil, err
+			}
+			out := make([]string, len(s))
+			for i, v := range s {
+				out[i] = n.Text(v)
+			}
+			sort.Strings(out)
+			vals := make([]any, len(out))
+			for i, v := range out {
+				vals[i] = v
+			}
+			entry["value"] = vals
+		case "zset":
+			z, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
+			if err != nil {
+				return nil, err
+			}
+			out := make([]any, len(z))
+			for i, m := range z {
+				member := m.Member.(string)
+				var nm any
+				if len(member) == 16 && strings.HasSuffix(k, ":timeout") {
+					// A permit id stored as 16 raw bytes (§4.5).
+					nm = n.Permit(hex.EncodeToString([]byte(member)))
+				} else {
+					nm = n.textValue(member)
+				}
+				out[i] = []any{nm, n.score(m.Score, now)}
+			}
+			entry["value"] = out
+		}
+		switch {
+		case pttl < 0:
+			entry["pttl"] = int64(pttl)
+		case latchRE.MatchString(k):
+			if pttl > 20*time.Second {
+				return nil, fmt.Errorf("latch %s has PTTL %v > 20 s", k, pttl)
+			}
+			entry["pttl"] = []any{int64(0), int64(20000)}
+		default:
+			entry["pttl"] = n.Bucket(pttl.Milliseconds())
+		}
+		state[nk] = entry
+	}
+	return state, nil
+}
+
+func (n *Normalizer) textValue(v string) any {
+	if s, ok := value(v).(string); ok {
+		return n.Text(s)
+	}
+	return value(v)
+}
+
+// score records a wall-clock zset score relative to now (§4.6), others as
+// exact integers.
+func (n *Normalizer) score(s float64, now int64) any {
+	if math.Abs(s-float64(now)) < 1e10 {
+		rel := int64(s) - now
+		k := int64(math.Ceil(float64(rel) / float64(n.Grid)))
+		return map[string]any{"rel": []any{n.Grid * (k - 1), n.Grid * k}}
+	}
+	return int64(s)
+}
+
+const markerChannel = "__vectorreplay_marker__"
+
+// Messages captures everything published, over a raw PSUBSCRIBE * connection.
+type Messages struct {
+	rdb    *redis.Client
+	ps     *redis.PubSub
+	marker string
+	seq    int
+}
+
+// NewMessages subscribes to every channel and waits for the confirmation.
+func NewMessages(ctx context.Context, rdb *redis.Client) (*Messages, error) {
+	ps := rdb.PSubscribe(ctx, "*")
+	if _, err := ps.Receive(ctx); err != nil {
+		_ = ps.Close()
+		return nil, err
+	}
+	return &Messages{rdb: rdb, ps: ps, marker: markerChannel}, nil
+}
+
+// Close ends the capture.
+func (m *Messages) Close() error { return m.ps.Close() }
+
+// Collect publishes a marker and returns, in arrival order, every message
+// that arrived before it, as [channel, payload] pairs, normalized.
+func (m *Messages) Collect(ctx context.Context, n *Normalizer) ([]any, error) {
+	m.seq++
+	mark := strconv.Itoa(m.seq)
+	if err := m.rdb.Publish(ctx, m.marker, mark).Err(); err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for {
+		msg, err := m.ps.ReceiveTimeout(ctx, 5*time.Second)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for marker %s: %w", mark, err)
+		}
+		pm, ok := msg.(*redis.Message)
+		if !ok {
+			continue
+		}
+		if pm.Channel == m.marker {
+			if pm.Payload == mark {
+				return out, nil
+			}
+			continue
+		}
+		out = append(out, []any{n.Text(pm.Channel), n.Text(pm.Payload)})
+	}
+}
+
+// Channels returns the sorted, normalized output of PUBSUB CHANNELS without
+// the marker channel.
+func Channels(ctx context.Context, rdb *redis.Client, n *Normalizer) ([]any, error) {
+	chs, err := rdb.PubSubChannels(ctx, "*").Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range chs {
+		if c == markerChannel {
+			continue
+		}
+		out = append(out, n.Text(c))
+	}
+	sort.Strings(out)
+	res := make([]any, len(out))
+	for i, c := range out {
+		res[i] = c
+	}
+	return res, nil
+}
+
+// JSON round-trips v through encoding/json so it compares with a decoded
+// record (numbers become float64).
+func JSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package redisson
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// PublishMode says how lock scripts publish their wake-up messages and how
+// waiters subscribe. It must match the Java peers on a Redis 7+ Cluster.
+type PublishMode int
+
+const (
+	// PublishAuto is Redisson 3.29+'s AUTO: sharded pub/sub (SPUBLISH and
+	// SSUBSCRIBE) on a cluster whose servers support it, PUBLISH and
+	// SUBSCRIBE everywhere else. The default.
+	PublishAuto PublishMode = iota
+	// PublishPlain forces PUBLISH/SUBSCRIBE (Redisson < 3.22, or
+	// shardedSubscriptionMode OFF).
+	PublishPlain
+	// PublishSharded forces SPUBLISH/SSUBSCRIBE (Redis 7+).
+	PublishSharded
+)
+
+func (m PublishMode) String() string {
+	switch m {
+	case PublishAuto:
+		return "auto"
+	case PublishPlain:
+		return "publish"
+	case PublishSharded:
+		return "spublish"
+	}
+	return fmt.Sprintf("PublishMode(%d)", int(m))
+}
+
+// Options are a Client's settings. The zero value of a field means its
+// default, which is Redisson's.
+type Options struct {
+	// WatchdogTimeout is the lease of locks taken without one; the watchdog
+	// renews it every WatchdogTimeout/3. Default 30 s (lockWatchdogTimeout).
+	WatchdogTimeout time.Duration
+	// RenewalBatchSize is the most leases one renewal script carries.
+	// Default 100 (lockWatchdogBatchSize).
+	RenewalBatchSize int
+	// Timeout bounds one Redis exchange that must finish even when the
+	// caller's context is done (unlocks) and one renewal round. Default 3 s.
+	Timeout time.Duration
+	// PublishMode chooses PUBLISH or SPUBLISH. Default PublishAuto.
+	PublishMode PublishMode
+	// ReplicaSync sends WAIT after lock writes when the key's master has
+	// replicas, like Redisson's synced scripts. Default on.
+	ReplicaSync ReplicaSyncOptions
+	// Logger receives renewal and pub/sub problems. Default: discard.
+	Logger *slog.Logger
+}
+
+// ReplicaSyncOptions configure WAIT after lock writes (protocol §3).
+type ReplicaSyncOptions struct {
+	// Disabled turns WAIT off.
+	Disabled bool
+	// Timeout is WAIT's timeout. Default 1 s (slavesSyncTimeout).
+	Timeout time.Duration
+	// AllowUnsynced accepts a write that no replica acknowledged instead of
+	// failing with ErrNoSyncedReplicas (checkLockSyncedSlaves = false).
+	AllowUnsynced bool
+}
+
+// Option changes Options.
+type Option func(*Options)
+
+// WithWatchdogTimeout sets Options.WatchdogTimeout.
+func WithWatchdogTimeout(d time.Duration) Option {
+	return func(o *Options) { o.WatchdogTimeout = d }
+}
+
+// WithRenewalBatchSize sets Options.RenewalBatchSize.
+func WithRenewalBatchSize(n int) Option {
+	return func(o *Options) { o.RenewalBatchSize = n }
+}
+
+// WithTimeout sets Options.Timeout.
+func WithTimeout(d time.Duration) Option {
+	return func(o *Options) { o.Timeout = d }
+}
+
+// WithPublishMode sets Options.PublishMode.
+func WithPublishMode(m PublishMode) Option {
+	return func(o *Options) { o.PublishMode = m }
+}
+
+// WithReplicaSync sets Options.ReplicaSync.
+func WithReplicaSync(rs ReplicaSyncOptions) Option {
+	return func(o *Options) { o.ReplicaSync = rs }
+}
+
+// WithLogger sets Options.Logger.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *Options) { o.Logger = l }
+}
+
+// WithOptions replaces all options at once.
+func WithOptions(opts Options) Option {
+	return func(o *Options) { *o = opts }
+}
+
+func (o *Options) applyDefaults() error {
+	switch {
+	case o.WatchdogTimeout < 0:
+		return fmt.Errorf("%w: WatchdogTimeout %v", ErrInvalidArgument, o.WatchdogTimeout)
+	case o.WatchdogTimeout == 0:
+		o.WatchdogTimeout = 30 * time.Second
+	case o.WatchdogTimeout < 30*time.Millisecond:
+		return fmt.Errorf("%w: WatchdogTimeout %v is below 30ms", ErrInvalidArgument, o.WatchdogTimeout)
+	}
+	switch {
+	case o.RenewalBatchSize < 0:
+		return fmt.Errorf("%w: RenewalBatchSize %d", ErrInvalidArgument, o.RenewalBatchSize)
+	case o.RenewalBatchSize == 0:
+		o.RenewalBatchSize = 100
+	}
+	switch {
+	case o.Timeout < 0:
+		return fmt.Errorf("%w: Timeout %v", ErrInvalidArgument, o.Timeout)
+	case o.Timeout == 0:
+		o.Timeout = 3 * time.Second
+	}
+	if o.PublishMode < PublishAuto || o.PublishMode > PublishSharded {
+		return fmt.Errorf("%w: PublishMode %d", ErrInvalidArgument, int(o.PublishMode))
+	}
+	switch {
+	case o.ReplicaSync.Timeout < 0:
+		return fmt.Errorf("%w: ReplicaSync.Timeout %v", ErrInvalidArgument, o.ReplicaSync.Timeout)
+	case o.ReplicaSync.Timeout == 0:
+		o.ReplicaSync.Timeout = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package pubsub
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// op is one queued SUBSCRIBE or UNSUBSCRIBE. Ops are sent in the order they
+// were queued (under the hub's lock), so a channel dropped and taken again is
+// unsubscribed before it is subscribed anew.
+type op struct {
+	subscribe bool
+	channel   string
+}
+
+// conn is one subscription connection: a control goroutine sends queued
+// (un)subscribes and health-checks it, a reader goroutine dispatches what
+// arrives. Neither holds the hub's lock during network I/O.
+type conn struct {
+	h        *Hub
+	node     *redis.Client  // sharded cluster: the master this conn is on
+	inflight map[string]int // subscribes sent but not confirmed; guarded by h.mu
+	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
+	kick     chan struct{}  // queue is not empty
+	stop     chan struct{}  // conn is closing
+	queueMu  sync.Mutex     // guards queue
+	queue    []op           // ops not yet sent
+	sendMu   sync.Mutex     // guards ps: sends and replacement
+	ps       *redis.PubSub  // current connection
+	closing  sync.Once
+}
+
+// newConn starts a connection's goroutines; called with h.mu held.
+func (h *Hub) newConn(node *redis.Client) *conn {
+	c := &conn{
+		h:        h,
+		node:     node,
+		inflight: make(map[string]int),
+		kick:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+	}
+	c.lastSeen.Store(time.Now().UnixNano())
+	c.ps = c.open()
+	h.wg.Add(2)
+	go c.control()
+	go c.read(c.ps)
+	return c
+}
+
+func (c *conn) open() *redis.PubSub {
+	ctx := context.Background()
+	switch {
+	case c.node != nil:
+		return c.node.SSubscribe(ctx)
+	case c.h.cfg.Sharded:
+		return c.h.cfg.Client.SSubscribe(ctx)
+	default:
+		return c.h.cfg.Client.Subscribe(ctx)
+	}
+}
+
+// enqueue queues an op; called with h.mu held so ops keep the hub's order.
+func (c *conn) enqueue(o op) {
+	c.queueMu.Lock()
+	c.queue = append(c.queue, o)
+	c.queueMu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (c *conn) close() {
+	c.closing.Do(func() {
+		close(c.stop)
+		c.sendMu.Lock()
+		_ = c.ps.Close()
+		c.sendMu.Unlock()
+	})
+}
+
+// control sends queued ops, batching runs of the same kind into one command,
+// and pings a silent connection; one that stays silent through two pings is
+// replaced, because a half-open TCP connection would otherwise hide lost
+// wake-ups forever.
+func (c *conn) control() {
+	defer c.h.wg.Done()
+	every := c.h.cfg.HealthCheck
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.kick:
+			c.flush()
+		case <-tick.C:
+			silent := time.Since(time.Unix(0, c.lastSeen.Load()))
+			switch {
+			case silent > 3*every:
+				c.replace()
+			case silent > every:
+				c.sendMu.Lock()
+				ctx, cancel := context.WithTimeout(context.Background(), every)
+				if err := c.ps.Ping(ctx); err != nil {
+					c.h.cfg.Logger.Warn("redisson pubsub: ping failed", "err", err)
+				}
+				cancel()
+				c.sendMu.Unlock()
+			}
+		}
+	}
+}
+
+func (c *conn) flush() {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	c.queueMu.Lock()
+	ops := c.queue
+	c.queue = nil
+	c.queueMu.Unlock()
+	for i := 0; i < len(ops); {
+		j := i
+		chans := make([]string, 0, 8)
+		for j < len(ops) && ops[j].subscribe == ops[i].subscribe {
+			chans = append(chans, ops[j].channel)
+			j++
+		}
+		c.send(ops[i].subscribe, chans)
+		i = j
+	}
+}
+
+// send writes one (S)SUBSCRIBE or (S)UNSUBSCRIBE; called with sendMu held.
+// A failed write needs no retry here: go-redis has recorded the channel set
+// and resubscribes it on the next connection.
+func (c *conn) send(subscribe bool, chans []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	sharded := c.node != nil || c.h.cfg.Sharded
+	var err error
+	switch {
+	case subscribe && sharded:
+		err = c.ps.SSubscribe(ctx, chans...)
+	case subscribe:
+		err = c.ps.Subscribe(ctx, chans...)
+	case sharded:
+		err = c.ps.SUnsubscribe(ctx, chans...)
+	default:
+		err = c.ps.Unsubscribe(ctx, chans...)
+	}
+	if err != nil {
+		c.h.cfg.Logger.Warn("redisson pubsub: subscription command failed; it is resent on reconnect",
+			"subscribe", subscribe, "channels", len(chans), "err", err)
+	}
+}
+
+// replace swaps in a fresh connection and subscribes every channel of this
+// conn on it; the replies confirm new channels and wake every waiter.
+func (c *conn) replace() {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	select {
+	case <-c.stop:
+		return
+	default:
+	}
+	c.h.cfg.Logger.Warn("redisson pubsub: connection silent, replacing it")
+	old := c.ps
+	c.ps = c.open()
+	c.lastSeen.Store(time.Now().UnixNano())
+	c.h.mu.Lock()
+	clear(c.inflight)
+	var chans []string
+	for ch, e := range c.h.entries {
+		if e.c == c {
+			chans = append(chans, ch)
+		}
+	}
+	c.h.mu.Unlock()
+	_ = old.Close()
+	c.h.wg.Add(1)
+	go c.read(c.ps)
+	if len(chans) > 0 {
+		c.send(true, chans)
+	}
+}
+
+// read dispatches replies of one PubSub until it is closed.
+func (c *conn) read(ps *redis.PubSub) {
+	defer c.h.wg.Done()
+	ctx := context.Background()
+	backoff := 10 * time.Millisecond
+	for {
+		msg, err := ps.Receive(ctx)
+		if err != nil {
+			if errors.Is(err, redis.ErrClosed) {
+				return
+			}
+			var re redis.Error
+			if errors.As(err, &re) {
+				c.h.cfg.Logger.Warn("redisson pubsub: error reply", "err", err)
+				continue
+			}
+			// The connection broke: go-redis reconnects and resubscribes on
+			// the next Receive; what was in flight is void.
+			c.h.onConnLost(c)
+			select {
+			case <-c.stop:
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, time.Second)
+			continue
+		}
+		backoff = 10 * time.Millisecond
+		c.lastSeen.Store(time.Now().UnixNano())
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" || m.Kind == "ssubscribe" {
+				c.h.onSubscribed(c, m.Channel)
+			}
+		case *redis.Message:
+			c.h.onMessage(m.Channel, m.Payload)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+// Package pubsub is the subscription hub every object of a client shares.
+//
+// Waiters never poll: a goroutine that must wait for a lock, a permit or a
+// latch registers with the hub on the object's channel and sleeps until a
+// message wakes it (or its own timer, bounded by the lock's TTL, runs out).
+// One Redis subscription serves every local waiter of a channel; it is made
+// when the first waiter arrives and dropped when the last one leaves. All
+// channels share one connection (one per master in sharded mode).
+//
+// The hub confirms a subscription before Subscribe returns, so a caller can
+// subscribe, then try the lock once more, and never miss a release that
+// happens between its failed try and the subscription. After a reconnect it
+// resubscribes and wakes every waiter, so a message lost in the gap costs one
+// retry, never a hang.
+package pubsub
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrClosed is returned by Subscribe on a closed hub.
+var ErrClosed = errors.New("pubsub: hub is closed")
+
+// All, returned by a WakePolicy, wakes every waiter of the channel.
+const All = -1
+
+// WakePolicy says how many local waiters one message wakes, given its
+// payload: a number, or All.
+type WakePolicy func(payload string) int
+
+// LockPolicy is Redisson's LockPubSub: "0" (unlock) wakes one waiter, "1"
+// (read-write unlock) wakes all, anything else nobody.
+func LockPolicy(payload string) int {
+	switch payload {
+	case "0":
+		return 1
+	case "1":
+		return All
+	}
+	return 0
+}
+
+// Config configures a Hub.
+type Config struct {
+	// Client is the Redis client whose connections carry the subscriptions.
+	Client redis.UniversalClient
+	// Sharded subscribes with SSUBSCRIBE (matching SPUBLISH), one connection
+	// per master, instead of SUBSCRIBE on one connection.
+	Sharded bool
+	// HealthCheck is how long a silent connection may stay silent before it
+	// is pinged; a connection that misses two pings is replaced. Default 5 s.
+	HealthCheck time.Duration
+	// Logger receives connection problems. Default: discard.
+	Logger *slog.Logger
+}
+
+// Hub multiplexes many waiters onto few Redis subscriptions.
+type Hub struct {
+	cfg     Config
+	done    chan struct{}
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	closed  bool
+	entries map[string]*entry
+	conns   map[string]*conn
+}
+
+// entry is one subscribed channel and its local waiters, in arrival order.
+type entry struct {
+	channel    string
+	policy     WakePolicy
+	c          *conn
+	head, tail *Waiter
+	n          int
+	confirmed  bool
+	ready      chan struct{}
+}
+
+// Waiter is one goroutine's registration on a channel. Its C is signalled
+// when a message (or a reconnect) says the waited-for state may have changed.
+type Waiter struct {
+	h          *Hub
+	e          *entry
+	prev, next *Waiter
+	sig        chan struct{}
+	gone       bool
+}
+
+// New returns a hub; it opens connections only when the first waiter comes.
+func New(cfg Config) *Hub {
+	if cfg.HealthCheck <= 0 {
+		cfg.HealthCheck = 5 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{
+		cfg:     cfg,
+		done:    make(chan struct{}),
+		entries: make(map[string]*entry),
+		conns:   make(map[string]*conn),
+	}
+}
+
+// Done is closed when the hub is closed.
+func (h *Hub) Done() <-chan struct{} { return h.done }
+
+// Subscribe registers a waiter on channel and returns once Redis has
+// confirmed the subscription (at once when another waiter already holds it).
+// policy decides how many waiters a message wakes; the first waiter of a
+// channel sets it. The caller must Close the waiter.
+func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) (*Waiter, error) {
+	connKey, node, err := h.route(ctx, channel)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrClosed
+	}
+	e := h.entries[channel]
+	if e == nil {
+		c := h.conns[connKey]
+		if c == nil {
+			c = h.newConn(node)
+			h.conns[connKey] = c
+		}
+		e = &entry{channel: channel, policy: policy, c: c, ready: make(chan struct{})}
+		h.entries[channel] = e
+		c.inflight[channel]++
+		c.enqueue(op{subscribe: true, channel: channel})
+	}
+	w := &Waiter{h: h, e: e, sig: make(chan struct{}, 1)}
+	e.push(w)
+	confirmed, ready := e.confirmed, e.ready
+	h.mu.Unlock()
+	if confirmed {
+		return w, nil
+	}
+	select {
+	case <-ready:
+		return w, nil
+	case <-ctx.Done():
+		w.Close(false)
+		return nil, context.Cause(ctx)
+	case <-h.done:
+		w.Close(false)
+		return nil, ErrClosed
+	}
+}
+
+// route tells which connection carries channel: the only one, or in sharded
+// cluster mode the one to the channel's master.
+func (h *Hub) route(ctx context.Context, channel string) (string, *redis.Client, error) {
+	if !h.cfg.Sharded {
+		return "", nil, nil
+	}
+	cc, ok := h.cfg.Client.(*redis.ClusterClient)
+	if !ok {
+		return "", nil, nil
+	}
+	node, err := cc.MasterForKey(ctx, channel)
+	if err != nil {
+		return "", nil, err
+	}
+	return node.Options().Addr, node, nil
+}
+
+// C is signalled when the waiter should re-check what it waits for.
+func (w *Waiter) C() <-chan struct{} { return w.sig }
+
+// Close unregisters the waiter. acquired tells whether the waiter got what it
+// waited for; if it did not, a wake-up it had not consumed passes to the next
+// waiter, so a cancelled waiter never swallows a release.
+func (w *Waiter) Close(acquired bool) {
+	h := w.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w.gone {
+		return
+	}
+	w.gone = true
+	e := w.e
+	e.remove(w)
+	pending := len(w.sig) > 0
+	if pending && !acquired && e.n > 0 {
+		e.wake(1)
+	}
+	if e.n == 0 && h.entries[e.channel] == e {
+		delete(h.entries, e.channel)
+		if !h.closed {
+			e.c.enqueue(op{subscribe: false, channel: e.channel})
+		}
+	}
+}
+
+// Close drops every subscription and connection; waiting Subscribe calls
+// return ErrClosed.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	close(h.done)
+	conns := h.conns
+	h.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+	h.wg.Wait()
+}
+
+// Stats describes the hub's current load.
+type Stats struct {
+	Connections int // Redis connections carrying subscriptions
+	Channels    int // subscribed channels
+	Waiters     int // registered waiters
+}
+
+// Stats returns the hub's current load.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := Stats{Connections: len(h.conns), Channels: len(h.entries)}
+	for _, e := range h.entries {
+		s.Waiters += e.n
+	}
+	return s
+}
+
+func (e *entry) push(w *Waiter) {
+	w.prev = e.tail
+	if e.tail != nil {
+		e.tail.next = w
+	} else {
+		e.head = w
+	}
+	e.tail = w
+	e.n++
+}
+
+func (e *entry) remove(w *Waiter) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		e.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		e.tail = w.prev
+	}
+	w.prev, w.next = nil, nil
+	e.n--
+}
+
+// wake signals up to n waiters that have no wake-up pending, oldest first;
+// n == All signals every waiter.
+func (e *entry) wake(n int) {
+	for w := e.head; w != nil && (n == All || n > 0); w = w.next {
+		select {
+		case w.sig <- struct{}{}:
+			if n != All {
+				n--
+			}
+		default:
+		}
+	}
+}
+
+// onSubscribed handles a subscribe confirmation: the first confirms a new
+// subscription, later ones come from a resubscribe after a reconnect and wake
+// every waiter so each re-checks its state.
+func (h *Hub) onSubscribed(c *conn, channel string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c.inflight[channel] > 0 {
+		c.inflight[channel]--
+		if c.inflight[channel] == 0 {
+			delete(c.inflight, channel)
+		}
+	}
+	e := h.entries[channel]
+	if e == nil || e.c != c || c.inflight[channel] > 0 {
+		return
+	}
+	if !e.confirmed {
+		e.confirmed = true
+		close(e.ready)
+		return
+	}
+	e.wake(All)
+}
+
+// onMessage wakes waiters of the message's channel as its policy says.
+func (h *Hub) onMessage(channel, payload string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.entries[channel]
+	if e == nil {
+		return
+	}
+	if n := e.policy(payload); n != 0 {
+		e.wake(n)
+	}
+}
+
+// onConnLost forgets what was in flight on c: go-redis resubscribes every
+// channel on the new connection, and each channel gets one fresh reply.
+func (h *Hub) onConnLost(c *conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(c.inflight)
+}

@@ -1,0 +1,297 @@
+package pubsub_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/pubsub"
+)
+
+func newHub(t *testing.T, rdb redis.UniversalClient, sharded bool) *pubsub.Hub {
+	t.Helper()
+	h := pubsub.New(pubsub.Config{Client: rdb, Sharded: sharded})
+	t.Cleanup(h.Close)
+	return h
+}
+
+func numSub(t *testing.T, raw *redis.Client, ch string) int64 {
+	t.Helper()
+	m, err := raw.PubSubNumSub(context.Background(), ch).Result()
+	require.NoError(t, err)
+	return m[ch]
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func signalled(w *pubsub.Waiter) bool {
+	select {
+	case <-w.C():
+		return true
+	default:
+		return false
+	}
+}
+
+// waitSignal waits for a wake-up with a deadline.
+func waitSignal(t *testing.T, w *pubsub.Waiter) {
+	t.Helper()
+	select {
+	case <-w.C():
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up")
+	}
+}
+
+func TestOneSubscriptionPerChannel(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+
+	w1, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	require.NoError(t, err)
+	// Subscribe returned, so Redis has the subscription already.
+	require.Equal(t, int64(1), numSub(t, raw, "ch"))
+	w2, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), numSub(t, raw, "ch"))
+	require.Equal(t, pubsub.Stats{Connections: 1, Channels: 1, Waiters: 2}, h.Stats())
+
+	w1.Close(false)
+	require.Equal(t, int64(1), numSub(t, raw, "ch"))
+	w2.Close(false)
+	w2.Close(false) // idempotent
+	eventually(t, "unsubscribed", func() bool { return numSub(t, raw, "ch") == 0 })
+	require.Equal(t, pubsub.Stats{Connections: 1}, h.Stats())
+}
+
+func TestWakePolicies(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+
+	ws := make([]*pubsub.Waiter, 3)
+	for i := range ws {
+		w, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+		require.NoError(t, err)
+		defer w.Close(false)
+		ws[i] = w
+	}
+	// "0" wakes one waiter: the oldest.
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	waitSignal(t, ws[0])
+	require.False(t, signalled(ws[1]))
+	require.False(t, signalled(ws[2]))
+	// A waiter that already has a wake-up pending is skipped.
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	eventually(t, "two waiters woken", func() bool { return len(ws[0].C()) == 1 && len(ws[1].C()) == 1 })
+	require.False(t, signalled(ws[2]))
+	waitSignal(t, ws[0])
+	waitSignal(t, ws[1])
+
+	// "1" wakes everybody; other payloads nobody.
+	require.NoError(t, raw.Publish(ctx, "ch", "7").Err())
+	require.NoError(t, raw.Publish(ctx, "ch", "1").Err())
+	for _, w := range ws {
+		waitSignal(t, w)
+	}
+	require.NoError(t, raw.Publish(ctx, "ch", "x").Err())
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	waitSignal(t, ws[0])
+	require.False(t, signalled(ws[1]))
+}
+
+func TestUnconsumedWakeUpPassesOn(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+	first, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	require.NoError(t, err)
+	second, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer second.Close(false)
+
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	eventually(t, "first woken", func() bool { return len(first.C()) == 1 })
+	first.Close(false) // leaves without the lock: its wake-up goes on
+	waitSignal(t, second)
+}
+
+func TestResubscribeWakesAll(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+	var ws []*pubsub.Waiter
+	for _, ch := range []string{"a", "b"} {
+		w, err := h.Subscribe(ctx, ch, pubsub.LockPolicy)
+		require.NoError(t, err)
+		defer w.Close(false)
+		ws = append(ws, w)
+	}
+	require.NoError(t, raw.ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+	for _, w := range ws {
+		waitSignal(t, w)
+	}
+	eventually(t, "resubscribed", func() bool { return numSub(t, raw, "a") == 1 && numSub(t, raw, "b") == 1 })
+	// Messages flow on the new connection.
+	require.NoError(t, raw.Publish(ctx, "b", "0").Err())
+	waitSignal(t, ws[1])
+}
+
+func TestSubscribeDuringOutage(t *testing.T) {
+	srv := redistest.StartServer(t)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+	w, err := h.Subscribe(ctx, "warmup", pubsub.LockPolicy)
+	require.NoError(t, err)
+	w.Close(false)
+
+	require.NoError(t, srv.Kill())
+	sctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	_, err = h.Subscribe(sctx, "down", pubsub.LockPolicy)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	require.NoError(t, srv.Restart(ctx))
+	raw := redistest.Client(t, srv)
+	got := make(chan error, 1)
+	go func() {
+		w, err := h.Subscribe(ctx, "up", pubsub.LockPolicy)
+		if err == nil {
+			defer w.Close(false)
+			select {
+			case <-w.C():
+			case <-time.After(10 * time.Second):
+				err = context.DeadlineExceeded
+			}
+		}
+		got <- err
+	}()
+	eventually(t, "subscribed after restart", func() bool { return numSub(t, raw, "up") == 1 })
+	require.NoError(t, raw.Publish(ctx, "up", "0").Err())
+	require.NoError(t, <-got)
+}
+
+func TestManyChannelsOneConnection(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+	const channels, per = 500, 4
+	var mu sync.Mutex
+	var all []*pubsub.Waiter
+	var wg sync.WaitGroup
+	for i := 0; i < channels*per; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := h.Subscribe(ctx, "c"+strconv.Itoa(i%channels), pubsub.LockPolicy)
+			if err != nil {
+				panic(err)
+			}
+			mu.Lock()
+			all = append(all, w)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, pubsub.Stats{Connections: 1, Channels: channels, Waiters: channels * per}, h.Stats())
+	clients, err := raw.ClientList(ctx).Result()
+	require.NoError(t, err)
+	require.Contains(t, clients, "sub="+strconv.Itoa(channels))
+	for _, w := range all {
+		w.Close(false)
+	}
+	eventually(t, "all unsubscribed", func() bool {
+		chs, err := raw.PubSubChannels(ctx, "c*").Result()
+		return err == nil && len(chs) == 0
+	})
+}
+
+// TestChurn subscribes and drops one channel from many goroutines; the hub
+// must end with the channel unsubscribed and must never confirm a waiter
+// before Redis has its subscription.
+func TestChurn(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				w, err := h.Subscribe(ctx, "churn", pubsub.LockPolicy)
+				if err != nil {
+					errs <- err
+					return
+				}
+				w.Close(false)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	eventually(t, "unsubscribed", func() bool { return numSub(t, raw, "churn") == 0 })
+
+	// After the churn a new waiter is subscribed for real when confirmed.
+	w, err := h.Subscribe(ctx, "churn", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer w.Close(false)
+	require.Equal(t, int64(1), numSub(t, raw, "churn"))
+}
+
+func TestShardedOnSingleNode(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), true)
+	ctx := context.Background()
+	w, err := h.Subscribe(ctx, "s", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer w.Close(false)
+	require.NoError(t, raw.Publish(ctx, "s", "0").Err())
+	require.NoError(t, raw.SPublish(ctx, "s", "0").Err())
+	waitSignal(t, w)
+	n, err := raw.Do(ctx, "PUBSUB", "SHARDNUMSUB", "s").Slice()
+	require.NoError(t, err)
+	require.Equal(t, []any{"s", int64(1)}, n)
+}
+
+func TestClose(t *testing.T) {
+	srv := redistest.StartServer(t)
+	h := pubsub.New(pubsub.Config{Client: redistest.Client(t, srv)})
+	ctx := context.Background()
+	w, err := h.Subscribe(ctx, "x", pubsub.LockPolicy)
+	require.NoError(t, err)
+	h.Close()
+	h.Close()
+	<-h.Done()
+	w.Close(false)
+	_, err = h.Subscribe(ctx, "x", pubsub.LockPolicy)
+	require.ErrorIs(t, err, pubsub.ErrClosed)
+}

@@ -1,0 +1,501 @@
+// Package rlock is Redisson's RLock: a reentrant distributed lock that Go and
+// Java services can share.
+//
+// The lock is the hash <name> with one field "<client id>:<owner id>" whose
+// value is the hold count; its TTL is the lease. Lock without a lease starts
+// the watchdog, which renews the lease every WatchdogTimeout/3 while the lock
+// is held. Waiters sleep on the pub/sub channel redisson_lock__channel:{name}
+// and are woken by the unlock message "0", never by polling; the holder's TTL
+// bounds every sleep in case a message is lost.
+//
+// Ownership travels in the context: Lock returns a context carrying the
+// owner; pass it to Unlock, and to a nested Lock to re-enter. That context is
+// done when the hold ends, with cause ErrLockLost when ownership was lost
+// (the key vanished or the lease ran out before it could be renewed).
+package rlock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/pubsub"
+)
+
+// Lock is a handle on one named lock. It is cheap and safe for concurrent
+// use: who holds the lock is decided by the owner in the context, not by the
+// handle.
+type Lock struct {
+	rt      *core.Runtime
+	name    string
+	channel string
+	err     error
+}
+
+// New returns the lock called name on rt. An empty name gives a handle whose
+// every call fails with ErrInvalidName.
+func New(rt *core.Runtime, name string) *Lock {
+	return &Lock{
+		rt:      rt,
+		name:    name,
+		channel: ChannelName(name),
+		err:     core.ValidateName(name),
+	}
+}
+
+// ChannelName returns the pub/sub channel of the lock called name.
+func ChannelName(name string) string {
+	return core.PrefixName("redisson_lock__channel", name)
+}
+
+// LatchPrefix returns the prefix of the lock's unlock-latch keys; each unlock
+// request adds ":" and 32 hex characters.
+func LatchPrefix(name string) string {
+	return core.PrefixName("redisson_unlock_latch", name)
+}
+
+// Name returns the lock's name (its Redis key).
+func (l *Lock) Name() string { return l.name }
+
+// Option changes one acquisition.
+type Option func(*acquireOptions)
+
+type acquireOptions struct {
+	lease    time.Duration
+	wait     time.Duration
+	hasLease bool
+	hasWait  bool
+}
+
+// WithLease holds the lock for a fixed lease, without watchdog: it expires
+// lease after the acquire unless unlocked before. lease must be positive.
+func WithLease(lease time.Duration) Option {
+	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
+}
+
+// WithWait bounds how long TryLock waits for the lock: 0 tries once (the
+// default), a positive wait keeps trying until it runs out.
+func WithWait(wait time.Duration) Option {
+	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
+}
+
+func (l *Lock) options(opts []Option) (acquireOptions, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.hasLease && o.lease <= 0 {
+		return o, fmt.Errorf("%w: lease must be positive, got %v", core.ErrInvalidArgument, o.lease)
+	}
+	if o.hasLease && o.lease < time.Millisecond {
+		return o, fmt.Errorf("%w: lease must be at least 1ms, got %v", core.ErrInvalidArgument, o.lease)
+	}
+	if o.hasWait && o.wait < 0 {
+		return o, fmt.Errorf("%w: wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
+	}
+	return o, nil
+}
+
+// Lock waits until the lock is acquired or ctx is done. Without WithLease the
+// watchdog keeps the lock until Unlock; WithWait is ignored (ctx bounds the
+// wait). It returns a context that carries the owner and is done when the
+// hold ends.
+func (l *Lock) Lock(ctx context.Context, opts ...Option) (context.Context, error) {
+	o, err := l.options(opts)
+	if err != nil {
+		return ctx, err
+	}
+	o.hasWait = false
+	hctx, ok, err := l.acquire(ctx, o, true)
+	if err == nil && !ok {
+		err = context.Cause(ctx)
+	}
+	return hctx, err
+}
+
+// TryLock tries to acquire the lock once, or, WithWait, until the wait runs
+// out. It reports false (and no error) when the lock was not acquired in
+// time; the returned context then carries the owner but no hold.
+func (l *Lock) TryLock(ctx context.Context, opts ...Option) (context.Context, bool, error) {
+	o, err := l.options(opts)
+	if err != nil {
+		return ctx, false, err
+	}
+	return l.acquire(ctx, o, o.wait > 0)
+}
+
+func (l *Lock) check(ctx context.Context) error {
+	if l.err != nil {
+		return l.err
+	}
+	return l.rt.Check(ctx)
+}
+
+// acquire runs the acquire protocol: try; if held, subscribe to the channel,
+// try again (the holder may have left between the two), then sleep until a
+// wake-up, the holder's TTL, the wait budget or ctx, and try again.
+func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (context.Context, bool, error) {
+	if err := l.check(ctx); err != nil {
+		return ctx, false, err
+	}
+	ctx, owner := core.EnsureOwner(ctx)
+	field := core.OwnerField(l.rt.ID, owner)
+	lease := l.rt.WatchdogTimeout
+	var kind renewal.Kind = renewKind{l.rt}
+	if o.hasLease {
+		lease, kind = o.lease, nil
+	}
+	var deadline time.Time
+	if wait && o.hasWait {
+		deadline = time.Now().Add(o.wait)
+	}
+
+	start := time.Now()
+	ttl, ok, err := l.tryAcquire(ctx, field, lease)
+	if err != nil {
+		return ctx, false, err
+	}
+	if ok {
+		return l.held(ctx, field, kind, lease, start), true, nil
+	}
+	if !wait {
+		return ctx, false, nil
+	}
+
+	subCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		subCtx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	w, err := l.rt.Hub.Subscribe(subCtx, l.channel, pubsub.LockPolicy)
+	cancel()
+	if err != nil {
+		if errors.Is(err, pubsub.ErrClosed) {
+			return ctx, false, core.ErrClosed
+		}
+		if ctx.Err() == nil && !deadline.IsZero() && !time.Now().Before(deadline) {
+			return ctx, false, nil
+		}
+		if ctx.Err() != nil {
+			return ctx, false, context.Cause(ctx)
+		}
+		return ctx, false, err
+	}
+	acquired := false
+	defer func() { w.Close(acquired) }()
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		start = time.Now()
+		ttl, ok, err = l.tryAcquire(ctx, field, lease)
+		if err != nil {
+			return ctx, false, err
+		}
+		if ok {
+			acquired = true
+			return l.held(ctx, field, kind, lease, start), true, nil
+		}
+		sleep := l.sleepFor(ttl)
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return ctx, false, nil
+			}
+			sleep = min(sleep, left)
+		}
+		timer.Reset(sleep)
+		select {
+		case <-w.C():
+		case <-timer.C:
+		case <-ctx.Done():
+			return ctx, false, context.Cause(ctx)
+		case <-l.rt.Done().Done():
+			return ctx, false, core.ErrClosed
+		}
+	}
+}
+
+// sleepFor turns the holder's PTTL into how long to sleep: until it would
+// expire, or for a lock without TTL (which Redisson waiters wait on for a
+// message only) a watchdog period, so that a lost message cannot make a
+// waiter sleep forever.
+func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
+	if ttl < 0 {
+		return l.rt.WatchdogTimeout
+	}
+	return max(ttl, time.Millisecond)
+}
+
+// tryAcquire runs the acquire script once: ok, or the holder's TTL.
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, error) {
+	res, sync, err := l.rt.EvalSynced(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
+	if err != nil {
+		if isTransport(err) && !l.rt.Holding(l.name, field) {
+			// The script may have run with its reply lost. Undo it while we
+			// are sure no earlier hold of ours can be hurt: a non-owner's
+			// unlock changes nothing.
+			l.undo(ctx, field, lease)
+		}
+		return 0, false, err
+	}
+	if res != nil {
+		pttl, _ := res.(int64)
+		return time.Duration(pttl) * time.Millisecond, false, nil
+	}
+	if sync.Failed() && l.rt.Sync.FailOnNoSync {
+		l.undo(ctx, field, lease)
+		return 0, false, fmt.Errorf("%w: lock %q: %d replicas, none acknowledged within %v",
+			core.ErrNoSyncedReplicas, l.name, sync.Replicas, l.rt.Sync.Timeout)
+	}
+	return 0, true, nil
+}
+
+// undo releases one hold taken by an acquire whose outcome must not stand.
+func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+	if _, err := l.unlockOnce(dctx, field, lease, newRequestID()); err != nil {
+		l.rt.Logger.Warn("redisson: undoing a lock acquire failed; the lease will expire",
+			"lock", l.name, "err", err)
+	}
+}
+
+func (l *Lock) held(ctx context.Context, field string, kind renewal.Kind, lease time.Duration, start time.Time) context.Context {
+	return l.rt.Acquired(ctx, core.Acquire{Key: l.name, Owner: field, Kind: kind, TTL: lease, Start: start})
+}
+
+// unlockAttempts is how often an unlock is sent when its reply is lost; the
+// unlock latch makes the repeats return the first attempt's answer.
+const unlockAttempts = 3
+
+// Unlock releases one hold of the owner in ctx; the last hold deletes the
+// lock and wakes a waiter. It works with an already cancelled context (only
+// the owner is taken from it). A caller that does not hold the lock gets
+// ErrNotOwner and nothing changes.
+func (l *Lock) Unlock(ctx context.Context) error {
+	if l.err != nil {
+		return l.err
+	}
+	if l.rt.Done().Err() != nil {
+		return core.ErrClosed
+	}
+	owner, ok := core.OwnerFrom(ctx)
+	if !ok {
+		return fmt.Errorf("%w: lock %q: the context carries no owner", core.ErrNotOwner, l.name)
+	}
+	field := core.OwnerField(l.rt.ID, owner)
+	lease := l.rt.LeaseOf(l.name, field, l.rt.WatchdogTimeout)
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+
+	reqID := newRequestID()
+	var (
+		res   any
+		err   error
+		start time.Time
+	)
+	for attempt := 1; ; attempt++ {
+		start = time.Now()
+		res, err = l.unlockOnce(dctx, field, lease, reqID)
+		if err == nil || !isTransport(err) || attempt == unlockAttempts || dctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		case <-dctx.Done():
+		}
+	}
+	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		return err
+	}
+	switch res {
+	case nil:
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: lock %q, owner %s", core.ErrNotOwner, l.name, field)
+	case int64(0):
+		l.rt.Released(ctx, l.name, field, false, start)
+	default:
+		l.rt.Released(ctx, l.name, field, true, start)
+	}
+	return err
+}
+
+func (l *Lock) unlockOnce(ctx context.Context, field string, lease time.Duration, reqID string) (any, error) {
+	keys := []string{l.name, l.channel, LatchPrefix(l.name) + ":" + reqID}
+	res, sync, err := l.rt.EvalSynced(ctx, unlockScript, keys,
+		"0", lease.Milliseconds(), field, l.rt.PublishCommand, l.latchTTL().Milliseconds())
+	if err != nil {
+		return nil, err
+	}
+	if res != nil && sync.Failed() && l.rt.Sync.FailOnNoSync {
+		return res, fmt.Errorf("%w: unlock of %q: %d replicas, none acknowledged within %v",
+			core.ErrNoSyncedReplicas, l.name, sync.Replicas, l.rt.Sync.Timeout)
+	}
+	return res, nil
+}
+
+// latchTTL covers every attempt of one unlock request. Redisson computes
+// (timeout + retry delay) × attempts, 16–20 s by default; ours is as long
+// as our own retries can take.
+func (l *Lock) latchTTL() time.Duration {
+	return time.Duration(unlockAttempts+1) * l.rt.Timeout
+}
+
+// ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
+// Redisson's forceUnlock does. It reports whether there was a lock. Local
+// holders of this client see their contexts end with ErrLockLost.
+func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := l.check(ctx); err != nil {
+		return false, err
+	}
+	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.name, l.channel}, "0", l.rt.PublishCommand)
+	if err != nil {
+		return false, err
+	}
+	deleted := res == int64(1)
+	if deleted {
+		l.rt.Lost(l.name, fmt.Errorf("%w: %s was force-unlocked", core.ErrLockLost, l.name))
+	}
+	return deleted, nil
+}
+
+// IsLocked reports whether anyone holds the lock.
+func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
+	if err := l.check(ctx); err != nil {
+		return false, err
+	}
+	n, err := l.rt.Redis.Exists(ctx, l.name).Result()
+	if err != nil {
+		return false, core.WrapRedisError("rlock.isLocked", err)
+	}
+	return n == 1, nil
+}
+
+// IsHeldBy reports whether the owner in ctx holds the lock through this
+// client. A context without owner holds nothing.
+func (l *Lock) IsHeldBy(ctx context.Context) (bool, error) {
+	owner, ok := core.OwnerFrom(ctx)
+	if !ok {
+		if err := l.check(ctx); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	return l.IsHeldByOwner(ctx, owner)
+}
+
+// IsHeldByOwner reports whether owner holds the lock through this client
+// (Redisson's isHeldByThread).
+func (l *Lock) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
+	if err := l.check(ctx); err != nil {
+		return false, err
+	}
+	ok, err := l.rt.Redis.HExists(ctx, l.name, core.OwnerField(l.rt.ID, owner)).Result()
+	if err != nil {
+		return false, core.WrapRedisError("rlock.isHeldBy", err)
+	}
+	return ok, nil
+}
+
+// HoldCount returns how many times the owner in ctx holds the lock (0 when it
+// does not, or ctx has no owner).
+func (l *Lock) HoldCount(ctx context.Context) (int, error) {
+	if err := l.check(ctx); err != nil {
+		return 0, err
+	}
+	owner, ok := core.OwnerFrom(ctx)
+	if !ok {
+		return 0, nil
+	}
+	v, err := l.rt.Redis.HGet(ctx, l.name, core.OwnerField(l.rt.ID, owner)).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, core.WrapRedisError("rlock.holdCount", err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("rlock.holdCount: %q holds %q, not a count: %w", l.name, v, core.ErrWrongType)
+	}
+	return n, nil
+}
+
+// RemainTTL returns the lock's remaining lease, with go-redis' conventions
+// for the special cases: -2 (nanoseconds) when there is no lock, -1 when it
+// has no expiry.
+func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
+	if err := l.check(ctx); err != nil {
+		return 0, err
+	}
+	d, err := l.rt.Redis.PTTL(ctx, l.name).Result()
+	if err != nil {
+		return 0, core.WrapRedisError("rlock.remainTTL", err)
+	}
+	return d, nil
+}
+
+// renewKind is the watchdog's batch renewal of plain locks.
+type renewKind struct{ rt *core.Runtime }
+
+func (k renewKind) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
+	keys := make([]string, len(leases))
+	args := make([]any, 1, len(leases)+1)
+	args[0] = ttl.Milliseconds()
+	for i, l := range leases {
+		keys[i] = l.Key()
+		args = append(args, l.Owner())
+	}
+	cmd := renewScript.EvalSha(ctx, pipe, keys, args...)
+	return func() ([]bool, error) {
+		vals, err := cmd.Slice()
+		if err != nil {
+			if core.IsNoScript(err) {
+				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.rt.Timeout)
+				defer cancel()
+				_ = renewScript.Load(lctx, k.rt.Redis)
+			}
+			return nil, err
+		}
+		out := make([]bool, len(leases))
+		for i := range out {
+			if i < len(vals) {
+				out[i] = vals[i] == int64(1)
+			}
+		}
+		return out, nil
+	}
+}
+
+// isTransport reports whether err left the outcome of a command unknown: a
+// network failure or a timeout, not a reply from Redis.
+func isTransport(err error) bool {
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) || isEOF(err)
+}
+
+func isEOF(err error) bool {
+	return err != nil && (err.Error() == "EOF" || err.Error() == "unexpected EOF")
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

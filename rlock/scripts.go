@@ -1,0 +1,73 @@
+package rlock
+
+import "github.com/goredisson/redisson/internal/core"
+
+// The scripts below keep Redisson's RLock contract (protocol §4, §5): the
+// same KEYS and ARGV order, the same writes, the same replies and messages.
+
+// acquireScript takes or re-enters the lock.
+// KEYS: [name]. ARGV: [lease ms, owner field].
+// Reply: nil when held by the caller now, else the holder's PTTL (-1: no TTL).
+var acquireScript = core.NewScript("rlock.acquire", `
+if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+	redis.call('hincrby', KEYS[1], ARGV[2], 1)
+	redis.call('pexpire', KEYS[1], ARGV[1])
+	return nil
+end
+return redis.call('pttl', KEYS[1])
+`)
+
+// unlockScript releases one hold; the last one deletes the lock and publishes
+// the unlock message. The latch key records the reply so a retried request
+// returns what the first attempt did.
+// KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
+// PUBLISH|SPUBLISH, latch TTL ms].
+// Reply: nil = not the owner, 0 = still held, 1 = released.
+var unlockScript = core.NewScript("rlock.unlock", `
+local replay = redis.call('get', KEYS[3])
+if replay ~= false then
+	return tonumber(replay)
+end
+if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+	return nil
+end
+local left = redis.call('hincrby', KEYS[1], ARGV[3], -1)
+if left > 0 then
+	redis.call('pexpire', KEYS[1], ARGV[2])
+	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
+	return 0
+end
+redis.call('del', KEYS[1])
+redis.call(ARGV[4], KEYS[2], ARGV[1])
+redis.call('set', KEYS[3], 1, 'px', ARGV[5])
+return 1
+`)
+
+// forceUnlockScript deletes the lock whoever holds it.
+// KEYS: [name, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
+// Reply: 1 = deleted (and published), 0 = there was no lock.
+var forceUnlockScript = core.NewScript("rlock.forceUnlock", `
+if redis.call('del', KEYS[1]) == 1 then
+	redis.call(ARGV[2], KEYS[2], ARGV[1])
+	return 1
+end
+return 0
+`)
+
+// renewScript is the watchdog's batch: every lock of one slot due now.
+// KEYS: [name1..nameK]. ARGV: [lease ms, owner1..ownerK].
+// Reply: per key 1 = renewed, 0 = gone or held by someone else. A key of the
+// wrong type counts as gone instead of failing the whole batch.
+var renewScript = core.NewScript("rlock.renew", `
+local out = {}
+for i = 1, #KEYS do
+	local held = redis.pcall('hexists', KEYS[i], ARGV[i + 1])
+	if held == 1 then
+		redis.call('pexpire', KEYS[i], ARGV[1])
+		out[i] = 1
+	else
+		out[i] = 0
+	end
+end
+return out
+`)

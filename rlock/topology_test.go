@@ -1,0 +1,141 @@
+package rlock_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
+)
+
+// TestCluster runs the lock on a 3-master Redis 7 cluster: PublishAuto picks
+// sharded pub/sub like Redisson, waiters are woken over SSUBSCRIBE, and the
+// watchdog renews locks of many slots in per-slot batches.
+func TestCluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	ctx := context.Background()
+	const watchdog = 400 * time.Millisecond
+	newCluster := func() *redisson.Client {
+		c, err := redisson.New(cl.Client(t), redisson.WithWatchdogTimeout(watchdog))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	a, b := newCluster(), newCluster()
+	require.True(t, a.Sharded(), "Redis 7 cluster: SPUBLISH, as Redisson 3.29+ AUTO")
+	raw := cl.Client(t)
+
+	// A raw SSUBSCRIBE sees the unlock message on the lock's shard.
+	node, err := raw.MasterForKey(ctx, rlock.ChannelName("orders"))
+	require.NoError(t, err)
+	ss := node.SSubscribe(ctx, rlock.ChannelName("orders"))
+	defer ss.Close()
+	_, err = ss.Receive(ctx)
+	require.NoError(t, err)
+
+	hctx, err := a.Lock("orders").Lock(ctx)
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	go func() {
+		h, err := b.Lock("orders").Lock(ctx)
+		if err == nil {
+			err = b.Lock("orders").Unlock(h)
+		}
+		got <- err
+	}()
+	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return b.Stats().PubSub.Waiters == 1 })
+	require.NoError(t, a.Lock("orders").Unlock(hctx))
+	msg, err := ss.ReceiveTimeout(ctx, 5*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, &redis.Message{Channel: "redisson_lock__channel:{orders}", Payload: "0"}, msg)
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(3 * time.Second):
+		t.Fatal("the waiter was not woken over SSUBSCRIBE")
+	}
+
+	// Many locks across all slots stay held through several renewals.
+	const n = 60
+	holds := make([]context.Context, n)
+	slots := map[int]bool{}
+	for i := range holds {
+		name := "held-" + strconv.Itoa(i)
+		holds[i], err = a.Lock(name).Lock(ctx)
+		require.NoError(t, err)
+		slots[int(raw.ClusterKeySlot(ctx, name).Val())] = true
+	}
+	require.Greater(t, len(slots), 10)
+	start := time.Now()
+	for time.Since(start) < 3*watchdog {
+		time.Sleep(watchdog / 4)
+		for i := range holds {
+			require.False(t, isCtxDone(holds[i]), "lock %d lost: %v", i, context.Cause(holds[i]))
+		}
+	}
+	for i := range holds {
+		require.Equal(t, int64(1), raw.Exists(ctx, "held-"+strconv.Itoa(i)).Val())
+		require.NoError(t, a.Lock("held-"+strconv.Itoa(i)).Unlock(holds[i]))
+	}
+	st := a.Stats().Renewal
+	require.Greater(t, st.Scripts, st.Rounds, "one round carries one script per slot")
+	require.Zero(t, st.Lost)
+}
+
+// TestReplicaSync: with a replica the lock writes are followed by WAIT; when
+// the replica cannot acknowledge, the acquire is undone and fails with
+// ErrNoSyncedReplicas, unless unsynced writes are allowed.
+func TestReplicaSync(t *testing.T) {
+	master := redistest.StartServer(t)
+	replica := redistest.StartReplica(t, master)
+	raw := redistest.Client(t, master)
+	rraw := redistest.Client(t, replica)
+	ctx := context.Background()
+	c := newClient(t, master)
+
+	waits := func() int {
+		info := redistest.ParseInfo(raw.Info(ctx, "commandstats").Val())
+		var calls int
+		_, _ = fmt.Sscanf(info["cmdstat_wait"], "calls=%d", &calls)
+		return calls
+	}
+	// The first use of each script on a node answers NOSCRIPT and is sent
+	// again after SCRIPT LOAD, WAIT included; count from the second use on.
+	hctx, err := c.Lock("warmup").Lock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, c.Lock("warmup").Unlock(hctx))
+	before := waits()
+	hctx, err = c.Lock("synced").Lock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, c.Lock("synced").Unlock(hctx))
+	require.Equal(t, before+2, waits(), "one WAIT after the acquire and one after the unlock")
+
+	pid, err := strconv.Atoi(redistest.ParseInfo(rraw.Info(ctx, "server").Val())["process_id"])
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+
+	_, err = c.Lock("unsynced").Lock(ctx)
+	require.ErrorIs(t, err, redisson.ErrNoSyncedReplicas)
+	require.Equal(t, int64(0), raw.Exists(ctx, "unsynced").Val(), "the failed acquire was undone")
+
+	lax := newClient(t, master, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{AllowUnsynced: true}))
+	hctx, err = lax.Lock("unsynced").Lock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, lax.Lock("unsynced").Unlock(hctx))
+
+	off := newClient(t, master, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
+	before = waits()
+	hctx, err = off.Lock("nowait").Lock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, off.Lock("nowait").Unlock(hctx))
+	require.Equal(t, before, waits())
+}

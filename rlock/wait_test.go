@@ -1,0 +1,215 @@
+package rlock_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
+)
+
+// TestCancelledWaitsLeaveNothing: 1000 waits cancelled by their contexts
+// leave no subscription, no goroutine and no key behind.
+func TestCancelledWaitsLeaveNothing(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	before := goleak.IgnoreCurrent()
+
+	holder := newClient(t, srv)
+	c := newClient(t, srv)
+	hctx, err := holder.Lock("busy").Lock(ctx)
+	require.NoError(t, err)
+
+	const waiters = 1000
+	wctx, cancel := context.WithCancel(ctx)
+	errs := make(chan error, waiters)
+	var wg sync.WaitGroup
+	for i := 0; i < waiters; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Lock("busy").Lock(wctx)
+			errs <- err
+		}()
+	}
+	eventually(t, 20*time.Second, "all waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == waiters })
+	require.Equal(t, int64(1), numSub(t, raw, rlock.ChannelName("busy")), "one subscription serves 1000 waiters")
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.ErrorIs(t, err, context.Canceled)
+	}
+	eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
+		return numSub(t, raw, rlock.ChannelName("busy")) == 0
+	})
+	require.Equal(t, 0, c.Stats().PubSub.Channels)
+
+	ok, err := holder.Lock("busy").ForceUnlock(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.True(t, causeIs(hctx, redisson.ErrLockLost))
+	keys, err := raw.Keys(ctx, "*").Result()
+	require.NoError(t, err)
+	require.Empty(t, keys)
+
+	require.NoError(t, c.Close())
+	require.NoError(t, holder.Close())
+	goleak.VerifyNone(t, before,
+		// go-redis' pool keeps reaping goroutines until its client closes
+		// at cleanup.
+		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
+		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+}
+
+// TestLostMessageFallsBackToTTL: a release that publishes nothing (a raw DEL)
+// still lets the waiter acquire once the holder's TTL has run out.
+func TestLostMessageFallsBackToTTL(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	holder := newClient(t, srv)
+	c := newClient(t, srv)
+
+	_, err := holder.Lock("silent").Lock(ctx, rlock.WithLease(time.Second))
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Lock("silent").Lock(ctx)
+		got <- err
+	}()
+	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
+	require.NoError(t, raw.Del(ctx, "silent").Err())
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter did not acquire after the TTL ran out")
+	}
+	held, err := c.Lock("silent").IsLocked(ctx)
+	require.NoError(t, err)
+	require.True(t, held)
+}
+
+// TestResubscribeAfterPubSubKill: the hub's connection is killed during a
+// wait; it resubscribes and the next unlock wakes the waiter promptly, long
+// before the 30 s TTL fallback.
+func TestResubscribeAfterPubSubKill(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	holder := newClient(t, srv)
+	c := newClient(t, srv)
+	channel := rlock.ChannelName("killed")
+
+	hctx, err := holder.Lock("killed").Lock(ctx)
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Lock("killed").Lock(ctx)
+		got <- err
+	}()
+	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return numSub(t, raw, channel) == 1 })
+
+	killed, err := raw.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), killed)
+	eventually(t, 10*time.Second, "the hub resubscribed", func() bool { return numSub(t, raw, channel) == 1 })
+
+	released := time.Now()
+	require.NoError(t, holder.Lock("killed").Unlock(hctx))
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+		t.Logf("acquired %v after the unlock", time.Since(released))
+	case <-time.After(3 * time.Second):
+		t.Fatal("the waiter was not woken after the reconnect")
+	}
+}
+
+// TestCancelledWaiterPassesWakeUp: a waiter woken by an unlock that then
+// leaves without the lock hands the wake-up to the next waiter.
+func TestCancelledWaiterPassesWakeUp(t *testing.T) {
+	srv := redistest.StartServer(t)
+	ctx := context.Background()
+	holder := newClient(t, srv)
+	c := newClient(t, srv)
+	hctx, err := holder.Lock("relay").Lock(ctx)
+	require.NoError(t, err)
+
+	results := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			_, err := c.Lock("relay").Lock(ctx)
+			results <- err
+		}()
+	}
+	eventually(t, 5*time.Second, "both waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == 2 })
+	require.NoError(t, holder.Lock("relay").Unlock(hctx))
+	select {
+	case err := <-results:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no waiter acquired")
+	}
+}
+
+// TestHandOffAcrossClients: waiters of two clients all get the lock in turn
+// through unlock messages alone (the holders use the watchdog, so the TTL
+// fallback would take 30 s).
+func TestHandOffAcrossClients(t *testing.T) {
+	srv := redistest.StartServer(t)
+	ctx := context.Background()
+	a := newClient(t, srv)
+	b := newClient(t, srv)
+	hctx, err := a.Lock("relay2").Lock(ctx)
+	require.NoError(t, err)
+
+	const per = 5
+	done := make(chan error, 2*per)
+	for _, c := range []*redisson.Client{a, b} {
+		for i := 0; i < per; i++ {
+			go func() {
+				h, err := c.Lock("relay2").Lock(ctx)
+				if err == nil {
+					err = c.Lock("relay2").Unlock(h)
+				}
+				done <- err
+			}()
+		}
+	}
+	eventually(t, 5*time.Second, "all waiters subscribed", func() bool {
+		return a.Stats().PubSub.Waiters == per && b.Stats().PubSub.Waiters == per
+	})
+	require.NoError(t, a.Lock("relay2").Unlock(hctx))
+	deadline := time.After(10 * time.Second)
+	for i := 0; i < 2*per; i++ {
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-deadline:
+			t.Fatalf("only %d of %d waiters got the lock", i, 2*per)
+		}
+	}
+}
+
+func TestDeadlineBoundsLock(t *testing.T) {
+	srv := redistest.StartServer(t)
+	ctx := context.Background()
+	c := newClient(t, srv)
+	hctx, err := c.Lock("deadline").Lock(ctx)
+	require.NoError(t, err)
+	dctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+	defer cancel()
+	_, err = c.Lock("deadline").Lock(dctx)
+	require.True(t, errors.Is(err, context.DeadlineExceeded), "err = %v", err)
+	require.NoError(t, c.Lock("deadline").Unlock(hctx))
+}
