@@ -311,3 +311,34 @@ func TestParseInfo(t *testing.T) {
 		t.Errorf("ParseInfo = %v", f)
 	}
 }
+
+func TestMonitor(t *testing.T) {
+	srv := StartServer(t)
+	rdb := Client(t, srv)
+	m, err := StartMonitor(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	if err := rdb.Eval(ctx, `return redis.call('set', KEYS[1], ARGV[1])`, []string{"k"}, `a "q"`).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []MonitorLine
+	for len(got) < 2 {
+		select {
+		case line := <-m.Lines():
+			if l, ok := ParseMonitorLine(line); ok && l.Command != "hello" && l.Command != "client" {
+				got = append(got, l)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("monitor saw only %v", got)
+		}
+	}
+	if got[0].Command != "eval" || !got[0].TopLevel() || got[1].Command != "set" || got[1].TopLevel() {
+		t.Fatalf("unexpected lines %+v", got)
+	}
+	if got[1].Args[1] != `a "q"` {
+		t.Fatalf("unquoting: %q", got[1].Args[1])
+	}
+}
