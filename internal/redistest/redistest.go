@@ -80,7 +80,14 @@ type Options struct {
 	// Args are extra redis-server arguments, appended after the defaults so
 	// that they override them, e.g. []string{"--maxmemory", "10mb"}.
 	Args []string
+	// SentinelOf, when set to a master's "host:port", runs the process as a
+	// Redis Sentinel monitoring that master under SentinelMasterName.
+	SentinelOf string
 }
+
+// SentinelMasterName is the name sentinels started here monitor their
+// master under.
+const SentinelMasterName = "redistest"
 
 // Server is a redis-server process started by Start. Its methods are safe for
 // concurrent use.
@@ -242,6 +249,9 @@ func (s *Server) String() string { return s.Addr() }
 
 // args returns the command line arguments of the server.
 func (s *Server) args() []string {
+	if s.opts.SentinelOf != "" {
+		return s.sentinelArgs()
+	}
 	args := []string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
