@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/bits"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +55,8 @@ type Config struct {
 	BatchSize int
 	// Tick is the wheel's resolution: a renewal or an expiry happens up to
 	// one Tick (plus scheduling delay) after it is due, never before. Default
-	// 10ms.
+	// 10ms; values below 1ms are raised to 1ms, since a rotation of the wheel
+	// must stay long enough for the idle loop to sleep.
 	Tick time.Duration
 	// Timeout bounds one renewal round trip so that a hung connection turns
 	// into a retry. A round's deadline is further capped at the earliest
@@ -154,6 +156,10 @@ type Lease struct {
 	tick       int64 // absolute tick of the bucket it is linked in
 	prev, next *Lease
 	lastErr    error // last renewal error, reported if the lease runs out
+
+	// roundTTL is the TTL the current round renews with: set by collect, read
+	// by that round without w.mu, because Reset may change ttl meanwhile.
+	roundTTL time.Duration
 }
 
 // Key returns Spec.Key.
@@ -197,7 +203,8 @@ type Wheel struct {
 	cur      int64 // last tick whose bucket has been processed
 	wakeTick int64 // tick the loop sleeps until; MaxInt64 when idle
 	heads    [wheelSize]*Lease
-	used     [words]uint64 // bit per non-empty bucket: find the next one fast
+	sizes    [wheelSize]int32 // entries per bucket: sizes a round's slice up front
+	used     [words]uint64    // bit per non-empty bucket: find the next one fast
 
 	rounds, scripts, renewed, lost, errs atomic.Uint64
 }
@@ -219,6 +226,7 @@ func newWheel(cfg Config) *Wheel {
 	if cfg.Tick <= 0 {
 		cfg.Tick = 10 * time.Millisecond
 	}
+	cfg.Tick = max(cfg.Tick, time.Millisecond)
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 3 * time.Second
 	}
@@ -303,9 +311,11 @@ func (w *Wheel) set(l *Lease, start int64, ttl time.Duration) {
 
 // Reset records that the lease was re-taken or extended: the request sent at
 // start set ttl (a re-entrant acquire, a PEXPIRE on a partial unlock). The
-// lease is valid until start+ttl and next renewed at start+ttl/3. If a renewal
-// round for the lease is in flight, its answer is discarded in favour of this
-// newer information. No-op for a cancelled or lost lease, or after Close.
+// lease is valid until start+ttl and next renewed at start+ttl/3 (a fixed
+// lease runs out at start+ttl); a zero start means now, as in Spec. If a
+// renewal round for the lease is in flight, its answer is discarded in favour
+// of this newer information. No-op for a cancelled or lost lease, or after
+// Close.
 func (w *Wheel) Reset(l *Lease, start time.Time, ttl time.Duration) {
 	if ttl <= 0 {
 		panic("renewal: Reset with TTL <= 0")
@@ -313,7 +323,10 @@ func (w *Wheel) Reset(l *Lease, start time.Time, ttl time.Duration) {
 	if l.w != w {
 		panic("renewal: Reset of a lease from another Wheel")
 	}
-	s := int64(start.Sub(w.epoch))
+	s := w.now()
+	if !start.IsZero() {
+		s = int64(start.Sub(w.epoch))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed || l.state == stateDone {
@@ -372,6 +385,7 @@ func (w *Wheel) Close() {
 					l = next
 				}
 				w.heads[b] = nil
+				w.sizes[b] = 0
 			}
 			w.used[i] = 0
 		}
@@ -416,6 +430,7 @@ func (w *Wheel) schedule(l *Lease, due int64) {
 		l.next.prev = l
 	}
 	w.heads[b] = l
+	w.sizes[b]++
 	w.used[b>>6] |= 1 << (b & 63)
 	if t < w.wakeTick {
 		w.wakeTick = t
@@ -438,6 +453,7 @@ func (w *Wheel) unlink(l *Lease) {
 		l.next.prev = l.prev
 	}
 	l.prev, l.next = nil, nil
+	w.sizes[b]--
 	if w.heads[b] == nil {
 		w.used[b>>6] &^= 1 << (b & 63)
 	}
@@ -450,18 +466,11 @@ func ceilDiv(a, b int64) int64 {
 	return a / b // truncation toward zero is the ceiling here
 }
 
-// item is a lease in a round with the TTL it is renewed with, snapshotted
-// under w.mu because Reset may change l.ttl while the round runs.
-type item struct {
-	l   *Lease
-	ttl time.Duration
-}
-
 // round is the renewal work of one tick.
 type round struct {
 	sent     int64 // taken before the request is sent: renewed leases are valid until sent+TTL
 	deadline int64
-	items    []item
+	leases   []*Lease
 }
 
 // lostLease is an OnLost call to make once w.mu is released.
@@ -531,6 +540,12 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 		span = wheelSize // one pass over all buckets catches up any gap
 	}
 	var r *round
+	capacity := 0 // upper bound of the round's size, to allocate once
+	for t := w.cur + 1; t <= w.cur+span; t++ {
+		if b := t & wheelMask; w.used[b>>6]&(1<<(b&63)) != 0 {
+			capacity += int(w.sizes[b])
+		}
+	}
 	for t := w.cur + 1; t <= w.cur+span; t++ {
 		b := t & wheelMask
 		if w.used[b>>6]&(1<<(b&63)) == 0 {
@@ -546,10 +561,11 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 					lost = append(lost, lostLease{l, expired(l)})
 				} else {
 					if r == nil {
-						r = &round{sent: now, deadline: now + int64(w.cfg.Timeout)}
+						r = &round{sent: now, deadline: now + int64(w.cfg.Timeout), leases: make([]*Lease, 0, capacity)}
 					}
 					l.state = stateInFlight
-					r.items = append(r.items, item{l, l.ttl})
+					l.roundTTL = l.ttl
+					r.leases = append(r.leases, l)
 					r.deadline = min(r.deadline, l.validUntil)
 				}
 			}
@@ -615,22 +631,53 @@ type groupKey struct {
 }
 
 // groups splits the round by (Kind, TTL, slot) and chunks each part to at
-// most BatchSize leases. A counting sort keeps the allocations independent
-// of the number of leases.
+// most BatchSize leases. The usual round has a single part and is chunked in
+// place; otherwise a counting sort keeps the allocations independent of the
+// number of leases.
 func (w *Wheel) groups(r *round) []group {
-	index := make(map[groupKey]int)
-	var counts []int
-	gi := make([]int32, len(r.items))
-	for i, it := range r.items {
-		k := groupKey{it.l.kind, it.ttl, it.l.slot}
-		g, ok := index[k]
-		if !ok {
-			g = len(counts)
-			index[k] = g
-			counts = append(counts, 0)
+	key := func(l *Lease) groupKey { return groupKey{l.kind, l.roundTTL, l.slot} }
+	first := key(r.leases[0])
+	single := true
+	for _, l := range r.leases[1:] {
+		if key(l) != first {
+			single = false
+			break
 		}
-		gi[i] = int32(g)
-		counts[g]++
+	}
+	if single {
+		return w.chunk(nil, first, r.leases)
+	}
+
+	// Map by slot only (a fast integer hash); the few parts per slot (Kinds,
+	// TTLs) are chained and compared directly.
+	bySlot := make(map[int]int)
+	var counts, chain []int
+	var keys []groupKey
+	gi := make([]int32, len(r.leases))
+	last, lastG := first, -1
+	for i, l := range r.leases {
+		k := key(l)
+		if lastG < 0 || k != last { // leases of a bucket often come in runs
+			g, ok := bySlot[k.slot]
+			for ok && keys[g] != k {
+				g = chain[g]
+				ok = g >= 0
+			}
+			if !ok {
+				g = len(counts)
+				counts = append(counts, 0)
+				keys = append(keys, k)
+				head, had := bySlot[k.slot]
+				if !had {
+					head = -1
+				}
+				chain = append(chain, head)
+				bySlot[k.slot] = g
+			}
+			last, lastG = k, g
+		}
+		gi[i] = int32(lastG)
+		counts[lastG]++
 	}
 	offs := make([]int, len(counts))
 	nChunks := 0
@@ -640,24 +687,28 @@ func (w *Wheel) groups(r *round) []group {
 		}
 		nChunks += (c + w.cfg.BatchSize - 1) / w.cfg.BatchSize
 	}
-	firsts := make([]int, len(counts)) // first lease of each part, by position
-	copy(firsts, offs)
-	all := make([]*Lease, len(r.items))
-	meta := make([]item, len(counts)) // kind and ttl of each part
-	for i, it := range r.items {
-		g := gi[i]
-		all[offs[g]] = it.l
-		offs[g]++
-		meta[g] = it
+	sorted := make([]*Lease, len(r.leases))
+	next := slices.Clone(offs)
+	for i, l := range r.leases {
+		sorted[next[gi[i]]] = l
+		next[gi[i]]++
 	}
 	out := make([]group, 0, nChunks)
-	for g, c := range counts {
-		part := all[firsts[g] : firsts[g]+c]
-		for len(part) > 0 {
-			n := min(len(part), w.cfg.BatchSize)
-			out = append(out, group{kind: meta[g].l.kind, ttl: meta[g].ttl, leases: part[:n:n]})
-			part = part[n:]
-		}
+	for g, k := range keys {
+		out = w.chunk(out, k, sorted[offs[g]:offs[g]+counts[g]])
+	}
+	return out
+}
+
+// chunk appends the groups of at most BatchSize leases of one part.
+func (w *Wheel) chunk(out []group, k groupKey, part []*Lease) []group {
+	if out == nil {
+		out = make([]group, 0, (len(part)+w.cfg.BatchSize-1)/w.cfg.BatchSize)
+	}
+	for len(part) > 0 {
+		n := min(len(part), w.cfg.BatchSize)
+		out = append(out, group{kind: k.kind, ttl: k.ttl, leases: part[:n:n]})
+		part = part[n:]
 	}
 	return out
 }
@@ -680,6 +731,8 @@ func (w *Wheel) runRound(r *round) {
 	// Exec's error is the first failed command's; each group judges its own
 	// commands below, so one bad group does not fail the others.
 	_, _ = pipe.Exec(ctx)
+	var failed, failedLeases int
+	var firstErr *group
 	for i := range gs {
 		g := &gs[i]
 		if results[i] == nil {
@@ -691,10 +744,18 @@ func (w *Wheel) runRound(r *round) {
 			}
 		}
 		if g.err != nil {
-			w.errs.Add(1)
-			w.log.Warn("renewal: renewing leases failed; will retry",
-				"leases", len(g.leases), "first_key", g.leases[0].key, "err", g.err)
+			failed++
+			failedLeases += len(g.leases)
+			if firstErr == nil {
+				firstErr = g
+			}
 		}
+	}
+	if failed > 0 {
+		// One line per round, not per group: an outage fails every group.
+		w.errs.Add(uint64(failed))
+		w.log.Warn("renewal: renewing leases failed; will retry",
+			"groups", failed, "leases", failedLeases, "key", firstErr.leases[0].key, "err", firstErr.err)
 	}
 	w.notify(w.apply(r, gs))
 }
