@@ -3,6 +3,8 @@ package rlock_test
 import (
 	"context"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,4 +77,55 @@ func BenchmarkHandOff(b *testing.B) {
 			b.ReportMetric(float64(samples[len(samples)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkContended: 2 clients × 16 goroutines on one lock, empty critical
+// section; reports top-level Redis commands per acquisition (MONITOR).
+func BenchmarkContended(b *testing.B) {
+	srv := redistest.StartServer(b)
+	clients := []*redisson.Client{newClient(b, srv), newClient(b, srv)}
+	ctx := context.Background()
+	m, err := redistest.StartMonitor(srv.Addr())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	var commands, scripts atomic.Int64
+	go func() {
+		for line := range m.Lines() {
+			if l, ok := redistest.ParseMonitorLine(line); ok && l.TopLevel() {
+				commands.Add(1)
+				if l.Command == "evalsha" {
+					scripts.Add(1)
+				}
+			}
+		}
+	}()
+	var next atomic.Int64
+	total := int64(b.N)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		for g := 0; g < 16; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lock := c.Lock("contended")
+				for next.Add(1) <= total {
+					h, err := lock.Lock(ctx)
+					if err != nil {
+						panic(err)
+					}
+					if err := lock.Unlock(h); err != nil {
+						panic(err)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	b.StopTimer()
+	time.Sleep(100 * time.Millisecond) // let MONITOR lines drain; reporting only
+	b.ReportMetric(float64(commands.Load())/float64(b.N), "cmds/acq")
+	b.ReportMetric(float64(scripts.Load())/float64(b.N), "scripts/acq")
 }

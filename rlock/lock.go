@@ -140,9 +140,12 @@ func (l *Lock) check(ctx context.Context) error {
 	return l.rt.Check(ctx)
 }
 
-// acquire runs the acquire protocol: try; if held, subscribe to the channel,
-// try again (the holder may have left between the two), then sleep until a
-// wake-up, the holder's TTL, the wait budget or ctx, and try again.
+// acquire runs the acquire protocol: try; if held, park in the client's
+// local queue and subscribe to the channel, try again (the holder may have
+// left between the two), then sleep until a wake-up, a hand-off, the
+// holder's TTL, the wait budget or ctx, and try again. While another owner
+// of this client holds the lock no attempt is sent: its unlock hands the
+// lock over or publishes.
 func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (context.Context, bool, error) {
 	if err := l.check(ctx); err != nil {
 		return ctx, false, err
@@ -158,70 +161,180 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 	if wait && o.hasWait {
 		deadline = time.Now().Add(o.wait)
 	}
+	qv, release := l.rt.Local(l.queueKey(), newQueue)
+	defer release()
+	q := qv.(*queue)
 
-	start := time.Now()
-	ttl, ok, err := l.tryAcquire(ctx, field, lease)
-	if err != nil {
-		return ctx, false, err
-	}
-	if ok {
-		return l.held(ctx, field, kind, lease, start), true, nil
+	q.mu.Lock()
+	busy := l.busy(q, field)
+	q.mu.Unlock()
+	if !busy {
+		start := time.Now()
+		_, ok, err := l.tryAcquire(ctx, field, lease)
+		if err != nil {
+			return ctx, false, err
+		}
+		if ok {
+			return l.held(ctx, field, kind, lease, start), true, nil
+		}
 	}
 	if !wait {
 		return ctx, false, nil
 	}
 
+	w := &waiter{field: field, lease: lease, kind: kind, state: parked, nudge: make(chan struct{}, 1)}
+	q.mu.Lock()
+	q.add(w)
+	q.mu.Unlock()
+
 	subCtx, cancel := ctx, context.CancelFunc(func() {})
 	if !deadline.IsZero() {
 		subCtx, cancel = context.WithDeadline(ctx, deadline)
 	}
-	w, err := l.rt.Hub.Subscribe(subCtx, l.channel, pubsub.LockPolicy)
+	sub, err := l.rt.Hub.Subscribe(subCtx, l.channel, pubsub.LockPolicy)
 	cancel()
 	if err != nil {
-		if errors.Is(err, pubsub.ErrClosed) {
-			return ctx, false, core.ErrClosed
+		switch {
+		case errors.Is(err, pubsub.ErrClosed):
+			err = core.ErrClosed
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case !deadline.IsZero() && !time.Now().Before(deadline):
+			err = nil
 		}
-		if ctx.Err() == nil && !deadline.IsZero() && !time.Now().Before(deadline) {
-			return ctx, false, nil
-		}
-		if ctx.Err() != nil {
-			return ctx, false, context.Cause(ctx)
-		}
-		return ctx, false, err
+		return l.abandon(ctx, q, w, err)
 	}
 	acquired := false
-	defer func() { w.Close(acquired) }()
+	defer func() { sub.Close(acquired) }()
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		start = time.Now()
-		ttl, ok, err = l.tryAcquire(ctx, field, lease)
-		if err != nil {
-			return ctx, false, err
+		q.mu.Lock()
+		state := w.state
+		attempt := state == parked && !l.busy(q, field)
+		if attempt {
+			w.state = trying
 		}
-		if ok {
+		q.mu.Unlock()
+
+		sleep := l.rt.WatchdogTimeout
+		switch {
+		case state == handed:
 			acquired = true
-			return l.held(ctx, field, kind, lease, start), true, nil
+			return l.take(ctx, q, w), true, nil
+		case state == unknown:
+			if l.resolveUnknown(ctx, q, w) {
+				acquired = true
+				return l.take(ctx, q, w), true, nil
+			}
+			continue
+		case attempt:
+			start := time.Now()
+			ttl, ok, err := l.tryAcquire(ctx, field, lease)
+			q.mu.Lock()
+			if ok || err != nil {
+				q.remove(w)
+			} else {
+				w.state = parked
+			}
+			q.mu.Unlock()
+			if err != nil {
+				return ctx, false, err
+			}
+			if ok {
+				acquired = true
+				return l.held(ctx, field, kind, lease, start), true, nil
+			}
+			sleep = l.sleepFor(ttl)
 		}
-		sleep := l.sleepFor(ttl)
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return ctx, false, nil
+				return l.abandon(ctx, q, w, nil)
 			}
 			sleep = min(sleep, left)
 		}
 		timer.Reset(sleep)
 		select {
-		case <-w.C():
+		case <-sub.C():
+		case <-w.nudge:
 		case <-timer.C:
 		case <-ctx.Done():
-			return ctx, false, context.Cause(ctx)
+			return l.abandon(ctx, q, w, context.Cause(ctx))
 		case <-l.rt.Done().Done():
-			return ctx, false, core.ErrClosed
+			return l.abandon(ctx, q, w, core.ErrClosed)
 		}
 	}
+}
+
+func (l *Lock) queueKey() string { return "rlock:" + l.name }
+
+// busy reports whether another owner of this client holds the lock or is
+// being handed it; called with q.mu held.
+func (l *Lock) busy(q *queue, field string) bool {
+	return q.pending > 0 || l.rt.HeldByOther(l.name, field)
+}
+
+// take registers a lock handed to w and leaves the queue.
+func (l *Lock) take(ctx context.Context, q *queue, w *waiter) context.Context {
+	hctx := l.held(ctx, w.field, w.kind, w.lease, w.start)
+	q.mu.Lock()
+	q.pending--
+	q.remove(w)
+	q.mu.Unlock()
+	return hctx
+}
+
+// resolveUnknown reads from Redis whether a hand-off whose reply was lost
+// made w the holder.
+func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+	start := time.Now()
+	held, err := l.rt.Redis.HExists(dctx, l.name, w.field).Result()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err == nil && held {
+		// The hand-off happened; the lease started no later than now.
+		w.state, w.start = handed, start.Add(-l.rt.Timeout)
+		return true
+	}
+	if err != nil {
+		l.rt.Logger.Warn("redisson: checking a hand-off failed; retrying", "lock", l.name, "err", err)
+	}
+	q.pending--
+	w.state = parked
+	w.wake()
+	return false
+}
+
+// abandon takes w out of the queue when its caller gives up. A hand-off in
+// flight is waited for (it is bounded by the client's timeout); a lock
+// handed over meanwhile is released again, passing it on. It returns
+// (ctx, false, err).
+func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (context.Context, bool, error) {
+	q.mu.Lock()
+	for w.state == handing {
+		q.mu.Unlock()
+		<-w.nudge
+		q.mu.Lock()
+	}
+	state := w.state
+	q.remove(w)
+	q.mu.Unlock()
+	if state == handed || state == unknown {
+		dctx, cancel := l.rt.Detached(ctx)
+		defer cancel()
+		if _, uerr := l.release(dctx, q, w.field, w.lease); uerr != nil && !errors.Is(uerr, core.ErrNotOwner) {
+			l.rt.Logger.Warn("redisson: giving back a lock handed to a waiter that left failed; it will expire",
+				"lock", l.name, "err", uerr)
+		}
+		q.mu.Lock()
+		q.pending--
+		q.mu.Unlock()
+	}
+	return ctx, false, err
 }
 
 // sleepFor turns the holder's PTTL into how long to sleep: until it would
@@ -263,14 +376,24 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
-	if _, err := l.unlockOnce(dctx, field, lease, newRequestID()); err != nil {
+	if _, err := l.unlockOnce(dctx, field, lease, newRequestID(), nil); err != nil {
 		l.rt.Logger.Warn("redisson: undoing a lock acquire failed; the lease will expire",
 			"lock", l.name, "err", err)
 	}
 }
 
 func (l *Lock) held(ctx context.Context, field string, kind renewal.Kind, lease time.Duration, start time.Time) context.Context {
-	return l.rt.Acquired(ctx, core.Acquire{Key: l.name, Owner: field, Kind: kind, TTL: lease, Start: start})
+	return l.rt.Acquired(ctx, core.Acquire{Key: l.name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.holdEnded})
+}
+
+// holdEnded wakes a local waiter when a hold ends without an unlock (lost,
+// force-unlocked): nothing is published then, and local waiters do not ask
+// Redis while the hold lasted.
+func (l *Lock) holdEnded(cause error) {
+	if errors.Is(cause, context.Canceled) {
+		return
+	}
+	l.wakeLocal()
 }
 
 // unlockAttempts is how often an unlock is sent when its reply is lost; the
@@ -278,9 +401,10 @@ func (l *Lock) held(ctx context.Context, field string, kind renewal.Kind, lease 
 const unlockAttempts = 3
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the
-// lock and wakes a waiter. It works with an already cancelled context (only
-// the owner is taken from it). A caller that does not hold the lock gets
-// ErrNotOwner and nothing changes.
+// lock and wakes a waiter, or hands the lock straight to a waiter of this
+// client. It works with an already cancelled context (only the owner is
+// taken from it). A caller that does not hold the lock gets ErrNotOwner and
+// nothing changes.
 func (l *Lock) Unlock(ctx context.Context) error {
 	if l.err != nil {
 		return l.err
@@ -296,7 +420,62 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	lease := l.rt.LeaseOf(l.name, field, l.rt.WatchdogTimeout)
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
+	var q *queue
+	if qv, release, ok := l.rt.Peek(l.queueKey()); ok {
+		defer release()
+		q = qv.(*queue)
+	}
+	res, err := l.release(dctx, q, field, lease)
+	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		return err
+	}
+	l.rt.Released(ctx, l.name, field, res.full, res.start)
+	if res.full && !res.handedOff {
+		// A local waiter may have checked the lock, found it busy and gone
+		// to sleep before the hold above was dropped, and it may have come
+		// after the unlock message (or even after we looked for waiters to
+		// hand over to). Wake the oldest one now that the registry is
+		// current.
+		l.wakeLocal()
+	}
+	return err
+}
 
+// wakeLocal wakes the oldest parked local waiter, if any.
+func (l *Lock) wakeLocal() {
+	qv, release, ok := l.rt.Peek(l.queueKey())
+	if !ok {
+		return
+	}
+	defer release()
+	q := qv.(*queue)
+	q.mu.Lock()
+	if w := q.firstParked(); w != nil {
+		w.wake()
+	}
+	q.mu.Unlock()
+}
+
+type releaseResult struct {
+	full      bool // the owner's last hold was released
+	handedOff bool // ... and the lock went straight to a local waiter
+	start     time.Time
+}
+
+// release runs the unlock script for field, handing the lock to the oldest
+// parked waiter of q when there is one and the streak allows. It returns
+// ErrNotOwner when field does not hold the lock.
+func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.Duration) (releaseResult, error) {
+	var next *waiter
+	if q != nil {
+		q.mu.Lock()
+		if q.streak < maxHandOffStreak {
+			if next = q.firstParked(); next != nil {
+				next.state = handing
+			}
+		}
+		q.mu.Unlock()
+	}
 	reqID := newRequestID()
 	var (
 		res   any
@@ -305,36 +484,54 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	)
 	for attempt := 1; ; attempt++ {
 		start = time.Now()
-		res, err = l.unlockOnce(dctx, field, lease, reqID)
-		if err == nil || !isTransport(err) || attempt == unlockAttempts || dctx.Err() != nil {
+		res, err = l.unlockOnce(ctx, field, lease, reqID, next)
+		if err == nil || !isTransport(err) || attempt == unlockAttempts || ctx.Err() != nil {
 			break
 		}
 		select {
 		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
-		case <-dctx.Done():
+		case <-ctx.Done():
 		}
+	}
+	released := res == int64(1)
+	if q != nil {
+		q.mu.Lock()
+		switch {
+		case next != nil && released:
+			next.state, next.start = handed, start
+			q.pending++
+			q.streak++
+		case next != nil && err != nil && isTransport(err):
+			// The hand-off may have happened: the waiter asks Redis.
+			next.state = unknown
+			q.pending++
+		case next != nil:
+			next.state = parked
+		case released:
+			q.streak = 0
+		}
+		if next != nil {
+			next.wake()
+		}
+		q.mu.Unlock()
 	}
 	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
-		return err
+		return releaseResult{}, err
 	}
-	switch res {
-	case nil:
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("%w: lock %q, owner %s", core.ErrNotOwner, l.name, field)
-	case int64(0):
-		l.rt.Released(ctx, l.name, field, false, start)
-	default:
-		l.rt.Released(ctx, l.name, field, true, start)
+	if res == nil {
+		return releaseResult{}, fmt.Errorf("%w: lock %q, owner %s", core.ErrNotOwner, l.name, field)
 	}
-	return err
+	return releaseResult{full: released, handedOff: released && next != nil, start: start}, err
 }
 
-func (l *Lock) unlockOnce(ctx context.Context, field string, lease time.Duration, reqID string) (any, error) {
+func (l *Lock) unlockOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *waiter) (any, error) {
 	keys := []string{l.name, l.channel, LatchPrefix(l.name) + ":" + reqID}
-	res, sync, err := l.rt.EvalSynced(ctx, unlockScript, keys,
-		"0", lease.Milliseconds(), field, l.rt.PublishCommand, l.latchTTL().Milliseconds())
+	script, args := unlockScript, []any{"0", lease.Milliseconds(), field, l.rt.PublishCommand, l.latchTTL().Milliseconds()}
+	if next != nil {
+		script = unlockHandOffScript
+		args = append(args, next.field, next.lease.Milliseconds())
+	}
+	res, sync, err := l.rt.EvalSynced(ctx, script, keys, args...)
 	if err != nil {
 		return nil, err
 	}

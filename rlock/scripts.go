@@ -71,3 +71,32 @@ for i = 1, #KEYS do
 end
 return out
 `)
+
+// unlockHandOffScript is unlockScript that, on the final release, hands the
+// lock straight to a waiter of this client: the same DEL, message and latch
+// as a release, then the waiter's acquire (HSET 1, PEXPIRE its lease). Peers
+// see exactly an unlock followed by that waiter's acquire, in one round trip.
+// KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
+// PUBLISH|SPUBLISH, latch TTL ms, next owner field, next lease ms].
+// Reply: nil = not the owner, 0 = still held, 1 = released and handed over.
+var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", `
+local replay = redis.call('get', KEYS[3])
+if replay ~= false then
+	return tonumber(replay)
+end
+if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+	return nil
+end
+local left = redis.call('hincrby', KEYS[1], ARGV[3], -1)
+if left > 0 then
+	redis.call('pexpire', KEYS[1], ARGV[2])
+	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
+	return 0
+end
+redis.call('del', KEYS[1])
+redis.call(ARGV[4], KEYS[2], ARGV[1])
+redis.call('hset', KEYS[1], ARGV[6], 1)
+redis.call('pexpire', KEYS[1], ARGV[7])
+redis.call('set', KEYS[3], 1, 'px', ARGV[5])
+return 1
+`)

@@ -213,3 +213,33 @@ func TestDeadlineBoundsLock(t *testing.T) {
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "err = %v", err)
 	require.NoError(t, c.Lock("deadline").Unlock(hctx))
 }
+
+// TestHandOffPingPong: one client, a holder and a waiter that arrives while
+// the holder unlocks, 1000 times. A waiter that comes between the unlock's
+// look at the local queue and its release must still be woken (regression:
+// it slept for the 30 s watchdog TTL).
+func TestHandOffPingPong(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := newClient(t, srv)
+	ctx := context.Background()
+	lock := c.Lock("pingpong")
+	for i := 0; i < 1000; i++ {
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		h, err := lock.Lock(lctx)
+		cancel()
+		require.NoError(t, err, "iteration %d: the holder was not woken", i)
+		got := make(chan error, 1)
+		go func() {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			wh, err := lock.Lock(redisson.WithOwner(wctx))
+			if err == nil {
+				err = lock.Unlock(wh)
+			}
+			got <- err
+		}()
+		eventually(t, 5*time.Second, "the waiter queued", func() bool { return c.Stats().PubSub.Waiters > 0 })
+		require.NoError(t, lock.Unlock(h))
+		require.NoError(t, <-got, "iteration %d", i)
+	}
+}

@@ -24,6 +24,7 @@ type hold struct {
 	lease      *renewal.Lease
 	ctxs       []*holdCtx
 	stopClose  func() bool
+	onEnd      func(cause error)
 }
 
 // holdCtx is one acquisition's context; Unlock with that context ends it.
@@ -43,6 +44,10 @@ type Acquire struct {
 	TTL  time.Duration
 	// Start is when the acquire request was sent.
 	Start time.Time
+	// OnEnd, if set on the owner's first hold, is called once when the hold
+	// ends: cause context.Canceled for an unlock, ErrLockLost (wrapped) or
+	// ErrClosed otherwise. It must not block.
+	OnEnd func(cause error)
 }
 
 // Acquired records a successful acquisition and returns the holder's context:
@@ -66,7 +71,7 @@ func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
 	}
 	h := owners[a.Owner]
 	if h == nil {
-		h = &hold{key: a.Key, owner: a.Owner}
+		h = &hold{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
 		owners[a.Owner] = h
 		h.stopClose = context.AfterFunc(rt.done, func() { rt.lose(h, ErrClosed) })
 	} else if h.lease != nil {
@@ -105,6 +110,16 @@ func (rt *Runtime) Holding(key, owner string) bool {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	return hs.m[key][owner] != nil
+}
+
+// HeldByOther reports whether an owner other than owner holds key through
+// this client.
+func (rt *Runtime) HeldByOther(key, owner string) bool {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	owners := hs.m[key]
+	return len(owners) > 1 || (len(owners) == 1 && owners[owner] == nil)
 }
 
 // Released records an unlock. full says the lock is gone (every hold of the
@@ -190,5 +205,8 @@ func (rt *Runtime) lose(h *hold, cause error) {
 	}
 	for _, c := range ctxs {
 		c.cancel(cause)
+	}
+	if h.onEnd != nil {
+		h.onEnd(cause)
 	}
 }

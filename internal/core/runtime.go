@@ -29,6 +29,7 @@ type Runtime struct {
 	Cluster bool
 
 	holds  Holds
+	locals Locals
 	done   context.Context
 	cancel context.CancelCauseFunc
 }

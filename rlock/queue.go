@@ -1,0 +1,83 @@
+package rlock
+
+import (
+	"sync"
+	"time"
+
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+// Waiters of one lock in one client line up in a local queue. A waiter never
+// asks Redis while another owner of its own client holds the lock (that
+// owner's unlock will hand it over or publish), so a client sends at most one
+// acquire attempt per release instead of one per waiting goroutine. The
+// unlock of a holder that finds a parked waiter hands the lock over in its
+// own script (unlockHandOffScript): one round trip from holder to next
+// holder. After maxHandOffStreak hand-offs in a row the lock is released for
+// real, so waiters of other processes (and Java peers) get their turn.
+const maxHandOffStreak = 8
+
+// queue is one lock's local wait state, shared by every handle of the lock
+// in one client (core.Runtime.Local).
+type queue struct {
+	mu      sync.Mutex
+	waiters []*waiter // arrival order
+	pending int       // hand-offs whose new holder has not registered its hold yet
+	streak  int       // hand-offs since the last real release
+}
+
+func newQueue() any { return &queue{} }
+
+type waiterState uint8
+
+const (
+	// trying: the waiter is running its own acquire attempt.
+	trying waiterState = iota
+	// parked: sleeping; an unlock may pick it for a hand-off.
+	parked
+	// handing: an unlock is running the hand-off script for it.
+	handing
+	// handed: the lock is its own; it only has to take it.
+	handed
+	// unknown: a hand-off to it failed in transit; whether it holds the
+	// lock must be read from Redis.
+	unknown
+)
+
+// waiter is one goroutine waiting in Lock or TryLock.
+type waiter struct {
+	field string
+	lease time.Duration
+	kind  renewal.Kind
+	state waiterState // guarded by queue.mu
+	start time.Time   // when the hand-off script was sent
+	nudge chan struct{}
+}
+
+func (q *queue) add(w *waiter) { q.waiters = append(q.waiters, w) }
+
+func (q *queue) remove(w *waiter) {
+	for i, x := range q.waiters {
+		if x == w {
+			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// firstParked returns the oldest parked waiter, or nil.
+func (q *queue) firstParked() *waiter {
+	for _, w := range q.waiters {
+		if w.state == parked {
+			return w
+		}
+	}
+	return nil
+}
+
+func (w *waiter) wake() {
+	select {
+	case w.nudge <- struct{}{}:
+	default:
+	}
+}
