@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/slot"
 )
 
 // op is one queued SUBSCRIBE or UNSUBSCRIBE. Ops are sent in the order they
@@ -27,6 +29,7 @@ type conn struct {
 	inflight map[string]int // subscribes sent but not confirmed; guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
 	kick     chan struct{}  // queue is not empty
+	renew    chan struct{}  // the connection must be replaced
 	stop     chan struct{}  // conn is closing
 	queueMu  sync.Mutex     // guards queue
 	queue    []op           // ops not yet sent
@@ -42,6 +45,7 @@ func (h *Hub) newConn(node *redis.Client) *conn {
 		node:     node,
 		inflight: make(map[string]int),
 		kick:     make(chan struct{}, 1),
+		renew:    make(chan struct{}, 1),
 		stop:     make(chan struct{}),
 	}
 	c.lastSeen.Store(time.Now().UnixNano())
@@ -93,12 +97,26 @@ func (c *conn) control() {
 	every := c.h.cfg.HealthCheck
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	var lastReplace time.Time
 	for {
 		select {
 		case <-c.stop:
 			return
 		case <-c.kick:
-			c.flush()
+			if !c.flush() {
+				c.requestReplace()
+			}
+		case <-c.renew:
+			// Replacing a connection that keeps failing must not spin.
+			if wait := time.Second - time.Since(lastReplace); wait > 0 {
+				select {
+				case <-c.stop:
+					return
+				case <-time.After(wait):
+				}
+			}
+			lastReplace = time.Now()
+			c.replace()
 		case <-tick.C:
 			silent := time.Since(time.Unix(0, c.lastSeen.Load()))
 			switch {
@@ -117,13 +135,15 @@ func (c *conn) control() {
 	}
 }
 
-func (c *conn) flush() {
+// flush sends the queued ops and reports whether every write succeeded.
+func (c *conn) flush() bool {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	c.queueMu.Lock()
 	ops := c.queue
 	c.queue = nil
 	c.queueMu.Unlock()
+	ok := true
 	for i := 0; i < len(ops); {
 		j := i
 		chans := make([]string, 0, 8)
@@ -131,33 +151,71 @@ func (c *conn) flush() {
 			chans = append(chans, ops[j].channel)
 			j++
 		}
-		c.send(ops[i].subscribe, chans)
+		ok = c.send(ops[i].subscribe, chans) && ok
 		i = j
+	}
+	return ok
+}
+
+func (c *conn) sharded() bool { return c.node != nil || c.h.cfg.Sharded }
+
+// requestReplace asks the control goroutine for a fresh connection.
+func (c *conn) requestReplace() {
+	select {
+	case c.renew <- struct{}{}:
+	default:
 	}
 }
 
-// send writes one (S)SUBSCRIBE or (S)UNSUBSCRIBE; called with sendMu held.
-// A failed write needs no retry here: go-redis has recorded the channel set
-// and resubscribes it on the next connection.
-func (c *conn) send(subscribe bool, chans []string) {
+// send writes (S)SUBSCRIBE or (S)UNSUBSCRIBE commands for chans, one per
+// slot in sharded mode (Redis refuses a sharded command spanning slots);
+// called with sendMu held. It reports whether every write succeeded: after
+// a failed one the connection is replaced, because go-redis records a
+// channel only after its write and would not resend it.
+func (c *conn) send(subscribe bool, chans []string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	sharded := c.node != nil || c.h.cfg.Sharded
-	var err error
-	switch {
-	case subscribe && sharded:
-		err = c.ps.SSubscribe(ctx, chans...)
-	case subscribe:
-		err = c.ps.Subscribe(ctx, chans...)
-	case sharded:
-		err = c.ps.SUnsubscribe(ctx, chans...)
-	default:
-		err = c.ps.Unsubscribe(ctx, chans...)
+	ok := true
+	for _, group := range c.groups(chans) {
+		var err error
+		switch {
+		case subscribe && c.sharded():
+			err = c.ps.SSubscribe(ctx, group...)
+		case subscribe:
+			err = c.ps.Subscribe(ctx, group...)
+		case c.sharded():
+			err = c.ps.SUnsubscribe(ctx, group...)
+		default:
+			err = c.ps.Unsubscribe(ctx, group...)
+		}
+		if err != nil {
+			ok = false
+			c.h.cfg.Logger.Warn("redisson pubsub: subscription command failed; replacing the connection",
+				"subscribe", subscribe, "channels", len(group), "err", err)
+		}
 	}
-	if err != nil {
-		c.h.cfg.Logger.Warn("redisson pubsub: subscription command failed; it is resent on reconnect",
-			"subscribe", subscribe, "channels", len(chans), "err", err)
+	return ok
+}
+
+// groups splits channels into one group per slot in sharded mode.
+func (c *conn) groups(chans []string) [][]string {
+	if !c.sharded() || len(chans) < 2 {
+		return [][]string{chans}
 	}
+	bySlot := make(map[int][]string)
+	var order []int
+	for _, ch := range chans {
+		s := slot.Of(ch)
+		if _, seen := bySlot[s]; !seen {
+			order = append(order, s)
+		}
+		bySlot[s] = append(bySlot[s], ch)
+	}
+	out := make([][]string, 0, len(order))
+	for _, s := range order {
+		out = append(out, bySlot[s])
+	}
+	return out
 }
 
 // replace swaps in a fresh connection and subscribes every channel of this
@@ -182,12 +240,17 @@ func (c *conn) replace() {
 			chans = append(chans, ch)
 		}
 	}
+	// The new connection gets exactly the channels of the entries now;
+	// queued ops (taken under the same lock) are already reflected there.
+	c.queueMu.Lock()
+	c.queue = nil
+	c.queueMu.Unlock()
 	c.h.mu.Unlock()
 	_ = old.Close()
 	c.h.wg.Add(1)
 	go c.read(c.ps)
-	if len(chans) > 0 {
-		c.send(true, chans)
+	if len(chans) > 0 && !c.send(true, chans) {
+		c.requestReplace()
 	}
 }
 
@@ -204,7 +267,22 @@ func (c *conn) read(ps *redis.PubSub) {
 			}
 			var re redis.Error
 			if errors.As(err, &re) {
-				c.h.cfg.Logger.Warn("redisson pubsub: error reply", "err", err)
+				// A refused (S)SUBSCRIBE leaves channels unsubscribed that
+				// the hub counts as in flight: start over on a new
+				// connection.
+				c.h.cfg.Logger.Warn("redisson pubsub: error reply; replacing the connection", "err", err)
+				c.requestReplace()
+				continue
+			}
+			if c.sharded() {
+				// go-redis would resubscribe every shard channel in one
+				// SSUBSCRIBE, which Redis refuses across slots.
+				c.requestReplace()
+				select {
+				case <-c.stop:
+				case <-time.After(backoff):
+				}
+				backoff = min(2*backoff, time.Second)
 				continue
 			}
 			// The connection broke: go-redis reconnects and resubscribes on

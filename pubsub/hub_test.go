@@ -174,20 +174,35 @@ func TestSubscribeDuringOutage(t *testing.T) {
 
 	require.NoError(t, srv.Restart(ctx))
 	raw := redistest.Client(t, srv)
+	published := make(chan struct{})
 	got := make(chan error, 1)
 	go func() {
 		w, err := h.Subscribe(ctx, "up", pubsub.LockPolicy)
-		if err == nil {
-			defer w.Close(false)
+		if err != nil {
+			got <- err
+			return
+		}
+		defer w.Close(false)
+		// Wake-ups before the publish are allowed (a reconnect wakes every
+		// waiter so it re-checks); the one that counts comes after.
+		timeout := time.After(10 * time.Second)
+		for {
 			select {
 			case <-w.C():
-			case <-time.After(10 * time.Second):
-				err = context.DeadlineExceeded
+				select {
+				case <-published:
+					got <- nil
+					return
+				default:
+				}
+			case <-timeout:
+				got <- context.DeadlineExceeded
+				return
 			}
 		}
-		got <- err
 	}()
 	eventually(t, "subscribed after restart", func() bool { return numSub(t, raw, "up") == 1 })
+	close(published)
 	require.NoError(t, raw.Publish(ctx, "up", "0").Err())
 	require.NoError(t, <-got)
 }
@@ -294,4 +309,71 @@ func TestClose(t *testing.T) {
 	w.Close(false)
 	_, err = h.Subscribe(ctx, "x", pubsub.LockPolicy)
 	require.ErrorIs(t, err, pubsub.ErrClosed)
+}
+
+// TestShardedManySlots: sharded waiters on channels of many slots, first
+// subscribed concurrently (one SSUBSCRIBE per slot: Redis refuses one that
+// spans slots), then after the connection is killed.
+func TestShardedManySlots(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	cc := cl.Client(t)
+	h := newHub(t, cc, true)
+	var nodes []*redis.Client
+	for _, m := range cl.Masters {
+		nodes = append(nodes, redistest.Client(t, m))
+	}
+	ctx := context.Background()
+	const n = 200
+	ws := make([]*pubsub.Waiter, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := h.Subscribe(ctx, "sh"+strconv.Itoa(i), pubsub.LockPolicy)
+			ws[i] = w
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	defer func() {
+		for _, w := range ws {
+			w.Close(false)
+		}
+	}()
+	shardSubs := func() int {
+		args := []any{"PUBSUB", "SHARDNUMSUB"}
+		for i := 0; i < n; i++ {
+			args = append(args, "sh"+strconv.Itoa(i))
+		}
+		subscribed := 0
+		for _, node := range nodes {
+			res, err := node.Do(ctx, args...).Slice()
+			require.NoError(t, err)
+			for i := 1; i < len(res); i += 2 {
+				if res[i] == int64(1) {
+					subscribed++
+				}
+			}
+		}
+		return subscribed
+	}
+	require.Equal(t, n, shardSubs())
+	require.Equal(t, 3, h.Stats().Connections, "one connection per master")
+
+	for _, node := range nodes {
+		require.NoError(t, node.ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+	}
+	eventually(t, "every channel resubscribed", func() bool { return shardSubs() == n })
+	for _, w := range ws {
+		for signalled(w) {
+		}
+	}
+	require.NoError(t, cc.SPublish(ctx, "sh7", "0").Err())
+	waitSignal(t, ws[7])
 }
