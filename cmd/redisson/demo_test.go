@@ -1,0 +1,80 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// checkDemo checks a demo's output: success, every figure printed, and the
+// round trips counted (the lock needs at least one script per acquisition,
+// the counter exactly a GET and a SET).
+func checkDemo(t *testing.T, r result) {
+	t.Helper()
+	if r.code != 0 || !strings.Contains(r.stdout, "0 lost updates") {
+		t.Fatalf("demo:\n%v", r)
+	}
+	for _, want := range []string{"acquisitions/s", "p50", "p99", "per acquisition", "200 of 200"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	m := regexp.MustCompile(`round trips +([0-9.]+) per acquisition: ([0-9.]+) lock \+ ([0-9.]+) counter`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no round trips line:\n%s", r.stdout)
+	}
+	if m[3] != "2.00" {
+		t.Errorf("counter round trips %s per acquisition, want 2.00 (GET and SET)", m[3])
+	}
+	// Every acquisition ends with an unlock script (which may hand the lock
+	// straight to a local waiter, saving that waiter's acquire).
+	if lock, _ := strconv.ParseFloat(m[2], 64); lock < 1 {
+		t.Errorf("lock round trips %s per acquisition, want at least 1", m[2])
+	}
+	// Not a terminal: plain lines, no carriage returns.
+	if strings.Contains(r.stdout, "\r") {
+		t.Errorf("progress bar redrawn with \\r although stdout is not a terminal")
+	}
+}
+
+func TestDemoPrivateServer(t *testing.T) {
+	t.Parallel()
+	if _, err := redistest.Binary(); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, 3*time.Minute, "demo", "--ops", "200", "--procs", "2", "--workers", "4")
+	checkDemo(t, r)
+	if !strings.Contains(r.stdout, "private") {
+		t.Errorf("demo without --redis should say it uses a private server:\n%s", r.stdout)
+	}
+}
+
+func TestDemoWithRedis(t *testing.T) {
+	t.Parallel()
+	url, _ := server(t)
+	r := cli(t, 3*time.Minute, "demo", "--redis", url, "--ops", "200", "--procs", "2", "--workers", "4")
+	checkDemo(t, r)
+	if strings.Contains(r.stdout, "private") || !strings.Contains(r.stdout, strings.TrimPrefix(url, "redis://")) {
+		t.Errorf("demo with --redis should use it:\n%s", r.stdout)
+	}
+	r = cli(t, 3*time.Minute, "demo", "--redis", url, "--ops", "200", "--procs", "2", "--workers", "4", "--lease", "5s")
+	checkDemo(t, r)
+	if !strings.Contains(r.stdout, "fixed 5s") {
+		t.Errorf("--lease not shown:\n%s", r.stdout)
+	}
+}
+
+func TestDemoCluster(t *testing.T) {
+	t.Parallel()
+	c := redistest.StartCluster(t, 3)
+	url := "redis://" + strings.Join(c.Addrs(), ",")
+	r := cli(t, 3*time.Minute, "demo", "--cluster", "--redis", url, "--ops", "200", "--procs", "2", "--workers", "4")
+	checkDemo(t, r)
+	if strings.Count(strings.SplitN(r.stdout, "\n\n", 2)[0], "127.0.0.1:") < 6 {
+		t.Errorf("demo on a cluster should MONITOR all 3 masters:\n%s", r.stdout)
+	}
+}

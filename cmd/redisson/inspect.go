@@ -1,0 +1,655 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+)
+
+const inspectDescription = `
+Shows what Redis holds under NAME and the keys and channels Redisson derives
+from it: the kind of object, its TTL, the holders of a lock (client id, owner
+id, hold count), the fair-lock queue, semaphore permits or the latch count,
+and how many connections are subscribed to the object's pub/sub channel(s),
+which is how Redisson clients (Java and Go) wait.
+
+Kinds, from the key's Redis type:
+  hash with a "mode" field                          read-write lock
+  hash, with redisson_lock_queue:{NAME} or
+        redisson_lock_timeout:{NAME}                fair lock
+  other hash                                        lock
+  string integer, with the zset {NAME}:timeout      permit-expirable semaphore
+  other string integer                              semaphore or latch; "semaphore" or
+                                                    "count-down latch" when only one of
+                                                    redisson_sc:{NAME} and
+                                                    redisson_countdownlatch__channel__{NAME}
+                                                    has subscribers
+  no key                                            none
+  anything else                                     unknown (<redis type>)
+
+--json prints one JSON object with these fields (always present):
+  name           NAME
+  kind           the kind above
+  type           Redis type of NAME: hash, string, none, ...
+  ttl_ms         PTTL of NAME in ms: -1 no expiry, -2 no key
+  mode           read-write lock: "read" or "write"; else null
+  holders        [] of {field, client_id, owner_id, holds, mode, read_ttls_ms}:
+                 field "<client uuid>:<owner>[:write]"; client_id and owner_id parsed
+                 from it (null when it does not parse); holds = hold count; mode
+                 "exclusive" (lock, fair lock), "read" or "write" (read-write lock);
+                 read_ttls_ms = PTTL of each read hold's timeout key, else null
+  queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
+                 timeout_ms, stale}; timeout_ms = absolute time (ms since the epoch,
+                 the waiter's clock) after which the waiter counts as gone
+  value          semaphore permits / latch count (string integer); else null
+  permits        permit-expirable semaphore: acquired permits [] of {id, expires_ms}
+                 (id = hex of the raw permit id; expires_ms null = never)
+  fencing_token  last token of a fenced lock (redisson_lock_token:{NAME}); else null
+  channels       [] of {channel, subscribers, shard_subscribers}: PUBSUB NUMSUB and
+                 PUBSUB SHARDNUMSUB (null where unsupported, Redis < 7) of each
+                 channel of the kind (all candidate channels when the kind is none
+                 or unknown); in a cluster NUMSUB is summed over all nodes and
+                 SHARDNUMSUB asked of the master owning the channel's slot
+  waiters        sum of the subscribers and shard_subscribers of those channels:
+                 connections subscribed, one per waiting client (a Redisson client
+                 shares one subscription among all its waiting threads)
+  keys           [] of {key, type, ttl_ms}: NAME and each derived key that exists`
+
+const inspectExamples = `  redisson inspect orders:42
+  redisson inspect --json orders:42 | jq .holders
+  redisson inspect --redis redis://10.0.0.5:6379/2 my-semaphore
+  redisson inspect --cluster --redis redis://10.0.0.1:7000 --json jobs`
+
+// Report is the result of inspect; its JSON form is documented above.
+type Report struct {
+	Name         string       `json:"name"`
+	Kind         string       `json:"kind"`
+	Type         string       `json:"type"`
+	TTLms        int64        `json:"ttl_ms"`
+	Mode         *string      `json:"mode"`
+	Holders      []Holder     `json:"holders"`
+	Queue        []Queued     `json:"queue"`
+	Value        *int64       `json:"value"`
+	Permits      []Permit     `json:"permits"`
+	FencingToken *int64       `json:"fencing_token"`
+	Channels     []ChannelSub `json:"channels"`
+	Waiters      int64        `json:"waiters"`
+	Keys         []KeyInfo    `json:"keys"`
+}
+
+// Holder is one hash field of a lock.
+type Holder struct {
+	Field      string  `json:"field"`
+	ClientID   *string `json:"client_id"`
+	OwnerID    *int64  `json:"owner_id"`
+	Holds      int64   `json:"holds"`
+	Mode       string  `json:"mode"`
+	ReadTTLsms []int64 `json:"read_ttls_ms"`
+}
+
+// Queued is one waiter of a fair lock.
+type Queued struct {
+	Field     string  `json:"field"`
+	ClientID  *string `json:"client_id"`
+	OwnerID   *int64  `json:"owner_id"`
+	TimeoutMs *int64  `json:"timeout_ms"`
+	Stale     bool    `json:"stale"`
+}
+
+// Permit is one acquired permit of a permit-expirable semaphore.
+type Permit struct {
+	ID        string `json:"id"`
+	ExpiresMs *int64 `json:"expires_ms"`
+}
+
+// ChannelSub is the subscriber count of one channel.
+type ChannelSub struct {
+	Channel          string `json:"channel"`
+	Subscribers      int64  `json:"subscribers"`
+	ShardSubscribers *int64 `json:"shard_subscribers"`
+}
+
+// KeyInfo is one existing key.
+type KeyInfo struct {
+	Key   string `json:"key"`
+	Type  string `json:"type"`
+	TTLms int64  `json:"ttl_ms"`
+}
+
+const (
+	kindNone     = "none"
+	kindLock     = "lock"
+	kindFair     = "fair lock"
+	kindRW       = "read-write lock"
+	kindPES      = "permit-expirable semaphore"
+	kindSemOrLat = "semaphore or latch"
+	kindSem      = "semaphore"
+	kindLatch    = "count-down latch"
+)
+
+// pesNoExpiry is the score of a permit without lease (Redisson's
+// 922337203685477).
+const pesNoExpiry = 922337203685477
+
+// maxListed bounds the queue, permits and read timeout keys read.
+const maxListed = 1000
+
+// ownerField is Redisson's "<36-char client uuid>:<thread/owner id>", with
+// ":write" for a write lock holder.
+var ownerField = regexp.MustCompile(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(-?[0-9]+)(:write)?$`)
+
+func cmdInspect(args []string) int {
+	fs := newFlagSet("inspect", "redisson inspect [--json] [connection flags] NAME", inspectDescription, inspectExamples)
+	var cf connFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
+	pos, code, done := parseFlags(fs, args, true)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "want exactly one NAME, got %d arguments", len(pos))
+	}
+	if pos[0] == "" {
+		return usageError(fs, "NAME must not be empty")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	defer cancel()
+	cn, code := connectOrExit(ctx, fs, &cf, nil)
+	if cn == nil {
+		return code
+	}
+	defer cn.Close()
+	rep, err := inspect(ctx, cn.rdb, pos[0])
+	if err != nil {
+		return errorf(fs.Name(), "%v", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return errorf(fs.Name(), "%v", err)
+		}
+		return exitOK
+	}
+	printReport(os.Stdout, rep)
+	return exitOK
+}
+
+// derived are the keys and channels Redisson derives from a name (protocol
+// §1.5).
+type derived struct {
+	lockChan, rwChan, semChan, latchChan string
+	queue, timeout, pesTimeout, token    string
+}
+
+func derive(name string) derived {
+	return derived{
+		lockChan: core.PrefixName("redisson_lock__channel", name),
+		rwChan:   core.PrefixName("redisson_rwlock", name),
+		semChan:  core.PrefixName("redisson_sc", name),
+		// The latch channel always adds braces, even around a tagged name.
+		latchChan:  "redisson_countdownlatch__channel__{" + name + "}",
+		queue:      core.PrefixName("redisson_lock_queue", name),
+		timeout:    core.PrefixName("redisson_lock_timeout", name),
+		pesTimeout: core.SuffixName(name, "timeout"),
+		token:      core.PrefixName("redisson_lock_token", name),
+	}
+}
+
+// inspect reads everything about name.
+func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
+	d := derive(name)
+	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{}}
+	head, err := keyInfo(ctx, rdb, name)
+	if err != nil {
+		return nil, err
+	}
+	rep.Type, rep.TTLms = head.Type, head.TTLms
+	if head.Type != "none" {
+		rep.Keys = append(rep.Keys, head)
+	}
+	extra := map[string]KeyInfo{}
+	for _, k := range []string{d.queue, d.timeout, d.pesTimeout, d.token} {
+		ki, err := keyInfo(ctx, rdb, k)
+		if err != nil {
+			return nil, err
+		}
+		if ki.Type != "none" {
+			extra[k] = ki
+			rep.Keys = append(rep.Keys, ki)
+		}
+	}
+	_, hasQueue := extra[d.queue]
+	_, hasTimeout := extra[d.timeout]
+	pes := extra[d.pesTimeout].Type == "zset"
+
+	var channels []string
+	switch head.Type {
+	case "hash":
+		fields, err := rdb.HGetAll(ctx, name).Result()
+		if err != nil {
+			return nil, fmt.Errorf("HGETALL %s: %w", name, err)
+		}
+		mode, isRW := fields["mode"]
+		switch {
+		case isRW:
+			rep.Kind = kindRW
+			rep.Mode = &mode
+			channels = []string{d.rwChan}
+		case hasQueue || hasTimeout:
+			rep.Kind = kindFair
+			channels = []string{d.lockChan}
+		default:
+			rep.Kind = kindLock
+			channels = []string{d.lockChan}
+		}
+		if rep.Holders, err = holders(ctx, rdb, name, fields, isRW); err != nil {
+			return nil, err
+		}
+	case "string":
+		v, err := rdb.Get(ctx, name).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("GET %s: %w", name, err)
+		}
+		n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		switch {
+		case errors.Is(err, redis.Nil):
+			rep.Kind = kindNone // deleted in between
+		case perr != nil:
+			rep.Kind = "unknown (string)"
+		case pes:
+			rep.Kind, rep.Value = kindPES, &n
+			channels = []string{d.semChan}
+		default:
+			rep.Kind, rep.Value = kindSemOrLat, &n
+			channels = []string{d.semChan, d.latchChan}
+		}
+	case "none":
+		rep.Kind = kindNone
+	default:
+		rep.Kind = "unknown (" + head.Type + ")"
+	}
+	if channels == nil {
+		channels = []string{d.lockChan, d.rwChan, d.semChan, d.latchChan}
+	}
+
+	if hasQueue {
+		if rep.Queue, err = fairQueue(ctx, rdb, d); err != nil {
+			return nil, err
+		}
+		// Fair-lock waiters each listen on their own channel.
+		for _, q := range rep.Queue {
+			channels = append(channels, d.lockChan+":"+q.Field)
+		}
+	}
+	if pes {
+		if rep.Permits, err = permits(ctx, rdb, d.pesTimeout); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := extra[d.token]; ok {
+		if t, err := rdb.Get(ctx, d.token).Int64(); err == nil {
+			rep.FencingToken = &t
+		}
+	}
+	if rep.Channels, err = subscribers(ctx, rdb, channels); err != nil {
+		return nil, err
+	}
+	for _, c := range rep.Channels {
+		rep.Waiters += c.Subscribers
+		if c.ShardSubscribers != nil {
+			rep.Waiters += *c.ShardSubscribers
+		}
+	}
+	if rep.Kind == kindSemOrLat {
+		sem, latch := channelWaiters(rep.Channels, d.semChan), channelWaiters(rep.Channels, d.latchChan)
+		switch {
+		case sem > 0 && latch == 0:
+			rep.Kind = kindSem
+		case latch > 0 && sem == 0:
+			rep.Kind = kindLatch
+		}
+	}
+	return rep, nil
+}
+
+func channelWaiters(cs []ChannelSub, ch string) int64 {
+	for _, c := range cs {
+		if c.Channel == ch {
+			n := c.Subscribers
+			if c.ShardSubscribers != nil {
+				n += *c.ShardSubscribers
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+func keyInfo(ctx context.Context, rdb redis.UniversalClient, key string) (KeyInfo, error) {
+	typ, err := rdb.Type(ctx, key).Result()
+	if err != nil {
+		return KeyInfo{}, fmt.Errorf("TYPE %s: %w", key, err)
+	}
+	ki := KeyInfo{Key: key, Type: typ, TTLms: -2}
+	if typ == "none" {
+		return ki, nil
+	}
+	d, err := rdb.PTTL(ctx, key).Result()
+	if err != nil {
+		return KeyInfo{}, fmt.Errorf("PTTL %s: %w", key, err)
+	}
+	ki.TTLms = ttlMillis(d)
+	return ki, nil
+}
+
+// ttlMillis turns go-redis' PTTL result into Redis' own numbers: -1 for no
+// expiry, -2 for no key.
+func ttlMillis(d time.Duration) int64 {
+	if d < 0 {
+		return int64(d) // go-redis returns -1 and -2 (nanoseconds) as they are
+	}
+	return d.Milliseconds()
+}
+
+func parseOwner(field string) (client *string, owner *int64, write bool) {
+	m := ownerField.FindStringSubmatch(field)
+	if m == nil {
+		return nil, nil, false
+	}
+	id, err := strconv.ParseInt(m[2], 10, 64)
+	if err != nil {
+		return nil, nil, false
+	}
+	c := strings.ToLower(m[1])
+	return &c, &id, m[3] != ""
+}
+
+func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string, rw bool) ([]Holder, error) {
+	out := []Holder{}
+	keys := make([]string, 0, len(fields))
+	for f := range fields {
+		if rw && f == "mode" {
+			continue
+		}
+		keys = append(keys, f)
+	}
+	sort.Strings(keys)
+	for _, f := range keys {
+		h := Holder{Field: f, Mode: "exclusive"}
+		h.Holds, _ = strconv.ParseInt(fields[f], 10, 64)
+		var write bool
+		h.ClientID, h.OwnerID, write = parseOwner(f)
+		if rw {
+			h.Mode = "read"
+			if write {
+				h.Mode = "write"
+			} else {
+				// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
+				h.ReadTTLsms = []int64{}
+				for k := int64(1); k <= h.Holds && k <= maxListed; k++ {
+					key := core.SuffixName(name, f+":rwlock_timeout:"+strconv.FormatInt(k, 10))
+					d, err := rdb.PTTL(ctx, key).Result()
+					if err != nil {
+						return nil, fmt.Errorf("PTTL %s: %w", key, err)
+					}
+					h.ReadTTLsms = append(h.ReadTTLsms, ttlMillis(d))
+				}
+			}
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func fairQueue(ctx context.Context, rdb redis.UniversalClient, d derived) ([]Queued, error) {
+	list, err := rdb.LRange(ctx, d.queue, 0, maxListed-1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("LRANGE %s: %w", d.queue, err)
+	}
+	now := time.Now().UnixMilli()
+	out := []Queued{}
+	for _, f := range list {
+		q := Queued{Field: f}
+		q.ClientID, q.OwnerID, _ = parseOwner(f)
+		s, err := rdb.ZScore(ctx, d.timeout, f).Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, fmt.Errorf("ZSCORE %s: %w", d.timeout, err)
+		default:
+			ms := int64(s)
+			q.TimeoutMs = &ms
+			q.Stale = ms <= now
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+func permits(ctx context.Context, rdb redis.UniversalClient, key string) ([]Permit, error) {
+	zs, err := rdb.ZRangeWithScores(ctx, key, 0, maxListed-1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("ZRANGE %s: %w", key, err)
+	}
+	out := []Permit{}
+	for _, z := range zs {
+		m, _ := z.Member.(string)
+		p := Permit{ID: hex.EncodeToString([]byte(m))}
+		if z.Score < pesNoExpiry && !math.IsInf(z.Score, 0) {
+			ms := int64(z.Score)
+			p.ExpiresMs = &ms
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// subscribers counts the subscribers of each channel: PUBSUB NUMSUB (in a
+// cluster summed over every node, since plain pub/sub spans the cluster) and
+// PUBSUB SHARDNUMSUB (in a cluster asked of the master owning the channel's
+// slot).
+func subscribers(ctx context.Context, rdb redis.UniversalClient, channels []string) ([]ChannelSub, error) {
+	out := make([]ChannelSub, len(channels))
+	for i, c := range channels {
+		out[i].Channel = c
+	}
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		var mu sync.Mutex
+		plain := map[string]int64{}
+		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+			m, err := node.PubSubNumSub(ctx, channels...).Result()
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for k, v := range m {
+				plain[k] += v
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("PUBSUB NUMSUB: %w", err)
+		}
+		for i := range out {
+			out[i].Subscribers = plain[out[i].Channel]
+			node, err := c.MasterForKey(ctx, out[i].Channel)
+			if err != nil {
+				return nil, fmt.Errorf("master of %s: %w", out[i].Channel, err)
+			}
+			m, err := node.PubSubShardNumSub(ctx, out[i].Channel).Result()
+			if err == nil {
+				n := m[out[i].Channel]
+				out[i].ShardSubscribers = &n
+			} else if !isRedisError(err) {
+				return nil, fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
+			}
+		}
+	default:
+		plain, err := rdb.PubSubNumSub(ctx, channels...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("PUBSUB NUMSUB: %w", err)
+		}
+		shard, err := rdb.PubSubShardNumSub(ctx, channels...).Result()
+		if err != nil && !isRedisError(err) {
+			return nil, fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
+		}
+		for i := range out {
+			out[i].Subscribers = plain[out[i].Channel]
+			if err == nil {
+				n := shard[out[i].Channel]
+				out[i].ShardSubscribers = &n
+			}
+		}
+	}
+	return out, nil
+}
+
+// isRedisError reports an error reply of Redis (an unknown subcommand on an
+// old server), as opposed to a network failure.
+func isRedisError(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re)
+}
+
+func printReport(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "%s\n", r.Name)
+	row := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-12s %s\n", k, fmt.Sprintf(format, a...)) }
+	kind := r.Kind
+	if r.Type != "none" && !strings.HasPrefix(kind, "unknown") {
+		kind += " (Redis " + r.Type + ")"
+	}
+	row("kind", "%s", kind)
+	if r.Type != "none" {
+		row("ttl", "%s", ttlText(r.TTLms))
+	}
+	if r.Mode != nil {
+		row("mode", "%s", *r.Mode)
+	}
+	if r.Value != nil {
+		label := "value"
+		switch r.Kind {
+		case kindSem, kindPES:
+			label = "permits"
+		case kindLatch:
+			label = "count"
+		case kindSemOrLat:
+			label = "value"
+		}
+		row(label, "%d", *r.Value)
+	}
+	if r.FencingToken != nil {
+		row("token", "%d (fenced lock's last token)", *r.FencingToken)
+	}
+	if strings.HasSuffix(r.Kind, "lock") {
+		if len(r.Holders) == 0 {
+			row("holders", "none")
+		} else {
+			row("holders", "%d", len(r.Holders))
+		}
+		for _, h := range r.Holders {
+			fmt.Fprintf(w, "    %s\n", holderText(h))
+		}
+	}
+	if len(r.Queue) > 0 {
+		row("queue", "%d waiting, head first", len(r.Queue))
+		now := time.Now().UnixMilli()
+		for _, q := range r.Queue {
+			t := "no timeout"
+			if q.TimeoutMs != nil {
+				if q.Stale {
+					t = fmt.Sprintf("stale since %s", fmtMillis(now-*q.TimeoutMs))
+				} else {
+					t = fmt.Sprintf("gives up in %s", fmtMillis(*q.TimeoutMs-now))
+				}
+			}
+			fmt.Fprintf(w, "    %s  %s\n", ownerText(q.Field, q.ClientID, q.OwnerID), t)
+		}
+	}
+	if r.Kind == kindPES {
+		row("acquired", "%d permits", len(r.Permits))
+		now := time.Now().UnixMilli()
+		for _, p := range r.Permits {
+			t := "no lease"
+			if p.ExpiresMs != nil {
+				if *p.ExpiresMs <= now {
+					t = "expired " + fmtMillis(now-*p.ExpiresMs) + " ago"
+				} else {
+					t = "expires in " + fmtMillis(*p.ExpiresMs-now)
+				}
+			}
+			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
+		}
+	}
+	row("waiters", "%d subscribed connection(s)", r.Waiters)
+	for _, c := range r.Channels {
+		shard := "n/a"
+		if c.ShardSubscribers != nil {
+			shard = strconv.FormatInt(*c.ShardSubscribers, 10)
+		}
+		fmt.Fprintf(w, "    %s  SUBSCRIBE %d, SSUBSCRIBE %s\n", c.Channel, c.Subscribers, shard)
+	}
+	if len(r.Keys) > 0 {
+		fmt.Fprintf(w, "  keys\n")
+		for _, k := range r.Keys {
+			fmt.Fprintf(w, "    %s  %s, ttl %s\n", k.Key, k.Type, ttlText(k.TTLms))
+		}
+	}
+}
+
+func holderText(h Holder) string {
+	s := ownerText(h.Field, h.ClientID, h.OwnerID)
+	switch h.Mode {
+	case "exclusive":
+		return fmt.Sprintf("%s  holds %d", s, h.Holds)
+	default:
+		s = fmt.Sprintf("%s  %s ×%d", s, h.Mode, h.Holds)
+		if len(h.ReadTTLsms) > 0 {
+			ttls := make([]string, len(h.ReadTTLsms))
+			for i, t := range h.ReadTTLsms {
+				ttls[i] = ttlText(t)
+			}
+			s += "  (read holds expire in " + strings.Join(ttls, ", ") + ")"
+		}
+		return s
+	}
+}
+
+func ownerText(field string, client *string, owner *int64) string {
+	if client == nil || owner == nil {
+		return fmt.Sprintf("field %q (not a Redisson owner)", field)
+	}
+	return fmt.Sprintf("client %s  owner %d", *client, *owner)
+}
+
+func ttlText(ms int64) string {
+	switch ms {
+	case -1:
+		return "none (no expiry)"
+	case -2:
+		return "no key"
+	}
+	return fmtMillis(ms)
+}
+
+func fmtMillis(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).String()
+}

@@ -1,0 +1,218 @@
+// Command redisson is the command-line tool of github.com/goredisson/redisson,
+// Redisson-compatible distributed locks for Go.
+//
+//	redisson run --lock NAME [--wait D] [--lease D] -- CMD [ARGS...]
+//	redisson inspect NAME [--json]
+//	redisson unlock --force NAME
+//	redisson demo [--procs P] [--workers N] [--ops K] [--lease D]
+//
+// Every command that talks to Redis takes --redis URL (or $REDIS_URL),
+// --cluster and --timeout. Run "redisson --help" or "redisson <command>
+// --help" for the details, the exit codes and examples.
+//
+// Install it with
+//
+//	go install github.com/goredisson/redisson/cmd/redisson@latest
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by the commands; run also passes CMD's own code through.
+const (
+	exitOK         = 0
+	exitError      = 1
+	exitUsage      = 2
+	exitNotAcq     = 75 // run: not acquired within --wait (EX_TEMPFAIL)
+	exitLockLost   = 76 // run: the lock was lost while CMD ran (EX_PROTOCOL)
+	exitCannotExec = 126
+	exitNotFound   = 127
+	exitSignalBase = 128 // 128+signo: CMD killed by a signal, or run/demo interrupted
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string) int
+	hidden  bool
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
+		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
+		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: cmdUnlock},
+		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: cmdDemo},
+		{name: "help", summary: "show the help of a command: redisson help run", run: cmdHelp},
+		{name: demoWorkerCommand, run: cmdDemoWorker, hidden: true},
+	}
+}
+
+func main() {
+	os.Exit(realMain(os.Args[1:]))
+}
+
+func realMain(args []string) int {
+	if len(args) == 0 {
+		toolUsage(os.Stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		toolUsage(os.Stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:])
+		}
+	}
+	fmt.Fprintf(os.Stderr, "redisson: unknown command %q\n\n", args[0])
+	toolUsage(os.Stderr)
+	return exitUsage
+}
+
+func cmdHelp(args []string) int {
+	if len(args) == 0 {
+		toolUsage(os.Stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] && !c.hidden && c.name != "help" {
+			return c.run([]string{"--help"})
+		}
+	}
+	fmt.Fprintf(os.Stderr, "redisson help: unknown command %q\n", args[0])
+	return exitUsage
+}
+
+func toolUsage(w io.Writer) {
+	fmt.Fprint(w, `redisson: Redisson-compatible distributed locks from the command line
+(github.com/goredisson/redisson; the keys, hash fields and pub/sub channels are
+Redisson's, so Java services using Redisson see the same locks).
+
+Usage:
+  redisson <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		}
+	}
+	fmt.Fprint(w, `
+Connection flags, accepted by every command that talks to Redis:
+`+connFlagsHelp+`
+Exit codes:
+  0        success (run: CMD exited 0; CMD's own exit code is passed through)
+  1        error: Redis unreachable or failing, a failed unlock, a worker failure
+           or lost update in demo, unlock --force refused on a non-lock object
+  2        usage error (bad flag, missing argument, unlock without --force)
+  75       run: the lock was not acquired within --wait
+  76       run: the lock was lost while CMD ran (CMD got SIGTERM)
+  126/127  run: CMD could not be executed / was not found
+  128+n    run: CMD was killed by signal n; run or demo interrupted by signal n
+           while waiting (130 = SIGINT, 143 = SIGTERM)
+
+Examples:
+  redisson run --lock nightly-report -- ./report.sh --full
+  redisson run --lock deploy --wait 0 -- make deploy      # skip if someone else deploys
+  redisson inspect nightly-report
+  redisson inspect --json --redis redis://:secret@10.0.0.5:6379/0 orders:42
+  redisson unlock --force nightly-report
+  redisson demo                                           # private redis-server, ~10 s
+  REDIS_URL=redis://localhost:6379 redisson demo --procs 4 --workers 4 --ops 20000
+
+Run "redisson <command> --help" for the flags and examples of a command.
+`)
+}
+
+// newFlagSet returns a flag set whose --help prints usage (the command's
+// description, its flags written --name, then examples) to stdout.
+func newFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
+	fs := flag.NewFlagSet("redisson "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	// The flag package calls Usage itself on errors and -help; parseFlags
+	// prints instead: the full usage for --help, one line for an error.
+	fs.Usage = func() {}
+	usages[fs] = func() {
+		w := os.Stdout
+		fmt.Fprintf(w, "Usage:\n  %s\n\n%s\n\nFlags:\n", synopsis, strings.TrimSpace(description))
+		printFlags(w, fs)
+		if examples != "" {
+			fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
+		}
+	}
+	return fs
+}
+
+// usages are the --help printers of the commands' flag sets.
+var usages = map[*flag.FlagSet]func(){}
+
+// printFlags prints the flags as --name, sorted, with their usage and default.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	var all []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) { all = append(all, f) })
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	for _, f := range all {
+		typ, usage := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if typ != "" {
+			head += " " + typ
+		}
+		fmt.Fprintln(w, head)
+		usage = strings.ReplaceAll(usage, "\n", "\n        ")
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "[]" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "        %s\n", usage)
+	}
+}
+
+// parseFlags parses args with fs. It returns done=true and the exit code when
+// the command must stop: after --help (0) or a bad flag (2).
+func parseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional []string, code int, done bool) {
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			if u := usages[fs]; u != nil {
+				u()
+			}
+			return nil, exitOK, true
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\nRun \"%s --help\" for usage.\n", fs.Name(), err, fs.Name())
+			return nil, exitUsage, true
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if !interspersed || len(rest) == 0 || (consumed > 0 && args[consumed-1] == "--") {
+			return append(positional, rest...), exitOK, false
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError prints a usage error of the command and returns exit code 2.
+func usageError(fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "%s: %s\nRun \"%s --help\" for usage.\n", fs.Name(), fmt.Sprintf(format, a...), fs.Name())
+	return exitUsage
+}
+
+// errorf prints an error of the command and returns exit code 1.
+func errorf(prefix, format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, fmt.Sprintf(format, a...))
+	return exitError
+}
