@@ -20,8 +20,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -107,8 +109,10 @@ func (l *Lock) options(opts []Option) (acquireOptions, error) {
 
 // Lock waits until the lock is acquired or ctx is done. Without WithLease the
 // watchdog keeps the lock until Unlock; WithWait is ignored (ctx bounds the
-// wait). It returns a context that carries the owner and is done when the
-// hold ends.
+// wait). It returns a context that carries the owner: pass it to Unlock.
+// That context derives from ctx and is done when the hold ends (Unlock, or
+// ownership lost: cause ErrLockLost) or when ctx is done; ctx being done
+// does not release the lock.
 func (l *Lock) Lock(ctx context.Context, opts ...Option) (context.Context, error) {
 	o, err := l.options(opts)
 	if err != nil {
@@ -175,7 +179,7 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 			return ctx, false, err
 		}
 		if ok {
-			return l.held(ctx, field, kind, lease, start), true, nil
+			return l.acquired(ctx, l.held(ctx, field, kind, lease, start))
 		}
 	}
 	if !wait {
@@ -222,11 +226,11 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 		switch {
 		case state == handed:
 			acquired = true
-			return l.take(ctx, q, w), true, nil
+			return l.acquired(ctx, l.take(ctx, q, w))
 		case state == unknown:
 			if l.resolveUnknown(ctx, q, w) {
 				acquired = true
-				return l.take(ctx, q, w), true, nil
+				return l.acquired(ctx, l.take(ctx, q, w))
 			}
 			continue
 		case attempt:
@@ -244,7 +248,7 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 			}
 			if ok {
 				acquired = true
-				return l.held(ctx, field, kind, lease, start), true, nil
+				return l.acquired(ctx, l.held(ctx, field, kind, lease, start))
 			}
 			sleep = l.sleepFor(ttl)
 		}
@@ -289,24 +293,35 @@ func (l *Lock) take(ctx context.Context, q *queue, w *waiter) context.Context {
 // resolveUnknown reads from Redis whether a hand-off whose reply was lost
 // made w the holder.
 func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
-	dctx, cancel := l.rt.Detached(ctx)
-	defer cancel()
-	start := time.Now()
-	held, err := l.rt.Redis.HExists(dctx, l.name, w.field).Result()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if err == nil && held {
-		// The hand-off happened; the lease started no later than now.
-		w.state, w.start = handed, start.Add(-l.rt.Timeout)
-		return true
-	}
-	if err != nil {
+	for attempt := 1; ; attempt++ {
+		dctx, cancel := l.rt.Detached(ctx)
+		start := time.Now()
+		// A script, so that the read goes to the master even when reads may
+		// go to replicas.
+		res, err := l.rt.Eval(dctx, holdsScript, []string{l.name}, w.field)
+		cancel()
+		if err == nil {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			if res == int64(1) {
+				// The hand-off happened, at most one unlock timeout ago.
+				w.state, w.start = handed, start.Add(-unlockAttempts*l.rt.Timeout)
+				return true
+			}
+			q.pending--
+			w.state = parked
+			w.wake()
+			return false
+		}
+		// Never fall back to an acquire here: if the hand-off happened, it
+		// would count a second hold.
 		l.rt.Logger.Warn("redisson: checking a hand-off failed; retrying", "lock", l.name, "err", err)
+		select {
+		case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, time.Second)):
+		case <-l.rt.Done().Done():
+			return false
+		}
 	}
-	q.pending--
-	w.state = parked
-	w.wake()
-	return false
 }
 
 // abandon takes w out of the queue when its caller gives up. A hand-off in
@@ -350,7 +365,7 @@ func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
 
 // tryAcquire runs the acquire script once: ok, or the holder's TTL.
 func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, error) {
-	res, sync, err := l.rt.EvalSynced(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
+	res, sync, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
 	if err != nil {
 		if isTransport(err) && !l.rt.Holding(l.name, field) {
 			// The script may have run with its reply lost. Undo it while we
@@ -386,6 +401,18 @@ func (l *Lock) held(ctx context.Context, field string, kind renewal.Kind, lease 
 	return l.rt.Acquired(ctx, core.Acquire{Key: l.name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.holdEnded})
 }
 
+// acquired finishes a successful acquire; one that completed while the
+// client was closing is given back at once instead of lingering for a lease.
+func (l *Lock) acquired(ctx context.Context, hctx context.Context) (context.Context, bool, error) {
+	if l.rt.Done().Err() == nil {
+		return hctx, true, nil
+	}
+	owner, _ := core.OwnerFrom(ctx)
+	field := core.OwnerField(l.rt.ID, owner)
+	l.undo(ctx, field, l.rt.LeaseOf(l.name, field, l.rt.WatchdogTimeout))
+	return ctx, false, core.ErrClosed
+}
+
 // holdEnded wakes a local waiter when a hold ends without an unlock (lost,
 // force-unlocked): nothing is published then, and local waiters do not ask
 // Redis while the hold lasted.
@@ -418,7 +445,8 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	}
 	field := core.OwnerField(l.rt.ID, owner)
 	lease := l.rt.LeaseOf(l.name, field, l.rt.WatchdogTimeout)
-	dctx, cancel := l.rt.Detached(ctx)
+	// Every attempt may take the client's timeout; the latch outlives them.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockAttempts*l.rt.Timeout)
 	defer cancel()
 	var q *queue
 	if qv, release, ok := l.rt.Peek(l.queueKey()); ok {
@@ -427,6 +455,12 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	}
 	res, err := l.release(dctx, q, field, lease)
 	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		if isTransport(err) {
+			// Whether the unlock ran is unknown: stop renewing, so the lock
+			// expires with its lease if it is still there (Redisson cancels
+			// renewal whatever the unlock's outcome).
+			l.rt.Abandon(l.name, field, fmt.Errorf("%w: %s: unlock failed: %w", core.ErrLockLost, l.name, err))
+		}
 		return err
 	}
 	l.rt.Released(ctx, l.name, field, res.full, res.start)
@@ -483,7 +517,11 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		start time.Time
 	)
 	for attempt := 1; ; attempt++ {
-		start = time.Now()
+		if attempt == 1 {
+			// A later attempt may replay the first one's outcome (latch):
+			// the new holder's lease counts from the first send.
+			start = time.Now()
+		}
 		res, err = l.unlockOnce(ctx, field, lease, reqID, next)
 		if err == nil || !isTransport(err) || attempt == unlockAttempts || ctx.Err() != nil {
 			break
@@ -684,11 +722,8 @@ func isTransport(err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) || isEOF(err)
-}
-
-func isEOF(err error) bool {
-	return err != nil && (err.Error() == "EOF" || err.Error() == "unexpected EOF")
+		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func newRequestID() string {

@@ -100,3 +100,9 @@ redis.call('pexpire', KEYS[1], ARGV[7])
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])
 return 1
 `)
+
+// holdsScript tells whether an owner holds the lock, read on the master.
+// KEYS: [name]. ARGV: [owner field]. Reply: 1 or 0.
+var holdsScript = core.NewScript("rlock.holds", `
+return redis.call('hexists', KEYS[1], ARGV[1])
+`)

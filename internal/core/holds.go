@@ -25,6 +25,7 @@ type hold struct {
 	ctxs       []*holdCtx
 	stopClose  func() bool
 	onEnd      func(cause error)
+	gen        uint64 // bumped with every new lease; a stale lease's OnLost is ignored
 }
 
 // holdCtx is one acquisition's context; Unlock with that context ends it.
@@ -78,6 +79,8 @@ func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
 		rt.Wheel.Cancel(h.lease)
 	}
 	h.ttl = a.TTL
+	h.gen++
+	gen := h.gen
 	h.lease = rt.Wheel.Add(renewal.Spec{
 		Key:   a.Key,
 		Owner: a.Owner,
@@ -85,7 +88,7 @@ func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
 		TTL:   a.TTL,
 		Start: a.Start,
 		OnLost: func(cause error) {
-			rt.lose(h, fmt.Errorf("%w: %s: %w", ErrLockLost, a.Key, cause))
+			rt.loseIf(h, gen, fmt.Errorf("%w: %s: %w", ErrLockLost, a.Key, cause))
 		},
 	})
 	h.ctxs = append(h.ctxs, hc)
@@ -150,7 +153,29 @@ func (rt *Runtime) Released(ctx context.Context, key, owner string, full bool, s
 		h.ctxs[i].cancel(context.Canceled)
 		h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
 	}
+	if len(h.ctxs) == 0 {
+		// Redis counts more holds than we handed out: stop renewing, so the
+		// surplus expires with the lease instead of living forever.
+		rt.Logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
+			"lock", key, "owner", owner)
+		hs.mu.Unlock()
+		rt.lose(h, context.Canceled)
+		hs.mu.Lock()
+		return
+	}
 	rt.Wheel.Reset(h.lease, start, h.ttl)
+}
+
+// Abandon ends the owner's hold after an unlock whose outcome is unknown:
+// renewal stops, so the lock expires with its lease if it is still there.
+func (rt *Runtime) Abandon(key, owner string, cause error) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	h := hs.m[key][owner]
+	hs.mu.Unlock()
+	if h != nil {
+		rt.lose(h, cause)
+	}
 }
 
 // Lost ends every local hold of key, e.g. after a force unlock.
@@ -177,6 +202,18 @@ func (rt *Runtime) HoldCount() int {
 		n += len(owners)
 	}
 	return n
+}
+
+// loseIf ends a hold for its lease of generation gen only: a lease replaced
+// by a re-entry may still report its loss after it was cancelled.
+func (rt *Runtime) loseIf(h *hold, gen uint64, cause error) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	current := h.gen == gen
+	hs.mu.Unlock()
+	if current {
+		rt.lose(h, cause)
+	}
 }
 
 // lose ends a hold: its lease leaves the wheel and its contexts are

@@ -28,6 +28,7 @@ type ReplicaSync struct {
 
 	mu     sync.Mutex
 	counts map[string]replicaCount
+	first  map[string]chan struct{} // masters whose count is being read the first time
 }
 
 type replicaCount struct {
@@ -82,15 +83,38 @@ func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *sl
 			go func() {
 				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
 				defer cancel()
-				rs.store(addr, readReplicaCount(cctx, node, log), true)
+				n := readReplicaCount(cctx, node, log)
+				rs.store(addr, n, n >= 0)
 			}()
 		}
 		rs.mu.Unlock()
 		return rc.n
 	}
+	// First use of this master: one caller reads, the others wait for it.
+	if rs.first == nil {
+		rs.first = make(map[string]chan struct{})
+	}
+	if ch, busy := rs.first[addr]; busy {
+		rs.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return 0
+		}
+		rs.mu.Lock()
+		n := rs.counts[addr].n
+		rs.mu.Unlock()
+		return n
+	}
+	ch := make(chan struct{})
+	rs.first[addr] = ch
 	rs.mu.Unlock()
 	n := readReplicaCount(ctx, node, log)
 	rs.store(addr, n, n >= 0)
+	rs.mu.Lock()
+	delete(rs.first, addr)
+	rs.mu.Unlock()
+	close(ch)
 	return max(n, 0)
 }
 

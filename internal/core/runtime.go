@@ -83,21 +83,40 @@ func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...a
 
 // EvalSynced runs a lock-writing script followed by WAIT for the master's
 // replicas on the same connection (one round trip), when replica sync is on
-// and the master has replicas.
+// and the master has replicas. go-redis may re-send the script when a reply
+// is lost: use it for scripts that are idempotent (unlocks, with their
+// latch).
 func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
-	if !rt.Sync.Enabled {
-		v, err := s.Run(ctx, rt.Redis, keys, args...)
+	return rt.evalSynced(ctx, s, true, keys, args)
+}
+
+// EvalSyncedNoRetry is EvalSynced for scripts that must run at most once
+// (acquires): a lost reply is reported, never answered by a second run.
+func (rt *Runtime) EvalSyncedNoRetry(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
+	return rt.evalSynced(ctx, s, false, keys, args)
+}
+
+func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
+	run := func() (any, SyncResult, error) {
+		var v any
+		var err error
+		if retry {
+			v, err = s.Run(ctx, rt.Redis, keys, args...)
+		} else {
+			v, err = s.RunNoRetry(ctx, rt.Redis, keys, args...)
+		}
 		return v, SyncResult{}, err
+	}
+	if !rt.Sync.Enabled {
+		return run()
 	}
 	node, err := master(ctx, rt.Redis, keys[0])
 	if err != nil || node == nil {
-		v, err := s.Run(ctx, rt.Redis, keys, args...)
-		return v, SyncResult{}, err
+		return run()
 	}
 	n := rt.Sync.replicas(ctx, node, rt.Logger)
 	if n == 0 {
-		v, err := s.Run(ctx, rt.Redis, keys, args...)
-		return v, SyncResult{}, err
+		return run()
 	}
 	timeout := rt.Sync.Timeout
 	if timeout <= 0 {
@@ -105,7 +124,12 @@ func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, arg
 	}
 	for attempt := 0; ; attempt++ {
 		pipe := node.Pipeline()
-		cmd := s.EvalSha(ctx, pipe, keys, args...)
+		var cmd *redis.Cmd
+		if retry {
+			cmd = s.EvalSha(ctx, pipe, keys, args...)
+		} else {
+			cmd = s.evalShaNoRetry(ctx, pipe, keys, args)
+		}
 		wait := pipe.Do(ctx, "WAIT", n, timeout.Milliseconds())
 		_, _ = pipe.Exec(ctx)
 		err := cmd.Err()
@@ -118,8 +142,7 @@ func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, arg
 		case IsRedirect(err):
 			// The slot moved under us; the script did not run. Let the
 			// cluster client follow the redirect, without WAIT this once.
-			v, err := s.Run(ctx, rt.Redis, keys, args...)
-			return v, SyncResult{}, err
+			return run()
 		case errors.Is(err, redis.Nil):
 			err = nil
 		case err != nil:

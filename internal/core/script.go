@@ -14,12 +14,13 @@ import (
 // for interop with Redisson, never the script text.
 type Script struct {
 	name string
+	src  string
 	s    *redis.Script
 }
 
 // NewScript returns a named script; the name appears in errors.
 func NewScript(name, src string) *Script {
-	return &Script{name: name, s: redis.NewScript(src)}
+	return &Script{name: name, src: src, s: redis.NewScript(src)}
 }
 
 // Name returns the script's name.
@@ -38,6 +39,65 @@ func (s *Script) Run(ctx context.Context, c redis.Scripter, keys []string, args 
 		return nil, nil
 	}
 	return v, nil
+}
+
+// processor is a client or pipeline that sends one command.
+type processor interface {
+	Process(ctx context.Context, cmd redis.Cmder) error
+}
+
+// noRetryCmd is a command go-redis must not send a second time: its own
+// retries (on a lost reply, a reset connection, a read timeout) would run a
+// non-idempotent script twice, e.g. double-increment a hold count. Redisson
+// sends its acquire scripts "no retry" for the same reason.
+type noRetryCmd struct{ *redis.Cmd }
+
+func (noRetryCmd) NoRetry() bool { return true }
+
+// command builds EVALSHA (or EVAL) for keys and args without client retries.
+func (s *Script) command(ctx context.Context, sha bool, keys []string, args []any) (*redis.Cmd, redis.Cmder) {
+	all := make([]any, 0, 3+len(keys)+len(args))
+	if sha {
+		all = append(all, "evalsha", s.s.Hash())
+	} else {
+		all = append(all, "eval", s.src)
+	}
+	all = append(all, len(keys))
+	for _, k := range keys {
+		all = append(all, k)
+	}
+	all = append(all, args...)
+	cmd := redis.NewCmd(ctx, all...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3)
+	}
+	return cmd, noRetryCmd{cmd}
+}
+
+// RunNoRetry runs the script once at most: go-redis does not re-send it when
+// the reply is lost. A NOSCRIPT answer (the script did not run) is followed
+// by EVAL.
+func (s *Script) RunNoRetry(ctx context.Context, p processor, keys []string, args ...any) (any, error) {
+	cmd, wrapped := s.command(ctx, true, keys, args)
+	err := p.Process(ctx, wrapped)
+	if IsNoScript(err) {
+		cmd, wrapped = s.command(ctx, false, keys, args)
+		err = p.Process(ctx, wrapped)
+	}
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	return cmd.Val(), nil
+}
+
+// evalShaNoRetry queues the script on a pipeline as a no-retry command.
+func (s *Script) evalShaNoRetry(ctx context.Context, p redis.Pipeliner, keys []string, args []any) *redis.Cmd {
+	cmd, wrapped := s.command(ctx, true, keys, args)
+	_ = p.Process(ctx, wrapped)
+	return cmd
 }
 
 // EvalSha queues the script on a pipeline. A NOSCRIPT reply is reported by

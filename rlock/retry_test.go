@@ -1,0 +1,103 @@
+package rlock_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// replyDropper is a loopback TCP proxy that, when armed, cuts a connection
+// right after the server answered on it: the command ran, its reply is lost.
+type replyDropper struct {
+	ln    net.Listener
+	armed atomic.Bool
+	wg    sync.WaitGroup
+}
+
+func newReplyDropper(t *testing.T, target string) *replyDropper {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &replyDropper{ln: ln}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() {
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := s.Read(buf)
+					if n > 0 && p.armed.CompareAndSwap(true, false) {
+						c.Close()
+						s.Close()
+						return
+					}
+					if n > 0 {
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						c.Close()
+						return
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
+	return p
+}
+
+// TestLostAcquireReplyIsNotRetried: go-redis retries commands whose reply
+// was lost; an acquire script run twice would count two holds for one Lock.
+// The acquire is sent without client retries and a lost outcome is undone.
+func TestLostAcquireReplyIsNotRetried(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	proxy := newReplyDropper(t, srv.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.ln.Addr().String(), MaxRetries: 3})
+	t.Cleanup(func() { rdb.Close() })
+	c, err := redisson.New(rdb)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	lock := c.Lock("fragile")
+	h, err := lock.Lock(ctx) // warm-up: script cached, replica count read
+	require.NoError(t, err)
+	require.NoError(t, lock.Unlock(h))
+
+	owner := redisson.WithOwnerID(ctx, 77)
+	proxy.armed.Store(true)
+	_, err = lock.Lock(owner)
+	require.Error(t, err, "the lost reply is reported, not retried")
+	require.False(t, proxy.armed.Load(), "the reply was dropped")
+	// The acquire ran once and was undone: no hold, certainly not two.
+	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val(), "fields: %v", raw.HGetAll(ctx, "fragile").Val())
+
+	h, err = lock.Lock(owner)
+	require.NoError(t, err)
+	n, err := lock.HoldCount(h)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.NoError(t, lock.Unlock(h))
+	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val())
+}
