@@ -17,13 +17,11 @@ end
 return redis.call('pttl', KEYS[1])
 `)
 
-// unlockScript releases one hold; the last one deletes the lock and publishes
-// the unlock message. The latch key records the reply so a retried request
-// returns what the first attempt did.
+// unlockHead is the common start of the unlock scripts: replay a retried
+// request from its latch, refuse a non-owner, release a re-entrant hold.
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
-// PUBLISH|SPUBLISH, latch TTL ms].
-// Reply: nil = not the owner, 0 = still held, 1 = released.
-var unlockScript = core.NewScript("rlock.unlock", `
+// PUBLISH|SPUBLISH, latch TTL ms, ...].
+const unlockHead = `
 local replay = redis.call('get', KEYS[3])
 if replay ~= false then
 	return tonumber(replay)
@@ -39,6 +37,15 @@ if left > 0 then
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[4], KEYS[2], ARGV[1])
+`
+
+// unlockScript releases one hold; the last one deletes the lock and publishes
+// the unlock message. The latch key records the reply so a retried request
+// returns what the first attempt did.
+// KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
+// PUBLISH|SPUBLISH, latch TTL ms].
+// Reply: nil = not the owner, 0 = still held, 1 = released.
+var unlockScript = core.NewScript("rlock.unlock", unlockHead+`
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])
 return 1
 `)
@@ -79,22 +86,7 @@ return out
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms, next owner field, next lease ms].
 // Reply: nil = not the owner, 0 = still held, 1 = released and handed over.
-var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", `
-local replay = redis.call('get', KEYS[3])
-if replay ~= false then
-	return tonumber(replay)
-end
-if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
-	return nil
-end
-local left = redis.call('hincrby', KEYS[1], ARGV[3], -1)
-if left > 0 then
-	redis.call('pexpire', KEYS[1], ARGV[2])
-	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
-	return 0
-end
-redis.call('del', KEYS[1])
-redis.call(ARGV[4], KEYS[2], ARGV[1])
+var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", unlockHead+`
 redis.call('hset', KEYS[1], ARGV[6], 1)
 redis.call('pexpire', KEYS[1], ARGV[7])
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])
