@@ -44,3 +44,23 @@ func BenchmarkRawEvalSha(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScriptRunNil is (*core.Script).Run of a script replying nil, as
+// rlock.acquire does on success: go-redis turns the nil reply into redis.Nil
+// and runs its retry classification and NOSCRIPT check on that error.
+func BenchmarkScriptRunNil(b *testing.B) {
+	srv := redistest.StartServer(b)
+	rdb := redistest.Client(b, srv)
+	ctx := context.Background()
+	s := core.NewScript("bench.nil", "return nil")
+	if err := s.Load(ctx, rdb); err != nil {
+		b.Fatal(err)
+	}
+	keys := []string{"bench"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Run(ctx, rdb, keys); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
