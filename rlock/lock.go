@@ -16,8 +16,6 @@ package rlock
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -391,7 +389,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
-	if _, err := l.unlockOnce(dctx, field, lease, newRequestID(), nil); err != nil {
+	if _, err := l.unlockOnce(dctx, field, lease, l.rt.RequestID(), nil); err != nil {
 		l.rt.Logger.Warn("redisson: undoing a lock acquire failed; the lease will expire",
 			"lock", l.name, "err", err)
 	}
@@ -510,7 +508,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		}
 		q.mu.Unlock()
 	}
-	reqID := newRequestID()
+	reqID := l.rt.RequestID()
 	var (
 		res   any
 		err   error
@@ -726,8 +724,3 @@ func isTransport(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}

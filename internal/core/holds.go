@@ -14,8 +14,9 @@ import (
 // lock handle of the client shares it, so two handles for one name renew and
 // release the same hold.
 type Holds struct {
-	mu sync.Mutex
-	m  map[string]map[string]*hold
+	mu     sync.Mutex
+	m      map[string]map[string]*hold
+	closed bool // the client closed: no new holds
 }
 
 type hold struct {
@@ -23,7 +24,6 @@ type hold struct {
 	ttl        time.Duration
 	lease      *renewal.Lease
 	ctxs       []*holdCtx
-	stopClose  func() bool
 	onEnd      func(cause error)
 	gen        uint64 // bumped with every new lease; a stale lease's OnLost is ignored
 }
@@ -62,6 +62,10 @@ func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
+	if hs.closed {
+		cancel(ErrClosed)
+		return hctx
+	}
 	if hs.m == nil {
 		hs.m = make(map[string]map[string]*hold)
 	}
@@ -74,7 +78,6 @@ func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
 	if h == nil {
 		h = &hold{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
 		owners[a.Owner] = h
-		h.stopClose = context.AfterFunc(rt.done, func() { rt.lose(h, ErrClosed) })
 	} else if h.lease != nil {
 		rt.Wheel.Cancel(h.lease)
 	}
@@ -192,6 +195,23 @@ func (rt *Runtime) Lost(key string, cause error) {
 	}
 }
 
+// loseAll ends every hold with cause and refuses new ones (Close).
+func (rt *Runtime) loseAll(cause error) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	hs.closed = true
+	var all []*hold
+	for _, owners := range hs.m {
+		for _, h := range owners {
+			all = append(all, h)
+		}
+	}
+	hs.mu.Unlock()
+	for _, h := range all {
+		rt.lose(h, cause)
+	}
+}
+
 // HoldCount returns how many holds this client tracks (tests, stats).
 func (rt *Runtime) HoldCount() int {
 	hs := &rt.holds
@@ -236,9 +256,6 @@ func (rt *Runtime) lose(h *hold, cause error) {
 	hs.mu.Unlock()
 	if lease != nil {
 		rt.Wheel.Cancel(lease)
-	}
-	if h.stopClose != nil {
-		h.stopClose()
 	}
 	for _, c := range ctxs {
 		c.cancel(cause)

@@ -28,15 +28,17 @@ type Runtime struct {
 	// Cluster is true when Redis is a cluster: renewals are grouped by slot.
 	Cluster bool
 
-	holds  Holds
-	locals Locals
-	done   context.Context
-	cancel context.CancelCauseFunc
+	holds    Holds
+	locals   Locals
+	requests requestIDs
+	done     context.Context
+	cancel   context.CancelCauseFunc
 }
 
 // Init prepares the runtime's lifetime; call once before use.
 func (rt *Runtime) Init() {
 	rt.done, rt.cancel = context.WithCancelCause(context.Background())
+	rt.requests.init()
 	if rt.Logger == nil {
 		rt.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -46,7 +48,10 @@ func (rt *Runtime) Init() {
 }
 
 // Close marks the runtime closed; later calls fail with ErrClosed.
-func (rt *Runtime) Close() { rt.cancel(ErrClosed) }
+func (rt *Runtime) Close() {
+	rt.cancel(ErrClosed)
+	rt.loseAll(ErrClosed)
+}
 
 // Done is a context that is cancelled, with cause ErrClosed, when the client
 // is closed.
