@@ -723,4 +723,3 @@ func isTransport(err error) bool {
 		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
-
