@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // monitor counts the top-level commands one server executes, per client
@@ -122,31 +124,14 @@ func (m *monitor) read(rd *bufio.Reader) {
 
 // line handles one MONITOR line: +<time> [<db> <client>] "<cmd>" "<arg>"...
 func (m *monitor) line(line string) {
-	open := strings.IndexByte(line, '[')
-	end := strings.IndexByte(line, ']')
-	if open < 0 || end < open {
+	l, ok := redistest.ParseMonitorLine(line)
+	if !ok {
 		return
 	}
-	head := line[open+1 : end]
-	sp := strings.IndexByte(head, ' ')
-	if sp < 0 {
-		return
-	}
-	client := head[sp+1:]
-	rest := line[end+1:]
-	q1 := strings.IndexByte(rest, '"')
-	if q1 < 0 {
-		return
-	}
-	q2 := strings.IndexByte(rest[q1+1:], '"')
-	if q2 < 0 {
-		return
-	}
-	cmd := strings.ToLower(rest[q1+1 : q1+1+q2])
-
+	client, cmd := l.Client, l.Command
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if cmd == "echo" && m.state < 2 && strings.Contains(rest, `"`+m.markers[m.state]+`"`) {
+	if cmd == "echo" && m.state < 2 && len(l.Args) == 1 && l.Args[0] == m.markers[m.state] {
 		close(m.seen[m.state])
 		m.state++
 		return
