@@ -90,6 +90,7 @@ type Waiter struct {
 	prev, next *Waiter
 	sig        chan struct{}
 	gone       bool
+	passOver   func() bool
 }
 
 // New returns a hub; it opens connections only when the first waiter comes.
@@ -175,6 +176,19 @@ func (h *Hub) route(ctx context.Context, channel string) (string, *redis.Client,
 
 // C is signalled when the waiter should re-check what it waits for.
 func (w *Waiter) C() <-chan struct{} { return w.sig }
+
+// PassOverWhen makes messages that wake a limited number of waiters skip
+// this one while skip reports true: its owner knows the message cannot
+// concern it and that something local will wake it instead (a lock held by
+// another goroutine of the same client). Waking it would cost a goroutine
+// switch for nothing. Messages that wake every waiter, and the wake-ups after
+// a reconnect, still reach it. skip runs with the hub's lock held and must
+// not call the hub.
+func (w *Waiter) PassOverWhen(skip func() bool) {
+	w.h.mu.Lock()
+	w.passOver = skip
+	w.h.mu.Unlock()
+}
 
 // Close unregisters the waiter. acquired tells whether the waiter got what it
 // waited for; if it did not, a wake-up it had not consumed passes to the next
@@ -266,7 +280,16 @@ func (e *entry) remove(w *Waiter) {
 // wake signals up to n waiters that have no wake-up pending, oldest first;
 // n == All signals every waiter.
 func (e *entry) wake(n int) {
+	e.wakeSome(n, false)
+}
+
+// wakeSome is wake that, for a limited n and with passOver set, skips the
+// waiters that ask to be passed over.
+func (e *entry) wakeSome(n int, passOver bool) {
 	for w := e.head; w != nil && (n == All || n > 0); w = w.next {
+		if passOver && n != All && w.passOver != nil && w.passOver() {
+			continue
+		}
 		select {
 		case w.sig <- struct{}{}:
 			if n != All {
@@ -310,7 +333,7 @@ func (h *Hub) onMessage(channel, payload string) {
 		return
 	}
 	if n := e.policy(payload); n != 0 {
-		e.wake(n)
+		e.wakeSome(n, true)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,6 +115,54 @@ func TestWakePolicies(t *testing.T) {
 		waitSignal(t, w)
 	}
 	require.NoError(t, raw.Publish(ctx, "ch", "x").Err())
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	waitSignal(t, ws[0])
+	require.False(t, signalled(ws[1]))
+}
+
+func TestPassOver(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+
+	ws := make([]*pubsub.Waiter, 3)
+	for i := range ws {
+		w, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+		require.NoError(t, err)
+		defer w.Close(false)
+		ws[i] = w
+	}
+	var busy atomic.Bool
+	busy.Store(true)
+	for _, w := range ws[:2] {
+		w.PassOverWhen(busy.Load)
+	}
+	// "0" passes over the two busy waiters and wakes the third.
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	waitSignal(t, ws[2])
+	require.False(t, signalled(ws[0]))
+	require.False(t, signalled(ws[1]))
+	// The first "0" wakes the third again; with its wake-up pending, the
+	// second wakes nobody. A message on another channel of the same
+	// connection marks when both were handled.
+	marker, err := h.Subscribe(ctx, "marker", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer marker.Close(false)
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
+	require.NoError(t, raw.Publish(ctx, "marker", "0").Err())
+	waitSignal(t, marker)
+	require.False(t, signalled(ws[0]), "a busy waiter was woken")
+	require.False(t, signalled(ws[1]), "a busy waiter was woken")
+	waitSignal(t, ws[2])
+	// "1" wakes all, busy or not.
+	require.NoError(t, raw.Publish(ctx, "ch", "1").Err())
+	for _, w := range ws {
+		waitSignal(t, w)
+	}
+	// No longer busy: the oldest is woken again.
+	busy.Store(false)
 	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
 	waitSignal(t, ws[0])
 	require.False(t, signalled(ws[1]))
