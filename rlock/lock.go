@@ -39,17 +39,29 @@ type Lock struct {
 	name    string
 	channel string
 	err     error
+
+	// Derived once per handle: the lock path builds no strings and boxes
+	// no constants.
+	queueKey    string
+	latchPrefix string
+	renew       renewal.Kind
+	onEnd       func(cause error)
 }
 
 // New returns the lock called name on rt. An empty name gives a handle whose
 // every call fails with ErrInvalidName.
 func New(rt *core.Runtime, name string) *Lock {
-	return &Lock{
-		rt:      rt,
-		name:    name,
-		channel: ChannelName(name),
-		err:     core.ValidateName(name),
+	l := &Lock{
+		rt:          rt,
+		name:        name,
+		channel:     ChannelName(name),
+		err:         core.ValidateName(name),
+		queueKey:    "rlock:" + name,
+		latchPrefix: LatchPrefix(name) + ":",
+		renew:       renewKind{rt},
 	}
+	l.onEnd = l.holdEnded
+	return l
 }
 
 // ChannelName returns the pub/sub channel of the lock called name.
@@ -154,8 +166,7 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 	}
 	ctx, owner := core.EnsureOwner(ctx)
 	field := core.OwnerField(l.rt.ID, owner)
-	lease := l.rt.WatchdogTimeout
-	var kind renewal.Kind = renewKind{l.rt}
+	lease, kind := l.rt.WatchdogTimeout, l.renew
 	if o.hasLease {
 		lease, kind = o.lease, nil
 	}
@@ -163,13 +174,16 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 	if wait && o.hasWait {
 		deadline = time.Now().Add(o.wait)
 	}
-	qv, release := l.rt.Local(l.queueKey(), newQueue)
-	defer release()
-	q := qv.(*queue)
-
-	q.mu.Lock()
-	busy := l.busy(q, field)
-	q.mu.Unlock()
+	// The first try needs no queue unless waiters exist: a lock taken
+	// at once allocates no local state.
+	busy := l.rt.HeldByOther(l.name, field)
+	if ref, ok := l.rt.Peek(l.queueKey); ok {
+		q := ref.Value().(*queue)
+		q.mu.Lock()
+		busy = busy || q.pending > 0
+		q.mu.Unlock()
+		ref.Release()
+	}
 	if !busy {
 		start := time.Now()
 		_, ok, err := l.tryAcquire(ctx, field, lease)
@@ -184,6 +198,9 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 		return ctx, false, nil
 	}
 
+	ref := l.rt.Local(l.queueKey, newQueue)
+	defer ref.Release()
+	q := ref.Value().(*queue)
 	w := &waiter{field: field, lease: lease, kind: kind, state: parked, nudge: make(chan struct{}, 1)}
 	q.mu.Lock()
 	q.add(w)
@@ -208,6 +225,14 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 	}
 	acquired := false
 	defer func() { sub.Close(acquired) }()
+	// An unlock message while another goroutine of this client holds the
+	// lock (typically the message of our own hand-off) cannot be for us:
+	// that holder's unlock hands over or wakes us. Don't get woken for it.
+	sub.PassOverWhen(func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return w.state == parked && l.busy(q, field)
+	})
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -270,8 +295,6 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 	}
 }
 
-func (l *Lock) queueKey() string { return "rlock:" + l.name }
-
 // busy reports whether another owner of this client holds the lock or is
 // being handed it; called with q.mu held.
 func (l *Lock) busy(q *queue, field string) bool {
@@ -294,14 +317,12 @@ func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
 	for attempt := 1; ; attempt++ {
 		dctx, cancel := l.rt.Detached(ctx)
 		start := time.Now()
-		// A script, so that the read goes to the master even when reads may
-		// go to replicas.
-		res, err := l.rt.Eval(dctx, holdsScript, []string{l.name}, w.field)
+		held, err := l.holds(dctx, w.field)
 		cancel()
 		if err == nil {
 			q.mu.Lock()
 			defer q.mu.Unlock()
-			if res == int64(1) {
+			if held {
 				// The hand-off happened, at most one unlock timeout ago.
 				w.state, w.start = handed, start.Add(-unlockAttempts*l.rt.Timeout)
 				return true
@@ -320,6 +341,13 @@ func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
 			return false
 		}
 	}
+}
+
+// holds reads whether field holds the lock, on the master: a script, so
+// that the read never goes to a replica.
+func (l *Lock) holds(ctx context.Context, field string) (bool, error) {
+	res, err := l.rt.Eval(ctx, holdsScript, []string{l.name}, field)
+	return res == int64(1), err
 }
 
 // abandon takes w out of the queue when its caller gives up. A hand-off in
@@ -364,6 +392,21 @@ func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
 // tryAcquire runs the acquire script once: ok, or the holder's TTL.
 func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, error) {
 	res, sync, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
+	var stale *core.StaleConnError
+	if errors.As(err, &stale) && !l.rt.Holding(l.name, field) {
+		// The server had closed the connection. Holding nothing before,
+		// we hold the lock now exactly when the script ran: ask Redis, and
+		// try again only if it did not.
+		held, herr := l.holds(ctx, field)
+		switch {
+		case herr != nil:
+			err = herr
+		case held:
+			return 0, true, nil
+		default:
+			res, sync, err = l.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
+		}
+	}
 	if err != nil {
 		if isTransport(err) && !l.rt.Holding(l.name, field) {
 			// The script may have run with its reply lost. Undo it while we
@@ -396,7 +439,7 @@ func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 }
 
 func (l *Lock) held(ctx context.Context, field string, kind renewal.Kind, lease time.Duration, start time.Time) context.Context {
-	return l.rt.Acquired(ctx, core.Acquire{Key: l.name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.holdEnded})
+	return l.rt.Acquired(ctx, core.Acquire{Key: l.name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
 }
 
 // acquired finishes a successful acquire; one that completed while the
@@ -447,9 +490,9 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockAttempts*l.rt.Timeout)
 	defer cancel()
 	var q *queue
-	if qv, release, ok := l.rt.Peek(l.queueKey()); ok {
-		defer release()
-		q = qv.(*queue)
+	if ref, ok := l.rt.Peek(l.queueKey); ok {
+		defer ref.Release()
+		q = ref.Value().(*queue)
 	}
 	res, err := l.release(dctx, q, field, lease)
 	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
@@ -475,12 +518,12 @@ func (l *Lock) Unlock(ctx context.Context) error {
 
 // wakeLocal wakes the oldest parked local waiter, if any.
 func (l *Lock) wakeLocal() {
-	qv, release, ok := l.rt.Peek(l.queueKey())
+	ref, ok := l.rt.Peek(l.queueKey)
 	if !ok {
 		return
 	}
-	defer release()
-	q := qv.(*queue)
+	defer ref.Release()
+	q := ref.Value().(*queue)
 	q.mu.Lock()
 	if w := q.firstParked(); w != nil {
 		w.wake()
@@ -561,7 +604,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 }
 
 func (l *Lock) unlockOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *waiter) (any, error) {
-	keys := []string{l.name, l.channel, LatchPrefix(l.name) + ":" + reqID}
+	keys := []string{l.name, l.channel, l.latchPrefix + reqID}
 	script, args := unlockScript, []any{"0", lease.Milliseconds(), field, l.rt.PublishCommand, l.latchTTL().Milliseconds()}
 	if next != nil {
 		script = unlockHandOffScript

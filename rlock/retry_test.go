@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -20,6 +21,9 @@ import (
 type replyDropper struct {
 	ln    net.Listener
 	armed atomic.Bool
+	// delay, when set with armed, holds the next reply back that long
+	// instead of cutting the connection.
+	delay atomic.Int64
 	wg    sync.WaitGroup
 }
 
@@ -46,9 +50,13 @@ func newReplyDropper(t *testing.T, target string) *replyDropper {
 				for {
 					n, err := s.Read(buf)
 					if n > 0 && p.armed.CompareAndSwap(true, false) {
-						c.Close()
-						s.Close()
-						return
+						if d := time.Duration(p.delay.Load()); d > 0 {
+							time.Sleep(d)
+						} else {
+							c.Close()
+							s.Close()
+							return
+						}
 					}
 					if n > 0 {
 						if _, werr := c.Write(buf[:n]); werr != nil {
@@ -69,12 +77,14 @@ func newReplyDropper(t *testing.T, target string) *replyDropper {
 
 // TestLostAcquireReplyIsNotRetried: go-redis retries commands whose reply
 // was lost; an acquire script run twice would count two holds for one Lock.
-// The acquire is sent without client retries and a lost outcome is undone.
+// The acquire is sent without client retries. When the connection was cut,
+// Redis is asked whether the script ran (then the lock is ours, once); when
+// the reply timed out, the outcome is undone and the error reported.
 func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	proxy := newReplyDropper(t, srv.Addr())
-	rdb := redis.NewClient(&redis.Options{Addr: proxy.ln.Addr().String(), MaxRetries: 3})
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.ln.Addr().String(), MaxRetries: 3, ReadTimeout: 300 * time.Millisecond})
 	t.Cleanup(func() { rdb.Close() })
 	c, err := redisson.New(rdb)
 	require.NoError(t, err)
@@ -86,12 +96,26 @@ func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	require.NoError(t, lock.Unlock(h))
 
 	owner := redisson.WithOwnerID(ctx, 77)
+	field := c.ID() + ":77"
+
+	// Connection cut after the script ran: the lock is ours, held once.
+	proxy.armed.Store(true)
+	h, err = lock.Lock(owner)
+	require.NoError(t, err, "the cut connection is resolved from Redis")
+	require.False(t, proxy.armed.Load(), "the reply was dropped")
+	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "fragile").Val(), "held once, not twice")
+	require.NoError(t, lock.Unlock(h))
+	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val())
+
+	// Reply held back past the read timeout: reported, and undone.
+	proxy.delay.Store(int64(time.Second))
 	proxy.armed.Store(true)
 	_, err = lock.Lock(owner)
 	require.Error(t, err, "the lost reply is reported, not retried")
-	require.False(t, proxy.armed.Load(), "the reply was dropped")
+	require.False(t, proxy.armed.Load(), "the reply was held back")
 	// The acquire ran once and was undone: no hold, certainly not two.
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val(), "fields: %v", raw.HGetAll(ctx, "fragile").Val())
+	proxy.delay.Store(0)
 
 	h, err = lock.Lock(owner)
 	require.NoError(t, err)

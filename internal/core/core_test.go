@@ -82,6 +82,7 @@ func TestWrapRedisError(t *testing.T) {
 	require.True(t, core.IsNoScript(errors.New("NOSCRIPT No matching script")))
 	require.True(t, core.IsRedirect(errors.New("MOVED 3999 127.0.0.1:6381")))
 	require.False(t, core.IsRedirect(errors.New("ERR x")))
+	require.True(t, core.IsRedirect(core.WrapRedisError("op", redis.Error(proto("ASK 3999 127.0.0.1:6381")))), "wrapped")
 }
 
 type proto string

@@ -15,25 +15,40 @@ import (
 // release the same hold.
 type Holds struct {
 	mu     sync.Mutex
-	m      map[string]map[string]*hold
-	closed bool // the client closed: no new holds
+	m      map[holdKey]*hold
+	owners map[string]int // holders per key
+	closed bool           // the client closed: no new holds
 }
+
+type holdKey struct{ key, owner string }
 
 type hold struct {
 	key, owner string
 	ttl        time.Duration
 	lease      *renewal.Lease
 	ctxs       []*holdCtx
+	ctxBuf     [1]*holdCtx // ctxs' storage for the usual single hold
 	onEnd      func(cause error)
 	gen        uint64 // bumped with every new lease; a stale lease's OnLost is ignored
 }
 
-// holdCtx is one acquisition's context; Unlock with that context ends it.
+// holdCtx is one acquisition's context, handed to the holder; Unlock with
+// that context ends it. It is the cancelable context itself, so that an
+// acquisition costs one context, not a cancel context and a value context.
 type holdCtx struct {
+	context.Context
 	cancel context.CancelCauseFunc
+	key    string
 }
 
 type holdCtxKey struct{ key string }
+
+func (c *holdCtx) Value(k any) any {
+	if hk, ok := k.(holdCtxKey); ok && hk.key == c.key {
+		return c
+	}
+	return c.Context.Value(k)
+}
 
 // Acquire is what an object tells the registry after its acquire script
 // succeeded.
@@ -55,29 +70,27 @@ type Acquire struct {
 // done when the hold ends, with cause ErrLockLost when ownership is lost and
 // ErrClosed when the client closes.
 func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
-	hctx, cancel := context.WithCancelCause(ctx)
-	hc := &holdCtx{cancel: cancel}
-	hctx = context.WithValue(hctx, holdCtxKey{a.Key}, hc)
+	cctx, cancel := context.WithCancelCause(ctx)
+	hc := &holdCtx{Context: cctx, cancel: cancel, key: a.Key}
 
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.closed {
 		cancel(ErrClosed)
-		return hctx
+		return hc
 	}
 	if hs.m == nil {
-		hs.m = make(map[string]map[string]*hold)
+		hs.m = make(map[holdKey]*hold)
+		hs.owners = make(map[string]int)
 	}
-	owners := hs.m[a.Key]
-	if owners == nil {
-		owners = make(map[string]*hold)
-		hs.m[a.Key] = owners
-	}
-	h := owners[a.Owner]
+	hk := holdKey{a.Key, a.Owner}
+	h := hs.m[hk]
 	if h == nil {
 		h = &hold{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
-		owners[a.Owner] = h
+		h.ctxs = h.ctxBuf[:0]
+		hs.m[hk] = h
+		hs.owners[a.Key]++
 	} else if h.lease != nil {
 		rt.Wheel.Cancel(h.lease)
 	}
@@ -91,11 +104,11 @@ func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
 		TTL:   a.TTL,
 		Start: a.Start,
 		OnLost: func(cause error) {
-			rt.loseIf(h, gen, fmt.Errorf("%w: %s: %w", ErrLockLost, a.Key, cause))
+			rt.loseIf(h, gen, fmt.Errorf("%w: %s: %w", ErrLockLost, h.key, cause))
 		},
 	})
 	h.ctxs = append(h.ctxs, hc)
-	return hctx
+	return hc
 }
 
 // LeaseOf returns the lease the owner last took the lock with (Redisson
@@ -104,7 +117,7 @@ func (rt *Runtime) LeaseOf(key, owner string, def time.Duration) time.Duration {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	if h := hs.m[key][owner]; h != nil {
+	if h := hs.m[holdKey{key, owner}]; h != nil {
 		return h.ttl
 	}
 	return def
@@ -115,7 +128,7 @@ func (rt *Runtime) Holding(key, owner string) bool {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	return hs.m[key][owner] != nil
+	return hs.m[holdKey{key, owner}] != nil
 }
 
 // HeldByOther reports whether an owner other than owner holds key through
@@ -124,8 +137,8 @@ func (rt *Runtime) HeldByOther(key, owner string) bool {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	owners := hs.m[key]
-	return len(owners) > 1 || (len(owners) == 1 && owners[owner] == nil)
+	n := hs.owners[key]
+	return n > 1 || (n == 1 && hs.m[holdKey{key, owner}] == nil)
 }
 
 // Released records an unlock. full says the lock is gone (every hold of the
@@ -134,7 +147,7 @@ func (rt *Runtime) HeldByOther(key, owner string) bool {
 func (rt *Runtime) Released(ctx context.Context, key, owner string, full bool, start time.Time) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	h := hs.m[key][owner]
+	h := hs.m[holdKey{key, owner}]
 	if h == nil {
 		hs.mu.Unlock()
 		return
@@ -174,7 +187,7 @@ func (rt *Runtime) Released(ctx context.Context, key, owner string, full bool, s
 func (rt *Runtime) Abandon(key, owner string, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	h := hs.m[key][owner]
+	h := hs.m[holdKey{key, owner}]
 	hs.mu.Unlock()
 	if h != nil {
 		rt.lose(h, cause)
@@ -186,8 +199,12 @@ func (rt *Runtime) Lost(key string, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
 	var all []*hold
-	for _, h := range hs.m[key] {
-		all = append(all, h)
+	if hs.owners[key] > 0 {
+		for hk, h := range hs.m {
+			if hk.key == key {
+				all = append(all, h)
+			}
+		}
 	}
 	hs.mu.Unlock()
 	for _, h := range all {
@@ -200,11 +217,9 @@ func (rt *Runtime) loseAll(cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
 	hs.closed = true
-	var all []*hold
-	for _, owners := range hs.m {
-		for _, h := range owners {
-			all = append(all, h)
-		}
+	all := make([]*hold, 0, len(hs.m))
+	for _, h := range hs.m {
+		all = append(all, h)
 	}
 	hs.mu.Unlock()
 	for _, h := range all {
@@ -217,11 +232,7 @@ func (rt *Runtime) HoldCount() int {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	n := 0
-	for _, owners := range hs.m {
-		n += len(owners)
-	}
-	return n
+	return len(hs.m)
 }
 
 // loseIf ends a hold for its lease of generation gen only: a lease replaced
@@ -241,14 +252,14 @@ func (rt *Runtime) loseIf(h *hold, gen uint64, cause error) {
 func (rt *Runtime) lose(h *hold, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	owners := hs.m[h.key]
-	if owners[h.owner] != h {
+	hk := holdKey{h.key, h.owner}
+	if hs.m[hk] != h {
 		hs.mu.Unlock()
 		return
 	}
-	delete(owners, h.owner)
-	if len(owners) == 0 {
-		delete(hs.m, h.key)
+	delete(hs.m, hk)
+	if hs.owners[h.key]--; hs.owners[h.key] <= 0 {
+		delete(hs.owners, h.key)
 	}
 	ctxs := h.ctxs
 	h.ctxs = nil

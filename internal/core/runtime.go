@@ -31,6 +31,7 @@ type Runtime struct {
 	holds    Holds
 	locals   Locals
 	requests requestIDs
+	conns    dedicatedConns
 	done     context.Context
 	cancel   context.CancelCauseFunc
 }
@@ -51,6 +52,7 @@ func (rt *Runtime) Init() {
 func (rt *Runtime) Close() {
 	rt.cancel(ErrClosed)
 	rt.loseAll(ErrClosed)
+	rt.conns.close()
 }
 
 // Done is a context that is cancelled, with cause ErrClosed, when the client
@@ -88,7 +90,8 @@ func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...a
 
 // EvalSynced runs a lock-writing script followed by WAIT for the master's
 // replicas on the same connection (one round trip), when replica sync is on
-// and the master has replicas. go-redis may re-send the script when a reply
+// and the master has replicas. Without WAIT, on a single node, the script
+// goes down a dedicated connection (see dedicatedConns). go-redis may re-send the script when a reply
 // is lost: use it for scripts that are idempotent (unlocks, with their
 // latch).
 func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
@@ -96,32 +99,37 @@ func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, arg
 }
 
 // EvalSyncedNoRetry is EvalSynced for scripts that must run at most once
-// (acquires): a lost reply is reported, never answered by a second run.
+// (acquires): a lost reply is reported, never answered by a second run. A
+// *StaleConnError says the server had closed the connection before the
+// reply: the caller finds out from Redis whether the script ran.
 func (rt *Runtime) EvalSyncedNoRetry(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
 	return rt.evalSynced(ctx, s, false, keys, args)
 }
 
 func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
 	run := func() (any, SyncResult, error) {
-		var v any
-		var err error
-		if retry {
-			v, err = s.Run(ctx, rt.Redis, keys, args...)
-		} else {
-			v, err = s.RunNoRetry(ctx, rt.Redis, keys, args...)
-		}
+		v, err := s.run(ctx, rt.Redis, retry, keys, args)
 		return v, SyncResult{}, err
 	}
-	if !rt.Sync.Enabled {
+	if rt.Cluster && !rt.Sync.Enabled {
 		return run()
 	}
 	node, err := master(ctx, rt.Redis, keys[0])
 	if err != nil || node == nil {
 		return run()
 	}
-	n := rt.Sync.replicas(ctx, node, rt.Logger)
+	n := 0
+	if rt.Sync.Enabled {
+		n = rt.Sync.replicas(ctx, node, rt.Logger)
+	}
 	if n == 0 {
-		return run()
+		if rt.Cluster {
+			// Through the cluster client: it follows redirects, and its
+			// hooks see the call.
+			return run()
+		}
+		v, err := rt.runOnNode(ctx, node, s, retry, keys, args)
+		return v, SyncResult{}, err
 	}
 	timeout := rt.Sync.Timeout
 	if timeout <= 0 {

@@ -16,11 +16,14 @@ type Script struct {
 	name string
 	src  string
 	s    *redis.Script
+	// The EVALSHA and EVAL arguments, boxed once.
+	shaArg, srcArg any
 }
 
 // NewScript returns a named script; the name appears in errors.
 func NewScript(name, src string) *Script {
-	return &Script{name: name, src: src, s: redis.NewScript(src)}
+	rs := redis.NewScript(src)
+	return &Script{name: name, src: src, s: rs, shaArg: rs.Hash(), srcArg: src}
 }
 
 // Name returns the script's name.
@@ -29,16 +32,10 @@ func (s *Script) Name() string { return s.name }
 // Hash returns the SHA1 of the script text.
 func (s *Script) Hash() string { return s.s.Hash() }
 
-// Run runs the script on the node that owns keys[0].
-func (s *Script) Run(ctx context.Context, c redis.Scripter, keys []string, args ...any) (any, error) {
-	v, err := s.s.Run(ctx, c, keys, args...).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap(err)
-	}
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	return v, nil
+// Run runs the script on the node that owns keys[0]. go-redis may send it
+// again when the reply is lost: use Run for idempotent scripts only.
+func (s *Script) Run(ctx context.Context, p processor, keys []string, args ...any) (any, error) {
+	return s.run(ctx, p, true, keys, args)
 }
 
 // processor is a client or pipeline that sends one command.
@@ -54,13 +51,15 @@ type noRetryCmd struct{ *redis.Cmd }
 
 func (noRetryCmd) NoRetry() bool { return true }
 
-// command builds EVALSHA (or EVAL) for keys and args without client retries.
-func (s *Script) command(ctx context.Context, sha bool, keys []string, args []any) (*redis.Cmd, redis.Cmder) {
+// command builds EVALSHA (or EVAL) for keys and args; the second result is
+// what to send: the command itself, or with retry false, the command
+// wrapped so that go-redis never re-sends it.
+func (s *Script) command(ctx context.Context, sha, retry bool, keys []string, args []any) (*redis.Cmd, redis.Cmder) {
 	all := make([]any, 0, 3+len(keys)+len(args))
 	if sha {
-		all = append(all, "evalsha", s.s.Hash())
+		all = append(all, "evalsha", s.shaArg)
 	} else {
-		all = append(all, "eval", s.src)
+		all = append(all, "eval", s.srcArg)
 	}
 	all = append(all, len(keys))
 	for _, k := range keys {
@@ -71,6 +70,9 @@ func (s *Script) command(ctx context.Context, sha bool, keys []string, args []an
 	if len(keys) > 0 {
 		cmd.SetFirstKeyPos(3)
 	}
+	if retry {
+		return cmd, cmd
+	}
 	return cmd, noRetryCmd{cmd}
 }
 
@@ -78,11 +80,15 @@ func (s *Script) command(ctx context.Context, sha bool, keys []string, args []an
 // the reply is lost. A NOSCRIPT answer (the script did not run) is followed
 // by EVAL.
 func (s *Script) RunNoRetry(ctx context.Context, p processor, keys []string, args ...any) (any, error) {
-	cmd, wrapped := s.command(ctx, true, keys, args)
-	err := p.Process(ctx, wrapped)
+	return s.run(ctx, p, false, keys, args)
+}
+
+func (s *Script) run(ctx context.Context, p processor, retry bool, keys []string, args []any) (any, error) {
+	cmd, send := s.command(ctx, true, retry, keys, args)
+	err := p.Process(ctx, send)
 	if IsNoScript(err) {
-		cmd, wrapped = s.command(ctx, false, keys, args)
-		err = p.Process(ctx, wrapped)
+		cmd, send = s.command(ctx, false, retry, keys, args)
+		err = p.Process(ctx, send)
 	}
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
@@ -95,8 +101,8 @@ func (s *Script) RunNoRetry(ctx context.Context, p processor, keys []string, arg
 
 // evalShaNoRetry queues the script on a pipeline as a no-retry command.
 func (s *Script) evalShaNoRetry(ctx context.Context, p redis.Pipeliner, keys []string, args []any) *redis.Cmd {
-	cmd, wrapped := s.command(ctx, true, keys, args)
-	_ = p.Process(ctx, wrapped)
+	cmd, send := s.command(ctx, true, false, keys, args)
+	_ = p.Process(ctx, send)
 	return cmd
 }
 
@@ -134,12 +140,16 @@ func IsNoScript(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
 }
 
-// IsRedirect reports whether err is a cluster MOVED or ASK reply.
+// IsRedirect reports whether err is (or wraps) a cluster MOVED or ASK reply.
 func IsRedirect(err error) bool {
 	if err == nil {
 		return false
 	}
 	m := err.Error()
+	var re redis.Error
+	if errors.As(err, &re) {
+		m = re.Error()
+	}
 	return strings.HasPrefix(m, "MOVED ") || strings.HasPrefix(m, "ASK ")
 }
 

@@ -1,0 +1,227 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Lock scripts go down a few dedicated connections per node instead of
+// through go-redis' pool. Every command taken from the pool first probes its
+// connection with a non-blocking recvfrom (the pool's health check); on the
+// lock path, two commands per lock+unlock, that probe and the pool's
+// bookkeeping cost about as much CPU as Redis spends running the script.
+// A dedicated connection (a go-redis Conn, which keeps one pooled
+// connection) skips both.
+//
+// The probe exists to catch connections the server or a failover closed
+// while they sat idle; a dedicated connection idle for longer than
+// dedicatedIdle is therefore given back to the pool instead of being used,
+// and one whose command failed in transit is dropped. At most a quarter of
+// the pool (and 2 × GOMAXPROCS) is kept per node, so the application keeps
+// the rest; when all are busy, calls use the pool as before.
+
+// dedicatedIdle is how long a dedicated connection may sit unused and still
+// be trusted without the pool's probe. Redis' own idle timeout ("timeout")
+// counts in whole seconds.
+const dedicatedIdle = 500 * time.Millisecond
+
+type dedicatedConns struct {
+	mu     sync.Mutex
+	nodes  map[*redis.Client]*nodeConns
+	closed bool
+	idle   time.Duration // 0: dedicatedIdle
+}
+
+type nodeConns struct {
+	free []*dedicatedConn // most recently used last
+	open int
+	max  int
+}
+
+type dedicatedConn struct {
+	node *redis.Client
+	conn *redis.Conn
+	used time.Time
+}
+
+// get returns a dedicated connection to node, or nil when the caller should
+// use the pool.
+func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
+	now := time.Now()
+	var stale []*dedicatedConn
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	if d.nodes == nil {
+		d.nodes = make(map[*redis.Client]*nodeConns)
+	}
+	nc := d.nodes[node]
+	if nc == nil {
+		nc = &nodeConns{max: min(node.Options().PoolSize/4, 2*runtime.GOMAXPROCS(0))}
+		d.nodes[node] = nc
+	}
+	idle := d.idle
+	if idle == 0 {
+		idle = dedicatedIdle
+	}
+	var dc *dedicatedConn
+	for len(nc.free) > 0 {
+		last := nc.free[len(nc.free)-1]
+		nc.free = nc.free[:len(nc.free)-1]
+		if now.Sub(last.used) <= idle {
+			dc = last
+			break
+		}
+		nc.open--
+		stale = append(stale, last)
+	}
+	if dc == nil && nc.open < nc.max {
+		nc.open++
+		dc = &dedicatedConn{node: node, conn: node.Conn()}
+	}
+	d.mu.Unlock()
+	for _, s := range stale {
+		// Back to the pool, which probes it before its next use.
+		_ = s.conn.Close()
+	}
+	return dc
+}
+
+// put returns dc after a command that ended with err.
+func (d *dedicatedConns) put(dc *dedicatedConn, err error) {
+	if err != nil && !isReply(err) {
+		// The connection may be broken or hold an unread reply: go-redis
+		// removes it from the pool on Close. When the server closed it,
+		// the node's other idle dedicated connections were most likely
+		// closed with it (a restart, a failover, CLIENT KILL).
+		if isPeerClosed(err) {
+			d.dropIdle(dc.node)
+		}
+		d.drop(dc)
+		return
+	}
+	dc.used = time.Now()
+	d.mu.Lock()
+	nc := d.nodes[dc.node]
+	if d.closed {
+		nc.open--
+		d.mu.Unlock()
+		_ = dc.conn.Close()
+		return
+	}
+	nc.free = append(nc.free, dc)
+	d.mu.Unlock()
+}
+
+func (d *dedicatedConns) drop(dc *dedicatedConn) {
+	d.mu.Lock()
+	d.nodes[dc.node].open--
+	d.mu.Unlock()
+	_ = dc.conn.Close()
+}
+
+// dropIdle gives the node's idle dedicated connections back to the pool,
+// which probes them before their next use.
+func (d *dedicatedConns) dropIdle(node *redis.Client) {
+	d.mu.Lock()
+	var idle []*dedicatedConn
+	if nc := d.nodes[node]; nc != nil {
+		idle = nc.free
+		nc.free = nil
+		nc.open -= len(idle)
+	}
+	d.mu.Unlock()
+	for _, dc := range idle {
+		_ = dc.conn.Close()
+	}
+}
+
+// close gives every idle dedicated connection back to its pool; busy ones
+// follow when their command ends.
+func (d *dedicatedConns) close() {
+	d.mu.Lock()
+	d.closed = true
+	var all []*dedicatedConn
+	for _, nc := range d.nodes {
+		all = append(all, nc.free...)
+		nc.open -= len(nc.free)
+		nc.free = nil
+	}
+	d.mu.Unlock()
+	for _, dc := range all {
+		_ = dc.conn.Close()
+	}
+}
+
+// Dedicated reports how many dedicated connections are open (tests).
+func (rt *Runtime) Dedicated() int {
+	rt.conns.mu.Lock()
+	defer rt.conns.mu.Unlock()
+	n := 0
+	for _, nc := range rt.conns.nodes {
+		n += nc.open
+	}
+	return n
+}
+
+// runOnNode runs s on node through a dedicated connection when one is free,
+// else through the node's pool.
+func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script, retry bool, keys []string, args []any) (any, error) {
+	var p processor = node
+	dc := rt.conns.get(node)
+	if dc != nil {
+		p = dc.conn
+	}
+	v, err := s.run(ctx, p, retry, keys, args)
+	if dc == nil {
+		return v, err
+	}
+	rt.conns.put(dc, err)
+	if err == nil || isReply(err) || !isPeerClosed(err) || ctx.Err() != nil {
+		return v, err
+	}
+	// The server had closed the connection, most likely before the
+	// command reached it: the pool would have noticed that with its probe.
+	if retry {
+		// The script is idempotent: send it again through the pool.
+		return s.run(ctx, node, retry, keys, args)
+	}
+	return v, &StaleConnError{Err: err}
+}
+
+// StaleConnError reports that a script that must not run twice failed
+// because the server had closed its dedicated connection. The script most
+// likely did not run, but it may have: the caller resolves that from Redis
+// before it tries again.
+type StaleConnError struct{ Err error }
+
+func (e *StaleConnError) Error() string {
+	return "connection closed by the server: " + e.Err.Error()
+}
+
+func (e *StaleConnError) Unwrap() error { return e.Err }
+
+// isReply reports whether err is an answer from Redis (the connection is
+// fine), not a failure to get one.
+func isReply(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) || errors.Is(err, ErrWrongType)
+}
+
+// isPeerClosed reports whether err says the connection was closed under us:
+// by the server (EOF, reset, broken pipe) or by go-redis on a failover.
+func isPeerClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed)
+}

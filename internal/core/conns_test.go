@@ -1,0 +1,73 @@
+package core
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+var echoScript = NewScript("test.echo", "return ARGV[1]")
+
+func newTestRuntime(t *testing.T, rdb *redis.Client) *Runtime {
+	rt := &Runtime{Redis: rdb, Timeout: time.Second}
+	rt.Init()
+	t.Cleanup(rt.Close)
+	return rt
+}
+
+func TestDedicatedConnections(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := srv.NewClient(func(o *redis.Options) { o.PoolSize = 8 })
+	t.Cleanup(func() { rdb.Close() })
+	rt := newTestRuntime(t, rdb)
+	ctx := context.Background()
+
+	// Sequential calls reuse one dedicated connection.
+	for i := range 20 {
+		v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, i)
+		require.NoError(t, err)
+		require.Equal(t, strconv.Itoa(i), v)
+	}
+	require.Equal(t, 1, rt.Dedicated())
+
+	// Concurrent calls open more, up to a quarter of the pool.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				if _, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, i); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.LessOrEqual(t, rt.Dedicated(), 2, "8/4")
+
+	// A connection idle for longer than the limit goes back to the pool
+	// instead of being used without go-redis' probe.
+	rt.conns.mu.Lock()
+	rt.conns.idle = time.Nanosecond
+	rt.conns.mu.Unlock()
+	before := rdb.PoolStats().IdleConns
+	_, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, rt.Dedicated(), "the idle ones were given back, one new one taken")
+	require.Greater(t, rdb.PoolStats().IdleConns, before-1)
+
+	rt.Close()
+	st := rdb.PoolStats()
+	require.Equal(t, 0, rt.Dedicated())
+	require.Equal(t, st.TotalConns, st.IdleConns, "all back in the pool: %+v", st)
+	_, _, err = rt.EvalSynced(ctx, echoScript, []string{"k"}, 1)
+	require.NoError(t, err, "a closed runtime's scripts go through the pool")
+	require.Equal(t, 0, rt.Dedicated())
+}

@@ -1,0 +1,109 @@
+package rlock_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// TestKilledConnections: lock scripts use dedicated connections that skip
+// go-redis' per-command probe. When the server closes them (CLIENT KILL, as
+// Sentinel does on a failover, or a restart) between two calls, the calls
+// still succeed, with the state a single call leaves.
+func TestKilledConnections(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	c := newClient(t, srv)
+	ctx := context.Background()
+	lock := c.Lock("killed")
+	field := func(id int64) string { return c.ID() + ":" + itoa(id) }
+	kill := func() {
+		t.Helper()
+		// SKIPME yes (the default) spares raw's own connection.
+		require.NoError(t, raw.Do(ctx, "CLIENT", "KILL", "TYPE", "normal").Err())
+	}
+
+	for i := range 5 {
+		owner := redisson.WithOwnerID(ctx, int64(100+i))
+		kill() // between an unlock and the next lock
+		h, err := lock.Lock(owner)
+		require.NoError(t, err, "lock after kill, round %d", i)
+		require.Equal(t, map[string]string{field(int64(100 + i)): "1"}, raw.HGetAll(ctx, "killed").Val())
+
+		kill() // between a lock and its unlock
+		require.NoError(t, lock.Unlock(h), "unlock after kill, round %d", i)
+		require.Equal(t, int64(0), raw.Exists(ctx, "killed").Val())
+		require.ErrorIs(t, context.Cause(h), context.Canceled, "an unlock ends the hold without a loss")
+	}
+
+	// A reentrant acquire over a killed connection is not resolved from
+	// Redis (the owner held the lock already): whatever its outcome, the
+	// hold count Redis keeps matches what the caller was told.
+	owner := redisson.WithOwnerID(ctx, 200)
+	h1, err := lock.Lock(owner)
+	require.NoError(t, err)
+	kill()
+	h2, err := lock.Lock(h1)
+	want := "2"
+	if err != nil {
+		want = "1"
+	}
+	require.Equal(t, map[string]string{field(200): want}, raw.HGetAll(ctx, "killed").Val(), "err: %v", err)
+	if err == nil {
+		require.NoError(t, lock.Unlock(h2))
+	}
+	require.NoError(t, lock.Unlock(h1))
+	require.Equal(t, int64(0), raw.Exists(ctx, "killed").Val())
+}
+
+// TestDedicatedConnectionsReturnToPool: the dedicated connections are few
+// (at most a quarter of the pool) and go back to the application's pool when
+// the Client closes.
+func TestDedicatedConnectionsReturnToPool(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := srv.NewClient(func(o *redis.Options) { o.PoolSize = 8 })
+	t.Cleanup(func() { rdb.Close() })
+	c, err := redisson.New(rdb)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			lock := c.Lock("spread:" + itoa(int64(g)))
+			for range 50 {
+				h, err := lock.Lock(ctx)
+				if !assertNoError(t, err) {
+					return
+				}
+				assertNoError(t, lock.Unlock(h))
+			}
+		})
+	}
+	wg.Wait()
+	require.LessOrEqual(t, int(rdb.PoolStats().TotalConns), 8, "the pool's size bounds everything")
+	require.NoError(t, c.Close())
+	st := rdb.PoolStats()
+	require.Equal(t, st.TotalConns, st.IdleConns, "every connection is back in the pool: %+v", st)
+	require.NoError(t, rdb.Ping(ctx).Err(), "the application's client still works")
+}
+
+func assertNoError(t *testing.T, err error) bool {
+	t.Helper()
+	if err != nil {
+		t.Error(err)
+		return false
+	}
+	return true
+}
+
+func itoa(n int64) string {
+	return strconv.FormatInt(n, 10)
+}
