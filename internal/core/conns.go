@@ -24,7 +24,8 @@ import (
 // The probe exists to catch connections the server or a failover closed
 // while they sat idle; a dedicated connection idle for longer than
 // dedicatedIdle is therefore given back to the pool instead of being used,
-// and one whose command failed in transit is dropped. At most a quarter of
+// and one whose command failed in transit is dropped. Each goes back to the
+// pool after dedicatedAge and is taken again. At most a quarter of
 // the pool (and 2 × GOMAXPROCS) is kept per node, so the application keeps
 // the rest; when all are busy, calls use the pool as before.
 
@@ -32,6 +33,12 @@ import (
 // be trusted without the pool's probe. Redis' own idle timeout ("timeout")
 // counts in whole seconds.
 const dedicatedIdle = 500 * time.Millisecond
+
+// dedicatedAge is how long a dedicated connection is kept out of the pool.
+// go-redis skips its push-notification peek (another recvfrom) on a
+// connection put back into the pool less than 5 s ago and peeks twice per
+// command after that, so connections go back and are taken again before.
+const dedicatedAge = 4 * time.Second
 
 type dedicatedConns struct {
 	mu     sync.Mutex
@@ -47,9 +54,15 @@ type nodeConns struct {
 }
 
 type dedicatedConn struct {
-	node *redis.Client
-	conn *redis.Conn
-	used time.Time
+	node  *redis.Client
+	conn  *redis.Conn
+	taken time.Time // from the pool
+	used  time.Time // last command
+	// primed: its connection has been in the pool since it was dialled.
+	// go-redis peeks for push notifications before and after every command
+	// on a connection never put into the pool, so an unprimed one goes
+	// back after its first command; the one taken next is primed.
+	primed bool
 }
 
 // get returns a dedicated connection to node, or nil when the caller should
@@ -78,7 +91,7 @@ func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 	for len(nc.free) > 0 {
 		last := nc.free[len(nc.free)-1]
 		nc.free = nc.free[:len(nc.free)-1]
-		if now.Sub(last.used) <= idle {
+		if last.primed && now.Sub(last.used) <= idle && now.Sub(last.taken) <= dedicatedAge {
 			dc = last
 			break
 		}
@@ -87,7 +100,9 @@ func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 	}
 	if dc == nil && nc.open < nc.max {
 		nc.open++
-		dc = &dedicatedConn{node: node, conn: node.Conn()}
+		// Closing a stale one puts its connection back into the pool,
+		// which hands it out next (LIFO): that one is primed.
+		dc = &dedicatedConn{node: node, conn: node.Conn(), taken: now, primed: len(stale) > 0}
 	}
 	d.mu.Unlock()
 	for _, s := range stale {
