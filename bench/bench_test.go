@@ -93,6 +93,16 @@ func TestRunnerTiny(t *testing.T) {
 			t.Errorf("%s: %v leases renewed per period, want > 0", lib, v)
 		}
 	}
+	for _, lib := range floorLibs {
+		for _, metric := range []string{"lock+unlock pairs/s", "redis-server CPU µs per pair"} {
+			if v := value("bare scripts", metric, lib); !(v > 0) {
+				t.Errorf("floor %s: %s = %v, want > 0", lib, metric, v)
+			}
+		}
+	}
+	if !strings.Contains(out.String(), libFloorRedisson+"÷"+libFloorSetNX) {
+		t.Error("the floor table lacks its ratio column")
+	}
 	for _, metric := range []string{"pub/sub connections (client Stats)", "pub/sub connections (CLIENT LIST TYPE pubsub)"} {
 		if v := value("waiters", metric, libOurs); v < 1 {
 			t.Errorf("%s = %v, want ≥ 1", metric, v)

@@ -148,6 +148,8 @@ func openLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
 			return nil, err
 		}
 		return &rueidisLocker{l: l}, nil
+	case libFloorRedisson, libFloorSetNX:
+		return newFloorLocker(lib, addr, rec), nil
 	}
 	return nil, fmt.Errorf("unknown library %q", lib)
 }
@@ -217,6 +219,16 @@ func librarySettings(lib string) []Setting {
 			{"FallbackSETPX", "false (default: SET PXAT)"},
 			{"ClientOption", "rueidis defaults (client-side caching on, CLIENT TRACKING OPTOUT; PipelineMultiplex forced to -1 by rueidislock)"},
 		}
+	case libFloorRedisson:
+		return append([]Setting{
+			{"acquire", "Redisson 3.52's RLock acquire script via go-redis Script.Run (EVALSHA), no library code"},
+			{"unlock", "Redisson 3.52's RLock unlock script: latch GET, HEXISTS, HINCRBY -1, DEL, PUBLISH 0, latch SET PX 12 s"},
+		}, goRedisSettings()...)
+	case libFloorSetNX:
+		return append([]Setting{
+			{"acquire", "SET key token NX PX 30000 in a script via go-redis Script.Run (EVALSHA), no library code"},
+			{"unlock", "GET, compare, DEL in a script"},
+		}, goRedisSettings()...)
 	case libTimer:
 		return append([]Setting{
 			{"acquire", "Redisson's RLock acquire script (hash field <uuid>:<i>, PEXPIRE lease) via go-redis EvalSha"},

@@ -16,6 +16,7 @@ const (
 	grpCompare  = "Locking: redisson-go and its peers"
 	grpWatchdog = "Watchdog scale: redisson-go's timing wheel vs one timer per lock"
 	grpWaiters  = "Waiter scale: redisson-go"
+	grpFloor    = "Protocol floor: two bare lock scripts through go-redis, no library code"
 )
 
 // Which way is better.
@@ -172,7 +173,7 @@ func (r *Report) addBreakdown(lib string, acc *costAcc) {
 }
 
 func libOrder(lib string) int {
-	if i := slices.Index(append(slices.Clone(allLibs), libTimer), lib); i >= 0 {
+	if i := slices.Index(append(append(slices.Clone(allLibs), libTimer), floorLibs...), lib); i >= 0 {
 		return i
 	}
 	return 100
@@ -228,18 +229,25 @@ func (r *Report) WriteTable(w io.Writer) {
 			}
 		}
 		slices.SortFunc(libs, func(a, b string) int { return libOrder(a) - libOrder(b) })
+		// The ratio columns divide the group's own library by each other
+		// one: redisson-go, or in the floor group Redisson's bare scripts.
+		ours, oursLabel := libOurs, "ours"
+		if slices.Contains(libs, libFloorRedisson) {
+			ours, oursLabel = libFloorRedisson, libFloorRedisson
+		}
 		var peers []string
 		for _, l := range libs {
-			if l != libOurs {
+			if l != ours {
 				peers = append(peers, l)
 			}
 		}
+		hasOurs := slices.Contains(libs, ours)
 		fmt.Fprintf(w, "\n## %s\n\n", g)
 		head := []string{"metric"}
 		head = append(head, libs...)
-		if slices.Contains(libs, libOurs) {
+		if hasOurs {
 			for _, p := range peers {
-				head = append(head, "ours÷"+p)
+				head = append(head, oursLabel+"÷"+p)
 			}
 		}
 		rows := [][]string{head}
@@ -260,29 +268,29 @@ func (r *Report) WriteTable(w io.Writer) {
 			for _, metric := range metrics {
 				label := metric
 				row := []string{}
-				var ours *Measurement
+				var om *Measurement
 				for _, lib := range libs {
 					m := r.find(g, sc, metric, lib)
 					if m == nil {
 						row = append(row, "–")
 						continue
 					}
-					if lib == libOurs {
-						ours = m
+					if lib == ours {
+						om = m
 					}
 					if m.Agg != aggMedian && !strings.Contains(label, "["+m.Agg) {
 						label += " [" + m.Agg + " of rounds]"
 					}
 					row = append(row, formatNum(m.Value))
 				}
-				if slices.Contains(libs, libOurs) {
+				if hasOurs {
 					for _, p := range peers {
 						pm := r.find(g, sc, metric, p)
-						if ours == nil || pm == nil || pm.Value == 0 {
+						if om == nil || pm == nil || pm.Value == 0 {
 							row = append(row, "–")
 							continue
 						}
-						row = append(row, fmt.Sprintf("%.2f", ours.Value/pm.Value))
+						row = append(row, fmt.Sprintf("%.2f", om.Value/pm.Value))
 					}
 				}
 				rows = append(rows, append([]string{label}, row...))

@@ -55,7 +55,7 @@ type Config struct {
 }
 
 // Scenario groups as --only accepts them.
-var scenarioGroups = []string{"uncontended", "parallel", "contended", "cost", "watchdog", "waiters"}
+var scenarioGroups = []string{"uncontended", "parallel", "floor", "contended", "cost", "watchdog", "waiters"}
 
 func (c *Config) enabled(s string) bool { return len(c.Only) == 0 || c.Only[s] }
 
@@ -115,7 +115,11 @@ func (r *Runner) Close() {
 // Run runs every enabled scenario and returns the report.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	r.report.Config = r.cfg
-	for _, lib := range append(slices.Clone(r.cfg.Libs), libTimer) {
+	libs := append(slices.Clone(r.cfg.Libs), libTimer)
+	if r.cfg.enabled("floor") {
+		libs = append(libs, floorLibs...)
+	}
+	for _, lib := range libs {
 		r.report.Settings = append(r.report.Settings, LibSettings{Lib: lib, Settings: librarySettings(lib)})
 	}
 	steps := []struct {
@@ -124,6 +128,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}{
 		{"uncontended", r.uncontended},
 		{"parallel", r.parallel},
+		{"floor", r.floor},
 		{"contended", r.contended},
 		{"cost", r.cost},
 		{"watchdog", r.watchdog},
@@ -396,6 +401,24 @@ func (r *Runner) parallel(ctx context.Context) error {
 	})
 }
 
+// floor runs the two pairs of bare lock scripts (floor.go) like the
+// uncontended scenario: what the wire protocol costs before any library code.
+func (r *Runner) floor(ctx context.Context) error {
+	return r.rounds(floorLibs, func(round int, lib string) error {
+		job := Job{Scenario: scUncontended, Lib: lib, Addr: r.cfg.Addr, Key: r.key("f", lib), Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout}
+		s, err := r.spawn(ctx, []Job{job}, runSpec{duration: r.duration(r.cfg.Duration)})
+		if err != nil {
+			return err
+		}
+		res := s.results[0]
+		rate := float64(res.Ops) / res.Seconds
+		r.report.add(grpFloor, "bare scripts, uncontended, 1 goroutine", "lock+unlock pairs/s", lib, higher, rate)
+		r.addCPUTo(grpFloor, "bare scripts, uncontended, 1 goroutine", "pair", lib, s, float64(res.Ops))
+		r.logf("floor         round %d %-17s %6.0f pairs/s", round, lib, rate)
+		return nil
+	})
+}
+
 // profilePath names a worker's CPU profile file, or "" without --cpuprofile.
 func (r *Runner) profilePath(scenario, lib string, round int, proc string) string {
 	if r.cfg.ProfileDir == "" {
@@ -594,12 +617,16 @@ func (r *Runner) cost(ctx context.Context) error {
 
 // addCPU records client and server CPU time per operation.
 func (r *Runner) addCPU(scenario, op, lib string, s *spawned, ops float64) {
+	r.addCPUTo(grpCompare, scenario, op, lib, s, ops)
+}
+
+func (r *Runner) addCPUTo(group, scenario, op, lib string, s *spawned, ops float64) {
 	if ops <= 0 {
 		return
 	}
-	r.report.add(grpCompare, scenario, "client CPU µs per "+op, lib, lower, s.clientCPU/ops*1e6)
-	r.report.add(grpCompare, scenario, "redis-server CPU µs per "+op, lib, lower, s.serverCPU/ops*1e6)
-	r.report.add(grpCompare, scenario, "client allocations per "+op, lib, lower, s.mallocs/ops)
+	r.report.add(group, scenario, "client CPU µs per "+op, lib, lower, s.clientCPU/ops*1e6)
+	r.report.add(group, scenario, "redis-server CPU µs per "+op, lib, lower, s.serverCPU/ops*1e6)
+	r.report.add(group, scenario, "client allocations per "+op, lib, lower, s.mallocs/ops)
 }
 
 // sumCounts adds up command counts: all, and subscription commands.
