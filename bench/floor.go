@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/rlock"
 )
 
 // The protocol floor: two lock scripts sent through go-redis with no
@@ -82,8 +84,8 @@ func newFloorLocker(lib, addr string, rec *addrRecorder) *floorLocker {
 }
 
 func (l *floorLocker) Mutex(key string) Mutex {
-	return &floorMutex{l: l, key: key, channel: "redisson_lock__channel:{" + key + "}",
-		latch: "redisson_unlock_latch:{" + key + "}:", field: l.id + ":" + strconv.FormatInt(l.counter.Add(1), 10)}
+	return &floorMutex{l: l, key: key, channel: rlock.ChannelName(key),
+		latch: rlock.LatchPrefix(key) + ":", field: l.id + ":" + strconv.FormatInt(l.counter.Add(1), 10)}
 }
 func (l *floorLocker) Retries() int64 { return 0 }
 func (l *floorLocker) Close() error   { return l.rdb.Close() }
