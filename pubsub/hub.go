@@ -91,6 +91,7 @@ type Waiter struct {
 	sig        chan struct{}
 	gone       bool
 	passOver   func() bool
+	passGroup  any
 }
 
 // New returns a hub; it opens connections only when the first waiter comes.
@@ -181,12 +182,14 @@ func (w *Waiter) C() <-chan struct{} { return w.sig }
 // this one while skip reports true: its owner knows the message cannot
 // concern it and that something local will wake it instead (a lock held by
 // another goroutine of the same client). Waking it would cost a goroutine
-// switch for nothing. Messages that wake every waiter, and the wake-ups after
-// a reconnect, still reach it. skip runs with the hub's lock held and must
-// not call the hub.
-func (w *Waiter) PassOverWhen(skip func() bool) {
+// switch for nothing. Waiters that pass the same group (a comparable value,
+// e.g. a pointer) share the answer: skip is asked once per message for the
+// group, however many of them wait.
+// Messages that wake every waiter, and the wake-ups after a reconnect, still
+// reach it. skip runs with the hub's lock held and must not call the hub.
+func (w *Waiter) PassOverWhen(group any, skip func() bool) {
 	w.h.mu.Lock()
-	w.passOver = skip
+	w.passOver, w.passGroup = skip, group
 	w.h.mu.Unlock()
 }
 
@@ -286,8 +289,28 @@ func (e *entry) wake(n int) {
 // wakeSome is wake that, for a limited n and with passOver set, skips the
 // waiters that ask to be passed over.
 func (e *entry) wakeSome(n int, passOver bool) {
+	// Answers of the groups asked during this message; a channel's
+	// waiters usually all belong to one.
+	var asked [4]struct {
+		group any
+		skip  bool
+	}
+	nAsked := 0
+	skip := func(w *Waiter) bool {
+		for i := range nAsked {
+			if asked[i].group == w.passGroup {
+				return asked[i].skip
+			}
+		}
+		v := w.passOver()
+		if nAsked < len(asked) {
+			asked[nAsked].group, asked[nAsked].skip = w.passGroup, v
+			nAsked++
+		}
+		return v
+	}
 	for w := e.head; w != nil && (n == All || n > 0); w = w.next {
-		if passOver && n != All && w.passOver != nil && w.passOver() {
+		if passOver && n != All && w.passOver != nil && skip(w) {
 			continue
 		}
 		select {

@@ -135,14 +135,16 @@ func TestPassOver(t *testing.T) {
 	}
 	var busy atomic.Bool
 	busy.Store(true)
+	var asked atomic.Int32
 	for _, w := range ws[:2] {
-		w.PassOverWhen(busy.Load)
+		w.PassOverWhen("group", func() bool { asked.Add(1); return busy.Load() })
 	}
 	// "0" passes over the two busy waiters and wakes the third.
 	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
 	waitSignal(t, ws[2])
 	require.False(t, signalled(ws[0]))
 	require.False(t, signalled(ws[1]))
+	require.Equal(t, int32(1), asked.Load(), "one question per message for the group")
 	// The first "0" wakes the third again; with its wake-up pending, the
 	// second wakes nobody. A message on another channel of the same
 	// connection marks when both were handled.

@@ -225,13 +225,14 @@ func (l *Lock) acquire(ctx context.Context, o acquireOptions, wait bool) (contex
 	}
 	acquired := false
 	defer func() { sub.Close(acquired) }()
-	// An unlock message while another goroutine of this client holds the
-	// lock (typically the message of our own hand-off) cannot be for us:
-	// that holder's unlock hands over or wakes us. Don't get woken for it.
-	sub.PassOverWhen(func() bool {
+	// An unlock message while a goroutine of this client holds the lock or
+	// is being handed it (typically the message of our own hand-off) cannot
+	// be for any local waiter: that holder's unlock hands over or wakes the
+	// oldest. Don't get woken for it; the queue's waiters share the answer.
+	sub.PassOverWhen(q, func() bool {
 		q.mu.Lock()
 		defer q.mu.Unlock()
-		return w.state == parked && l.busy(q, field)
+		return q.pending > 0 || l.rt.HeldLocally(l.name)
 	})
 
 	timer := time.NewTimer(time.Hour)
@@ -350,6 +351,20 @@ func (l *Lock) holds(ctx context.Context, field string) (bool, error) {
 	return res == int64(1), err
 }
 
+// holdCount reads field's hold count on the master (0: none).
+func (l *Lock) holdCount(ctx context.Context, field string) (int, error) {
+	res, err := l.rt.Eval(ctx, holdCountScript, []string{l.name}, field)
+	if err != nil || res == nil {
+		return 0, err
+	}
+	v, _ := res.(string)
+	n, cerr := strconv.Atoi(v)
+	if cerr != nil {
+		return 0, fmt.Errorf("rlock.holdCount: %q holds %q, not a count: %w", l.name, v, core.ErrWrongType)
+	}
+	return n, nil
+}
+
 // abandon takes w out of the queue when its caller gives up. A hand-off in
 // flight is waited for (it is bounded by the client's timeout); a lock
 // handed over meanwhile is released again, passing it on. It returns
@@ -374,6 +389,10 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (con
 		q.mu.Lock()
 		q.pending--
 		q.mu.Unlock()
+		// The release above may have published while the hand-off still
+		// counted as pending, so that local waiters were passed over: wake
+		// the oldest now that the lock is not busy here any more.
+		l.wakeLocal()
 	}
 	return ctx, false, err
 }
@@ -393,17 +412,18 @@ func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
 func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, error) {
 	res, sync, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
 	var stale *core.StaleConnError
-	if errors.As(err, &stale) && !l.rt.Holding(l.name, field) {
-		// The server had closed the connection. Holding nothing before,
-		// we hold the lock now exactly when the script ran: ask Redis, and
-		// try again only if it did not.
-		held, herr := l.holds(ctx, field)
+	if errors.As(err, &stale) {
+		// The server had closed the connection. Redis counts one more
+		// hold for us than we know of exactly when the script ran: ask,
+		// and try again only if it did not.
+		before := l.rt.HoldDepth(l.name, field)
+		count, herr := l.holdCount(ctx, field)
 		switch {
 		case herr != nil:
 			err = herr
-		case held:
+		case count == before+1:
 			return 0, true, nil
-		default:
+		case count == before:
 			res, sync, err = l.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{l.name}, lease.Milliseconds(), field)
 		}
 	}

@@ -93,6 +93,12 @@ redis.call('set', KEYS[3], 1, 'px', ARGV[5])
 return 1
 `)
 
+// holdCountScript reads an owner's hold count on the master.
+// KEYS: [name]. ARGV: [owner field]. Reply: the count, or nil.
+var holdCountScript = core.NewScript("rlock.holdCount", `
+return redis.call('hget', KEYS[1], ARGV[1])
+`)
+
 // holdsScript tells whether an owner holds the lock, read on the master.
 // KEYS: [name]. ARGV: [owner field]. Reply: 1 or 0.
 var holdsScript = core.NewScript("rlock.holds", `

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -87,17 +88,23 @@ func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 	if idle == 0 {
 		idle = dedicatedIdle
 	}
-	var dc *dedicatedConn
-	for len(nc.free) > 0 {
-		last := nc.free[len(nc.free)-1]
-		nc.free = nc.free[:len(nc.free)-1]
-		if last.primed && now.Sub(last.used) <= idle && now.Sub(last.taken) <= dedicatedAge {
-			dc = last
-			break
+	// The most recently used connection serves; every stale one, wherever
+	// it sits, goes back to the pool.
+	keep := nc.free[:0]
+	for _, c := range nc.free {
+		if c.primed && now.Sub(c.used) <= idle && now.Sub(c.taken) <= dedicatedAge {
+			keep = append(keep, c)
+			continue
 		}
 		nc.open--
-		stale = append(stale, last)
+		stale = append(stale, c)
 	}
+	clear(nc.free[len(keep):])
+	var dc *dedicatedConn
+	if n := len(keep); n > 0 {
+		dc, keep = keep[n-1], keep[:n-1]
+	}
+	nc.free = keep
 	if dc == nil && nc.open < nc.max {
 		nc.open++
 		// Closing a stale one puts its connection back into the pool,
@@ -192,26 +199,31 @@ func (rt *Runtime) Dedicated() int {
 // runOnNode runs s on node through a dedicated connection when one is free,
 // else through the node's pool.
 func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script, retry bool, keys []string, args []any) (any, error) {
-	var p processor = node
 	dc := rt.conns.get(node)
-	if dc != nil {
-		p = dc.conn
-	}
-	v, err := s.run(ctx, p, retry, keys, args)
 	if dc == nil {
-		return v, err
-	}
-	rt.conns.put(dc, err)
-	if err == nil || isReply(err) || !isPeerClosed(err) || ctx.Err() != nil {
-		return v, err
-	}
-	// The server had closed the connection, most likely before the
-	// command reached it: the pool would have noticed that with its probe.
-	if retry {
-		// The script is idempotent: send it again through the pool.
 		return s.run(ctx, node, retry, keys, args)
 	}
-	return v, &StaleConnError{Err: err}
+	// Never with go-redis' retries: on a one-connection Conn they only
+	// meet the broken connection again, after a backoff each.
+	v, err := s.run(ctx, dc.conn, false, keys, args)
+	rt.conns.put(dc, err)
+	if err == nil || isReply(err) || ctx.Err() != nil {
+		return v, err
+	}
+	switch {
+	case notSent(err):
+		// The command never left: the pool sends it, as if it had been
+		// asked first.
+		return s.run(ctx, node, retry, keys, args)
+	case isPeerClosed(err) && retry:
+		// The server had closed the connection, most likely before the
+		// command reached it (the pool would have noticed with its probe),
+		// and the script is idempotent: send it again through the pool.
+		return s.run(ctx, node, retry, keys, args)
+	case isPeerClosed(err):
+		return v, &StaleConnError{Err: err}
+	}
+	return v, err
 }
 
 // StaleConnError reports that a script that must not run twice failed
@@ -231,6 +243,17 @@ func (e *StaleConnError) Unwrap() error { return e.Err }
 func isReply(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re) || errors.Is(err, ErrWrongType)
+}
+
+// notSent reports whether err certainly failed before the command was
+// written: a dedicated connection go-redis already knew to be bad, or a
+// write (or write deadline) on a socket closed under us, which sends nothing.
+func notSent(err error) bool {
+	if strings.Contains(err.Error(), "redis: Conn is in a bad state") {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) && (oe.Op == "write" || oe.Op == "set") && errors.Is(err, net.ErrClosed)
 }
 
 // isPeerClosed reports whether err says the connection was closed under us:

@@ -2,8 +2,13 @@ package core
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,3 +76,35 @@ func TestDedicatedConnections(t *testing.T) {
 	require.NoError(t, err, "a closed runtime's scripts go through the pool")
 	require.Equal(t, 0, rt.Dedicated())
 }
+
+func TestErrorClasses(t *testing.T) {
+	closedWrite := &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
+	for _, tc := range []struct {
+		name                       string
+		err                        error
+		reply, notSent, peerClosed bool
+	}{
+		{"reply", redis.Nil, true, false, false},
+		{"wrongtype", WrapRedisError("op", proto("WRONGTYPE x")), true, false, false},
+		{"eof", io.EOF, false, false, true},
+		{"reset on read", &net.OpError{Op: "read", Err: syscall.ECONNRESET}, false, false, true},
+		{"closed before write", closedWrite, false, true, true},
+		{"closed deadline", &net.OpError{Op: "set", Err: net.ErrClosed}, false, true, true},
+		{"closed on read", &net.OpError{Op: "read", Err: net.ErrClosed}, false, false, true},
+		{"bad sticky conn", fmt.Errorf("rlock.acquire: %w", errors.New("redis: Conn is in a bad state: EOF")), false, true, false},
+		{"timeout", context.DeadlineExceeded, false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.reply, isReply(tc.err), "isReply")
+			if !tc.reply {
+				require.Equal(t, tc.notSent, notSent(tc.err), "notSent")
+				require.Equal(t, tc.peerClosed, isPeerClosed(tc.err), "isPeerClosed")
+			}
+		})
+	}
+}
+
+type proto string
+
+func (p proto) Error() string { return string(p) }
+func (proto) RedisError()     {}

@@ -43,6 +43,10 @@ type holdCtx struct {
 
 type holdCtxKey struct{ key string }
 
+func (c *holdCtx) String() string {
+	return fmt.Sprint(c.Context) + ".WithHold(" + c.key + ")"
+}
+
 func (c *holdCtx) Value(k any) any {
 	if hk, ok := k.(holdCtxKey); ok && hk.key == c.key {
 		return c
@@ -121,6 +125,26 @@ func (rt *Runtime) LeaseOf(key, owner string, def time.Duration) time.Duration {
 		return h.ttl
 	}
 	return def
+}
+
+// HoldDepth returns how many holds of key the owner has through this client
+// (its re-entries), 0 when it holds nothing.
+func (rt *Runtime) HoldDepth(key, owner string) int {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if h := hs.m[holdKey{key, owner}]; h != nil {
+		return len(h.ctxs)
+	}
+	return 0
+}
+
+// HeldLocally reports whether any owner holds key through this client.
+func (rt *Runtime) HeldLocally(key string) bool {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.owners[key] > 0
 }
 
 // Holding reports whether the owner holds key through this client.
