@@ -61,3 +61,77 @@ func ownerOf(t *testing.T, ctx context.Context) string {
 	require.True(t, ok)
 	return strconv.FormatInt(id, 10)
 }
+
+// TestSentinelFailover: without replica sync the lock scripts go down
+// dedicated connections; after a Sentinel failover (which kills the old
+// master's clients and demotes it) locks keep working on the new master
+// within the time go-redis needs to follow Sentinel, and no hold is counted
+// twice.
+func TestSentinelFailover(t *testing.T) {
+	master := redistest.StartServer(t)
+	replica := redistest.StartReplica(t, master)
+	sentinel := redistest.StartSentinel(t, master)
+	ctx := context.Background()
+	sc := redis.NewSentinelClient(&redis.Options{Addr: sentinel.Addr()})
+	t.Cleanup(func() { _ = sc.Close() })
+	eventually(t, 15*time.Second, "the sentinel knows the replica", func() bool {
+		rs, err := sc.Replicas(ctx, redistest.SentinelMasterName).Result()
+		return err == nil && len(rs) == 1
+	})
+
+	rdb := redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName:    redistest.SentinelMasterName,
+		SentinelAddrs: []string{sentinel.Addr()},
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c, err := redisson.New(rdb, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	lock := c.Lock("failover")
+	cycle := func(id int64) error {
+		h, err := lock.Lock(redisson.WithOwnerID(ctx, id))
+		if err != nil {
+			return err
+		}
+		return lock.Unlock(h)
+	}
+	for i := range 20 {
+		require.NoError(t, cycle(int64(i+1)))
+	}
+
+	// Sentinel promotes a replica only once it has fresh INFO from it.
+	eventually(t, 30*time.Second, "Sentinel accepted the failover", func() bool {
+		return sc.Failover(ctx, redistest.SentinelMasterName).Err() == nil
+	})
+	newMaster := redistest.Client(t, replica)
+	eventually(t, 15*time.Second, "the replica became master", func() bool {
+		role, err := newMaster.Do(ctx, "ROLE").Slice()
+		return err == nil && len(role) > 0 && role[0] == "master"
+	})
+
+	// Until go-redis has heard of the switch from Sentinel, calls may still
+	// reach the old master or fail; then they succeed, on the new master.
+	var failures int
+	eventually(t, 15*time.Second, "locks are taken on the new master", func() bool {
+		h, err := lock.Lock(redisson.WithOwnerID(ctx, 100))
+		if err != nil {
+			failures++
+			return false
+		}
+		onNew := newMaster.Exists(ctx, "failover").Val() == 1
+		if err := lock.Unlock(h); err != nil {
+			failures++
+			return false
+		}
+		return onNew
+	})
+	t.Logf("%d failed lock/unlock calls during the switch-over", failures)
+	for i := range 20 {
+		owner := redisson.WithOwnerID(ctx, int64(200+i))
+		h, err := lock.Lock(owner)
+		require.NoError(t, err, "cycle %d after the failover", i)
+		require.Equal(t, map[string]string{c.ID() + ":" + strconv.Itoa(200+i): "1"}, newMaster.HGetAll(ctx, "failover").Val())
+		require.NoError(t, lock.Unlock(h))
+		require.Equal(t, int64(0), newMaster.Exists(ctx, "failover").Val())
+	}
+}
