@@ -318,7 +318,8 @@ func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
 	for attempt := 1; ; attempt++ {
 		dctx, cancel := l.rt.Detached(ctx)
 		start := time.Now()
-		held, err := l.holds(dctx, w.field)
+		count, err := l.holdCount(dctx, w.field)
+		held := count > 0
 		cancel()
 		if err == nil {
 			q.mu.Lock()
@@ -344,22 +345,20 @@ func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
 	}
 }
 
-// holds reads whether field holds the lock, on the master: a script, so
+// holdCount reads field's hold count on the master (0: none): a script, so
 // that the read never goes to a replica.
-func (l *Lock) holds(ctx context.Context, field string) (bool, error) {
-	res, err := l.rt.Eval(ctx, holdsScript, []string{l.name}, field)
-	return res == int64(1), err
-}
-
-// holdCount reads field's hold count on the master (0: none).
 func (l *Lock) holdCount(ctx context.Context, field string) (int, error) {
 	res, err := l.rt.Eval(ctx, holdCountScript, []string{l.name}, field)
 	if err != nil || res == nil {
 		return 0, err
 	}
 	v, _ := res.(string)
-	n, cerr := strconv.Atoi(v)
-	if cerr != nil {
+	return l.parseCount(v)
+}
+
+func (l *Lock) parseCount(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
 		return 0, fmt.Errorf("rlock.holdCount: %q holds %q, not a count: %w", l.name, v, core.ErrWrongType)
 	}
 	return n, nil
@@ -721,11 +720,7 @@ func (l *Lock) HoldCount(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, core.WrapRedisError("rlock.holdCount", err)
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("rlock.holdCount: %q holds %q, not a count: %w", l.name, v, core.ErrWrongType)
-	}
-	return n, nil
+	return l.parseCount(v)
 }
 
 // RemainTTL returns the lock's remaining lease, with go-redis' conventions

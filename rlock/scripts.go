@@ -98,9 +98,3 @@ return 1
 var holdCountScript = core.NewScript("rlock.holdCount", `
 return redis.call('hget', KEYS[1], ARGV[1])
 `)
-
-// holdsScript tells whether an owner holds the lock, read on the master.
-// KEYS: [name]. ARGV: [owner field]. Reply: 1 or 0.
-var holdsScript = core.NewScript("rlock.holds", `
-return redis.call('hexists', KEYS[1], ARGV[1])
-`)
