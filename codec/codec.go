@@ -1,0 +1,347 @@
+// Package codec turns Go values into the bytes Java Redisson's codecs store,
+// and back, so a Go service and a Java service can share Redis values.
+//
+// A Codec has two methods: Encode a Go value to bytes, Decode bytes into a
+// Go value (through a pointer, like encoding/json). The codecs mirror
+// Redisson 3.52's, byte for byte:
+//
+//	Go                    Java (org.redisson...)               bytes
+//	String()              client.codec.StringCodec             UTF-8 text
+//	Long()                client.codec.LongCodec               decimal ASCII
+//	ByteArray()           client.codec.ByteArrayCodec          the bytes as they are
+//	JsonJackson(t)        codec.JsonJacksonCodec               JSON with Jackson default typing
+//	TypedJsonJackson()    codec.TypedJsonJacksonCodec(Foo.class) JSON, no type information
+//	MsgPackJackson(t)     codec.MsgPackJacksonCodec            JsonJackson's rules in MessagePack
+//
+// Redisson's default codec since 3.19, Kryo5Codec, is not portable: Kryo
+// writes Java class ids and serializer state that only a JVM with the same
+// classes and Kryo registration can read. A Java service that shares values
+// with Go sets a portable codec, for example in its Config:
+//
+//	config.setCodec(new org.redisson.codec.JsonJacksonCodec());
+//
+// or per object: redisson.getBucket("name", JsonJacksonCodec.INSTANCE).
+//
+// # Java classes of Go types: a registry
+//
+// JsonJackson and MsgPackJackson write Java class names into the data
+// (Jackson's default typing: an "@class" property, or a ["<class>", value]
+// wrapper). The Java class of a Go struct is declared in a Types registry,
+// not in a struct tag:
+//
+//	types := codec.NewTypes()
+//	types.Register("com.example.Person", Person{})
+//	c := codec.JsonJackson(types)
+//
+// A registry, because the class belongs to the type, not to a field: it is
+// written wherever a value appears (at the top, in a slice, in a map, in an
+// `any` field), and decoding needs the reverse lookup, class name → Go type,
+// which only a registry can give (Go has no way to find a type by a tag).
+// Registering also makes the set of types a peer may make us instantiate
+// explicit. Struct tags describe fields only (see below).
+//
+// # How Go types map to Java types
+//
+// Jackson's default typing in Redisson writes type information for every
+// non-final class and for java.lang.Long. The Go side follows the Java type
+// each Go type stands for:
+//
+//	Go                          Java                     JSON written
+//	string                      String                   "x"
+//	bool                        boolean / Boolean        true
+//	int32, uint16               int / Integer            42
+//	int, int64, uint32, uint,   long (struct field)      42
+//	uint64                      Long (anywhere else)     ["java.lang.Long",42]
+//	*int64 (struct field)       Long                     ["java.lang.Long",42]
+//	int16, uint8 / int8         Short / Byte             1, or ["java.lang.Short",1] as an Object
+//	float64 / float32           double / float           1.5, or ["java.lang.Float",1.5] as an Object
+//	[]byte                      byte[]                   base64 text (MessagePack: bin)
+//	[]T                         java.util.ArrayList      ["java.util.ArrayList",[...]]
+//	map[string]T                java.util.HashMap        {"@class":"java.util.HashMap",...}
+//	registered struct           the registered class     {"@class":"com.example.Person",...}
+//	registered string type      a Java enum              "RED", or ["com.example.Color","RED"] as an Object
+//	any                         Object                   per the dynamic value
+//
+// "As an Object" means a value whose declared Java type is Object: an element
+// of a slice or map, or a field of Go type any. A Go pointer stands for a
+// boxed (nullable) Java type; a nil pointer, map, slice or interface is Java's
+// null, and null properties are left out, as Redisson's mapper does
+// (Include.NON_NULL, also for map values; slices keep their nulls).
+// Properties are written in alphabetical order (SORT_PROPERTIES_ALPHABETICALLY);
+// map entries in the iteration order of a java.util.HashMap filled by put(),
+// so that a Go map encodes to the bytes Java stores for the same map (this
+// matters for compare-and-set, which compares bytes).
+//
+// Struct fields: the property name comes from the `redisson` tag, else the
+// `json` tag's name, else the Go name with its leading capitals lowered
+// (ID → id, URLPath → urlPath, Name → name); "-" skips a field. Options in
+// the redisson tag: "boxed" writes an integer field as a Java Long (what a
+// Java `Long id` field needs; an int64 field is a primitive `long`), "array"
+// writes a slice of strings, booleans or numbers as a Java array (String[],
+// long[]: a plain JSON array). Getting boxed/primitive right matters: Jackson
+// refuses a plain number for a Long field and a wrapper for a long field.
+// Embedded structs are flattened, as Java superclass fields are.
+//
+// Decoding a JsonJackson or MsgPackJackson value into an `any` gives: nil,
+// bool, string, int32 (Integer), int64 (Long), float64 (Double), float32
+// (Float), int16, int8, []byte, []any (any collection class), map[string]any
+// (java.util maps), the registered Go type for a registered "@class" (a
+// struct value, not a pointer), or, for an unknown class, a map[string]any
+// that keeps its "@class" entry: encoding such a map writes it back as that
+// class with its properties sorted, so unknown objects pass through. Other
+// wrapped scalars (java.math.BigDecimal, java.util.Date, ...) decode to their
+// plain value. Decoding into a registered struct requires the registered
+// "@class"; another class is an error wrapping ErrWrongClass. Unknown
+// properties are ignored, as Redisson's mapper does.
+//
+// # What is not byte-identical
+//
+// Doubles are written in Java's Double.toString layout with the shortest
+// digits that round-trip (what Java 19+ prints; Java 17 prints a longer form
+// for a few rare values). Map entries whose keys fall in the same HashMap
+// bucket are written in sorted order (Java: insertion order), and maps built
+// by Java's copy constructors or with an initial capacity may iterate in
+// another order. Java types without a Go counterpart here (BigDecimal, Date,
+// UUID, Java records, final classes) are not produced by the encoder. None of
+// this affects what either side reads, only byte comparisons.
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Codec encodes Go values to the bytes stored in Redis and decodes them
+// back. Implementations are safe for concurrent use.
+type Codec interface {
+	// Encode returns the bytes stored for v.
+	Encode(v any) ([]byte, error)
+	// Decode stores the value encoded in data into the value v points to.
+	Decode(data []byte, v any) error
+}
+
+var (
+	// ErrEncode is wrapped by every error of Encode.
+	ErrEncode = errors.New("codec: cannot encode")
+	// ErrDecode is wrapped by every error of Decode.
+	ErrDecode = errors.New("codec: cannot decode")
+	// ErrWrongClass is wrapped (together with ErrDecode) when a value's Java
+	// class does not match the Go type it is decoded into.
+	ErrWrongClass = errors.New("codec: wrong Java class")
+)
+
+func encodeErrorf(codec, format string, a ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrEncode, codec, fmt.Sprintf(format, a...))
+}
+
+func decodeErrorf(codec, format string, a ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrDecode, codec, fmt.Sprintf(format, a...))
+}
+
+// target returns the settable value a Decode argument points to.
+func target(codec string, v any) (reflect.Value, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return reflect.Value{}, decodeErrorf(codec, "Decode needs a non-nil pointer, got %T", v)
+	}
+	return rv.Elem(), nil
+}
+
+// String returns Redisson's StringCodec: the UTF-8 bytes of a string.
+//
+// Encode accepts strings, []byte (written as they are), integers and
+// booleans (in decimal and "true"/"false", as Java's toString), floats (in
+// Java's Double.toString layout) and fmt.Stringer. Decode stores into a
+// *string, *[]byte or *any (a string). Bytes that are not UTF-8 are kept as
+// they are (Java would read U+FFFD in their place).
+func String() Codec { return stringCodec{} }
+
+type stringCodec struct{}
+
+func (stringCodec) Encode(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return []byte(x), nil
+	case []byte:
+		return append([]byte{}, x...), nil
+	case fmt.Stringer:
+		return []byte(x.String()), nil
+	case nil:
+		return nil, encodeErrorf("String", "nil value (Java's null is stored by deleting the key)")
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.String:
+		return []byte(rv.String()), nil
+	case reflect.Bool:
+		return strconv.AppendBool(nil, rv.Bool()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(nil, rv.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.AppendUint(nil, rv.Uint(), 10), nil
+	case reflect.Float32:
+		return []byte(javaFloat(rv.Float(), 32)), nil
+	case reflect.Float64:
+		return []byte(javaFloat(rv.Float(), 64)), nil
+	case reflect.Slice:
+		if rv.Type().Elem().Kind() == reflect.Uint8 {
+			return append([]byte{}, rv.Bytes()...), nil
+		}
+	}
+	return nil, encodeErrorf("String", "unsupported Go type %T", v)
+}
+
+func (stringCodec) Decode(data []byte, v any) error {
+	t, err := target("String", v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.Kind() == reflect.String:
+		t.SetString(string(data))
+	case t.Kind() == reflect.Slice && t.Type().Elem().Kind() == reflect.Uint8:
+		t.SetBytes(append([]byte{}, data...))
+	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
+		t.Set(reflect.ValueOf(string(data)))
+	default:
+		return decodeErrorf("String", "cannot decode into %s", t.Type())
+	}
+	return nil
+}
+
+// Long returns Redisson's LongCodec: a Java long in decimal ASCII ("42",
+// "-7").
+//
+// Encode accepts any Go integer that fits a Java long. Decode parses like
+// Java's Long.valueOf (optional sign, decimal digits, within int64) and
+// stores into any Go integer (range checked) or *any (an int64).
+func Long() Codec { return longCodec{} }
+
+type longCodec struct{}
+
+func (longCodec) Encode(v any) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(nil, rv.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if rv.Uint() > math.MaxInt64 {
+			return nil, encodeErrorf("Long", "%d does not fit a Java long", rv.Uint())
+		}
+		return strconv.AppendUint(nil, rv.Uint(), 10), nil
+	}
+	return nil, encodeErrorf("Long", "unsupported Go type %T (want an integer)", v)
+}
+
+func (longCodec) Decode(data []byte, v any) error {
+	t, err := target("Long", v)
+	if err != nil {
+		return err
+	}
+	n, err := parseJavaLong(data)
+	if err != nil {
+		return decodeErrorf("Long", "%v", err)
+	}
+	if t.Kind() == reflect.Interface && t.NumMethod() == 0 {
+		t.Set(reflect.ValueOf(n))
+		return nil
+	}
+	if err := setInt(t, n); err != nil {
+		return decodeErrorf("Long", "%v", err)
+	}
+	return nil
+}
+
+// parseJavaLong parses like Java's Long.valueOf(String).
+func parseJavaLong(data []byte) (int64, error) {
+	if len(data) == 0 || len(data) > 20 {
+		return 0, fmt.Errorf("%s is not a decimal long", quoteBytes(data))
+	}
+	for i, c := range data {
+		if (c < '0' || c > '9') && !(i == 0 && (c == '-' || c == '+') && len(data) > 1) {
+			return 0, fmt.Errorf("%s is not a decimal long", quoteBytes(data))
+		}
+	}
+	n, err := strconv.ParseInt(string(data), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s is out of the range of a Java long", quoteBytes(data))
+	}
+	return n, nil
+}
+
+// quoteBytes quotes data for an error message, cut to 64 bytes.
+func quoteBytes(data []byte) string {
+	if len(data) > 64 {
+		return strconv.Quote(string(data[:64])) + "..."
+	}
+	if utf8.Valid(data) {
+		return strconv.Quote(string(data))
+	}
+	return fmt.Sprintf("%q", data)
+}
+
+// setInt stores n into an integer value t, checking its range.
+func setInt(t reflect.Value, n int64) error {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if t.OverflowInt(n) {
+			return fmt.Errorf("%d overflows %s", n, t.Type())
+		}
+		t.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if n < 0 || t.OverflowUint(uint64(n)) {
+			return fmt.Errorf("%d overflows %s", n, t.Type())
+		}
+		t.SetUint(uint64(n))
+	default:
+		return fmt.Errorf("cannot decode an integer into %s", t.Type())
+	}
+	return nil
+}
+
+// ByteArray returns Redisson's ByteArrayCodec: the bytes as they are.
+//
+// Encode accepts []byte and string. Decode stores a copy into a *[]byte,
+// *string or *any (a []byte).
+func ByteArray() Codec { return byteArrayCodec{} }
+
+type byteArrayCodec struct{}
+
+func (byteArrayCodec) Encode(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case []byte:
+		return append([]byte{}, x...), nil
+	case string:
+		return []byte(x), nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+		return append([]byte{}, rv.Bytes()...), nil
+	}
+	if rv.Kind() == reflect.String {
+		return []byte(rv.String()), nil
+	}
+	return nil, encodeErrorf("ByteArray", "unsupported Go type %T (want []byte)", v)
+}
+
+func (byteArrayCodec) Decode(data []byte, v any) error {
+	t, err := target("ByteArray", v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.Kind() == reflect.Slice && t.Type().Elem().Kind() == reflect.Uint8:
+		t.SetBytes(append([]byte{}, data...))
+	case t.Kind() == reflect.String:
+		t.SetString(string(data))
+	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
+		t.Set(reflect.ValueOf(append([]byte{}, data...)))
+	default:
+		return decodeErrorf("ByteArray", "cannot decode into %s", t.Type())
+	}
+	return nil
+}
