@@ -1,0 +1,365 @@
+// Package value holds Redisson's value objects, wire-identical with Java:
+// Bucket (RBucket, one encoded value under a plain key) and AtomicLong
+// (RAtomicLong, a decimal counter). A Java service calling
+// redisson.getBucket(name, codec) or redisson.getAtomicLong(name) and a Go
+// service using the same name and an equivalent codec (see package codec)
+// read and write the same key with the same commands and scripts.
+//
+// Handles are cheap, hold no state besides the name and are safe for
+// concurrent use. Every call takes a context first and returns the errors of
+// package redisson: ErrInvalidName for an empty name, ErrInvalidArgument for
+// a bad TTL or a nil value where Java refuses null, ErrWrongType when the key
+// holds another Redis type; codec errors wrap codec.ErrEncode or
+// codec.ErrDecode.
+package value
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/core"
+)
+
+// Bucket is Redisson's RBucket<T>: one value stored under the key name (the
+// name as it is, no prefix or hash tag), encoded with a codec both sides
+// use. Redisson's commands are sent as Java sends them: GET, SET, PSETEX,
+// SETNX, SET ... PX ms NX|XX, GETSET, DEL, PTTL, and the same scripts for
+// compare-and-set and get-and-delete.
+//
+// Java's null is a nil T (a nil pointer, interface, map or slice): setting
+// it deletes the key, as RBucket.set(null) does; a missing key reads as
+// (zero T, false).
+type Bucket[T any] struct {
+	rdb   redis.UniversalClient
+	name  string
+	codec codec.Codec
+	err   error
+}
+
+// NewBucket returns the bucket called name, encoded with c. An empty name, a
+// nil client or a nil codec gives a handle whose every call fails
+// (ErrInvalidName, ErrInvalidArgument).
+func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec) *Bucket[T] {
+	b := &Bucket[T]{rdb: rdb, name: name, codec: c}
+	switch {
+	case name == "":
+		b.err = fmt.Errorf("bucket: %w: empty name", core.ErrInvalidName)
+	case rdb == nil:
+		b.err = fmt.Errorf("bucket %q: %w: nil Redis client", name, core.ErrInvalidArgument)
+	case c == nil:
+		b.err = fmt.Errorf("bucket %q: %w: nil codec", name, core.ErrInvalidArgument)
+	}
+	return b
+}
+
+// Name returns the bucket's name, which is also its key.
+func (b *Bucket[T]) Name() string { return b.name }
+
+// isNull reports whether v is Java's null: a nil pointer, interface, map,
+// slice, channel or function.
+func isNull(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
+		return rv.IsNil()
+	}
+	return false
+}
+
+func (b *Bucket[T]) encode(op string, v T) ([]byte, error) {
+	data, err := b.codec.Encode(v)
+	if err != nil {
+		return nil, &core.OpError{Op: op, Err: err}
+	}
+	return data, nil
+}
+
+// decode decodes a reply holding the value, or redis.Nil for none.
+func (b *Bucket[T]) decode(op string, data string, err error) (T, bool, error) {
+	var v T
+	if errors.Is(err, redis.Nil) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, core.WrapRedisError(op, err)
+	}
+	if err := b.codec.Decode([]byte(data), &v); err != nil {
+		return v, false, &core.OpError{Op: op, Err: err}
+	}
+	return v, true, nil
+}
+
+// ttlMillis validates a TTL and converts it as Java's Duration.toMillis
+// does (truncating).
+func ttlMillis(op string, ttl time.Duration) (int64, error) {
+	if ttl < time.Millisecond {
+		return 0, &core.OpError{Op: op, Err: fmt.Errorf("%w: ttl must be at least 1ms, got %v", core.ErrInvalidArgument, ttl)}
+	}
+	return ttl.Milliseconds(), nil
+}
+
+func nullArgument(op string) error {
+	return &core.OpError{Op: op, Err: fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument)}
+}
+
+// Get returns the value, and false when the key does not exist (GET).
+func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
+	if b.err != nil {
+		var zero T
+		return zero, false, b.err
+	}
+	data, err := b.rdb.Get(ctx, b.name).Result()
+	return b.decode("bucket.get", data, err)
+}
+
+// Set stores v without a TTL, removing any TTL (SET); a nil v deletes the
+// key (DEL).
+func (b *Bucket[T]) Set(ctx context.Context, v T) error {
+	const op = "bucket.set"
+	if b.err != nil {
+		return b.err
+	}
+	if isNull(v) {
+		return core.WrapRedisError(op, b.rdb.Del(ctx, b.name).Err())
+	}
+	data, err := b.encode(op, v)
+	if err != nil {
+		return err
+	}
+	return core.WrapRedisError(op, b.rdb.Set(ctx, b.name, data, 0).Err())
+}
+
+// SetTTL stores v with a time to live, at least 1ms, in whole milliseconds
+// (PSETEX); a nil v deletes the key (DEL).
+func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
+	const op = "bucket.setTTL"
+	if b.err != nil {
+		return b.err
+	}
+	ms, err := ttlMillis(op, ttl)
+	if err != nil {
+		return err
+	}
+	if isNull(v) {
+		return core.WrapRedisError(op, b.rdb.Del(ctx, b.name).Err())
+	}
+	data, err := b.encode(op, v)
+	if err != nil {
+		return err
+	}
+	return core.WrapRedisError(op, b.rdb.Do(ctx, "psetex", b.name, ms, data).Err())
+}
+
+// SetIfAbsent stores v when the key does not exist and reports whether it
+// did (SETNX). For a nil v it only reports whether the key is absent
+// (EXISTS), as Java's setIfAbsent(null).
+func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
+	const op = "bucket.setIfAbsent"
+	if b.err != nil {
+		return false, b.err
+	}
+	if isNull(v) {
+		n, err := b.rdb.Exists(ctx, b.name).Result()
+		return boolResult(n == 0, op, err)
+	}
+	data, err := b.encode(op, v)
+	if err != nil {
+		return false, err
+	}
+	ok, err := b.rdb.SetNX(ctx, b.name, data, 0).Result()
+	return boolResult(ok, op, err)
+}
+
+// SetIfAbsentTTL stores v with a TTL when the key does not exist and
+// reports whether it did (SET key v PX ms NX). v must not be nil.
+func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
+	return b.setWithMode(ctx, "bucket.setIfAbsentTTL", v, ttl, "nx")
+}
+
+// SetIfExists replaces the value when the key exists and reports whether it
+// did (SET key v XX; the TTL is removed, as in Java). A nil v deletes an
+// existing key, with Redisson's script.
+func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
+	const op = "bucket.setIfExists"
+	if b.err != nil {
+		return false, b.err
+	}
+	if isNull(v) {
+		n, err := deleteIfExistsScript.Run(ctx, b.rdb, []string{b.name}).Int64()
+		return boolResult(n == 1, op, err)
+	}
+	data, err := b.encode(op, v)
+	if err != nil {
+		return false, err
+	}
+	return setReply(op, b.rdb.Do(ctx, "set", b.name, data, "xx").Err())
+}
+
+// SetIfExistsTTL replaces the value and sets a TTL when the key exists and
+// reports whether it did (SET key v PX ms XX). v must not be nil.
+func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
+	return b.setWithMode(ctx, "bucket.setIfExistsTTL", v, ttl, "xx")
+}
+
+func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Duration, mode string) (bool, error) {
+	if b.err != nil {
+		return false, b.err
+	}
+	ms, err := ttlMillis(op, ttl)
+	if err != nil {
+		return false, err
+	}
+	if isNull(v) {
+		return false, nullArgument(op)
+	}
+	data, err := b.encode(op, v)
+	if err != nil {
+		return false, err
+	}
+	return setReply(op, b.rdb.Do(ctx, "set", b.name, data, "px", ms, mode).Err())
+}
+
+// setReply maps a conditional SET reply: OK → true, nil → false.
+func setReply(op string, err error) (bool, error) {
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, core.WrapRedisError(op, err)
+	}
+	return true, nil
+}
+
+// CompareAndSet replaces the value with update when the stored bytes equal
+// expect's encoding and reports whether it did, as Java's compareAndSet: a
+// script comparing bytes (the TTL is removed); a nil expect means "absent"
+// (SETNX update), a nil update deletes the key on a match.
+func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, error) {
+	const op = "bucket.compareAndSet"
+	if b.err != nil {
+		return false, b.err
+	}
+	if isNull(expect) {
+		return b.SetIfAbsent(ctx, update) // with a nil update too: only checks
+	}
+	want, err := b.encode(op, expect)
+	if err != nil {
+		return false, err
+	}
+	var n int64
+	if isNull(update) {
+		n, err = deleteIfEqualScript.Run(ctx, b.rdb, []string{b.name}, want).Int64()
+	} else {
+		var data []byte
+		if data, err = b.encode(op, update); err != nil {
+			return false, err
+		}
+		n, err = compareAndSetScript.Run(ctx, b.rdb, []string{b.name}, want, data).Int64()
+	}
+	return boolResult(n == 1, op, err)
+}
+
+// GetAndSet stores v (removing the TTL) and returns the previous value, and
+// whether there was one (GETSET). A nil v deletes the key, with Redisson's
+// script.
+func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
+	const op = "bucket.getAndSet"
+	if b.err != nil {
+		var zero T
+		return zero, false, b.err
+	}
+	if isNull(v) {
+		data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
+		return b.decode(op, data, err)
+	}
+	enc, err := b.encode(op, v)
+	if err != nil {
+		var zero T
+		return zero, false, err
+	}
+	data, err := b.rdb.GetSet(ctx, b.name, enc).Result()
+	return b.decode(op, data, err)
+}
+
+// GetAndSetTTL stores v with a TTL and returns the previous value, and
+// whether there was one (Redisson's GET + PSETEX script).
+func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T, bool, error) {
+	const op = "bucket.getAndSetTTL"
+	var zero T
+	if b.err != nil {
+		return zero, false, b.err
+	}
+	ms, err := ttlMillis(op, ttl)
+	if err != nil {
+		return zero, false, err
+	}
+	if isNull(v) {
+		return zero, false, nullArgument(op)
+	}
+	enc, err := b.encode(op, v)
+	if err != nil {
+		return zero, false, err
+	}
+	data, err := getAndSetTTLScript.Run(ctx, b.rdb, []string{b.name}, enc, ms).Text()
+	return b.decode(op, data, err)
+}
+
+// GetAndDelete deletes the key and returns the value it held, and whether
+// there was one (Redisson's GET + DEL script).
+func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
+	if b.err != nil {
+		var zero T
+		return zero, false, b.err
+	}
+	data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
+	return b.decode("bucket.getAndDelete", data, err)
+}
+
+// Delete deletes the key and reports whether it existed (DEL).
+func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
+	return deleteKey(ctx, b.rdb, b.err, "bucket.delete", b.name)
+}
+
+// RemainTTL returns the key's remaining time to live (PTTL), with go-redis'
+// conventions for the special cases: -2 (nanoseconds) when the key does not
+// exist, -1 when it has no expiry. Java's remainTimeToLive returns the same
+// numbers in milliseconds.
+func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) {
+	return remainTTL(ctx, b.rdb, b.err, "bucket.remainTTL", b.name)
+}
+
+func deleteKey(ctx context.Context, rdb redis.UniversalClient, invalid error, op, key string) (bool, error) {
+	if invalid != nil {
+		return false, invalid
+	}
+	n, err := rdb.Del(ctx, key).Result()
+	return boolResult(n == 1, op, err)
+}
+
+// boolResult returns ok, or false and the wrapped error.
+func boolResult(ok bool, op string, err error) (bool, error) {
+	if err != nil {
+		return false, core.WrapRedisError(op, err)
+	}
+	return ok, nil
+}
+
+func remainTTL(ctx context.Context, rdb redis.UniversalClient, invalid error, op, key string) (time.Duration, error) {
+	if invalid != nil {
+		return 0, invalid
+	}
+	d, err := rdb.PTTL(ctx, key).Result()
+	if err != nil {
+		return 0, core.WrapRedisError(op, err)
+	}
+	return d, nil
+}
