@@ -54,13 +54,17 @@ func javaFloat(f float64, bits int) string {
 		b.WriteString(digits[exp+1:])
 		return b.String()
 	}
+	if len(digits) == 1 {
+		// Java writes at least two digits here (d.dE..) and picks the
+		// two-digit decimal closest to f, not the shortest digit plus a
+		// zero: Double.MIN_VALUE is 4.9E-324, not 5.0E-324.
+		s = strconv.FormatFloat(math.Abs(f), 'e', 1, bits)
+		digits = s[:1] + s[2:3]
+		exp, _ = strconv.Atoi(s[4:])
+	}
 	b.WriteString(digits[:1])
 	b.WriteByte('.')
-	if len(digits) > 1 {
-		b.WriteString(digits[1:])
-	} else {
-		b.WriteByte('0')
-	}
+	b.WriteString(digits[1:])
 	b.WriteByte('E')
 	b.WriteString(strconv.Itoa(exp))
 	return b.String()
