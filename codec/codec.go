@@ -151,6 +151,35 @@ func target(codec string, v any) (reflect.Value, error) {
 	return rv.Elem(), nil
 }
 
+// scalarTarget is target for the codecs of one scalar: pointers on the way
+// (a *string decoded through a **string) are allocated.
+func scalarTarget(codec string, v any) (reflect.Value, error) {
+	t, err := target(codec, v)
+	if err != nil {
+		return t, err
+	}
+	for t.Kind() == reflect.Pointer {
+		if t.IsNil() {
+			t.Set(reflect.New(t.Type().Elem()))
+		}
+		t = t.Elem()
+	}
+	return t, nil
+}
+
+// deref follows non-nil pointers: the codecs of one scalar encode what a
+// pointer points to.
+func deref(v any) any {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer {
+		return v
+	}
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	return rv.Interface()
+}
+
 // String returns Redisson's StringCodec: the UTF-8 bytes of a string.
 //
 // Encode accepts strings, []byte (written as they are), integers and
@@ -163,7 +192,7 @@ func String() Codec { return stringCodec{} }
 type stringCodec struct{}
 
 func (stringCodec) Encode(v any) ([]byte, error) {
-	switch x := v.(type) {
+	switch x := deref(v).(type) {
 	case string:
 		return []byte(x), nil
 	case []byte:
@@ -173,7 +202,7 @@ func (stringCodec) Encode(v any) ([]byte, error) {
 	case nil:
 		return nil, encodeErrorf("String", "nil value (Java's null is stored by deleting the key)")
 	}
-	rv := reflect.ValueOf(v)
+	rv := reflect.ValueOf(deref(v))
 	switch rv.Kind() {
 	case reflect.String:
 		return []byte(rv.String()), nil
@@ -196,7 +225,7 @@ func (stringCodec) Encode(v any) ([]byte, error) {
 }
 
 func (stringCodec) Decode(data []byte, v any) error {
-	t, err := target("String", v)
+	t, err := scalarTarget("String", v)
 	if err != nil {
 		return err
 	}
@@ -224,7 +253,7 @@ func Long() Codec { return longCodec{} }
 type longCodec struct{}
 
 func (longCodec) Encode(v any) ([]byte, error) {
-	rv := reflect.ValueOf(v)
+	rv := reflect.ValueOf(deref(v))
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return strconv.AppendInt(nil, rv.Int(), 10), nil
@@ -238,7 +267,7 @@ func (longCodec) Encode(v any) ([]byte, error) {
 }
 
 func (longCodec) Decode(data []byte, v any) error {
-	t, err := target("Long", v)
+	t, err := scalarTarget("Long", v)
 	if err != nil {
 		return err
 	}
@@ -312,6 +341,7 @@ func ByteArray() Codec { return byteArrayCodec{} }
 type byteArrayCodec struct{}
 
 func (byteArrayCodec) Encode(v any) ([]byte, error) {
+	v = deref(v)
 	switch x := v.(type) {
 	case []byte:
 		return append([]byte{}, x...), nil
@@ -329,7 +359,7 @@ func (byteArrayCodec) Encode(v any) ([]byte, error) {
 }
 
 func (byteArrayCodec) Decode(data []byte, v any) error {
-	t, err := target("ByteArray", v)
+	t, err := scalarTarget("ByteArray", v)
 	if err != nil {
 		return err
 	}

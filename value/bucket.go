@@ -175,8 +175,9 @@ func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ok, err := b.rdb.SetNX(ctx, b.name, data, 0).Result()
-	return boolResult(ok, op, err)
+	// SETNX itself, as Java sends it (go-redis' SetNX sends SET ... NX).
+	n, err := b.rdb.Do(ctx, "setnx", b.name, data).Int64()
+	return boolResult(n == 1, op, err)
 }
 
 // SetIfAbsentTTL stores v with a TTL when the key does not exist and
