@@ -1,0 +1,71 @@
+package value_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/value"
+)
+
+// exampleRedis starts a private redis-server for the examples.
+func exampleRedis() (rdb *redis.Client, stop func()) {
+	srv, err := redistest.Start(context.Background(), redistest.Options{})
+	if err != nil {
+		panic(err)
+	}
+	rdb = redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	return rdb, func() { _ = rdb.Close(); _ = srv.Stop() }
+}
+
+// A feature flag shared with Java's
+// redisson.getBucket("flags:checkout", StringCodec.INSTANCE).
+func ExampleBucket() {
+	rdb, stop := exampleRedis()
+	defer stop()
+	ctx := context.Background()
+
+	flag := value.NewBucket[string](rdb, "flags:checkout", codec.String())
+	set, _ := flag.SetIfAbsentTTL(ctx, "on", time.Minute) // SET flags:checkout on PX 60000 NX
+	v, found, _ := flag.Get(ctx)
+	swapped, _ := flag.CompareAndSet(ctx, "on", "off") // compares the stored bytes
+	old, _, _ := flag.GetAndDelete(ctx)
+	_, found2, _ := flag.Get(ctx)
+	fmt.Println(set, v, found, swapped, old, found2)
+	// Output: true on true true off false
+}
+
+// Java's null is a nil pointer: setting it deletes the key.
+func ExampleBucket_Set_nil() {
+	rdb, stop := exampleRedis()
+	defer stop()
+	ctx := context.Background()
+
+	b := value.NewBucket[*int64](rdb, "limit", codec.JsonJackson(nil))
+	n := int64(5)
+	_ = b.Set(ctx, &n)
+	stored, _ := rdb.Get(ctx, "limit").Result()
+	_ = b.Set(ctx, nil)
+	exists, _ := rdb.Exists(ctx, "limit").Result()
+	fmt.Println(stored, exists)
+	// Output: ["java.lang.Long",5] 0
+}
+
+// A counter shared with Java's redisson.getAtomicLong("orders:seq").
+func ExampleAtomicLong() {
+	rdb, stop := exampleRedis()
+	defer stop()
+	ctx := context.Background()
+
+	seq := value.NewAtomicLong(rdb, "orders:seq")
+	first, _ := seq.IncrementAndGet(ctx)
+	next, _ := seq.AddAndGet(ctx, 9)
+	ok, _ := seq.CompareAndSet(ctx, 10, 100)
+	last, _ := seq.GetAndDelete(ctx)
+	fmt.Println(first, next, ok, last)
+	// Output: 1 10 true 100
+}
