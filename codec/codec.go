@@ -53,8 +53,10 @@
 //	int, int64, uint32, uint,   long (struct field)      42
 //	uint64                      Long (anywhere else)     ["java.lang.Long",42]
 //	*int64 (struct field)       Long                     ["java.lang.Long",42]
-//	int16, uint8 / int8         Short / Byte             1, or ["java.lang.Short",1] as an Object
-//	float64 / float32           double / float           1.5, or ["java.lang.Float",1.5] as an Object
+//	int16, uint8                short / Short            1, or ["java.lang.Short",1] as an Object
+//	int8                        byte / Byte              1, or ["java.lang.Byte",1] as an Object
+//	float64                     double / Double          1.5 (NaN: "NaN", ["java.lang.Double","NaN"] as an Object)
+//	float32                     float / Float            1.5, or ["java.lang.Float",1.5] as an Object
 //	[]byte                      byte[]                   base64 text (MessagePack: bin)
 //	[]T                         java.util.ArrayList      ["java.util.ArrayList",[...]]
 //	map[string]T                java.util.HashMap        {"@class":"java.util.HashMap",...}
