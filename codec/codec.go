@@ -85,9 +85,9 @@
 // Embedded structs are flattened, as Java superclass fields are.
 //
 // Decoding a JsonJackson or MsgPackJackson value into an `any` gives: nil,
-// bool, string, int32 (Integer), int64 (Long), float64 (Double), float32
-// (Float), int16, int8, []byte, []any (any collection class), map[string]any
-// (java.util maps), the registered Go type for a registered "@class" (a
+// bool, string, int32 (Integer), int64 (Long), uint64 (a BigInteger beyond
+// a long), float64 (Double), float32 (Float), int16, int8, []byte, []any (any
+// collection class), map[string]any (java.util maps), the registered Go type for a registered "@class" (a
 // struct value, not a pointer), or, for an unknown class, a map[string]any
 // that keeps its "@class" entry: encoding such a map writes it back as that
 // class with its properties sorted, so unknown objects pass through. Other
