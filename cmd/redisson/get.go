@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/value"
+)
+
+const getDescription = `
+Prints the value of the bucket (Redisson's RBucket) or atomic long called NAME,
+decoded with the codec the Java side uses, as indented JSON. An object of a
+Java class prints as a JSON object with its "@class"; a java.lang.Long and an
+Integer both print as numbers. --raw prints the stored bytes as they are.
+
+Codecs (--codec), as named by Java's org.redisson classes:
+  json       JsonJacksonCodec (default)
+  msgpack    MsgPackJacksonCodec
+  typedjson  TypedJsonJacksonCodec (JSON without type information)
+  string     StringCodec (also an RAtomicLong's decimal value)
+  long       LongCodec
+  bytes      ByteArrayCodec (prints base64)
+
+Exit codes: 0 printed, 1 no such key, another Redis type under NAME, bytes the
+codec cannot read (try --raw or another --codec), or Redis failing; 2 usage.
+`
+
+const getExamples = `  redisson get person:7
+  redisson get --codec msgpack cache:user:42
+  redisson get --codec long visits
+  redisson get --raw person:7 | xxd
+`
+
+// getCodecs are the codecs of --codec.
+var getCodecs = map[string]func() codec.Codec{
+	"json":      func() codec.Codec { return codec.JsonJackson(nil) },
+	"msgpack":   func() codec.Codec { return codec.MsgPackJackson(nil) },
+	"typedjson": codec.TypedJsonJackson,
+	"string":    codec.String,
+	"long":      codec.Long,
+	"bytes":     codec.ByteArray,
+}
+
+func cmdGet(args []string) int {
+	fs := newFlagSet("get", "redisson get [--codec C] [--raw] [connection flags] NAME", getDescription, getExamples)
+	var cf connFlags
+	cf.register(fs)
+	codecName := fs.String("codec", "json", "`codec` the value was written with: json, msgpack, typedjson, string, long, bytes")
+	raw := fs.Bool("raw", false, "print the stored bytes as they are, not decoded")
+	pos, code, done := parseFlags(fs, args, true)
+	if done {
+		return code
+	}
+	newCodec, ok := getCodecs[*codecName]
+	if !ok {
+		names := make([]string, 0, len(getCodecs))
+		for n := range getCodecs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return usageError(fs, "unknown --codec %q (want one of %s)", *codecName, strings.Join(names, ", "))
+	}
+	switch {
+	case len(pos) != 1:
+		return usageError(fs, "want exactly one NAME, got %d arguments", len(pos))
+	case pos[0] == "":
+		return usageError(fs, "NAME must not be empty")
+	}
+	name := pos[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	defer cancel()
+	cn, code := connectOrExit(ctx, fs, &cf, nil)
+	if cn == nil {
+		return code
+	}
+	defer cn.Close()
+	if err := getValue(ctx, os.Stdout, cn.rdb, name, newCodec(), *raw); err != nil {
+		return errorf(fs.Name(), "%v", err)
+	}
+	return exitOK
+}
+
+// errNoValue is get's error for a missing key.
+var errNoValue = errors.New("no value")
+
+// getValue writes the value under name to w: the stored bytes with raw,
+// otherwise decoded with c and printed as indented JSON.
+func getValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name string, c codec.Codec, raw bool) error {
+	if raw {
+		data, err := rdb.Get(ctx, name).Bytes()
+		switch {
+		case errors.Is(err, redis.Nil):
+			return fmt.Errorf("%s: %w", name, errNoValue)
+		case err != nil:
+			return explainGetError(ctx, rdb, name, core.WrapRedisError("get", err))
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	v, found, err := value.NewBucket[any](rdb, name, c).Get(ctx)
+	switch {
+	case err != nil:
+		return explainGetError(ctx, rdb, name, err)
+	case !found:
+		return fmt.Errorf("%s: %w", name, errNoValue)
+	}
+	out, err := json.MarshalIndent(printable(v), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", out)
+	return err
+}
+
+// explainGetError says what to try next.
+func explainGetError(ctx context.Context, rdb redis.UniversalClient, name string, err error) error {
+	switch {
+	case errors.Is(err, core.ErrWrongType):
+		typ, _ := rdb.Type(ctx, name).Result()
+		return fmt.Errorf("%s holds a Redis %s, not a bucket: try \"redisson inspect %s\"", name, typ, name)
+	case errors.Is(err, codec.ErrDecode):
+		return fmt.Errorf("%s: %w\n(try another --codec, or --raw)", name, err)
+	}
+	return err
+}
+
+// printable replaces what encoding/json cannot print: not-finite floats
+// become the strings Jackson writes for them.
+func printable(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return notFinite(x)
+		}
+	case float32:
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return notFinite(f)
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = printable(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = printable(e)
+		}
+		return out
+	case []byte:
+		return x // base64, as Jackson prints a byte[]
+	}
+	return v
+}
+
+func notFinite(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case f > 0:
+		return "Infinity"
+	}
+	return "-Infinity"
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/value"
+)
+
+type getPerson struct {
+	Name string `json:"name"`
+	ID   *int64 `json:"id"`
+}
+
+// TestGetValue: every --codec prints what a Java service wrote with that
+// codec; --raw prints the bytes.
+func TestGetValue(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	types := codec.NewTypes().MustRegister("com.example.Person", getPerson{})
+	id := int64(7)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(value.NewBucket[getPerson](rdb, "json", codec.JsonJackson(types)).Set(ctx, getPerson{Name: "Ann", ID: &id}))
+	must(value.NewBucket[any](rdb, "msgpack", codec.MsgPackJackson(nil)).Set(ctx, []any{int64(1), "two", math.NaN()}))
+	must(value.NewBucket[string](rdb, "string", codec.String()).Set(ctx, "héllo"))
+	must(value.NewAtomicLong(rdb, "counter").Set(ctx, -42))
+	must(value.NewBucket[[]byte](rdb, "bytes", codec.ByteArray()).Set(ctx, []byte{0, 1, 2}))
+	must(rdb.HSet(ctx, "hash", "f", "v").Err())
+
+	for _, tc := range []struct {
+		name, key, codec string
+		raw              bool
+		want             string
+		err              error
+	}{
+		{"json object keeps its class", "json", "json", false, "{\n  \"@class\": \"com.example.Person\",\n  \"id\": 7,\n  \"name\": \"Ann\"\n}\n", nil},
+		{"msgpack list", "msgpack", "msgpack", false, "[\n  1,\n  \"two\",\n  \"NaN\"\n]\n", nil},
+		{"string", "string", "string", false, "\"héllo\"\n", nil},
+		{"atomic long with long", "counter", "long", false, "-42\n", nil},
+		{"atomic long with json", "counter", "json", false, "-42\n", nil},
+		{"bytes", "bytes", "bytes", false, "\"AAEC\"\n", nil},
+		{"raw", "json", "json", true, `{"@class":"com.example.Person","id":["java.lang.Long",7],"name":"Ann"}`, nil},
+		{"missing", "nothing", "json", false, "", errNoValue},
+		{"missing raw", "nothing", "json", true, "", errNoValue},
+		{"wrong codec", "string", "long", false, "", codec.ErrDecode},
+		{"another type", "hash", "json", false, "", core.ErrWrongType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := getValue(ctx, &out, rdb, tc.key, getCodecs[tc.codec](), tc.raw)
+			switch {
+			case tc.err == core.ErrWrongType:
+				if err == nil || !strings.Contains(err.Error(), "holds a Redis hash, not a bucket") {
+					t.Fatalf("got %v", err)
+				}
+			case tc.err != nil:
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("got %v, want %v", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case out.String() != tc.want:
+				t.Fatalf("got %q, want %q", out.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestGetCommand runs the binary: output, exit codes, usage errors.
+func TestGetCommand(t *testing.T) {
+	url, rdb := server(t)
+	ctx := context.Background()
+	if err := value.NewBucket[any](rdb, "cfg", codec.JsonJackson(nil)).Set(ctx, map[string]any{"on": true}); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, 30*time.Second, "get", "--redis", url, "cfg")
+	if r.code != 0 || r.stdout != "{\n  \"on\": true\n}\n" {
+		t.Fatalf("get cfg: %v", r)
+	}
+	r = cli(t, 30*time.Second, "get", "--redis", url, "missing")
+	if r.code != exitError || !strings.Contains(r.stderr, "missing: no value") {
+		t.Fatalf("get missing: %v", r)
+	}
+	r = cli(t, 30*time.Second, "get", "--redis", url, "--codec", "kryo", "cfg")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown --codec "kryo"`) {
+		t.Fatalf("get --codec kryo: %v", r)
+	}
+	r = cli(t, 30*time.Second, "get", "--redis", url)
+	if r.code != exitUsage {
+		t.Fatalf("get without NAME: %v", r)
+	}
+}
