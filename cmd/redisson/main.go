@@ -51,6 +51,7 @@ func init() {
 	commands = []command{
 		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
+		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
 		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: cmdUnlock},
 		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: cmdDemo},
 		{name: "help", summary: "show the help of a command: redisson help run", run: cmdHelp},
