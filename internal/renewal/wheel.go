@@ -63,6 +63,11 @@ type Config struct {
 	// lease expiry in it, because an answer arriving later proves nothing.
 	// Default 3s.
 	Timeout time.Duration
+	// Margin is how long before a lease's end, besides 1% of the lease (for
+	// clock drift) and one Tick (the wheel's resolution), its loss is
+	// reported: the holder must learn it lost the lock before Redis can give
+	// the lock to someone else. Default 2ms (Redlock's constant).
+	Margin time.Duration
 	// Slot gives the Redis Cluster hash slot of a key, since a script may
 	// only touch keys of one slot. Nil puts every key in one group (a
 	// standalone Redis or a Sentinel setup).
@@ -70,6 +75,13 @@ type Config struct {
 	// Logger receives failed renewal rounds and lost leases at Warn level.
 	// Nil discards.
 	Logger *slog.Logger
+}
+
+// Margin returns how long before the end of a lease of ttl its loss is
+// reported with margin (Config.Margin) and tick (Config.Tick): 1% of ttl
+// for clock drift, plus margin, plus one tick, at most half of ttl.
+func Margin(ttl, margin, tick time.Duration) time.Duration {
+	return min(ttl/100+margin+tick, ttl/2)
 }
 
 // Spec describes a lease to track.
@@ -106,11 +118,14 @@ type Spec struct {
 var (
 	// ErrKeyGone means Redis answered that the lock no longer exists or has
 	// another holder, so the holder must stop acting as the lock owner.
-	ErrKeyGone = errors.New("renewal: lock key is gone or no longer held by this owner")
-	// ErrLeaseExpired means the lease's time ran out before it could be
-	// renewed (always, for a fixed lease); the lock may be taken by another
-	// client from now on.
-	ErrLeaseExpired = errors.New("renewal: lease ran out before it could be renewed")
+	ErrKeyGone = errors.New("the key is gone or held by another owner")
+	// ErrLeaseExpired means the lease's time (less the safety margin) ran
+	// out before it could be renewed; the lock may be taken by another
+	// client from then on.
+	ErrLeaseExpired = errors.New("the lease ran out before it could be renewed")
+	// ErrFixedLeaseEnded means a fixed lease (no watchdog) reached its end
+	// less the safety margin.
+	ErrFixedLeaseEnded = fmt.Errorf("the fixed lease ended: %w", ErrLeaseExpired)
 )
 
 // Stats are cumulative counters since New, for metrics and tests.
@@ -131,7 +146,7 @@ type Stats struct {
 // Lease states; guarded by Wheel.mu.
 const (
 	stateScheduled uint8 = iota // linked in a bucket
-	stateInFlight               // in exactly one renewal round, linked nowhere
+	stateInFlight               // in exactly one renewal round, linked at its loss tick
 	stateDone                   // cancelled, lost or dropped by Close
 )
 
@@ -149,9 +164,11 @@ type Lease struct {
 	// Guarded by w.mu. Times are nanoseconds since w.epoch so that they
 	// compare on the monotonic clock and cost 8 bytes.
 	state      uint8
+	linked     bool // in a bucket: scheduled, or in flight with its loss tick
 	reset      bool // Reset while in flight: the round's answer is stale
 	ttl        time.Duration
 	validUntil int64 // lease known valid until then
+	lossAt     int64 // validUntil less the safety margin: reported lost from then on
 	pending    int64 // next due time from set; kept for a round that a Reset overtook
 	tick       int64 // absolute tick of the bucket it is linked in
 	prev, next *Lease
@@ -191,6 +208,7 @@ type Wheel struct {
 	cfg    Config
 	log    *slog.Logger
 	tick   int64 // Config.Tick in ns
+	margin time.Duration
 	epoch  time.Time
 	ctx    context.Context // parent of round contexts; cancelled by Close
 	cancel context.CancelFunc
@@ -230,6 +248,9 @@ func newWheel(cfg Config) *Wheel {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 3 * time.Second
 	}
+	if cfg.Margin <= 0 {
+		cfg.Margin = 2 * time.Millisecond
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -239,6 +260,7 @@ func newWheel(cfg Config) *Wheel {
 		cfg:      cfg,
 		log:      log,
 		tick:     int64(cfg.Tick),
+		margin:   cfg.Margin,
 		epoch:    time.Now(),
 		ctx:      ctx,
 		cancel:   cancel,
@@ -301,9 +323,10 @@ func (w *Wheel) Add(spec Spec) *Lease {
 func (w *Wheel) set(l *Lease, start int64, ttl time.Duration) {
 	l.ttl = ttl
 	l.validUntil = start + int64(ttl)
+	l.lossAt = l.validUntil - int64(Margin(ttl, w.margin, time.Duration(w.tick)))
 	l.lastErr = nil
 	if l.kind == nil {
-		l.pending = l.validUntil
+		l.pending = l.lossAt
 	} else {
 		l.pending = start + int64(ttl/3)
 	}
@@ -336,6 +359,8 @@ func (w *Wheel) Reset(l *Lease, start time.Time, ttl time.Duration) {
 	switch l.state {
 	case stateInFlight:
 		l.reset = true // the round reschedules it at l.pending
+		w.unlink(l)
+		w.linkLoss(l)
 	case stateScheduled:
 		w.unlink(l)
 		w.schedule(l, l.pending)
@@ -357,9 +382,7 @@ func (w *Wheel) Cancel(l *Lease) bool {
 	if w.closed || l.state == stateDone {
 		return false
 	}
-	if l.state == stateScheduled {
-		w.unlink(l)
-	}
+	w.unlink(l)
 	l.state = stateDone
 	l.reset = false
 	w.n--
@@ -381,7 +404,7 @@ func (w *Wheel) Close() {
 				word &= word - 1
 				for l := w.heads[b]; l != nil; {
 					next := l.next
-					l.prev, l.next, l.state = nil, nil, stateDone
+					l.prev, l.next, l.state, l.linked = nil, nil, stateDone, false
 					l = next
 				}
 				w.heads[b] = nil
@@ -415,13 +438,31 @@ func (w *Wheel) Stats() Stats {
 }
 
 // schedule links l into the bucket of the first tick at or after due (never
-// one already processed) and wakes the loop if it sleeps past it. w.mu held.
+// one already processed), or of the tick before its loss time if that comes
+// first, and wakes the loop if it sleeps past it. w.mu held.
 func (w *Wheel) schedule(l *Lease, due int64) {
 	t := ceilDiv(due, w.tick)
+	if lt := floorDiv(l.lossAt, w.tick); lt < t {
+		t = lt
+	}
+	l.state = stateScheduled
+	w.link(l, t)
+}
+
+// linkLoss links an in-flight lease into the bucket of its loss time, so
+// that the tick reports it lost at that time whatever its round is doing.
+// w.mu held.
+func (w *Wheel) linkLoss(l *Lease) {
+	w.link(l, floorDiv(l.lossAt, w.tick))
+}
+
+// link puts l into the bucket of tick t (or the next unprocessed one).
+// w.mu held.
+func (w *Wheel) link(l *Lease, t int64) {
 	if t <= w.cur {
 		t = w.cur + 1
 	}
-	l.state = stateScheduled
+	l.linked = true
 	l.tick = t
 	b := t & wheelMask
 	l.prev = nil
@@ -441,8 +482,12 @@ func (w *Wheel) schedule(l *Lease, due int64) {
 	}
 }
 
-// unlink removes a scheduled lease from its bucket. w.mu held.
+// unlink removes a lease from its bucket, if it is in one. w.mu held.
 func (w *Wheel) unlink(l *Lease) {
+	if !l.linked {
+		return
+	}
+	l.linked = false
 	b := l.tick & wheelMask
 	if l.prev != nil {
 		l.prev.next = l.next
@@ -457,6 +502,14 @@ func (w *Wheel) unlink(l *Lease) {
 	if w.heads[b] == nil {
 		w.used[b>>6] &^= 1 << (b & 63)
 	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -555,10 +608,14 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 			next := l.next
 			if l.tick <= nowTick {
 				w.unlink(l)
-				if l.kind == nil || now >= l.validUntil {
+				// A lease is linked at or before its loss tick: a fixed one
+				// and one still in flight there are lost now, a scheduled
+				// one once its loss time has passed.
+				if l.kind == nil || l.state == stateInFlight || now >= l.lossAt {
+					err := expired(l)
 					l.state = stateDone
 					w.n--
-					lost = append(lost, lostLease{l, expired(l)})
+					lost = append(lost, lostLease{l, err})
 				} else {
 					if r == nil {
 						r = &round{sent: now, deadline: now + int64(w.cfg.Timeout), leases: make([]*Lease, 0, capacity)}
@@ -566,7 +623,8 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 					l.state = stateInFlight
 					l.roundTTL = l.ttl
 					r.leases = append(r.leases, l)
-					r.deadline = min(r.deadline, l.validUntil)
+					r.deadline = min(r.deadline, l.lossAt)
+					w.linkLoss(l)
 				}
 			}
 			l = next
@@ -577,10 +635,15 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 }
 
 func expired(l *Lease) error {
-	if l.lastErr != nil {
-		return fmt.Errorf("%w: %s: last renewal error: %w", ErrLeaseExpired, l.key, l.lastErr)
+	switch {
+	case l.kind == nil:
+		return ErrFixedLeaseEnded
+	case l.lastErr != nil:
+		return fmt.Errorf("%w (last renewal error: %w)", ErrLeaseExpired, l.lastErr)
+	case l.state == stateInFlight:
+		return fmt.Errorf("%w (no reply to the renewal in time)", ErrLeaseExpired)
 	}
-	return fmt.Errorf("%w: %s", ErrLeaseExpired, l.key)
+	return ErrLeaseExpired
 }
 
 // nextTick returns the tick of the first non-empty bucket after w.cur, or
@@ -729,8 +792,32 @@ func (w *Wheel) runRound(r *round) {
 	w.rounds.Add(1)
 	w.scripts.Add(uint64(len(gs)))
 	// Exec's error is the first failed command's; each group judges its own
-	// commands below, so one bad group does not fail the others.
-	_, _ = pipe.Exec(ctx)
+	// commands below, so one bad group does not fail the others. go-redis
+	// ignores ctx's deadline unless the client enables it, so the round
+	// stops waiting at the deadline itself; the pipeline goes on until
+	// go-redis gives up, and its late answers are discarded.
+	execDone := make(chan struct{})
+	go func() {
+		_, _ = pipe.Exec(ctx)
+		close(execDone)
+	}()
+	select {
+	case <-execDone:
+	case <-ctx.Done():
+		select {
+		case <-execDone:
+		default:
+			w.errs.Add(uint64(len(gs)))
+			w.log.Warn("renewal: no reply to a renewal round before its deadline; will retry",
+				"leases", len(r.leases), "key", r.leases[0].key)
+			timeout := fmt.Errorf("no reply before the round's deadline: %w", context.DeadlineExceeded)
+			for i := range gs {
+				gs[i].err = timeout
+			}
+			w.notify(w.apply(r, gs))
+			return
+		}
+	}
 	var failed, failedLeases int
 	var firstErr *group
 	for i := range gs {
@@ -777,6 +864,16 @@ func (w *Wheel) apply(r *round, gs []group) []lostLease {
 		w.renewed.Add(uint64(renewed))
 	}()
 	now := w.now()
+	defer func() {
+		if w.n == 0 {
+			// The loop may sleep until a loss tick of a lease this round
+			// settled: let it see that the wheel is empty.
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
 	for gi := range gs {
 		g := &gs[gi]
 		for i, l := range g.leases {
@@ -787,6 +884,7 @@ func (w *Wheel) apply(r *round, gs []group) []lostLease {
 				l.state = stateDone
 				continue
 			}
+			w.unlink(l) // from its loss tick
 			if l.reset {
 				l.reset = false
 				w.schedule(l, l.pending)
@@ -795,23 +893,24 @@ func (w *Wheel) apply(r *round, gs []group) []lostLease {
 			switch {
 			case g.err != nil:
 				l.lastErr = g.err
-				if now >= l.validUntil {
+				if now >= l.lossAt {
 					l.state = stateDone
 					w.n--
 					lost = append(lost, lostLease{l, expired(l)})
 				} else {
-					// At validUntil at the latest, where the tick declares it lost.
-					w.schedule(l, min(now+w.retryDelay(l.ttl), l.validUntil))
+					// schedule caps it at the loss tick, where the tick
+					// declares it lost.
+					w.schedule(l, now+w.retryDelay(l.ttl))
 				}
 			case g.ok[i]:
 				renewed++
 				l.lastErr = nil
-				l.validUntil = r.sent + int64(g.ttl)
-				w.schedule(l, r.sent+int64(g.ttl/3))
+				w.set(l, r.sent, g.ttl)
+				w.schedule(l, l.pending)
 			default:
 				l.state = stateDone
 				w.n--
-				lost = append(lost, lostLease{l, fmt.Errorf("%w: %s", ErrKeyGone, l.key)})
+				lost = append(lost, lostLease{l, ErrKeyGone})
 			}
 		}
 	}

@@ -365,8 +365,11 @@ func TestPersistentErrorExpires(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
 	assert.ErrorIs(t, errs[0], errBoom, "the last renewal error is kept")
-	assert.False(t, at.Before(begin.Add(ttl)), "lost %v before its expiry", begin.Add(ttl).Sub(at))
-	assert.Less(t, at.Sub(begin), ttl+300*time.Millisecond, "lost long after its expiry")
+	// Reported before the lease ends, by at most the margin and a tick.
+	end := begin.Add(ttl)
+	margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
+	assert.True(t, at.Before(end), "lost %v after its expiry", at.Sub(end))
+	assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its expiry", end.Sub(at))
 
 	// Tries at 300 ms, then retries every TTL/30 = 30 ms until 900 ms: at
 	// most 21, far fewer than one per 10 ms tick.
@@ -411,8 +414,10 @@ func TestDeadRedisExpires(t *testing.T) {
 	// it started too close to the expiry.
 	var opErr *net.OpError
 	assert.True(t, errors.As(errs[0], &opErr) || errors.Is(errs[0], context.DeadlineExceeded), "cause: %v", errs[0])
-	assert.False(t, at.Before(begin.Add(ttl)))
-	assert.Less(t, at.Sub(begin), ttl+300*time.Millisecond)
+	end := begin.Add(ttl)
+	margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
+	assert.True(t, at.Before(end), "lost %v after its expiry", at.Sub(end))
+	assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its expiry", end.Sub(at))
 	assert.GreaterOrEqual(t, w.Stats().Errors, uint64(2))
 }
 
@@ -565,14 +570,14 @@ func TestFixedLease(t *testing.T) {
 	errs, at := lost.get("a")
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assert.False(t, at.Before(begin.Add(200*time.Millisecond)))
+	assertLostJustBefore(t, at, begin.Add(200*time.Millisecond), 200*time.Millisecond)
 	assert.Equal(t, 1, w.Len())
 
 	require.Eventually(t, func() bool { errs, _ := lost.get("b"); return len(errs) > 0 }, wait, 5*time.Millisecond)
 	errs, at = lost.get("b")
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assert.False(t, at.Before(resetAt.Add(600*time.Millisecond)), "Reset extended it")
+	assertLostJustBefore(t, at, resetAt.Add(600*time.Millisecond), 600*time.Millisecond) // Reset extended it
 	st := w.Stats()
 	assert.Zero(t, st.Rounds)
 	assert.Zero(t, st.Scripts)
@@ -732,4 +737,45 @@ func TestClose(t *testing.T) {
 	w.Close() // idempotent
 	assert.Zero(t, lost.total())
 	assert.Zero(t, w.Stats().Lost)
+}
+
+// assertLostJustBefore checks that a lease of ttl ending at end was reported
+// lost before end, and no earlier than its safety margin and one tick.
+func assertLostJustBefore(t *testing.T, at, end time.Time, ttl time.Duration) {
+	t.Helper()
+	margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
+	assert.True(t, at.Before(end), "lost %v after its end", at.Sub(end))
+	assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its end", end.Sub(at))
+}
+
+// blockKind renews by a BLPOP that blocks for seconds: a Redis that does not
+// answer while the connection stays up.
+type blockKind struct{}
+
+func (blockKind) Queue(ctx context.Context, pipe redis.Pipeliner, _ time.Duration, leases []*Lease) func() ([]bool, error) {
+	cmd := pipe.BLPop(ctx, 2*time.Second, "renewal-test-never-pushed")
+	return func() ([]bool, error) {
+		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, err
+		}
+		return all(len(leases), true), nil
+	}
+}
+
+// TestStalledRoundCannotDelayLoss: a renewal round that gets no answer must
+// not hold back the loss report; it comes before the lease's end whatever
+// the round is doing (go-redis ignores the round's deadline by default).
+func TestStalledRoundCannotDelayLoss(t *testing.T) {
+	t.Parallel()
+	lost := newLostLog()
+	w := start(t, Config{})
+	ttl := 600 * time.Millisecond
+	begin := time.Now()
+	w.Add(Spec{Key: "a", Kind: blockKind{}, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
+	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
+	errs, at := lost.get("a")
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+	assertLostJustBefore(t, at, begin.Add(ttl), ttl)
+	assert.Zero(t, w.Len())
 }
