@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/renewal"
-	"github.com/goredisson/redisson/pubsub"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -20,6 +20,7 @@ import (
 // client stays the caller's.
 type Client struct {
 	rt        *core.Runtime
+	eng       *engine.Engine
 	opts      Options
 	closeOnce sync.Once
 }
@@ -43,37 +44,23 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &core.Runtime{
+	rt := core.New(core.Config{
 		Redis:           rdb,
 		ID:              uuid.NewString(),
 		WatchdogTimeout: o.WatchdogTimeout,
 		Timeout:         o.Timeout,
-		PublishCommand:  "PUBLISH",
+		Sharded:         sharded,
 		Cluster:         cluster,
+		BatchSize:       o.RenewalBatchSize,
+		LeaseMargin:     o.LeaseMargin,
 		Logger:          o.Logger,
-		Sync: &core.ReplicaSync{
+		Sync: core.ReplicaSync{
 			Enabled:      !o.ReplicaSync.Disabled,
 			Timeout:      o.ReplicaSync.Timeout,
 			FailOnNoSync: !o.ReplicaSync.AllowUnsynced,
 		},
-	}
-	if sharded {
-		rt.PublishCommand = "SPUBLISH"
-	}
-	rt.Init()
-	rt.Hub = pubsub.New(pubsub.Config{Client: rdb, Sharded: sharded, Logger: o.Logger})
-	var slot func(string) int
-	if cluster {
-		slot = core.Slot
-	}
-	rt.Wheel = renewal.New(renewal.Config{
-		Client:    rdb,
-		BatchSize: o.RenewalBatchSize,
-		Timeout:   o.Timeout,
-		Slot:      slot,
-		Logger:    o.Logger,
 	})
-	return &Client{rt: rt, opts: o}, nil
+	return &Client{rt: rt, eng: engine.New(rt), opts: o}, nil
 }
 
 // shardedPubSub decides PublishAuto: sharded only on a cluster that answers
@@ -103,35 +90,67 @@ func shardedPubSub(rdb redis.UniversalClient, cluster bool, o Options) (bool, er
 
 // ID returns the client id: the UUID in every hash field "<id>:<owner>" this
 // client writes, Redisson's per-client id.
-func (c *Client) ID() string { return c.rt.ID }
+func (c *Client) ID() string { return c.rt.ID() }
 
 // Options returns the client's settings with defaults filled in.
 func (c *Client) Options() Options { return c.opts }
 
 // Sharded reports whether the client publishes with SPUBLISH and subscribes
 // with SSUBSCRIBE.
-func (c *Client) Sharded() bool { return c.rt.PublishCommand == "SPUBLISH" }
+func (c *Client) Sharded() bool { return c.rt.PublishCommand() == "SPUBLISH" }
 
 // Redis returns the go-redis client this Client works over.
-func (c *Client) Redis() redis.UniversalClient { return c.rt.Redis }
+func (c *Client) Redis() redis.UniversalClient { return c.rt.Redis() }
 
 // Lock returns the reentrant lock called name (Redisson's getLock). The
 // handle is cheap and safe for concurrent use.
-func (c *Client) Lock(name string) *rlock.Lock { return rlock.New(c.rt, name) }
+func (c *Client) Lock(name string) *rlock.Lock { return objects.NewRLock(c.eng, name).(*rlock.Lock) }
 
 // Stats describes the client's shared runtime.
 type Stats struct {
 	// Leases is the number of leases on the renewal wheel.
 	Leases int
-	// PubSub is the hub's load.
-	PubSub pubsub.Stats
-	// Renewal counts the watchdog's work.
-	Renewal renewal.Stats
+	// PubSub is the subscription hub's load.
+	PubSub PubSubStats
+	// Renewal counts the watchdog's work since New.
+	Renewal RenewalStats
+}
+
+// PubSubStats is the subscription hub's load.
+type PubSubStats struct {
+	// Connections is the number of Redis connections carrying
+	// subscriptions.
+	Connections int
+	// Channels is the number of subscribed channels.
+	Channels int
+	// Waiters is the number of goroutines waiting on them.
+	Waiters int
+}
+
+// RenewalStats count the watchdog's work.
+type RenewalStats struct {
+	// Rounds counts renewal pipelines sent (at most one per wheel tick).
+	Rounds uint64
+	// Scripts counts renewal script calls (one per slot and batch).
+	Scripts uint64
+	// Renewed counts lease renewals that succeeded.
+	Renewed uint64
+	// Lost counts leases that ended without a release (key gone, lease ran
+	// out, fixed lease ended).
+	Lost uint64
+	// Errors counts renewal script calls that failed and were retried.
+	Errors uint64
 }
 
 // Stats returns the client's current load.
 func (c *Client) Stats() Stats {
-	return Stats{Leases: c.rt.Wheel.Len(), PubSub: c.rt.Hub.Stats(), Renewal: c.rt.Wheel.Stats()}
+	ps := c.rt.Hub().Stats()
+	rs := c.rt.Wheel().Stats()
+	return Stats{
+		Leases:  c.rt.Wheel().Len(),
+		PubSub:  PubSubStats{Connections: ps.Connections, Channels: ps.Channels, Waiters: ps.Waiters},
+		Renewal: RenewalStats{Rounds: rs.Rounds, Scripts: rs.Scripts, Renewed: rs.Renewed, Lost: rs.Lost, Errors: rs.Errors},
+	}
 }
 
 // Close stops renewals and subscriptions; waiting calls return ErrClosed and
@@ -141,20 +160,11 @@ func (c *Client) Stats() Stats {
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.rt.Close()
-		c.rt.Hub.Close()
-		c.rt.Wheel.Close()
 	})
 	return nil
 }
 
-// WithOwner returns a context with a new owner: every lock taken with it (or
-// a context derived from it) belongs to that owner, like a Java thread.
-// Lock calls add an owner by themselves when the context has none.
-func WithOwner(ctx context.Context) context.Context { return core.WithNewOwner(ctx) }
-
-// WithOwnerID returns a context whose owner is id, for callers that keep
-// their own owner identities (the hash field is "<client id>:<id>").
-func WithOwnerID(ctx context.Context, id int64) context.Context { return core.WithOwnerID(ctx, id) }
-
-// OwnerFromContext returns the owner id carried by ctx.
-func OwnerFromContext(ctx context.Context) (int64, bool) { return core.OwnerFrom(ctx) }
+// NewOwnerID returns a fresh random owner id (positive): one per Java
+// thread it stands for. Pass it to the objects' WithOwner options to re-enter
+// locks or to take several locks as one owner.
+func NewOwnerID() int64 { return core.NewOwnerID() }

@@ -45,6 +45,7 @@ func TestNewDefaultsAndValidation(t *testing.T) {
 		"negative timeout":  redisson.WithTimeout(-time.Second),
 		"bad publish mode":  redisson.WithPublishMode(redisson.PublishMode(9)),
 		"negative sync":     redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Timeout: -1}),
+		"negative margin":   redisson.WithLeaseMargin(-time.Millisecond),
 	} {
 		_, err := redisson.New(rdb, opt)
 		require.ErrorIs(t, err, redisson.ErrInvalidArgument, name)
@@ -53,19 +54,11 @@ func TestNewDefaultsAndValidation(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestOwnerContexts(t *testing.T) {
-	ctx := context.Background()
-	_, ok := redisson.OwnerFromContext(ctx)
-	require.False(t, ok)
-	a := redisson.WithOwner(ctx)
-	b := redisson.WithOwner(ctx)
-	ida, ok := redisson.OwnerFromContext(a)
-	require.True(t, ok)
-	idb, _ := redisson.OwnerFromContext(b)
-	require.NotEqual(t, ida, idb)
-	require.Positive(t, ida)
-	id, _ := redisson.OwnerFromContext(redisson.WithOwnerID(ctx, 7))
-	require.Equal(t, int64(7), id)
+func TestNewOwnerID(t *testing.T) {
+	a, b := redisson.NewOwnerID(), redisson.NewOwnerID()
+	require.Positive(t, a)
+	require.Positive(t, b)
+	require.NotEqual(t, a, b)
 }
 
 func TestCloseIsIdempotentAndFinal(t *testing.T) {

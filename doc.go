@@ -1,4 +1,21 @@
 // Package redisson gives Go services the distributed locks and synchronizers of
 // Java's Redisson on the same Redis keys, scripts and pub/sub channels, so Go
 // and Java services can hold, wait for and release the same lock.
+//
+// A Client wraps a go-redis client and hands out objects:
+//
+//	client, err := redisson.New(rdb)
+//	...
+//	h, err := client.Lock("orders:42").Lock(ctx) // ctx bounds the wait only
+//	if err != nil { ... }
+//	defer h.Unlock(context.Background())         // releases this hold, once
+//	doWork(h.Context())                          // done if ownership is lost
+//
+// Ownership is a value: an acquisition returns a hold, and only the hold
+// releases it. The hold's Done channel is closed when the hold ends; when
+// ownership is lost (Err wraps ErrLockLost) it is closed before the lease
+// can have run out in Redis, by this process's clock. Each acquisition has
+// an owner id standing for Redisson's thread: a fresh one by default, or the
+// one given with the object's WithOwner option to re-enter a lock or take
+// several as one owner.
 package redisson

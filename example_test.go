@@ -22,7 +22,8 @@ func exampleRedis() (addr string, stop func()) {
 	return srv.Addr(), func() { _ = srv.Stop() }
 }
 
-// A lock held with the watchdog: the lease is renewed until Unlock.
+// A lock held with the watchdog: the lease is renewed until the hold is
+// released.
 func Example() {
 	addr, stop := exampleRedis()
 	defer stop()
@@ -37,13 +38,14 @@ func Example() {
 
 	ctx := context.Background()
 	lock := client.Lock("orders:42")
-	ctx, err = lock.Lock(ctx) // ctx now carries the owner
+	h, err := lock.Lock(ctx) // ctx bounds the wait only
 	if err != nil {
 		panic(err)
 	}
-	defer lock.Unlock(ctx)
+	defer h.Unlock(ctx) // the only way to release this hold
 
-	n, _ := lock.HoldCount(ctx)
+	// Work under h.Context(): it is done if ownership is lost.
+	n, _ := lock.HoldCount(h.Context(), h.Owner())
 	fmt.Println("held:", n)
 	// Output: held: 1
 }
@@ -64,16 +66,17 @@ func Example_tryLock() {
 	_, ok, err := lock.TryLock(ctx, rlock.WithWait(100*time.Millisecond), rlock.WithLease(10*time.Second))
 	fmt.Println("second owner got it:", ok, err)
 
-	_ = lock.Unlock(holder)
-	ctx2, ok, _ := lock.TryLock(ctx, rlock.WithWait(time.Second), rlock.WithLease(10*time.Second))
+	_ = holder.Unlock(ctx)
+	h, ok, _ := lock.TryLock(ctx, rlock.WithWait(time.Second), rlock.WithLease(10*time.Second))
 	fmt.Println("after unlock:", ok)
-	_ = lock.Unlock(ctx2)
+	_ = h.Unlock(ctx)
 	// Output:
 	// second owner got it: false <nil>
 	// after unlock: true
 }
 
-// The holder's context ends when ownership is lost, with cause ErrLockLost.
+// A hold's Done is closed when ownership is lost, before the lease can have
+// run out in Redis; Err says why.
 func Example_lockLost() {
 	addr, stop := exampleRedis()
 	defer stop()
@@ -82,18 +85,19 @@ func Example_lockLost() {
 	client, _ := redisson.New(rdb, redisson.WithWatchdogTimeout(300*time.Millisecond))
 	defer client.Close()
 
-	ctx, err := client.Lock("job").Lock(context.Background())
+	h, err := client.Lock("job").Lock(context.Background())
 	if err != nil {
 		panic(err)
 	}
 	rdb.Del(context.Background(), "job") // someone deletes the lock behind our back
 
-	<-ctx.Done()
-	fmt.Println(errors.Is(context.Cause(ctx), redisson.ErrLockLost))
+	<-h.Done()
+	fmt.Println(errors.Is(h.Err(), redisson.ErrLockLost))
 	// Output: true
 }
 
-// Reentrancy: the context returned by Lock re-enters; another owner waits.
+// Reentrancy: the same owner re-enters; another owner waits. A hold is
+// released once.
 func Example_reentrant() {
 	addr, stop := exampleRedis()
 	defer stop()
@@ -102,21 +106,42 @@ func Example_reentrant() {
 	client, _ := redisson.New(rdb)
 	defer client.Close()
 
+	ctx := context.Background()
 	lock := client.Lock("tree")
-	outer, _ := lock.Lock(context.Background())
-	inner, _ := lock.Lock(outer) // same owner: re-enters
-	n, _ := lock.HoldCount(inner)
+	outer, _ := lock.Lock(ctx)
+	inner, _ := lock.Lock(ctx, rlock.WithOwner(outer.Owner())) // same owner: re-enters
+	n, _ := lock.HoldCount(ctx, outer.Owner())
 	fmt.Println("hold count:", n)
 
-	_, ok, _ := lock.TryLock(redisson.WithOwner(context.Background()))
+	_, ok, _ := lock.TryLock(ctx) // a fresh owner
 	fmt.Println("other owner:", ok)
 
-	_ = lock.Unlock(inner)
-	_ = lock.Unlock(outer)
-	err := lock.Unlock(outer)
+	_ = inner.Unlock(ctx)
+	_ = outer.Unlock(ctx)
+	err := outer.Unlock(ctx)
 	fmt.Println(errors.Is(err, redisson.ErrNotOwner))
 	// Output:
 	// hold count: 2
 	// other owner: false
 	// true
+}
+
+// Several locks as one owner, the way code on one Java thread takes them.
+func ExampleNewOwnerID() {
+	addr, stop := exampleRedis()
+	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	client, _ := redisson.New(rdb)
+	defer client.Close()
+
+	ctx := context.Background()
+	me := redisson.NewOwnerID()
+	a, _ := client.Lock("a").Lock(ctx, rlock.WithOwner(me))
+	b, _ := client.Lock("b").Lock(ctx, rlock.WithOwner(me))
+	held, _ := client.Lock("a").IsHeldByOwner(ctx, me)
+	fmt.Println(held, a.Owner() == b.Owner())
+	_ = b.Unlock(ctx)
+	_ = a.Unlock(ctx)
+	// Output: true true
 }

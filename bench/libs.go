@@ -296,7 +296,7 @@ func (l *oursLocker) Close() error {
 
 type oursMutex struct {
 	l    *rlock.Lock
-	held context.Context
+	held *rlock.Hold
 }
 
 func (m *oursMutex) Lock(ctx context.Context) error {
@@ -308,7 +308,7 @@ func (m *oursMutex) Lock(ctx context.Context) error {
 	return nil
 }
 
-func (m *oursMutex) Unlock(context.Context) error { return m.l.Unlock(m.held) }
+func (m *oursMutex) Unlock(ctx context.Context) error { return m.held.Unlock(ctx) }
 
 // ---- redsync
 

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // wakeup is one waiter's successful Lock.
@@ -45,7 +46,7 @@ func prepareWaiters(job Job) (func(goSignal) (Result, error), func(), error) {
 		return nil, nil, err
 	}
 	names := make([]string, job.WaiterLocks)
-	held := make([]context.Context, job.WaiterLocks)
+	held := make([]*rlock.Hold, job.WaiterLocks)
 	for i := range names {
 		names[i] = job.Key + ":" + strconv.Itoa(i)
 	}
@@ -72,7 +73,7 @@ func prepareWaiters(job Job) (func(goSignal) (Result, error), func(), error) {
 	if h, err := waiter.Lock(job.Key + ":warm").Lock(ctx); err != nil {
 		stopAll()
 		return nil, nil, err
-	} else if err := waiter.Lock(job.Key + ":warm").Unlock(h); err != nil {
+	} else if err := h.Unlock(ctx); err != nil {
 		stopAll()
 		return nil, nil, err
 	}
@@ -135,7 +136,7 @@ func prepareWaiters(job Job) (func(goSignal) (Result, error), func(), error) {
 		var lat []float64
 		for j := range min(job.Releases, job.WaiterLocks) {
 			t0 := time.Now()
-			if err := holder.Lock(names[j]).Unlock(held[j]); err != nil {
+			if err := held[j].Unlock(ctx); err != nil {
 				return Result{}, fmt.Errorf("release %d: %w", j, err)
 			}
 			select {

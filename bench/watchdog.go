@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // acquireParallelism is how many goroutines take the locks of the watchdog
@@ -134,7 +135,7 @@ func prepareWatchdog(job Job) (func(goSignal) (Result, error), func(), error) {
 			rdb.Close()
 			return nil, nil, err
 		}
-		held := make([]context.Context, job.Locks)
+		held := make([]*rlock.Hold, job.Locks)
 		err = forEach(job.Locks, func(i int) error {
 			// The keys are free: Lock does not wait. Its ctx must not be
 			// acqCtx, which the hold's context would inherit.
@@ -145,8 +146,7 @@ func prepareWatchdog(job Job) (func(goSignal) (Result, error), func(), error) {
 			if err != nil {
 				return err
 			}
-			owner, _ := redisson.OwnerFromContext(h)
-			held[i], fields[i], acquired[i] = h, c.ID()+":"+strconv.FormatInt(owner, 10), true
+			held[i], fields[i], acquired[i] = h, c.ID()+":"+strconv.FormatInt(h.Owner(), 10), true
 			return nil
 		})
 		if err != nil && !errors.Is(err, errAcquireBound) {

@@ -24,7 +24,7 @@ func BenchmarkLockUnlock(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := lock.Unlock(h); err != nil {
+		if err := h.Unlock(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -53,18 +53,18 @@ func BenchmarkHandOff(b *testing.B) {
 				}
 				got := make(chan time.Time, 1)
 				go func() {
-					wh, err := waiter.Lock("handoff").Lock(redisson.WithOwner(ctx))
+					wh, err := waiter.Lock("handoff").Lock(ctx)
 					if err != nil {
 						panic(err)
 					}
 					got <- time.Now()
-					_ = waiter.Lock("handoff").Unlock(wh)
+					_ = wh.Unlock(ctx)
 				}()
 				for waiter.Stats().PubSub.Waiters == 0 {
 					time.Sleep(50 * time.Microsecond)
 				}
 				released := time.Now()
-				if err := holder.Lock("handoff").Unlock(h); err != nil {
+				if err := h.Unlock(ctx); err != nil {
 					b.Fatal(err)
 				}
 				samples = append(samples, (<-got).Sub(released))
@@ -116,7 +116,7 @@ func BenchmarkContended(b *testing.B) {
 					if err != nil {
 						panic(err)
 					}
-					if err := lock.Unlock(h); err != nil {
+					if err := h.Unlock(ctx); err != nil {
 						panic(err)
 					}
 				}

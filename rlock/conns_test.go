@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // TestKilledConnections: lock scripts use dedicated connections that skip
@@ -31,32 +32,33 @@ func TestKilledConnections(t *testing.T) {
 	}
 
 	for i := range 5 {
-		owner := redisson.WithOwnerID(ctx, int64(100+i))
 		kill() // between an unlock and the next lock
-		h, err := lock.Lock(owner)
+		h, err := lock.Lock(ctx, rlock.WithOwner(int64(100+i)))
 		require.NoError(t, err, "lock after kill, round %d", i)
 		require.Equal(t, map[string]string{field(int64(100 + i)): "1"}, raw.HGetAll(ctx, "killed").Val())
 
 		kill() // between a lock and its unlock
-		require.NoError(t, lock.Unlock(h), "unlock after kill, round %d", i)
+		require.NoError(t, h.Unlock(ctx), "unlock after kill, round %d", i)
 		require.Equal(t, int64(0), raw.Exists(ctx, "killed").Val())
-		require.ErrorIs(t, context.Cause(h), context.Canceled, "an unlock ends the hold without a loss")
+		require.ErrorIs(t, h.Err(), context.Canceled, "an unlock ends the hold without a loss")
 	}
 
 	// A reentrant acquire over a killed connection is resolved too: Redis
 	// counts one hold more than the client knows of exactly when it ran.
-	owner := redisson.WithOwnerID(ctx, 200)
-	h1, err := lock.Lock(owner)
+	owner := rlock.WithOwner(200)
+	h1, err := lock.Lock(ctx, owner)
 	require.NoError(t, err)
+	holds := []*rlock.Hold{h1}
 	for depth := 2; depth <= 4; depth++ {
 		kill()
-		_, err := lock.Lock(h1)
+		h, err := lock.Lock(ctx, owner)
 		require.NoError(t, err, "re-entry %d after kill", depth)
+		holds = append(holds, h)
 		require.Equal(t, map[string]string{field(200): itoa(int64(depth))}, raw.HGetAll(ctx, "killed").Val())
 	}
 	kill()
 	for depth := 3; depth >= 0; depth-- {
-		require.NoError(t, lock.Unlock(h1))
+		require.NoError(t, holds[depth].Unlock(ctx))
 		if depth > 0 {
 			require.Equal(t, map[string]string{field(200): itoa(int64(depth))}, raw.HGetAll(ctx, "killed").Val())
 		}
@@ -84,7 +86,7 @@ func TestDedicatedConnectionsReturnToPool(t *testing.T) {
 				if !assertNoError(t, err) {
 					return
 				}
-				assertNoError(t, lock.Unlock(h))
+				assertNoError(t, h.Unlock(ctx))
 			}
 		})
 	}

@@ -36,37 +36,41 @@ func TestRawState(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, raw.FlushAll(ctx).Err())
-			msgs := capture(t, raw)
+			msgs := redistest.Capture(t, raw)
 			lock := c.Lock(tc.name)
 			require.Equal(t, tc.channel, rlock.ChannelName(tc.name))
-			owner := redisson.WithOwnerID(ctx, 42)
+			owner := rlock.WithOwner(42)
 			field := c.ID() + ":42"
 
-			hctx, err := lock.Lock(owner)
+			h, err := lock.Lock(ctx, owner)
 			require.NoError(t, err)
+			require.Equal(t, int64(42), h.Owner())
+			require.Equal(t, tc.name, h.Name())
 			require.Equal(t, "hash", raw.Type(ctx, tc.name).Val())
 			require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, tc.name).Val())
 			requirePTTL(t, raw, tc.name, 29*time.Second, 30*time.Second)
 
-			hctx2, err := lock.Lock(hctx)
+			h2, err := lock.Lock(ctx, rlock.WithOwner(h.Owner()))
 			require.NoError(t, err)
 			require.Equal(t, map[string]string{field: "2"}, raw.HGetAll(ctx, tc.name).Val())
 			requirePTTL(t, raw, tc.name, 29*time.Second, 30*time.Second)
-			msgs.none(t, raw)
+			msgs.None(t)
 
-			require.NoError(t, lock.Unlock(hctx2))
-			require.True(t, isCtxDone(hctx2), "the re-entered hold's context ends with its unlock")
-			require.False(t, isCtxDone(hctx))
+			require.NoError(t, h2.Unlock(ctx))
+			require.True(t, ended(h2), "the re-entered hold ends with its unlock")
+			require.ErrorIs(t, h2.Err(), context.Canceled)
+			require.False(t, ended(h))
 			require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, tc.name).Val())
 			latches := raw.Keys(ctx, "redisson_unlock_latch:*").Val()
 			require.Len(t, latches, 1)
 			requireLatch(t, raw, latches[0], tc.latch, "0")
-			msgs.none(t, raw)
+			msgs.None(t)
 
-			require.NoError(t, lock.Unlock(hctx))
-			require.True(t, isCtxDone(hctx))
+			require.NoError(t, h.Unlock(ctx))
+			require.True(t, ended(h))
+			require.ErrorIs(t, h.Err(), context.Canceled)
 			require.Equal(t, int64(0), raw.Exists(ctx, tc.name).Val())
-			ch, payload := msgs.next(t)
+			ch, payload := msgs.Next(t)
 			require.Equal(t, tc.channel, ch)
 			require.Equal(t, "0", payload)
 			latches = raw.Keys(ctx, "redisson_unlock_latch:*").Val()
@@ -80,20 +84,23 @@ func TestRawState(t *testing.T) {
 			}
 			require.Equal(t, 1, released)
 
-			// forceUnlock: DEL and the same message; no latch.
-			_, err = lock.Lock(owner)
+			// forceUnlock: DEL and the same message; no latch. The hold
+			// it took away ends as lost.
+			h3, err := lock.Lock(ctx, owner)
 			require.NoError(t, err)
 			ok, err := lock.ForceUnlock(ctx)
 			require.NoError(t, err)
 			require.True(t, ok)
-			ch, payload = msgs.next(t)
+			ch, payload = msgs.Next(t)
 			require.Equal(t, tc.channel, ch)
 			require.Equal(t, "0", payload)
 			require.Len(t, raw.Keys(ctx, "redisson_unlock_latch:*").Val(), 2)
+			require.True(t, ended(h3))
+			require.ErrorIs(t, h3.Err(), redisson.ErrLockLost)
 			ok, err = lock.ForceUnlock(ctx)
 			require.NoError(t, err)
 			require.False(t, ok)
-			msgs.none(t, raw)
+			msgs.None(t)
 		})
 	}
 }
@@ -131,42 +138,59 @@ func TestReentrancyAndOwners(t *testing.T) {
 	ctx := context.Background()
 	lock := c.Lock("reentrant")
 
-	hctx, err := lock.Lock(ctx)
+	h, err := lock.Lock(ctx)
 	require.NoError(t, err)
-	_, hasOwner := redisson.OwnerFromContext(hctx)
-	require.True(t, hasOwner)
+	owner := h.Owner()
+	require.Positive(t, owner, "a Lock without WithOwner gets a fresh owner")
+	holds := []*rlock.Hold{h}
 	for i := 2; i <= 5; i++ {
-		hctx, err = lock.Lock(hctx)
+		hi, err := lock.Lock(ctx, rlock.WithOwner(owner))
 		require.NoError(t, err)
-		n, err := lock.HoldCount(hctx)
+		require.Equal(t, owner, hi.Owner())
+		holds = append(holds, hi)
+		n, err := lock.HoldCount(ctx, owner)
 		require.NoError(t, err)
 		require.Equal(t, i, n)
 	}
-	held, err := lock.IsHeldBy(hctx)
+	held, err := lock.IsHeldByOwner(ctx, owner)
 	require.NoError(t, err)
 	require.True(t, held)
 
-	// Another owner of the same client, and an owner of another client,
-	// cannot take it nor release it.
+	// Another owner of the same client, and the same owner id on another
+	// client, cannot take it, and hold nothing of it.
 	_, ok, err := lock.TryLock(ctx)
 	require.NoError(t, err)
 	require.False(t, ok)
-	_, ok, err = other.Lock("reentrant").TryLock(hctx)
+	_, ok, err = other.Lock("reentrant").TryLock(ctx, rlock.WithOwner(owner))
 	require.NoError(t, err)
 	require.False(t, ok, "the same owner id on another client is another owner")
-	require.ErrorIs(t, lock.Unlock(redisson.WithOwner(ctx)), redisson.ErrNotOwner)
-	require.ErrorIs(t, other.Lock("reentrant").Unlock(hctx), redisson.ErrNotOwner)
-	require.ErrorIs(t, lock.Unlock(ctx), redisson.ErrNotOwner, "a context without owner owns nothing")
+	held, err = other.Lock("reentrant").IsHeldByOwner(ctx, owner)
+	require.NoError(t, err)
+	require.False(t, held)
+	n, err := other.Lock("reentrant").HoldCount(ctx, owner)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	// Releasing goes through holds only: a hold that was never acquired
+	// releases nothing.
+	require.ErrorIs(t, new(rlock.Hold).Unlock(ctx), redisson.ErrNotOwner)
 
 	for i := 5; i >= 1; i-- {
-		require.NoError(t, lock.Unlock(hctx))
+		require.NoError(t, holds[i-1].Unlock(ctx))
+		n, err := lock.HoldCount(ctx, owner)
+		require.NoError(t, err)
+		require.Equal(t, i-1, n)
 	}
 	locked, err := lock.IsLocked(ctx)
 	require.NoError(t, err)
 	require.False(t, locked)
-	require.ErrorIs(t, lock.Unlock(hctx), redisson.ErrNotOwner)
+	require.ErrorIs(t, h.Unlock(ctx), redisson.ErrNotOwner)
 }
 
+// TestFixedLeaseExpires: a fixed lease is not renewed; its hold ends as lost
+// before the key expires in Redis (the loss is reported ahead of the lease's
+// end by this process's clock: formerly the hold ended after the key was
+// gone), the lock then expires, and a late Unlock returns the loss and sends
+// nothing.
 func TestFixedLeaseExpires(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
@@ -174,23 +198,32 @@ func TestFixedLeaseExpires(t *testing.T) {
 	ctx := context.Background()
 	lock := c.Lock("leased")
 
-	hctx, err := lock.Lock(ctx, rlock.WithLease(300*time.Millisecond))
+	h, err := lock.Lock(ctx, rlock.WithLease(300*time.Millisecond))
 	require.NoError(t, err)
 	requirePTTL(t, raw, "leased", 0, 300*time.Millisecond)
 	select {
-	case <-hctx.Done():
+	case <-h.Done():
 	case <-time.After(5 * time.Second):
-		t.Fatal("the holder's context outlived its lease")
+		t.Fatal("the hold outlived its lease")
 	}
-	require.True(t, causeIs(hctx, redisson.ErrLockLost), "cause: %v", context.Cause(hctx))
-	eventually(t, 5*time.Second, "the key expires", func() bool {
+	require.Equal(t, int64(1), raw.Exists(ctx, "leased").Val(), "the hold ended before the key expired")
+	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, context.Cause(h.Context()), redisson.ErrLockLost)
+	redistest.Eventually(t, 5*time.Second, "the key expires", func() bool {
 		return raw.Exists(ctx, "leased").Val() == 0
 	})
-	// Someone else can take it now; the late unlock is a non-owner's.
-	_, ok, err := c.Lock("leased").TryLock(ctx)
+	// Someone else can take it now; the late unlock returns the loss and
+	// sends nothing that could touch the new holder.
+	h2, ok, err := c.Lock("leased").TryLock(ctx)
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.ErrorIs(t, lock.Unlock(hctx), redisson.ErrNotOwner)
+	sent := redistest.Sent(t, srv, raw, func() {
+		err = h.Unlock(ctx)
+	})
+	require.ErrorIs(t, err, redisson.ErrLockLost)
+	require.Empty(t, redistest.Mentioning(sent, "leased"))
+	require.Equal(t, map[string]string{c.ID() + ":" + itoa(h2.Owner()): "1"}, raw.HGetAll(ctx, "leased").Val())
+	require.NoError(t, h2.Unlock(ctx))
 }
 
 func TestWatchdogOutlivesTimeout(t *testing.T) {
@@ -201,51 +234,52 @@ func TestWatchdogOutlivesTimeout(t *testing.T) {
 	ctx := context.Background()
 	lock := c.Lock("watched")
 
-	hctx, err := lock.Lock(ctx)
+	h, err := lock.Lock(ctx)
 	require.NoError(t, err)
 	held := time.Now()
 	// Hold for more than 3 watchdog timeouts, checking the lock all along.
 	for time.Since(held) < 4*watchdog {
 		require.Equal(t, int64(1), raw.Exists(ctx, "watched").Val(), "lock lapsed after %v", time.Since(held))
-		require.False(t, isCtxDone(hctx))
+		require.NoError(t, h.Err())
 		time.Sleep(20 * time.Millisecond)
 	}
 	require.Greater(t, c.Stats().Renewal.Renewed, uint64(3))
-	require.NoError(t, lock.Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, 0, c.Stats().Leases)
 }
 
-func TestLostLockCancelsContext(t *testing.T) {
+func TestLostLockEndsHold(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	const watchdog = 600 * time.Millisecond
 	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
 	ctx := context.Background()
 
-	hctx, err := c.Lock("doomed").Lock(ctx)
+	h, err := c.Lock("doomed").Lock(ctx)
 	require.NoError(t, err)
 	require.NoError(t, raw.Del(ctx, "doomed").Err())
 	deleted := time.Now()
 	select {
-	case <-hctx.Done():
+	case <-h.Done():
 	case <-time.After(watchdog/3 + time.Second):
 		t.Fatal("ownership loss was not noticed within one renewal period")
 	}
 	t.Logf("noticed after %v", time.Since(deleted))
-	require.True(t, causeIs(hctx, redisson.ErrLockLost), "cause: %v", context.Cause(hctx))
+	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, context.Cause(h.Context()), redisson.ErrLockLost)
 	require.Equal(t, 0, c.Stats().Leases)
 
 	// A key replaced by another owner's lock is lost as well.
-	hctx, err = c.Lock("stolen").Lock(ctx)
+	h, err = c.Lock("stolen").Lock(ctx)
 	require.NoError(t, err)
 	require.NoError(t, raw.Del(ctx, "stolen").Err())
 	require.NoError(t, raw.HSet(ctx, "stolen", "someone:1", "1").Err())
 	select {
-	case <-hctx.Done():
+	case <-h.Done():
 	case <-time.After(watchdog/3 + time.Second):
 		t.Fatal("a stolen lock was not noticed")
 	}
-	require.True(t, causeIs(hctx, redisson.ErrLockLost))
+	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
 }
 
 // TestMutualExclusion: 3 clients × 16 goroutines, 3000 acquisitions in all,
@@ -266,21 +300,21 @@ func TestMutualExclusion(t *testing.T) {
 				defer wg.Done()
 				lock := c.Lock("counter-lock")
 				for done.Add(1) <= total {
-					hctx, err := lock.Lock(ctx)
+					h, err := lock.Lock(ctx)
 					if err != nil {
 						errs <- err
 						return
 					}
-					v, err := raw.Get(hctx, "counter").Int()
+					v, err := raw.Get(h.Context(), "counter").Int()
 					if err != nil && !errors.Is(err, redis.Nil) {
 						errs <- err
 						return
 					}
-					if err := raw.Set(hctx, "counter", strconv.Itoa(v+1), 0).Err(); err != nil {
+					if err := raw.Set(h.Context(), "counter", strconv.Itoa(v+1), 0).Err(); err != nil {
 						errs <- err
 						return
 					}
-					if err := lock.Unlock(hctx); err != nil {
+					if err := h.Unlock(ctx); err != nil {
 						errs <- err
 						return
 					}
@@ -310,18 +344,18 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, redisson.ErrInvalidName)
 	_, _, err = empty.TryLock(ctx)
 	require.ErrorIs(t, err, redisson.ErrInvalidName)
-	require.ErrorIs(t, empty.Unlock(ctx), redisson.ErrInvalidName)
+	_, err = empty.ForceUnlock(ctx)
+	require.ErrorIs(t, err, redisson.ErrInvalidName)
 	_, err = empty.IsLocked(ctx)
+	require.ErrorIs(t, err, redisson.ErrInvalidName)
+	_, err = empty.HoldCount(ctx, 1)
+	require.ErrorIs(t, err, redisson.ErrInvalidName)
+	_, err = empty.IsHeldByOwner(ctx, 1)
+	require.ErrorIs(t, err, redisson.ErrInvalidName)
+	_, err = empty.RemainTTL(ctx)
 	require.ErrorIs(t, err, redisson.ErrInvalidName)
 
 	lock := c.Lock("bad-input")
-	for _, opt := range []rlock.Option{rlock.WithLease(0), rlock.WithLease(-time.Second), rlock.WithWait(-time.Second)} {
-		_, err = lock.Lock(ctx, opt)
-		require.ErrorIs(t, err, redisson.ErrInvalidArgument)
-		_, _, err = lock.TryLock(ctx, opt)
-		require.ErrorIs(t, err, redisson.ErrInvalidArgument)
-	}
-	require.Equal(t, int64(0), raw.Exists(ctx, "bad-input").Val())
 
 	// A key of another type is reported, and left alone.
 	require.NoError(t, raw.Set(ctx, "a-string", "x", 0).Err())
@@ -330,8 +364,9 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, redisson.ErrWrongType)
 	_, _, err = str.TryLock(ctx)
 	require.ErrorIs(t, err, redisson.ErrWrongType)
-	require.ErrorIs(t, str.Unlock(redisson.WithOwner(ctx)), redisson.ErrWrongType)
-	_, err = str.HoldCount(redisson.WithOwner(ctx))
+	_, err = str.HoldCount(ctx, redisson.NewOwnerID())
+	require.ErrorIs(t, err, redisson.ErrWrongType)
+	_, err = str.IsHeldByOwner(ctx, redisson.NewOwnerID())
 	require.ErrorIs(t, err, redisson.ErrWrongType)
 	require.Equal(t, "x", raw.Get(ctx, "a-string").Val())
 
@@ -344,12 +379,10 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, int64(0), raw.Exists(ctx, "bad-input").Val())
 
-	// Unlock works with an already-cancelled holder context.
-	hctx, err := lock.Lock(ctx)
+	// Unlock works with an already-cancelled context.
+	h, err := lock.Lock(ctx)
 	require.NoError(t, err)
-	base, stop := context.WithCancel(hctx)
-	stop()
-	require.NoError(t, lock.Unlock(base))
+	require.NoError(t, h.Unlock(cancelled))
 	require.Equal(t, int64(0), raw.Exists(ctx, "bad-input").Val())
 }
 
@@ -359,7 +392,7 @@ func TestClosedClient(t *testing.T) {
 	c := newClient(t, srv)
 	ctx := context.Background()
 	lock := c.Lock("closing")
-	hctx, err := lock.Lock(ctx)
+	h, err := lock.Lock(ctx)
 	require.NoError(t, err)
 
 	waiter := make(chan error, 1)
@@ -367,7 +400,7 @@ func TestClosedClient(t *testing.T) {
 		_, err := c.Lock("closing").Lock(ctx)
 		waiter <- err
 	}()
-	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
 
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close(), "Close is idempotent")
@@ -377,11 +410,11 @@ func TestClosedClient(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a waiting Lock did not return on Close")
 	}
-	require.True(t, isCtxDone(hctx))
-	require.True(t, causeIs(hctx, redisson.ErrClosed))
+	require.True(t, ended(h))
+	require.ErrorIs(t, h.Err(), redisson.ErrClosed)
 	_, err = lock.Lock(ctx)
 	require.ErrorIs(t, err, redisson.ErrClosed)
-	require.ErrorIs(t, lock.Unlock(hctx), redisson.ErrClosed)
+	require.ErrorIs(t, h.Unlock(ctx), redisson.ErrClosed)
 	_, err = lock.IsLocked(ctx)
 	require.ErrorIs(t, err, redisson.ErrClosed)
 	// The lock itself is left to expire, as a Redisson shutdown leaves it.
@@ -395,7 +428,7 @@ func TestTryLockWait(t *testing.T) {
 	c := newClient(t, srv)
 	ctx := context.Background()
 	lock := c.Lock("trylock")
-	hctx, err := lock.Lock(ctx)
+	h, err := lock.Lock(ctx)
 	require.NoError(t, err)
 
 	start := time.Now()
@@ -406,15 +439,14 @@ func TestTryLockWait(t *testing.T) {
 
 	got := make(chan bool, 1)
 	go func() {
-		_, ok, err := lock.TryLock(ctx, rlock.WithWait(10*time.Second), rlock.WithLease(5*time.Second))
-		if err != nil {
-			got <- false
-			return
+		wh, ok, err := lock.TryLock(ctx, rlock.WithWait(10*time.Second), rlock.WithLease(5*time.Second))
+		if err == nil && ok {
+			err = wh.Unlock(ctx)
 		}
-		got <- ok
+		got <- ok && err == nil
 	}()
-	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
-	require.NoError(t, lock.Unlock(hctx))
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
+	require.NoError(t, h.Unlock(ctx))
 	select {
 	case ok := <-got:
 		require.True(t, ok)
@@ -423,8 +455,9 @@ func TestTryLockWait(t *testing.T) {
 	}
 }
 
-// TestLockOwnershipFromSeparateGoroutines checks that two goroutines with
-// their own contexts never both hold the lock through one handle.
+// TestLockOwnershipFromSeparateGoroutines checks that two goroutines never
+// both hold the lock through one handle (every Lock without WithOwner is a
+// fresh owner).
 func TestLockOwnershipFromSeparateGoroutines(t *testing.T) {
 	srv := redistest.StartServer(t)
 	c := newClient(t, srv)
@@ -436,7 +469,7 @@ func TestLockOwnershipFromSeparateGoroutines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
-				hctx, err := lock.Lock(context.Background())
+				h, err := lock.Lock(context.Background())
 				if err != nil {
 					panic(fmt.Sprint("lock: ", err))
 				}
@@ -444,7 +477,7 @@ func TestLockOwnershipFromSeparateGoroutines(t *testing.T) {
 					panic("two owners inside")
 				}
 				inside.Add(-1)
-				if err := lock.Unlock(hctx); err != nil {
+				if err := h.Unlock(context.Background()); err != nil {
 					panic(fmt.Sprint("unlock: ", err))
 				}
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // replyDropper is a loopback TCP proxy that, when armed, cuts a connection
@@ -93,35 +94,35 @@ func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	lock := c.Lock("fragile")
 	h, err := lock.Lock(ctx) // warm-up: script cached, replica count read
 	require.NoError(t, err)
-	require.NoError(t, lock.Unlock(h))
+	require.NoError(t, h.Unlock(ctx))
 
-	owner := redisson.WithOwnerID(ctx, 77)
+	owner := rlock.WithOwner(77)
 	field := c.ID() + ":77"
 
 	// Connection cut after the script ran: the lock is ours, held once.
 	proxy.armed.Store(true)
-	h, err = lock.Lock(owner)
+	h, err = lock.Lock(ctx, owner)
 	require.NoError(t, err, "the cut connection is resolved from Redis")
 	require.False(t, proxy.armed.Load(), "the reply was dropped")
 	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "fragile").Val(), "held once, not twice")
-	require.NoError(t, lock.Unlock(h))
+	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val())
 
 	// Reply held back past the read timeout: reported, and undone.
 	proxy.delay.Store(int64(time.Second))
 	proxy.armed.Store(true)
-	_, err = lock.Lock(owner)
+	_, err = lock.Lock(ctx, owner)
 	require.Error(t, err, "the lost reply is reported, not retried")
 	require.False(t, proxy.armed.Load(), "the reply was held back")
 	// The acquire ran once and was undone: no hold, certainly not two.
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val(), "fields: %v", raw.HGetAll(ctx, "fragile").Val())
 	proxy.delay.Store(0)
 
-	h, err = lock.Lock(owner)
+	h, err = lock.Lock(ctx, owner)
 	require.NoError(t, err)
-	n, err := lock.HoldCount(h)
+	n, err := lock.HoldCount(ctx, 77)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	require.NoError(t, lock.Unlock(h))
+	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val())
 }

@@ -18,7 +18,8 @@ return redis.call('pttl', KEYS[1])
 `)
 
 // unlockHead is the common start of the unlock scripts: replay a retried
-// request from its latch, refuse a non-owner, release a re-entrant hold.
+// request from its latch, refuse a non-owner, release a re-entrant hold;
+// what follows is the final release.
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms, ...].
 const unlockHead = `
@@ -35,8 +36,6 @@ if left > 0 then
 	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
 	return 0
 end
-redis.call('del', KEYS[1])
-redis.call(ARGV[4], KEYS[2], ARGV[1])
 `
 
 // unlockScript releases one hold; the last one deletes the lock and publishes
@@ -46,6 +45,8 @@ redis.call(ARGV[4], KEYS[2], ARGV[1])
 // PUBLISH|SPUBLISH, latch TTL ms].
 // Reply: nil = not the owner, 0 = still held, 1 = released.
 var unlockScript = core.NewScript("rlock.unlock", unlockHead+`
+redis.call('del', KEYS[1])
+redis.call(ARGV[4], KEYS[2], ARGV[1])
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])
 return 1
 `)
@@ -80,13 +81,18 @@ return out
 `)
 
 // unlockHandOffScript is unlockScript that, on the final release, hands the
-// lock straight to a waiter of this client: the same DEL, message and latch
-// as a release, then the waiter's acquire (HSET 1, PEXPIRE its lease). Peers
-// see exactly an unlock followed by that waiter's acquire, in one round trip.
+// lock straight to a waiter of this client: the owner's field goes, the
+// waiter's comes (HSET 1, PEXPIRE its lease), and the latch records the
+// release, in one round trip. The lock never becomes free, so nothing is
+// published: a waiter elsewhere could only find it held (a deliberate
+// deviation from Redisson, which would publish "0" after its DEL; see
+// README, Interoperability). The real release after at most
+// engine.maxHandOffStreak hand-offs publishes as Redisson does.
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms, next owner field, next lease ms].
 // Reply: nil = not the owner, 0 = still held, 1 = released and handed over.
 var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", unlockHead+`
+redis.call('hdel', KEYS[1], ARGV[3])
 redis.call('hset', KEYS[1], ARGV[6], 1)
 redis.call('pexpire', KEYS[1], ARGV[7])
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // TestSentinel uses the lock through a go-redis failover client: Sentinel
@@ -36,30 +37,23 @@ func TestSentinel(t *testing.T) {
 
 	h, err := a.Lock("sentinel").Lock(ctx)
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{a.ID() + ":" + ownerOf(t, h): "1"}, raw.HGetAll(ctx, "sentinel").Val())
+	require.Equal(t, map[string]string{a.ID() + ":" + strconv.FormatInt(h.Owner(), 10): "1"}, raw.HGetAll(ctx, "sentinel").Val())
 	got := make(chan error, 1)
 	go func() {
 		wh, err := b.Lock("sentinel").Lock(ctx)
 		if err == nil {
-			err = b.Lock("sentinel").Unlock(wh)
+			err = wh.Unlock(ctx)
 		}
 		got <- err
 	}()
-	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return b.Stats().PubSub.Waiters == 1 })
-	require.NoError(t, a.Lock("sentinel").Unlock(h))
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return b.Stats().PubSub.Waiters == 1 })
+	require.NoError(t, h.Unlock(ctx))
 	select {
 	case err := <-got:
 		require.NoError(t, err)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiter was not woken")
 	}
-}
-
-func ownerOf(t *testing.T, ctx context.Context) string {
-	t.Helper()
-	id, ok := redisson.OwnerFromContext(ctx)
-	require.True(t, ok)
-	return strconv.FormatInt(id, 10)
 }
 
 // TestSentinelFailover: without replica sync the lock scripts go down
@@ -74,7 +68,7 @@ func TestSentinelFailover(t *testing.T) {
 	ctx := context.Background()
 	sc := redis.NewSentinelClient(&redis.Options{Addr: sentinel.Addr()})
 	t.Cleanup(func() { _ = sc.Close() })
-	eventually(t, 15*time.Second, "the sentinel knows the replica", func() bool {
+	redistest.Eventually(t, 15*time.Second, "the sentinel knows the replica", func() bool {
 		rs, err := sc.Replicas(ctx, redistest.SentinelMasterName).Result()
 		return err == nil && len(rs) == 1
 	})
@@ -89,22 +83,22 @@ func TestSentinelFailover(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	lock := c.Lock("failover")
 	cycle := func(id int64) error {
-		h, err := lock.Lock(redisson.WithOwnerID(ctx, id))
+		h, err := lock.Lock(ctx, rlock.WithOwner(id))
 		if err != nil {
 			return err
 		}
-		return lock.Unlock(h)
+		return h.Unlock(ctx)
 	}
 	for i := range 20 {
 		require.NoError(t, cycle(int64(i+1)))
 	}
 
 	// Sentinel promotes a replica only once it has fresh INFO from it.
-	eventually(t, 30*time.Second, "Sentinel accepted the failover", func() bool {
+	redistest.Eventually(t, 30*time.Second, "Sentinel accepted the failover", func() bool {
 		return sc.Failover(ctx, redistest.SentinelMasterName).Err() == nil
 	})
 	newMaster := redistest.Client(t, replica)
-	eventually(t, 15*time.Second, "the replica became master", func() bool {
+	redistest.Eventually(t, 15*time.Second, "the replica became master", func() bool {
 		role, err := newMaster.Do(ctx, "ROLE").Slice()
 		return err == nil && len(role) > 0 && role[0] == "master"
 	})
@@ -112,14 +106,14 @@ func TestSentinelFailover(t *testing.T) {
 	// Until go-redis has heard of the switch from Sentinel, calls may still
 	// reach the old master or fail; then they succeed, on the new master.
 	var failures int
-	eventually(t, 15*time.Second, "locks are taken on the new master", func() bool {
-		h, err := lock.Lock(redisson.WithOwnerID(ctx, 100))
+	redistest.Eventually(t, 15*time.Second, "locks are taken on the new master", func() bool {
+		h, err := lock.Lock(ctx, rlock.WithOwner(100))
 		if err != nil {
 			failures++
 			return false
 		}
 		onNew := newMaster.Exists(ctx, "failover").Val() == 1
-		if err := lock.Unlock(h); err != nil {
+		if err := h.Unlock(ctx); err != nil {
 			failures++
 			return false
 		}
@@ -127,11 +121,10 @@ func TestSentinelFailover(t *testing.T) {
 	})
 	t.Logf("%d failed lock/unlock calls during the switch-over", failures)
 	for i := range 20 {
-		owner := redisson.WithOwnerID(ctx, int64(200+i))
-		h, err := lock.Lock(owner)
+		h, err := lock.Lock(ctx, rlock.WithOwner(int64(200+i)))
 		require.NoError(t, err, "cycle %d after the failover", i)
 		require.Equal(t, map[string]string{c.ID() + ":" + strconv.Itoa(200+i): "1"}, newMaster.HGetAll(ctx, "failover").Val())
-		require.NoError(t, lock.Unlock(h))
+		require.NoError(t, h.Unlock(ctx))
 		require.Equal(t, int64(0), newMaster.Exists(ctx, "failover").Val())
 	}
 }

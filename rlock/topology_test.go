@@ -41,18 +41,18 @@ func TestCluster(t *testing.T) {
 	_, err = ss.Receive(ctx)
 	require.NoError(t, err)
 
-	hctx, err := a.Lock("orders").Lock(ctx)
+	h, err := a.Lock("orders").Lock(ctx)
 	require.NoError(t, err)
 	got := make(chan error, 1)
 	go func() {
-		h, err := b.Lock("orders").Lock(ctx)
+		wh, err := b.Lock("orders").Lock(ctx)
 		if err == nil {
-			err = b.Lock("orders").Unlock(h)
+			err = wh.Unlock(ctx)
 		}
 		got <- err
 	}()
-	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return b.Stats().PubSub.Waiters == 1 })
-	require.NoError(t, a.Lock("orders").Unlock(hctx))
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return b.Stats().PubSub.Waiters == 1 })
+	require.NoError(t, h.Unlock(ctx))
 	msg, err := ss.ReceiveTimeout(ctx, 5*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, &redis.Message{Channel: "redisson_lock__channel:{orders}", Payload: "0"}, msg)
@@ -65,7 +65,7 @@ func TestCluster(t *testing.T) {
 
 	// Many locks across all slots stay held through several renewals.
 	const n = 60
-	holds := make([]context.Context, n)
+	holds := make([]*rlock.Hold, n)
 	slots := map[int]bool{}
 	for i := range holds {
 		name := "held-" + strconv.Itoa(i)
@@ -78,12 +78,12 @@ func TestCluster(t *testing.T) {
 	for time.Since(start) < 3*watchdog {
 		time.Sleep(watchdog / 4)
 		for i := range holds {
-			require.False(t, isCtxDone(holds[i]), "lock %d lost: %v", i, context.Cause(holds[i]))
+			require.NoError(t, holds[i].Err(), "lock %d lost", i)
 		}
 	}
 	for i := range holds {
 		require.Equal(t, int64(1), raw.Exists(ctx, "held-"+strconv.Itoa(i)).Val())
-		require.NoError(t, a.Lock("held-"+strconv.Itoa(i)).Unlock(holds[i]))
+		require.NoError(t, holds[i].Unlock(ctx))
 	}
 	st := a.Stats().Renewal
 	require.Greater(t, st.Scripts, st.Rounds, "one round carries one script per slot")
@@ -109,13 +109,13 @@ func TestReplicaSync(t *testing.T) {
 	}
 	// The first use of each script on a node answers NOSCRIPT and is sent
 	// again after SCRIPT LOAD, WAIT included; count from the second use on.
-	hctx, err := c.Lock("warmup").Lock(ctx)
+	h, err := c.Lock("warmup").Lock(ctx)
 	require.NoError(t, err)
-	require.NoError(t, c.Lock("warmup").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 	before := waits()
-	hctx, err = c.Lock("synced").Lock(ctx)
+	h, err = c.Lock("synced").Lock(ctx)
 	require.NoError(t, err)
-	require.NoError(t, c.Lock("synced").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, before+2, waits(), "one WAIT after the acquire and one after the unlock")
 
 	pid, err := strconv.Atoi(redistest.ParseInfo(rraw.Info(ctx, "server").Val())["process_id"])
@@ -128,14 +128,14 @@ func TestReplicaSync(t *testing.T) {
 	require.Equal(t, int64(0), raw.Exists(ctx, "unsynced").Val(), "the failed acquire was undone")
 
 	lax := newClient(t, master, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{AllowUnsynced: true}))
-	hctx, err = lax.Lock("unsynced").Lock(ctx)
+	h, err = lax.Lock("unsynced").Lock(ctx)
 	require.NoError(t, err)
-	require.NoError(t, lax.Lock("unsynced").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 
 	off := newClient(t, master, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
 	before = waits()
-	hctx, err = off.Lock("nowait").Lock(ctx)
+	h, err = off.Lock("nowait").Lock(ctx)
 	require.NoError(t, err)
-	require.NoError(t, off.Lock("nowait").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, before, waits())
 }

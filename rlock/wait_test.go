@@ -25,7 +25,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 
 	holder := newClient(t, srv)
 	c := newClient(t, srv)
-	hctx, err := holder.Lock("busy").Lock(ctx)
+	h, err := holder.Lock("busy").Lock(ctx)
 	require.NoError(t, err)
 
 	const waiters = 1000
@@ -40,23 +40,24 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 			errs <- err
 		}()
 	}
-	eventually(t, 20*time.Second, "all waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == waiters })
-	require.Equal(t, int64(1), numSub(t, raw, rlock.ChannelName("busy")), "one subscription serves 1000 waiters")
+	redistest.Eventually(t, 20*time.Second, "all waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == waiters })
+	require.Equal(t, int64(1), redistest.NumSub(t, raw, rlock.ChannelName("busy")), "one subscription serves 1000 waiters")
 	cancel()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		require.ErrorIs(t, err, context.Canceled)
 	}
-	eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return numSub(t, raw, rlock.ChannelName("busy")) == 0
+	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
+		return redistest.NumSub(t, raw, rlock.ChannelName("busy")) == 0
 	})
 	require.Equal(t, 0, c.Stats().PubSub.Channels)
 
 	ok, err := holder.Lock("busy").ForceUnlock(ctx)
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.True(t, causeIs(hctx, redisson.ErrLockLost))
+	require.True(t, ended(h))
+	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
 	keys, err := raw.Keys(ctx, "*").Result()
 	require.NoError(t, err)
 	require.Empty(t, keys)
@@ -86,7 +87,7 @@ func TestLostMessageFallsBackToTTL(t *testing.T) {
 		_, err := c.Lock("silent").Lock(ctx)
 		got <- err
 	}()
-	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })
 	require.NoError(t, raw.Del(ctx, "silent").Err())
 	select {
 	case err := <-got:
@@ -110,22 +111,22 @@ func TestResubscribeAfterPubSubKill(t *testing.T) {
 	c := newClient(t, srv)
 	channel := rlock.ChannelName("killed")
 
-	hctx, err := holder.Lock("killed").Lock(ctx)
+	h, err := holder.Lock("killed").Lock(ctx)
 	require.NoError(t, err)
 	got := make(chan error, 1)
 	go func() {
 		_, err := c.Lock("killed").Lock(ctx)
 		got <- err
 	}()
-	eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return numSub(t, raw, channel) == 1 })
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return redistest.NumSub(t, raw, channel) == 1 })
 
 	killed, err := raw.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
 	require.NoError(t, err)
 	require.Equal(t, int64(1), killed)
-	eventually(t, 10*time.Second, "the hub resubscribed", func() bool { return numSub(t, raw, channel) == 1 })
+	redistest.Eventually(t, 10*time.Second, "the hub resubscribed", func() bool { return redistest.NumSub(t, raw, channel) == 1 })
 
 	released := time.Now()
-	require.NoError(t, holder.Lock("killed").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 	select {
 	case err := <-got:
 		require.NoError(t, err)
@@ -142,7 +143,7 @@ func TestCancelledWaiterPassesWakeUp(t *testing.T) {
 	ctx := context.Background()
 	holder := newClient(t, srv)
 	c := newClient(t, srv)
-	hctx, err := holder.Lock("relay").Lock(ctx)
+	h, err := holder.Lock("relay").Lock(ctx)
 	require.NoError(t, err)
 
 	results := make(chan error, 2)
@@ -152,8 +153,8 @@ func TestCancelledWaiterPassesWakeUp(t *testing.T) {
 			results <- err
 		}()
 	}
-	eventually(t, 5*time.Second, "both waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == 2 })
-	require.NoError(t, holder.Lock("relay").Unlock(hctx))
+	redistest.Eventually(t, 5*time.Second, "both waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == 2 })
+	require.NoError(t, h.Unlock(ctx))
 	select {
 	case err := <-results:
 		require.NoError(t, err)
@@ -170,7 +171,7 @@ func TestHandOffAcrossClients(t *testing.T) {
 	ctx := context.Background()
 	a := newClient(t, srv)
 	b := newClient(t, srv)
-	hctx, err := a.Lock("relay2").Lock(ctx)
+	h, err := a.Lock("relay2").Lock(ctx)
 	require.NoError(t, err)
 
 	const per = 5
@@ -178,18 +179,18 @@ func TestHandOffAcrossClients(t *testing.T) {
 	for _, c := range []*redisson.Client{a, b} {
 		for i := 0; i < per; i++ {
 			go func() {
-				h, err := c.Lock("relay2").Lock(ctx)
+				wh, err := c.Lock("relay2").Lock(ctx)
 				if err == nil {
-					err = c.Lock("relay2").Unlock(h)
+					err = wh.Unlock(ctx)
 				}
 				done <- err
 			}()
 		}
 	}
-	eventually(t, 5*time.Second, "all waiters subscribed", func() bool {
+	redistest.Eventually(t, 5*time.Second, "all waiters subscribed", func() bool {
 		return a.Stats().PubSub.Waiters == per && b.Stats().PubSub.Waiters == per
 	})
-	require.NoError(t, a.Lock("relay2").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 	deadline := time.After(10 * time.Second)
 	for i := 0; i < 2*per; i++ {
 		select {
@@ -205,13 +206,13 @@ func TestDeadlineBoundsLock(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
 	c := newClient(t, srv)
-	hctx, err := c.Lock("deadline").Lock(ctx)
+	h, err := c.Lock("deadline").Lock(ctx)
 	require.NoError(t, err)
 	dctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
 	defer cancel()
 	_, err = c.Lock("deadline").Lock(dctx)
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "err = %v", err)
-	require.NoError(t, c.Lock("deadline").Unlock(hctx))
+	require.NoError(t, h.Unlock(ctx))
 }
 
 // TestHandOffPingPong: one client, a holder and a waiter that arrives while
@@ -232,14 +233,14 @@ func TestHandOffPingPong(t *testing.T) {
 		go func() {
 			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			wh, err := lock.Lock(redisson.WithOwner(wctx))
+			wh, err := lock.Lock(wctx)
 			if err == nil {
-				err = lock.Unlock(wh)
+				err = wh.Unlock(ctx)
 			}
 			got <- err
 		}()
-		eventually(t, 5*time.Second, "the waiter queued", func() bool { return c.Stats().PubSub.Waiters > 0 })
-		require.NoError(t, lock.Unlock(h))
+		redistest.Eventually(t, 5*time.Second, "the waiter queued", func() bool { return c.Stats().PubSub.Waiters > 0 })
+		require.NoError(t, h.Unlock(ctx))
 		require.NoError(t, <-got, "iteration %d", i)
 	}
 }

@@ -21,8 +21,7 @@ import (
 var echoScript = NewScript("test.echo", "return ARGV[1]")
 
 func newTestRuntime(t *testing.T, rdb *redis.Client) *Runtime {
-	rt := &Runtime{Redis: rdb, Timeout: time.Second}
-	rt.Init()
+	rt := New(Config{Redis: rdb, Timeout: time.Second})
 	t.Cleanup(rt.Close)
 	return rt
 }

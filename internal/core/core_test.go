@@ -41,17 +41,14 @@ func TestOwnerField(t *testing.T) {
 	}
 }
 
-func TestOwnerContext(t *testing.T) {
-	ctx := context.Background()
-	_, ok := core.OwnerFrom(ctx)
-	require.False(t, ok)
-	ctx2, id := core.EnsureOwner(ctx)
-	got, ok := core.OwnerFrom(ctx2)
-	require.True(t, ok)
-	require.Equal(t, id, got)
-	ctx3, id3 := core.EnsureOwner(ctx2)
-	require.Equal(t, id, id3, "an existing owner is kept")
-	require.Equal(t, ctx2, ctx3)
+func TestOwnerIDAndName(t *testing.T) {
+	seen := map[int64]bool{}
+	for range 1000 {
+		id := core.NewOwnerID()
+		require.Positive(t, id)
+		require.False(t, seen[id], "owner ids repeat: %d", id)
+		seen[id] = true
+	}
 	require.ErrorIs(t, core.ValidateName(""), core.ErrInvalidName)
 	require.NoError(t, core.ValidateName("x"))
 }

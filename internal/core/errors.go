@@ -1,6 +1,13 @@
 package core
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
 
 // Sentinel errors shared by every object. The root package re-exports them, so
 // callers check them with errors.Is against redisson.ErrNotOwner and friends.
@@ -25,3 +32,18 @@ var (
 	// NoSyncedSlavesException).
 	ErrNoSyncedReplicas = errors.New("redisson: no replica acknowledged the write")
 )
+
+// WrongTypeError says what key holds instead of the Redis type want, for a
+// command that failed with WRONGTYPE: the user learns what is in the way,
+// not which script tripped over it.
+func WrongTypeError(ctx context.Context, rdb redis.UniversalClient, key, want string) error {
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	typ, err := Bounded(tctx, func(ctx context.Context) (string, error) {
+		return rdb.Type(ctx, key).Result()
+	})
+	if err != nil || typ == "" || typ == "none" {
+		return fmt.Errorf("%w: the key holds another type than a %s", ErrWrongType, want)
+	}
+	return fmt.Errorf("%w: the key holds a %s, not a %s", ErrWrongType, typ, want)
+}

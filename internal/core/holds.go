@@ -4,55 +4,72 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goredisson/redisson/internal/renewal"
 )
 
 // Holds tracks what this client holds: per lock key and owner field, the
-// lease on the renewal wheel and the contexts handed to the holder. Every
+// lease on the renewal wheel and the Hold values handed to the holder. Every
 // lock handle of the client shares it, so two handles for one name renew and
 // release the same hold.
 type Holds struct {
 	mu     sync.Mutex
-	m      map[holdKey]*hold
-	owners map[string]int // holders per key
+	m      map[holdKey]*owned
+	owners map[string]int // owners holding each key
 	closed bool           // the client closed: no new holds
 }
 
 type holdKey struct{ key, owner string }
 
-type hold struct {
+// owned is what one owner holds of one key: one lease for all its holds.
+type owned struct {
 	key, owner string
 	ttl        time.Duration
 	lease      *renewal.Lease
-	ctxs       []*holdCtx
-	ctxBuf     [1]*holdCtx // ctxs' storage for the usual single hold
+	holds      []*Hold
+	holdBuf    [1]*Hold // holds' storage for the usual single hold
 	onEnd      func(cause error)
 	gen        uint64 // bumped with every new lease; a stale lease's OnLost is ignored
 }
 
-// holdCtx is one acquisition's context, handed to the holder; Unlock with
-// that context ends it. It is the cancelable context itself, so that an
-// acquisition costs one context, not a cancel context and a value context.
-type holdCtx struct {
-	context.Context
+// Hold is one acquisition: the value a caller keeps to release it and to
+// learn that ownership ended. Its context is done when the hold ends: after
+// its release (cause context.Canceled), when ownership is lost (ErrLockLost)
+// or when the client closes (ErrClosed).
+type Hold struct {
+	ctx    context.Context
 	cancel context.CancelCauseFunc
 	key    string
+	owner  string
+	// releasing is set by the first release call, so that a second one
+	// sends nothing.
+	releasing atomic.Bool
 }
 
-type holdCtxKey struct{ key string }
+// Key returns the lock key.
+func (h *Hold) Key() string { return h.key }
 
-func (c *holdCtx) String() string {
-	return fmt.Sprint(c.Context) + ".WithHold(" + c.key + ")"
-}
+// OwnerField returns the owner field "<client id>:<owner id>".
+func (h *Hold) OwnerField() string { return h.owner }
 
-func (c *holdCtx) Value(k any) any {
-	if hk, ok := k.(holdCtxKey); ok && hk.key == c.key {
-		return c
+// Context returns the hold's context.
+func (h *Hold) Context() context.Context { return h.ctx }
+
+// Done is closed when the hold ends.
+func (h *Hold) Done() <-chan struct{} { return h.ctx.Done() }
+
+// Err returns nil while the hold lasts, then why it ended.
+func (h *Hold) Err() error {
+	if h.ctx.Err() == nil {
+		return nil
 	}
-	return c.Context.Value(k)
+	return context.Cause(h.ctx)
 }
+
+// BeginRelease reports whether this is the hold's first release call.
+func (h *Hold) BeginRelease() bool { return h.releasing.CompareAndSwap(false, true) }
 
 // Acquire is what an object tells the registry after its acquire script
 // succeeded.
@@ -64,55 +81,55 @@ type Acquire struct {
 	TTL  time.Duration
 	// Start is when the acquire request was sent.
 	Start time.Time
-	// OnEnd, if set on the owner's first hold, is called once when the hold
-	// ends: cause context.Canceled for an unlock, ErrLockLost (wrapped) or
-	// ErrClosed otherwise. It must not block.
+	// OnEnd, if set on the owner's first hold, is called once when the
+	// owner's holds end: cause context.Canceled for an unlock, ErrLockLost
+	// (wrapped) or ErrClosed otherwise. It must not block.
 	OnEnd func(cause error)
 }
 
-// Acquired records a successful acquisition and returns the holder's context:
-// done when the hold ends, with cause ErrLockLost when ownership is lost and
-// ErrClosed when the client closes.
-func (rt *Runtime) Acquired(ctx context.Context, a Acquire) context.Context {
-	cctx, cancel := context.WithCancelCause(ctx)
-	hc := &holdCtx{Context: cctx, cancel: cancel, key: a.Key}
+// Acquired records a successful acquisition in h. h's context keeps the
+// values of parent but not its cancellation: it is done when the hold ends,
+// with cause ErrLockLost when ownership is lost and ErrClosed when the
+// client closes.
+func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
+	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
+	h.key, h.owner = a.Key, a.Owner
 
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.closed {
-		cancel(ErrClosed)
-		return hc
+		h.cancel(ErrClosed)
+		return
 	}
 	if hs.m == nil {
-		hs.m = make(map[holdKey]*hold)
+		hs.m = make(map[holdKey]*owned)
 		hs.owners = make(map[string]int)
 	}
 	hk := holdKey{a.Key, a.Owner}
-	h := hs.m[hk]
-	if h == nil {
-		h = &hold{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
-		h.ctxs = h.ctxBuf[:0]
-		hs.m[hk] = h
+	o := hs.m[hk]
+	if o == nil {
+		o = &owned{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
+		o.holds = o.holdBuf[:0]
+		hs.m[hk] = o
 		hs.owners[a.Key]++
-	} else if h.lease != nil {
-		rt.Wheel.Cancel(h.lease)
+	} else if o.lease != nil {
+		rt.wheel.Cancel(o.lease)
 	}
-	h.ttl = a.TTL
-	h.gen++
-	gen := h.gen
-	h.lease = rt.Wheel.Add(renewal.Spec{
+	o.ttl = a.TTL
+	o.gen++
+	gen := o.gen
+	o.lease = rt.wheel.Add(renewal.Spec{
 		Key:   a.Key,
 		Owner: a.Owner,
 		Kind:  a.Kind,
 		TTL:   a.TTL,
 		Start: a.Start,
 		OnLost: func(cause error) {
-			rt.loseIf(h, gen, fmt.Errorf("%w: %s: %w", ErrLockLost, h.key, cause))
+			rt.loseIf(o, gen, fmt.Errorf("%w: %q: %w", ErrLockLost, o.key, cause))
 		},
 	})
-	h.ctxs = append(h.ctxs, hc)
-	return hc
+	o.holds = append(o.holds, h)
 }
 
 // LeaseOf returns the lease the owner last took the lock with (Redisson
@@ -121,8 +138,8 @@ func (rt *Runtime) LeaseOf(key, owner string, def time.Duration) time.Duration {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	if h := hs.m[holdKey{key, owner}]; h != nil {
-		return h.ttl
+	if o := hs.m[holdKey{key, owner}]; o != nil {
+		return o.ttl
 	}
 	return def
 }
@@ -133,8 +150,8 @@ func (rt *Runtime) HoldDepth(key, owner string) int {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	if h := hs.m[holdKey{key, owner}]; h != nil {
-		return len(h.ctxs)
+	if o := hs.m[holdKey{key, owner}]; o != nil {
+		return len(o.holds)
 	}
 	return 0
 }
@@ -165,56 +182,54 @@ func (rt *Runtime) HeldByOther(key, owner string) bool {
 	return n > 1 || (n == 1 && hs.m[holdKey{key, owner}] == nil)
 }
 
-// Released records an unlock. full says the lock is gone (every hold of the
-// owner ends); otherwise only the hold of ctx (or the newest) ends and the
-// lease, re-applied by the script at start, runs on.
-func (rt *Runtime) Released(ctx context.Context, key, owner string, full bool, start time.Time) {
+// Released records the release of h. full says the lock is gone (every hold
+// of the owner ends); otherwise only h ends and the lease, re-applied by the
+// script at start, runs on.
+func (rt *Runtime) Released(h *Hold, full bool, start time.Time) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	h := hs.m[holdKey{key, owner}]
-	if h == nil {
+	o := hs.m[holdKey{h.key, h.owner}]
+	if o == nil {
 		hs.mu.Unlock()
+		h.cancel(context.Canceled)
 		return
 	}
 	if full {
 		hs.mu.Unlock()
-		rt.lose(h, context.Canceled)
+		rt.lose(o, context.Canceled)
+		h.cancel(context.Canceled)
 		return
 	}
-	defer hs.mu.Unlock()
-	hc, _ := ctx.Value(holdCtxKey{key}).(*holdCtx)
-	i := len(h.ctxs) - 1
-	for j, c := range h.ctxs {
-		if c == hc {
-			i = j
+	for i, x := range o.holds {
+		if x == h {
+			o.holds = append(o.holds[:i], o.holds[i+1:]...)
+			break
 		}
 	}
-	if i >= 0 {
-		h.ctxs[i].cancel(context.Canceled)
-		h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
-	}
-	if len(h.ctxs) == 0 {
+	h.cancel(context.Canceled)
+	if len(o.holds) == 0 {
 		// Redis counts more holds than we handed out: stop renewing, so the
 		// surplus expires with the lease instead of living forever.
-		rt.Logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
-			"lock", key, "owner", owner)
+		rt.logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
+			"lock", h.key, "owner", h.owner)
 		hs.mu.Unlock()
-		rt.lose(h, context.Canceled)
-		hs.mu.Lock()
+		rt.lose(o, context.Canceled)
 		return
 	}
-	rt.Wheel.Reset(h.lease, start, h.ttl)
+	rt.wheel.Reset(o.lease, start, o.ttl)
+	hs.mu.Unlock()
 }
 
-// Abandon ends the owner's hold after an unlock whose outcome is unknown:
-// renewal stops, so the lock expires with its lease if it is still there.
+// Abandon ends the owner's holds of key: renewal stops, so the lock expires
+// with its lease if it is still there (an unlock whose outcome is unknown,
+// Redis saying the owner holds nothing).
 func (rt *Runtime) Abandon(key, owner string, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	h := hs.m[holdKey{key, owner}]
+	o := hs.m[holdKey{key, owner}]
 	hs.mu.Unlock()
-	if h != nil {
-		rt.lose(h, cause)
+	if o != nil {
+		rt.lose(o, cause)
 	}
 }
 
@@ -222,17 +237,17 @@ func (rt *Runtime) Abandon(key, owner string, cause error) {
 func (rt *Runtime) Lost(key string, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	var all []*hold
+	var all []*owned
 	if hs.owners[key] > 0 {
-		for hk, h := range hs.m {
+		for hk, o := range hs.m {
 			if hk.key == key {
-				all = append(all, h)
+				all = append(all, o)
 			}
 		}
 	}
 	hs.mu.Unlock()
-	for _, h := range all {
-		rt.lose(h, cause)
+	for _, o := range all {
+		rt.lose(o, cause)
 	}
 }
 
@@ -241,17 +256,18 @@ func (rt *Runtime) loseAll(cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
 	hs.closed = true
-	all := make([]*hold, 0, len(hs.m))
-	for _, h := range hs.m {
-		all = append(all, h)
+	all := make([]*owned, 0, len(hs.m))
+	for _, o := range hs.m {
+		all = append(all, o)
 	}
 	hs.mu.Unlock()
-	for _, h := range all {
-		rt.lose(h, cause)
+	for _, o := range all {
+		rt.lose(o, cause)
 	}
 }
 
-// HoldCount returns how many holds this client tracks (tests, stats).
+// HoldCount returns how many (key, owner) pairs this client holds (tests,
+// stats).
 func (rt *Runtime) HoldCount() int {
 	hs := &rt.holds
 	hs.mu.Lock()
@@ -259,43 +275,43 @@ func (rt *Runtime) HoldCount() int {
 	return len(hs.m)
 }
 
-// loseIf ends a hold for its lease of generation gen only: a lease replaced
-// by a re-entry may still report its loss after it was cancelled.
-func (rt *Runtime) loseIf(h *hold, gen uint64, cause error) {
+// loseIf ends an owner's holds for its lease of generation gen only: a lease
+// replaced by a re-entry may still report its loss after it was cancelled.
+func (rt *Runtime) loseIf(o *owned, gen uint64, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	current := h.gen == gen
+	current := o.gen == gen
 	hs.mu.Unlock()
 	if current {
-		rt.lose(h, cause)
+		rt.lose(o, cause)
 	}
 }
 
-// lose ends a hold: its lease leaves the wheel and its contexts are
-// cancelled with cause (context.Canceled for a normal release).
-func (rt *Runtime) lose(h *hold, cause error) {
+// lose ends an owner's holds: its lease leaves the wheel and its holds'
+// contexts are cancelled with cause (context.Canceled for a release).
+func (rt *Runtime) lose(o *owned, cause error) {
 	hs := &rt.holds
 	hs.mu.Lock()
-	hk := holdKey{h.key, h.owner}
-	if hs.m[hk] != h {
+	hk := holdKey{o.key, o.owner}
+	if hs.m[hk] != o {
 		hs.mu.Unlock()
 		return
 	}
 	delete(hs.m, hk)
-	if hs.owners[h.key]--; hs.owners[h.key] <= 0 {
-		delete(hs.owners, h.key)
+	if hs.owners[o.key]--; hs.owners[o.key] <= 0 {
+		delete(hs.owners, o.key)
 	}
-	ctxs := h.ctxs
-	h.ctxs = nil
-	lease := h.lease
+	holds := o.holds
+	o.holds = nil
+	lease := o.lease
 	hs.mu.Unlock()
 	if lease != nil {
-		rt.Wheel.Cancel(lease)
+		rt.wheel.Cancel(lease)
 	}
-	for _, c := range ctxs {
-		c.cancel(cause)
+	for _, h := range holds {
+		h.cancel(cause)
 	}
-	if h.onEnd != nil {
-		h.onEnd(cause)
+	if o.onEnd != nil {
+		o.onEnd(cause)
 	}
 }

@@ -26,6 +26,12 @@ type ReplicaSync struct {
 	// ErrNoSyncedReplicas (Redisson's checkLockSyncedSlaves, default true).
 	FailOnNoSync bool
 
+	// c is the per-runtime cache of replica counts; behind a pointer so
+	// that the settings can be copied (Config holds them by value).
+	c *replicaCache
+}
+
+type replicaCache struct {
 	mu     sync.Mutex
 	counts map[string]replicaCount
 	first  map[string]chan struct{} // masters whose count is being read the first time
@@ -65,13 +71,13 @@ func master(ctx context.Context, rdb redis.UniversalClient, key string) (*redis.
 
 func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *slog.Logger) int {
 	addr := node.Options().Addr
-	rs.mu.Lock()
-	if rs.counts == nil {
-		rs.counts = make(map[string]replicaCount)
+	rs.c.mu.Lock()
+	if rs.c.counts == nil {
+		rs.c.counts = make(map[string]replicaCount)
 	}
-	rc, ok := rs.counts[addr]
+	rc, ok := rs.c.counts[addr]
 	if ok && time.Since(rc.readAt) < replicaCountTTL {
-		rs.mu.Unlock()
+		rs.c.mu.Unlock()
 		return rc.n
 	}
 	if ok {
@@ -79,7 +85,7 @@ func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *sl
 		// the lock path never waits on INFO after the first call.
 		if !rc.loading {
 			rc.loading = true
-			rs.counts[addr] = rc
+			rs.c.counts[addr] = rc
 			go func() {
 				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
 				defer cancel()
@@ -87,54 +93,54 @@ func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *sl
 				rs.store(addr, n, n >= 0)
 			}()
 		}
-		rs.mu.Unlock()
+		rs.c.mu.Unlock()
 		return rc.n
 	}
 	// First use of this master: one caller reads, the others wait for it.
-	if rs.first == nil {
-		rs.first = make(map[string]chan struct{})
+	if rs.c.first == nil {
+		rs.c.first = make(map[string]chan struct{})
 	}
-	if ch, busy := rs.first[addr]; busy {
-		rs.mu.Unlock()
+	if ch, busy := rs.c.first[addr]; busy {
+		rs.c.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
 			return 0
 		}
-		rs.mu.Lock()
-		n := rs.counts[addr].n
-		rs.mu.Unlock()
+		rs.c.mu.Lock()
+		n := rs.c.counts[addr].n
+		rs.c.mu.Unlock()
 		return n
 	}
 	ch := make(chan struct{})
-	rs.first[addr] = ch
-	rs.mu.Unlock()
+	rs.c.first[addr] = ch
+	rs.c.mu.Unlock()
 	n := readReplicaCount(ctx, node, log)
 	rs.store(addr, n, n >= 0)
-	rs.mu.Lock()
-	delete(rs.first, addr)
-	rs.mu.Unlock()
+	rs.c.mu.Lock()
+	delete(rs.c.first, addr)
+	rs.c.mu.Unlock()
 	close(ch)
 	return max(n, 0)
 }
 
 func (rs *ReplicaSync) store(addr string, n int, ok bool) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
+	rs.c.mu.Lock()
+	defer rs.c.mu.Unlock()
 	if !ok {
-		rc := rs.counts[addr]
+		rc := rs.c.counts[addr]
 		rc.loading = false
-		rs.counts[addr] = rc
+		rs.c.counts[addr] = rc
 		return
 	}
-	rs.counts[addr] = replicaCount{n: n, readAt: time.Now()}
+	rs.c.counts[addr] = replicaCount{n: n, readAt: time.Now()}
 }
 
 // Forget drops cached replica counts (tests, topology changes).
 func (rs *ReplicaSync) Forget() {
-	rs.mu.Lock()
-	rs.counts = nil
-	rs.mu.Unlock()
+	rs.c.mu.Lock()
+	rs.c.counts = nil
+	rs.c.mu.Unlock()
 }
 
 func readReplicaCount(ctx context.Context, node *redis.Client, log *slog.Logger) int {

@@ -8,94 +8,185 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/renewal"
-	"github.com/goredisson/redisson/pubsub"
 )
 
-// Runtime is what every object of one Client shares: the Redis client, the
-// client id, the pub/sub hub, the renewal wheel and the settings objects need.
-type Runtime struct {
+// Config is what a Runtime is made of; New copies it.
+type Config struct {
 	Redis           redis.UniversalClient
 	ID              string
-	Hub             *pubsub.Hub
-	Wheel           *renewal.Wheel
 	WatchdogTimeout time.Duration
 	Timeout         time.Duration
-	// PublishCommand is the ARGV the scripts publish with: PUBLISH or SPUBLISH.
-	PublishCommand string
-	Sync           *ReplicaSync
-	Logger         *slog.Logger
+	// Sharded publishes with SPUBLISH and subscribes with SSUBSCRIBE.
+	Sharded bool
 	// Cluster is true when Redis is a cluster: renewals are grouped by slot.
 	Cluster bool
+	Sync    ReplicaSync
+	// BatchSize caps the leases of one renewal script.
+	BatchSize int
+	// LeaseMargin is subtracted, with 1% of the lease, from a lease's end
+	// to decide when its holder is told it lost the lock.
+	LeaseMargin time.Duration
+	Logger      *slog.Logger
+}
+
+// Runtime is what every object of one Client shares: the Redis client, the
+// client id, the pub/sub hub, the renewal wheel and the settings objects
+// need. Its settings are fixed at New.
+type Runtime struct {
+	redis           redis.UniversalClient
+	id              string
+	hub             *pubsub.Hub
+	wheel           *renewal.Wheel
+	watchdogTimeout time.Duration
+	timeout         time.Duration
+	publish         string
+	sync            *ReplicaSync
+	logger          *slog.Logger
+	cluster         bool
 
 	holds    Holds
-	locals   Locals
 	requests requestIDs
 	conns    dedicatedConns
 	done     context.Context
 	cancel   context.CancelCauseFunc
 }
 
-// Init prepares the runtime's lifetime; call once before use.
-func (rt *Runtime) Init() {
+// New starts a runtime: its hub and wheel run until Close.
+func New(cfg Config) *Runtime {
+	rt := &Runtime{
+		redis:           cfg.Redis,
+		id:              cfg.ID,
+		watchdogTimeout: cfg.WatchdogTimeout,
+		timeout:         cfg.Timeout,
+		publish:         "PUBLISH",
+		logger:          cfg.Logger,
+		cluster:         cfg.Cluster,
+	}
+	if cfg.Sharded {
+		rt.publish = "SPUBLISH"
+	}
+	if rt.logger == nil {
+		rt.logger = slog.New(slog.DiscardHandler)
+	}
+	if rt.timeout <= 0 {
+		rt.timeout = 3 * time.Second
+	}
+	if rt.watchdogTimeout <= 0 {
+		rt.watchdogTimeout = 30 * time.Second
+	}
+	rt.sync = &ReplicaSync{Enabled: cfg.Sync.Enabled, Timeout: cfg.Sync.Timeout, FailOnNoSync: cfg.Sync.FailOnNoSync, c: &replicaCache{}}
 	rt.done, rt.cancel = context.WithCancelCause(context.Background())
 	rt.requests.init()
-	if rt.Logger == nil {
-		rt.Logger = slog.New(slog.DiscardHandler)
+	if cfg.Redis != nil {
+		rt.hub = pubsub.New(pubsub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger})
 	}
-	if rt.Sync == nil {
-		rt.Sync = &ReplicaSync{}
+	var slot func(string) int
+	if cfg.Cluster {
+		slot = Slot
 	}
+	rt.wheel = renewal.New(renewal.Config{
+		Client:    cfg.Redis,
+		BatchSize: cfg.BatchSize,
+		Timeout:   rt.timeout,
+		Margin:    cfg.LeaseMargin,
+		Slot:      slot,
+		Logger:    rt.logger,
+	})
+	return rt
 }
 
-// Close marks the runtime closed; later calls fail with ErrClosed.
+// Close marks the runtime closed (later calls fail with ErrClosed), ends
+// every hold with cause ErrClosed, and stops the hub and the wheel.
 func (rt *Runtime) Close() {
 	rt.cancel(ErrClosed)
 	rt.loseAll(ErrClosed)
 	rt.conns.close()
+	if rt.hub != nil {
+		rt.hub.Close()
+	}
+	rt.wheel.Close()
 }
+
+// Redis returns the go-redis client.
+func (rt *Runtime) Redis() redis.UniversalClient { return rt.redis }
+
+// ID returns the client id, the UUID of every owner field.
+func (rt *Runtime) ID() string { return rt.id }
+
+// Hub returns the pub/sub hub.
+func (rt *Runtime) Hub() *pubsub.Hub { return rt.hub }
+
+// Wheel returns the renewal wheel.
+func (rt *Runtime) Wheel() *renewal.Wheel { return rt.wheel }
+
+// WatchdogTimeout is the lease of locks taken without one.
+func (rt *Runtime) WatchdogTimeout() time.Duration { return rt.watchdogTimeout }
+
+// Timeout bounds one Redis exchange that must finish without the caller's
+// context (unlocks, undos).
+func (rt *Runtime) Timeout() time.Duration { return rt.timeout }
+
+// PublishCommand is the ARGV the scripts publish with: PUBLISH or SPUBLISH.
+func (rt *Runtime) PublishCommand() string { return rt.publish }
+
+// Sync returns the replica sync settings.
+func (rt *Runtime) Sync() *ReplicaSync { return rt.sync }
+
+// Logger returns the client's logger.
+func (rt *Runtime) Logger() *slog.Logger { return rt.logger }
+
+// Cluster reports whether Redis is a cluster.
+func (rt *Runtime) Cluster() bool { return rt.cluster }
 
 // Done is a context that is cancelled, with cause ErrClosed, when the client
 // is closed.
 func (rt *Runtime) Done() context.Context { return rt.done }
 
-// Check returns ErrClosed on a closed client and the context's error on a
+// Check returns ErrClosed on a closed client and the context's cause on a
 // done context.
 func (rt *Runtime) Check(ctx context.Context) error {
 	if rt.done.Err() != nil {
 		return ErrClosed
 	}
-	return ctx.Err()
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // Detached returns a context that keeps ctx's values but not its
 // cancellation, bounded by the client's timeout: releases must run even when
 // the caller's context is already done.
 func (rt *Runtime) Detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), rt.Timeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), rt.timeout)
 }
 
 // SlotOf returns the cluster slot of key, or 0 outside a cluster.
 func (rt *Runtime) SlotOf(key string) int {
-	if !rt.Cluster {
+	if !rt.cluster {
 		return 0
 	}
 	return Slot(key)
 }
 
-// Eval runs a script without replica sync.
+// Eval runs a script without replica sync, bounded by ctx.
 func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...any) (any, error) {
-	return s.Run(ctx, rt.Redis, keys, args...)
+	return Bounded(ctx, func(ctx context.Context) (any, error) {
+		return s.Run(ctx, rt.redis, keys, args...)
+	})
 }
 
 // EvalSynced runs a lock-writing script followed by WAIT for the master's
 // replicas on the same connection (one round trip), when replica sync is on
 // and the master has replicas. Without WAIT, on a single node, the script
-// goes down a dedicated connection (see dedicatedConns). go-redis may re-send the script when a reply
-// is lost: use it for scripts that are idempotent (unlocks, with their
-// latch).
+// goes down a dedicated connection (see dedicatedConns). go-redis may re-send
+// the script when a reply is lost: use it for scripts that are idempotent
+// (unlocks, with their latch). It returns when ctx is done even if Redis
+// does not answer (see Bounded).
 func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
-	return rt.evalSynced(ctx, s, true, keys, args)
+	return rt.evalBounded(ctx, s, true, keys, args)
 }
 
 // EvalSyncedNoRetry is EvalSynced for scripts that must run at most once
@@ -103,27 +194,43 @@ func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, arg
 // *StaleConnError says the server had closed the connection before the
 // reply: the caller finds out from Redis whether the script ran.
 func (rt *Runtime) EvalSyncedNoRetry(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
-	return rt.evalSynced(ctx, s, false, keys, args)
+	return rt.evalBounded(ctx, s, false, keys, args)
+}
+
+type syncedReply struct {
+	v    any
+	sync SyncResult
+}
+
+func (rt *Runtime) evalBounded(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
+	if ctx.Done() == nil {
+		return rt.evalSynced(ctx, s, retry, keys, args)
+	}
+	r, err := Bounded(ctx, func(ctx context.Context) (syncedReply, error) {
+		v, sync, err := rt.evalSynced(ctx, s, retry, keys, args)
+		return syncedReply{v, sync}, err
+	})
+	return r.v, r.sync, err
 }
 
 func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
 	run := func() (any, SyncResult, error) {
-		v, err := s.run(ctx, rt.Redis, retry, keys, args)
+		v, err := s.run(ctx, rt.redis, retry, keys, args)
 		return v, SyncResult{}, err
 	}
-	if rt.Cluster && !rt.Sync.Enabled {
+	if rt.cluster && !rt.sync.Enabled {
 		return run()
 	}
-	node, err := master(ctx, rt.Redis, keys[0])
+	node, err := master(ctx, rt.redis, keys[0])
 	if err != nil || node == nil {
 		return run()
 	}
 	n := 0
-	if rt.Sync.Enabled {
-		n = rt.Sync.replicas(ctx, node, rt.Logger)
+	if rt.sync.Enabled {
+		n = rt.sync.replicas(ctx, node, rt.logger)
 	}
 	if n == 0 {
-		if rt.Cluster {
+		if rt.cluster {
 			// Through the cluster client: it follows redirects, and its
 			// hooks see the call.
 			return run()
@@ -131,7 +238,7 @@ func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys [
 		v, err := rt.runOnNode(ctx, node, s, retry, keys, args)
 		return v, SyncResult{}, err
 	}
-	timeout := rt.Sync.Timeout
+	timeout := rt.sync.Timeout
 	if timeout <= 0 {
 		timeout = time.Second
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -118,8 +119,20 @@ func (s *Script) Load(ctx context.Context, c redis.Scripter) error {
 	return s.s.Load(ctx, c).Err()
 }
 
+// wrap turns a script's failure into the error its caller reports: the
+// caller names the operation, so a network error stays as it is, and
+// WRONGTYPE becomes ErrWrongType without the script's internals (the caller
+// says what the key holds). Any other error reply names the script, since
+// it means a bug or an unexpected server.
 func (s *Script) wrap(err error) error {
-	return WrapRedisError(s.name, err)
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	if strings.HasPrefix(re.Error(), "WRONGTYPE") {
+		return ErrWrongType
+	}
+	return fmt.Errorf("script %s: %w", s.name, err)
 }
 
 // WrapRedisError maps Redis error replies to the library's sentinel errors,

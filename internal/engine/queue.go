@@ -1,10 +1,8 @@
-package rlock
+package engine
 
 import (
 	"sync"
 	"time"
-
-	"github.com/goredisson/redisson/internal/renewal"
 )
 
 // Waiters of one lock in one client line up in a local queue. A waiter never
@@ -18,7 +16,7 @@ import (
 const maxHandOffStreak = 8
 
 // queue is one lock's local wait state, shared by every handle of the lock
-// in one client (core.Runtime.Local).
+// in one client (Engine.queues).
 type queue struct {
 	mu      sync.Mutex
 	waiters []*waiter // arrival order
@@ -26,7 +24,7 @@ type queue struct {
 	streak  int       // hand-offs since the last real release
 }
 
-func newQueue() any { return &queue{} }
+func newQueue() *queue { return &queue{} }
 
 type waiterState uint8
 
@@ -46,12 +44,12 @@ const (
 
 // waiter is one goroutine waiting in Lock or TryLock.
 type waiter struct {
-	field string
-	lease time.Duration
-	kind  renewal.Kind
-	state waiterState // guarded by queue.mu
-	start time.Time   // when the hand-off script was sent
-	nudge chan struct{}
+	field    string
+	lease    time.Duration
+	watchdog bool
+	state    waiterState // guarded by queue.mu
+	start    time.Time   // when the hand-off script was sent
+	nudge    chan struct{}
 }
 
 func (q *queue) add(w *waiter) { q.waiters = append(q.waiters, w) }

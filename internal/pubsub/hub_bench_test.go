@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/redistest"
-	"github.com/goredisson/redisson/pubsub"
 )
 
 // benchHub returns a hub over a fresh redis-server, closed at cleanup.

@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/redistest"
-	"github.com/goredisson/redisson/pubsub"
 )
 
 func newHub(t *testing.T, rdb redis.UniversalClient, sharded bool) *pubsub.Hub {

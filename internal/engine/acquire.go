@@ -1,0 +1,383 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+// Acquire runs the acquire protocol for r and, when it succeeds, fills h:
+// try; if held, park in the client's local queue (when the object allows
+// hand-off) and subscribe to the channel, try again (the holder may have left
+// between the two), then sleep until a wake-up, a hand-off, the holder's TTL,
+// the wait budget or ctx, and try again. While another owner of this client
+// holds a hand-off lock no attempt is sent: its release hands the lock over
+// or publishes. It reports false with a nil error when a bounded wait (or a
+// single try) found the lock held.
+func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
+	ok, err := l.acquire(ctx, h, r)
+	return ok, l.Err(r.Op(), err)
+}
+
+func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
+	if err := l.Check(ctx); err != nil {
+		return false, err
+	}
+	owner := r.Owner
+	if owner == 0 {
+		owner = core.NewOwnerID()
+	}
+	h.l, h.owner = l, owner
+	field := l.Field(owner)
+	lease, watchdog := r.Lease, false
+	if lease == 0 {
+		lease, watchdog = l.rt.WatchdogTimeout(), true
+	}
+	var deadline time.Time
+	if r.Wait && r.WaitFor > 0 {
+		deadline = time.Now().Add(r.WaitFor)
+	}
+	// The first try needs no queue unless waiters exist: a lock taken at
+	// once allocates no local state.
+	busy := false
+	if l.cfg.HandOff {
+		busy = l.rt.HeldByOther(l.cfg.Name, field)
+		if ref, ok := l.e.queues.peek(l.queueKey); ok {
+			q := ref.value()
+			q.mu.Lock()
+			busy = busy || q.pending > 0
+			q.mu.Unlock()
+			ref.release()
+		}
+	}
+	if !busy {
+		start := time.Now()
+		_, ok, err := l.tryAcquire(ctx, field, lease)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			return l.acquired(ctx, h, watchdog, lease, start)
+		}
+	}
+	if !r.Wait {
+		return false, nil
+	}
+
+	var q *queue
+	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, nudge: make(chan struct{}, 1)}
+	if l.cfg.HandOff {
+		ref := l.e.queues.use(l.queueKey, newQueue)
+		defer ref.release()
+		q = ref.value()
+		q.mu.Lock()
+		q.add(w)
+		q.mu.Unlock()
+	}
+
+	subCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		subCtx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	sub, err := l.rt.Hub().Subscribe(subCtx, l.cfg.Channel, l.cfg.Policy)
+	cancel()
+	if err != nil {
+		switch {
+		case errors.Is(err, pubsub.ErrClosed):
+			err = core.ErrClosed
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case !deadline.IsZero() && !time.Now().Before(deadline):
+			err = nil
+		}
+		return l.abandon(ctx, q, w, err)
+	}
+	acquired := false
+	defer func() { sub.Close(acquired) }()
+	if q != nil {
+		// An unlock message while a goroutine of this client holds the
+		// lock or is being handed it (typically after our own hand-off)
+		// cannot be for any local waiter: that holder's release hands over
+		// or wakes the oldest. Don't get woken for it; the queue's waiters
+		// share the answer.
+		sub.PassOverWhen(q, func() bool {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return q.pending > 0 || l.rt.HeldLocally(l.cfg.Name)
+		})
+	}
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		state, attempt := parked, true
+		if q != nil {
+			q.mu.Lock()
+			state = w.state
+			attempt = state == parked && !l.busy(q, field)
+			if attempt {
+				w.state = trying
+			}
+			q.mu.Unlock()
+		}
+
+		sleep := l.rt.WatchdogTimeout()
+		switch {
+		case state == handed:
+			acquired = true
+			l.take(ctx, q, w, h)
+			return l.finish(ctx, h)
+		case state == unknown:
+			if l.resolveUnknown(ctx, q, w) {
+				acquired = true
+				l.take(ctx, q, w, h)
+				return l.finish(ctx, h)
+			}
+			continue
+		case attempt:
+			start := time.Now()
+			ttl, ok, err := l.tryAcquire(ctx, field, lease)
+			if q != nil {
+				q.mu.Lock()
+				if ok || err != nil {
+					q.remove(w)
+				} else {
+					w.state = parked
+				}
+				q.mu.Unlock()
+			}
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				acquired = true
+				return l.acquired(ctx, h, watchdog, lease, start)
+			}
+			sleep = l.sleepFor(ttl)
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return l.abandon(ctx, q, w, nil)
+			}
+			sleep = min(sleep, left)
+		}
+		timer.Reset(sleep)
+		select {
+		case <-sub.C():
+		case <-w.nudge:
+		case <-timer.C:
+		case <-ctx.Done():
+			return l.abandon(ctx, q, w, context.Cause(ctx))
+		case <-l.rt.Done().Done():
+			return l.abandon(ctx, q, w, core.ErrClosed)
+		}
+	}
+}
+
+// busy reports whether another owner of this client holds the lock or is
+// being handed it; called with q.mu held.
+func (l *Lock) busy(q *queue, field string) bool {
+	return q.pending > 0 || l.rt.HeldByOther(l.cfg.Name, field)
+}
+
+// take registers a lock handed to w in h and leaves the queue.
+func (l *Lock) take(ctx context.Context, q *queue, w *waiter, h *Hold) {
+	l.register(ctx, h, w.watchdog, w.lease, w.start)
+	q.mu.Lock()
+	q.pending--
+	q.remove(w)
+	q.mu.Unlock()
+}
+
+// resolveUnknown reads from Redis whether a hand-off whose reply was lost
+// made w the holder.
+func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
+	for attempt := 1; ; attempt++ {
+		dctx, cancel := l.rt.Detached(ctx)
+		start := time.Now()
+		count, err := core.Bounded(dctx, func(ctx context.Context) (int, error) {
+			return l.cfg.Scripts.Count(ctx, w.field)
+		})
+		cancel()
+		if err == nil {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			if count > 0 {
+				// The hand-off happened, at most one release's attempts ago.
+				w.state, w.start = handed, start.Add(-releaseAttempts*l.rt.Timeout())
+				return true
+			}
+			q.pending--
+			w.state = parked
+			w.wake()
+			return false
+		}
+		// Never fall back to an acquire here: if the hand-off happened, it
+		// would count a second hold.
+		l.rt.Logger().Warn("redisson: checking a hand-off failed; retrying", "lock", l.cfg.Name, "err", err)
+		select {
+		case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, time.Second)):
+		case <-l.rt.Done().Done():
+			return false
+		}
+	}
+}
+
+// abandon takes w out of the queue when its caller gives up. A hand-off in
+// flight is waited for (it is bounded by the client's timeout); a lock
+// handed over meanwhile is released again, passing it on.
+func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (bool, error) {
+	if q == nil {
+		return false, err
+	}
+	q.mu.Lock()
+	for w.state == handing {
+		q.mu.Unlock()
+		<-w.nudge
+		q.mu.Lock()
+	}
+	state := w.state
+	q.remove(w)
+	q.mu.Unlock()
+	if state == handed || state == unknown {
+		dctx, cancel := l.rt.Detached(ctx)
+		defer cancel()
+		if _, uerr := l.release(dctx, q, w.field, w.lease); uerr != nil && !errors.Is(uerr, core.ErrNotOwner) {
+			l.rt.Logger().Warn("redisson: giving back a lock handed to a waiter that left failed; it will expire",
+				"lock", l.cfg.Name, "err", uerr)
+		}
+		q.mu.Lock()
+		q.pending--
+		q.mu.Unlock()
+		// The release above may have published while the hand-off still
+		// counted as pending, so that local waiters were passed over: wake
+		// the oldest now that the lock is not busy here any more.
+		l.wakeLocal()
+	}
+	return false, err
+}
+
+// sleepFor turns the holder's PTTL into how long to sleep: until it would
+// expire, or for a lock without TTL (which Redisson waiters wait on for a
+// message only) a watchdog period, so that a lost message cannot make a
+// waiter sleep forever.
+func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
+	if ttl < 0 {
+		return l.rt.WatchdogTimeout()
+	}
+	return max(ttl, time.Millisecond)
+}
+
+// tryAcquire runs the acquire script once: ok, or the holder's TTL.
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, error) {
+	ttl, ok, sync, err := l.cfg.Scripts.Acquire(ctx, field, lease)
+	var stale *core.StaleConnError
+	if errors.As(err, &stale) {
+		// The server had closed the connection. Redis counts one more
+		// hold for us than we know of exactly when the script ran: ask,
+		// and try again only if it did not.
+		before := l.rt.HoldDepth(l.cfg.Name, field)
+		count, cerr := l.cfg.Scripts.Count(ctx, field)
+		switch {
+		case cerr != nil:
+			err = cerr
+		case count == before+1:
+			return 0, true, nil
+		case count == before:
+			ttl, ok, sync, err = l.cfg.Scripts.Acquire(ctx, field, lease)
+		}
+	}
+	if err != nil {
+		if isTransport(err) && !l.rt.Holding(l.cfg.Name, field) {
+			// The script may have run with its reply lost. Undo it while we
+			// are sure no earlier hold of ours can be hurt: a non-owner's
+			// release changes nothing.
+			l.undo(ctx, field, lease)
+		}
+		return 0, false, l.typed(ctx, err)
+	}
+	if !ok {
+		return ttl, false, nil
+	}
+	if sync.Failed() && l.rt.Sync().FailOnNoSync {
+		l.undo(ctx, field, lease)
+		return 0, false, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
+			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
+	}
+	return 0, true, nil
+}
+
+// typed turns a WRONGTYPE failure into an error that says what the key
+// holds instead.
+func (l *Lock) typed(ctx context.Context, err error) error {
+	if !errors.Is(err, core.ErrWrongType) {
+		return err
+	}
+	return core.WrongTypeError(ctx, l.rt.Redis(), l.cfg.Name, "hash")
+}
+
+// undo releases one hold taken by an acquire whose outcome must not stand.
+func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+	if _, err := l.releaseOnce(dctx, field, lease, l.rt.RequestID(), nil); err != nil {
+		l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
+			"lock", l.cfg.Name, "err", err)
+	}
+}
+
+func (l *Lock) register(ctx context.Context, h *Hold, watchdog bool, lease time.Duration, start time.Time) {
+	var kind renewal.Kind
+	if watchdog {
+		kind = l.cfg.Renew
+	}
+	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: l.Field(h.owner), Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
+}
+
+// acquired registers a successful acquire in h and finishes.
+func (l *Lock) acquired(ctx context.Context, h *Hold, watchdog bool, lease time.Duration, start time.Time) (bool, error) {
+	l.register(ctx, h, watchdog, lease, start)
+	return l.finish(ctx, h)
+}
+
+// finish gives back an acquire that completed while the client was closing
+// instead of letting it linger for a lease.
+func (l *Lock) finish(ctx context.Context, h *Hold) (bool, error) {
+	if l.rt.Done().Err() == nil {
+		return true, nil
+	}
+	field := l.Field(h.owner)
+	l.undo(ctx, field, l.rt.LeaseOf(l.cfg.Name, field, l.rt.WatchdogTimeout()))
+	return false, core.ErrClosed
+}
+
+// holdEnded wakes a local waiter when a hold ends without a release (lost,
+// force-unlocked): nothing is published then, and local waiters do not ask
+// Redis while the hold lasted.
+func (l *Lock) holdEnded(cause error) {
+	if errors.Is(cause, context.Canceled) {
+		return
+	}
+	l.wakeLocal()
+}
+
+// wakeLocal wakes the oldest parked local waiter, if any.
+func (l *Lock) wakeLocal() {
+	ref, ok := l.e.queues.peek(l.queueKey)
+	if !ok {
+		return
+	}
+	defer ref.release()
+	q := ref.value()
+	q.mu.Lock()
+	if w := q.firstParked(); w != nil {
+		w.wake()
+	}
+	q.mu.Unlock()
+}

@@ -1,0 +1,198 @@
+// Package engine is the lock engine every lock-like object of a client runs
+// on: the wait loop (try, subscribe, try again, sleep until a release
+// message, the holder's TTL or the caller's context), the release with its
+// unlock latch and retries, recovery after a lost reply, registration of
+// holds with the renewal wheel, and the local wait queue with direct
+// hand-off. An object is its scripts (Scripts) and a thin public type; what
+// else varies per object is named in Config.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+// Engine is one client's lock engine: its runtime and the local wait queues
+// of every lock the client waits for.
+type Engine struct {
+	rt     *core.Runtime
+	queues registry[*queue]
+}
+
+// New returns the engine of rt.
+func New(rt *core.Runtime) *Engine { return &Engine{rt: rt} }
+
+// Runtime returns the engine's runtime.
+func (e *Engine) Runtime() *core.Runtime { return e.rt }
+
+// Scripts is what one object runs in Redis. Each method sends its script
+// once per call; retries and recovery are the engine's.
+type Scripts interface {
+	// Acquire runs the acquire script for owner field with lease. It must
+	// be sent at most once (core.Runtime.EvalSyncedNoRetry): a second run
+	// would count a second hold. It reports whether field holds the lock
+	// now, or else the holder's remaining TTL (negative: no TTL).
+	Acquire(ctx context.Context, field string, lease time.Duration) (ttl time.Duration, ok bool, sync core.SyncResult, err error)
+	// Release runs the release script for field, whose hold was taken with
+	// lease, as request reqID: a repeat with the same reqID must give the
+	// first answer (the unlock latch). With next set, a final release hands
+	// the lock straight to next instead of freeing it.
+	Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, core.SyncResult, error)
+	// Count reads field's hold count on the master: 0 when it holds nothing.
+	Count(ctx context.Context, field string) (int, error)
+}
+
+// Successor is a local waiter a release hands the lock to.
+type Successor struct {
+	Field string
+	Lease time.Duration
+}
+
+// Released is a release script's answer.
+type Released int
+
+const (
+	// NotOwner: the field held nothing; nothing changed.
+	NotOwner Released = iota
+	// StillHeld: one hold of a re-entrant owner was released.
+	StillHeld
+	// Freed: the last hold was released (and, with a successor, handed over).
+	Freed
+)
+
+// Config names what varies between lock-like objects.
+type Config struct {
+	// Kind names the object in errors, e.g. "lock".
+	Kind string
+	// Name is the object's name; it is also its key in the hold registry.
+	Name string
+	// Channel is where releases are published and waiters subscribe.
+	Channel string
+	// Policy is how many local waiters one message wakes.
+	Policy pubsub.WakePolicy
+	// Renew renews watchdog leases.
+	Renew renewal.Kind
+	// HandOff lets a release hand the lock straight to a local waiter
+	// (RLock, write lock). Without it waiters of one client compete in
+	// Redis like everyone else (fair lock: never jump the Redis queue).
+	HandOff bool
+	Scripts Scripts
+}
+
+// Lock is one named lock-like object on the engine. It is cheap and safe
+// for concurrent use: holds, not handles, own the lock.
+type Lock struct {
+	e        *Engine
+	rt       *core.Runtime
+	cfg      Config
+	err      error
+	queueKey string
+	onEnd    func(cause error)
+}
+
+// Lock returns the object described by cfg. An empty name gives a lock
+// whose every call fails with ErrInvalidName.
+func (e *Engine) Lock(cfg Config) *Lock {
+	l := &Lock{e: e, rt: e.rt, cfg: cfg, queueKey: cfg.Kind + ":" + cfg.Name}
+	if err := core.ValidateName(cfg.Name); err != nil {
+		l.err = fmt.Errorf("%w: the name must not be empty", err)
+	}
+	l.onEnd = l.holdEnded
+	return l
+}
+
+// Name returns the object's name.
+func (l *Lock) Name() string { return l.cfg.Name }
+
+// Check returns the lock's own error (an empty name), ErrClosed, or ctx's.
+func (l *Lock) Check(ctx context.Context) error {
+	if l.err != nil {
+		return l.err
+	}
+	return l.rt.Check(ctx)
+}
+
+// Err wraps err with the object's kind, name and the operation the caller
+// made.
+func (l *Lock) Err(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OpError{Kind: l.cfg.Kind, Name: l.cfg.Name, Op: op, Err: err}
+}
+
+// OpError names the object and the call that failed; Unwrap gives the cause
+// (a sentinel such as ErrWrongType, a context error, a network error).
+type OpError struct {
+	Kind, Name, Op string
+	Err            error
+}
+
+func (e *OpError) Error() string {
+	return fmt.Sprintf("%s %q: %s: %v", e.Kind, e.Name, e.Op, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *OpError) Unwrap() error { return e.Err }
+
+// Field returns the owner field of owner in this client.
+func (l *Lock) Field(owner int64) string { return core.OwnerField(l.rt.ID(), owner) }
+
+// Hold is one acquisition: the value its caller keeps to release it and to
+// learn that ownership ended.
+type Hold struct {
+	core.Hold
+	l     *Lock
+	owner int64
+}
+
+// Owner returns the hold's owner id.
+func (h *Hold) Owner() int64 { return h.owner }
+
+// Lock returns the object the hold is of.
+func (h *Hold) Lock() *Lock { return h.l }
+
+// Request is one acquisition's parameters.
+type Request struct {
+	// Owner is the owner id (a Java thread's id); 0 picks a fresh owner.
+	Owner int64
+	// Lease is a fixed lease; 0 means the watchdog's.
+	Lease time.Duration
+	// Wait says whether to wait at all; WaitFor, when positive, bounds the
+	// wait (otherwise only ctx does).
+	Wait    bool
+	WaitFor time.Duration
+}
+
+// Op returns the name of the call r stands for, for errors.
+func (r Request) Op() string {
+	if r.Wait && r.WaitFor == 0 {
+		return "lock"
+	}
+	return "try lock"
+}
+
+// isTransport reports whether err left the outcome of a command unknown: a
+// network failure or a timeout, not a reply from Redis.
+func isTransport(err error) bool {
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false
+	}
+	var ab *core.AbandonedError
+	var ne net.Error
+	return errors.As(err, &ab) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}

@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// The engine is tested here with a minimal object of its own: a reentrant
+// hash lock with RLock's replies, its unlock latch and its hand-off, without
+// the watchdog (the tests use fixed leases). Objects' own tests go through
+// their public API.
+
+var testAcquire = core.NewScript("enginetest.acquire", `
+if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+	redis.call('hincrby', KEYS[1], ARGV[2], 1)
+	redis.call('pexpire', KEYS[1], ARGV[1])
+	return nil
+end
+return redis.call('pttl', KEYS[1])
+`)
+
+// KEYS: [name, channel, latch]. ARGV: [lease ms, field, latch TTL ms,
+// next field or "", next lease ms]. Reply: nil, 0 (still held), 1 (freed).
+var testRelease = core.NewScript("enginetest.release", `
+local replay = redis.call('get', KEYS[3])
+if replay ~= false then
+	return tonumber(replay)
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+	return nil
+end
+if redis.call('hincrby', KEYS[1], ARGV[2], -1) > 0 then
+	redis.call('pexpire', KEYS[1], ARGV[1])
+	redis.call('set', KEYS[3], 0, 'px', ARGV[3])
+	return 0
+end
+if ARGV[4] ~= '' then
+	redis.call('hdel', KEYS[1], ARGV[2])
+	redis.call('hset', KEYS[1], ARGV[4], 1)
+	redis.call('pexpire', KEYS[1], ARGV[5])
+else
+	redis.call('del', KEYS[1])
+	redis.call('publish', KEYS[2], '0')
+end
+redis.call('set', KEYS[3], 1, 'px', ARGV[3])
+return 1
+`)
+
+var testCount = core.NewScript("enginetest.count", `return redis.call('hget', KEYS[1], ARGV[1])`)
+
+type testScripts struct {
+	rt            *core.Runtime
+	name, channel string
+}
+
+func (s *testScripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, testAcquire, []string{s.name}, lease.Milliseconds(), field)
+	if err != nil || res == nil {
+		return 0, err == nil, sync, err
+	}
+	pttl, _ := res.(int64)
+	return time.Duration(pttl) * time.Millisecond, false, sync, nil
+}
+
+func (s *testScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, core.SyncResult, error) {
+	nextField, nextLease := "", int64(0)
+	if next != nil {
+		nextField, nextLease = next.Field, next.Lease.Milliseconds()
+	}
+	res, sync, err := s.rt.EvalSynced(ctx, testRelease, []string{s.name, s.channel, s.name + ":latch:" + reqID},
+		lease.Milliseconds(), field, LatchTTL(s.rt).Milliseconds(), nextField, nextLease)
+	switch {
+	case err != nil || res == nil:
+		return NotOwner, sync, err
+	case res == int64(1):
+		return Freed, sync, nil
+	}
+	return StillHeld, sync, nil
+}
+
+func (s *testScripts) Count(ctx context.Context, field string) (int, error) {
+	res, err := s.rt.Eval(ctx, testCount, []string{s.name}, field)
+	if err != nil || res == nil {
+		return 0, err
+	}
+	v, _ := res.(string)
+	return strconv.Atoi(v)
+}
+
+func newTestEngine(t *testing.T) (*Engine, *core.Runtime) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	rt := core.New(core.Config{Redis: rdb, ID: "cid", WatchdogTimeout: 30 * time.Second, Timeout: 3 * time.Second})
+	t.Cleanup(rt.Close)
+	return New(rt), rt
+}
+
+func testLock(e *Engine, name string) *Lock {
+	channel := "enginetest_channel:{" + name + "}"
+	return e.Lock(Config{
+		Kind:    "lock",
+		Name:    name,
+		Channel: channel,
+		Policy:  pubsub.LockPolicy,
+		HandOff: true,
+		Scripts: &testScripts{rt: e.Runtime(), name: name, channel: channel},
+	})
+}
+
+// TestAbandonedHandOffWakesLocalWaiter: a waiter that was handed the lock
+// but gives up (here: its Subscribe had failed, so it has no subscription
+// to pass a wake-up on) releases the lock for real. Its unlock message may
+// arrive while the hand-off still counts as pending, when every local
+// waiter is passed over; the waiter that is left must still be woken at
+// once, not after the holder's 30 s lease.
+func TestAbandonedHandOffWakesLocalWaiter(t *testing.T) {
+	e, rt := newTestEngine(t)
+	l := testLock(e, "abandoned")
+	ctx := context.Background()
+	const lease = 30 * time.Second
+	for round := range 5 {
+		var h Hold
+		ok, err := l.Acquire(ctx, &h, Request{Owner: 1, Lease: lease, Wait: true})
+		require.NoError(t, err)
+		require.True(t, ok)
+
+		ref := e.queues.use(l.queueKey, newQueue)
+		q := ref.value()
+		gone := &waiter{field: l.Field(3), lease: lease, state: parked, nudge: make(chan struct{}, 1)}
+		q.mu.Lock()
+		q.add(gone)
+		q.mu.Unlock()
+
+		got := make(chan error, 1)
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		go func() {
+			var wh Hold
+			ok, err := l.Acquire(wctx, &wh, Request{Owner: 2, Lease: lease, Wait: true})
+			if err == nil && ok {
+				err = wh.Unlock(ctx)
+			} else if err == nil {
+				err = context.Cause(wctx)
+			}
+			got <- err
+		}()
+		redistest.Eventually(t, 5*time.Second, "the second waiter parked", func() bool {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return len(q.waiters) == 2 && q.waiters[1].state == parked && rt.Hub().Stats().Waiters == 1
+		})
+
+		require.NoError(t, h.Unlock(ctx)) // hands the lock to gone, the oldest
+		q.mu.Lock()
+		require.Equal(t, handed, gone.state, "round %d", round)
+		q.streak = maxHandOffStreak // so that gone's release is a real one
+		q.mu.Unlock()
+		_, err = l.abandon(ctx, q, gone, context.Canceled)
+		require.ErrorIs(t, err, context.Canceled)
+
+		start := time.Now()
+		select {
+		case err := <-got:
+			require.NoError(t, err, "round %d", round)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: the waiter left was not woken (it would sleep out the holder's lease)", round)
+		}
+		require.Less(t, time.Since(start), 5*time.Second, "round %d", round)
+		cancel()
+		q.mu.Lock()
+		q.streak = 0
+		q.mu.Unlock()
+		ref.release()
+	}
+}
+
+// TestSecondUnlockSendsNothing: the engine refuses a second release of one
+// hold before anything reaches Redis, even when the owner holds the lock
+// again by another hold.
+func TestSecondUnlockSendsNothing(t *testing.T) {
+	e, _ := newTestEngine(t)
+	l := testLock(e, "twice")
+	ctx := context.Background()
+	var h1, h2 Hold
+	for _, h := range []*Hold{&h1, &h2} {
+		ok, err := l.Acquire(ctx, h, Request{Owner: 7, Lease: time.Minute})
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	require.NoError(t, h1.Unlock(ctx))
+	require.ErrorIs(t, h1.Unlock(ctx), core.ErrNotOwner)
+	n, err := l.cfg.Scripts.Count(ctx, l.Field(7))
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "h2's hold is untouched")
+	require.NoError(t, h2.Err())
+	require.NoError(t, h2.Unlock(ctx))
+	require.ErrorIs(t, (&Hold{}).Unlock(ctx), core.ErrNotOwner)
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/goredisson/redisson/internal/core"
+)
+
+// releaseAttempts is how often a release is sent when its reply is lost; the
+// unlock latch makes the repeats return the first attempt's answer.
+const releaseAttempts = 3
+
+// LatchTTL is how long an unlock latch lives: every attempt of one release
+// request. Redisson computes (timeout + retry delay) × attempts, 16–20 s by
+// default; ours is as long as our own retries can take.
+func LatchTTL(rt *core.Runtime) time.Duration {
+	return time.Duration(releaseAttempts+1) * rt.Timeout()
+}
+
+// ErrReleased wraps ErrNotOwner for a hold released before: the second
+// release sends nothing.
+var errReleased = errors.New("this hold was already released")
+
+// Unlock releases h: one hold of its owner. The owner's last hold frees the
+// lock and wakes a waiter, or hands the lock straight to a waiter of this
+// client. It does not need a live ctx: the release runs on its own context
+// bounded by the client's timeout, keeping ctx's values. A hold released
+// before, or one that ended (lost, client closed), sends nothing and
+// returns why.
+func (h *Hold) Unlock(ctx context.Context) error {
+	l := h.l
+	if l == nil {
+		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+	}
+	return l.Err("unlock", l.unlock(ctx, h))
+}
+
+func (l *Lock) unlock(ctx context.Context, h *Hold) error {
+	if !h.BeginRelease() {
+		return fmt.Errorf("%w: %w", core.ErrNotOwner, errReleased)
+	}
+	if err := h.Err(); err != nil {
+		// Lost or closed: another hold of the same owner may exist by now,
+		// and a release sent for this one would take it.
+		return err
+	}
+	if l.rt.Done().Err() != nil {
+		return core.ErrClosed
+	}
+	field := l.Field(h.owner)
+	lease := l.rt.LeaseOf(l.cfg.Name, field, l.rt.WatchdogTimeout())
+	// Every attempt may take the client's timeout; the latch outlives them.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseAttempts*l.rt.Timeout())
+	defer cancel()
+	var q *queue
+	if l.cfg.HandOff {
+		if ref, ok := l.e.queues.peek(l.queueKey); ok {
+			defer ref.release()
+			q = ref.value()
+		}
+	}
+	res, err := l.release(dctx, q, field, lease)
+	switch {
+	case errors.Is(err, core.ErrNotOwner):
+		// Redis says the owner holds nothing: the lease ran out (or the key
+		// was deleted) before we could tell. The hold is over.
+		l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: %w", core.ErrLockLost, l.cfg.Name, err))
+		return err
+	case err != nil && !errors.Is(err, core.ErrNoSyncedReplicas):
+		if isTransport(err) {
+			// Whether the release ran is unknown: stop renewing, so the
+			// lock expires with its lease if it is still there (Redisson
+			// cancels renewal whatever the unlock's outcome).
+			l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: the unlock got no reply: %w", core.ErrLockLost, l.cfg.Name, err))
+		}
+		return err
+	}
+	l.rt.Released(&h.Hold, res.full, res.start)
+	if res.full && !res.handedOff {
+		// A local waiter may have checked the lock, found it busy and gone
+		// to sleep before the hold above was dropped, and it may have come
+		// after the release message (or even after we looked for waiters to
+		// hand over to). Wake the oldest one now that the registry is
+		// current.
+		l.wakeLocal()
+	}
+	return err
+}
+
+type releaseResult struct {
+	full      bool // the owner's last hold was released
+	handedOff bool // ... and the lock went straight to a local waiter
+	start     time.Time
+}
+
+// release runs the release script for field, handing the lock to the oldest
+// parked waiter of q when there is one and the streak allows. It returns
+// ErrNotOwner when field does not hold the lock.
+func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.Duration) (releaseResult, error) {
+	var next *waiter
+	if q != nil {
+		q.mu.Lock()
+		if q.streak < maxHandOffStreak {
+			if next = q.firstParked(); next != nil {
+				next.state = handing
+			}
+		}
+		q.mu.Unlock()
+	}
+	var succ *Successor
+	if next != nil {
+		succ = &Successor{Field: next.field, Lease: next.lease}
+	}
+	reqID := l.rt.RequestID()
+	var (
+		res   Released
+		err   error
+		start time.Time
+	)
+	for attempt := 1; ; attempt++ {
+		if attempt == 1 {
+			// A later attempt may replay the first one's outcome (latch):
+			// the new holder's lease counts from the first send.
+			start = time.Now()
+		}
+		// One attempt may take the client's timeout: a stalled one must
+		// leave time for the next, which the latch makes safe to send.
+		actx, cancel := context.WithTimeout(ctx, l.rt.Timeout())
+		res, err = l.releaseOnce(actx, field, lease, reqID, succ)
+		cancel()
+		if err == nil || !isTransport(err) || attempt == releaseAttempts || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+	freed := res == Freed
+	if q != nil {
+		q.mu.Lock()
+		switch {
+		case next != nil && freed:
+			next.state, next.start = handed, start
+			q.pending++
+			q.streak++
+		case next != nil && err != nil && isTransport(err):
+			// The hand-off may have happened: the waiter asks Redis.
+			next.state = unknown
+			q.pending++
+		case next != nil:
+			next.state = parked
+		case freed:
+			q.streak = 0
+		}
+		if next != nil {
+			next.wake()
+		}
+		q.mu.Unlock()
+	}
+	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		return releaseResult{}, err
+	}
+	if res == NotOwner {
+		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
+	}
+	return releaseResult{full: freed, handedOff: freed && next != nil, start: start}, err
+}
+
+func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, error) {
+	res, sync, err := l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
+	if err != nil {
+		return NotOwner, l.typed(ctx, err)
+	}
+	if res != NotOwner && sync.Failed() && l.rt.Sync().FailOnNoSync {
+		return res, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
+			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
+	}
+	return res, nil
+}
+
+// Lost ends every local hold of the lock after a force unlock.
+func (l *Lock) Lost() {
+	l.rt.Lost(l.cfg.Name, fmt.Errorf("%w: %q was force-unlocked", core.ErrLockLost, l.cfg.Name))
+}

@@ -1,0 +1,12 @@
+// Package objects lets the root package make the public object types
+// without those packages exporting constructors that take internal types
+// (a public rlock.New(*engine.Engine, ...) would put the engine in the
+// public API). Each object package sets its constructor here in its init;
+// the root package imports the object packages, so they are set before any
+// Client exists, and nothing writes them afterwards.
+package objects
+
+import "github.com/goredisson/redisson/internal/engine"
+
+// NewRLock makes a *rlock.Lock; set by package rlock.
+var NewRLock func(e *engine.Engine, name string) any

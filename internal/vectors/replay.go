@@ -1,0 +1,402 @@
+package vectors
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// settleTime is how long a "start" step lets its blocking call run before
+// recording (testdata/README.md, step kinds): the records' TTL buckets count
+// it, so it is a fixed sleep by definition.
+const settleTime = 250 * time.Millisecond
+
+// awaitTimeout bounds the wait for a started call to return.
+const awaitTimeout = 10 * time.Second
+
+// Actor is one Java thread of a scenario: a fixed owner id on one of the two
+// clients. It keeps, per object, the holds its calls took, newest last, so
+// that an unlock releases the newest (what a Java thread's unlock does to
+// its re-entry count).
+type Actor[C, H any] struct {
+	Name   string // "T1"
+	Client C      // its client, C1 or C2
+	Owner  int64  // its owner id (Redisson's thread id)
+
+	mu    sync.Mutex
+	holds map[string][]H
+}
+
+// Push records a hold of object taken by the actor.
+func (a *Actor[C, H]) Push(object string, h H) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.holds[object] = append(a.holds[object], h)
+}
+
+// Pop takes the actor's newest hold of object, if it has one.
+func (a *Actor[C, H]) Pop(object string) (H, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	stack := a.holds[object]
+	if len(stack) == 0 {
+		var zero H
+		return zero, false
+	}
+	h := stack[len(stack)-1]
+	a.holds[object] = stack[:len(stack)-1]
+	return h, true
+}
+
+// Call runs one "call" (or "start") step's op for actor a on object st.Object
+// with st.Args, the way st.Java means it. A non-nil result is recorded as
+// the call's "result" (a void Java call returns nil); an error is recorded
+// as the Java exception Actions.ErrorClass names.
+type Call[C, H any] func(ctx context.Context, a *Actor[C, H], st Step) (result any, err error)
+
+// Query runs one read-only operation of a "query" step for actor a on
+// object. arg is the actor named in the operation's parentheses, e.g. T1 in
+// "isHeldByThread(T1)", or nil. A time.Duration result is recorded as a
+// TTL (Normalizer.TTL).
+type Query[C, H any] func(ctx context.Context, a *Actor[C, H], object string, arg *Actor[C, H]) (any, error)
+
+// Deviation is a decided difference between this library and the Java
+// record at one step of one scenario. It is applied to that step only; a
+// deviation that matches nothing fails the replay, so none can go stale.
+type Deviation struct {
+	Scenario string
+	Step     int
+	// Why says what was decided and where it is documented.
+	Why string
+	// Unpublished are messages ([channel, payload], as recorded) that Java
+	// publishes at this step and this library deliberately does not: each
+	// is removed once from the step's expected messages.
+	Unpublished [][2]string
+}
+
+// Actions is one object type's table for the replay: how to make a client,
+// what each op and query of the records means in Go, how errors map to Java
+// exceptions, and the decided deviations.
+type Actions[C, H any] struct {
+	// NewClient returns a client for the scenario's settings and its
+	// client id (the UUID of owner fields). It is closed at cleanup.
+	NewClient func(t testing.TB, srv *redistest.Server, sc Scenario) (client C, id string)
+	Calls     map[string]Call[C, H]
+	Queries   map[string]Query[C, H]
+	// ErrorClass names the Java exception a Redisson client throws where
+	// this library returns err.
+	ErrorClass func(err error) string
+	Deviations []Deviation
+}
+
+// Owner ids of the actors T1, T2, T3.
+const firstOwner = 1000
+
+// Replay runs scenario sc on srv with two clients, C1 and C2, and actors
+// T1, T2 (on C1 unless the scenario says otherwise) and T3, and compares
+// every step's outcome, published messages and the whole normalized Redis
+// state with the record (testdata/README.md §5).
+func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Actions[C, H]) {
+	t.Helper()
+	ctx := context.Background()
+	raw := redistest.Client(t, srv)
+	if err := raw.FlushAll(ctx).Err(); err != nil {
+		t.Fatalf("FLUSHALL: %v", err)
+	}
+	n := NewNormalizer(sc.TTLGridMS)
+	c1, id1 := acts.NewClient(t, srv, sc)
+	c2, id2 := acts.NewClient(t, srv, sc)
+	n.AddClient(id1, "C1")
+	n.AddClient(id2, "C2")
+	actors := map[string]*Actor[C, H]{}
+	for i, name := range []string{"T1", "T2", "T3"} {
+		c, id := c1, id1
+		if sc.Actors[name] == "C2" {
+			c, id = c2, id2
+		}
+		owner := int64(firstOwner + i)
+		n.AddOwner(id, owner, name)
+		actors[name] = &Actor[C, H]{Name: name, Client: c, Owner: owner, holds: map[string][]H{}}
+	}
+	msgs, err := NewMessages(ctx, raw)
+	if err != nil {
+		t.Fatalf("capture messages: %v", err)
+	}
+	defer msgs.Close()
+
+	r := &replay[C, H]{t: t, ctx: ctx, raw: raw, n: n, acts: acts, actors: actors, pending: map[string]chan outcome{}}
+	for _, d := range acts.Deviations {
+		if d.Scenario == sc.Name {
+			r.deviations = append(r.deviations, d)
+		}
+	}
+	applied := map[int]bool{}
+	for _, st := range sc.Steps {
+		got := r.step(st)
+		m, err := msgs.Collect(ctx, n)
+		if err != nil {
+			t.Fatalf("step %d: %v", st.Step, err)
+		}
+		got["messages"] = m
+		state, err := n.Snapshot(ctx, raw)
+		if err != nil {
+			t.Fatalf("step %d: %v", st.Step, err)
+		}
+		got["state"] = state
+		want := st.Raw
+		for i, d := range r.deviations {
+			if d.Step == st.Step {
+				want = r.deviate(st, d)
+				applied[i] = true
+			}
+		}
+		r.compare(st, want, got)
+	}
+	for i, d := range r.deviations {
+		if !applied[i] {
+			t.Fatalf("deviation at %s step %d matches no step", d.Scenario, d.Step)
+		}
+	}
+	for key, ch := range r.pending {
+		select {
+		case <-ch:
+		case <-time.After(awaitTimeout):
+			t.Fatalf("%s still running at the end of the scenario", key)
+		}
+	}
+}
+
+type outcome struct {
+	result any
+	err    error
+}
+
+type replay[C, H any] struct {
+	t          *testing.T
+	ctx        context.Context
+	raw        *redis.Client
+	n          *Normalizer
+	acts       Actions[C, H]
+	actors     map[string]*Actor[C, H]
+	pending    map[string]chan outcome
+	deviations []Deviation
+}
+
+func (r *replay[C, H]) actor(st Step) *Actor[C, H] {
+	a := r.actors[st.Actor]
+	if a == nil {
+		r.t.Fatalf("step %d: unknown actor %q", st.Step, st.Actor)
+	}
+	return a
+}
+
+func (r *replay[C, H]) call(a *Actor[C, H], st Step) outcome {
+	call := r.acts.Calls[st.Op]
+	if call == nil {
+		return outcome{err: fmt.Errorf("no action for op %q", st.Op)}
+	}
+	res, err := call(r.ctx, a, st)
+	return outcome{res, err}
+}
+
+// step runs one step and returns what it recorded, without messages and
+// state.
+func (r *replay[C, H]) step(st Step) map[string]any {
+	t := r.t
+	got := map[string]any{}
+	switch st.Kind {
+	case "call":
+		r.record(got, r.call(r.actor(st), st))
+		if want, ok := st.Raw["completed"].([]any); ok {
+			var done []any
+			for _, w := range want {
+				wm := w.(map[string]any)
+				key := fmt.Sprint(wm["actor"], "/", wm["object"], "/", wm["op"])
+				entry := map[string]any{"actor": wm["actor"], "object": wm["object"], "op": wm["op"]}
+				r.record(entry, r.await(st, key))
+				done = append(done, entry)
+			}
+			got["completed"] = done
+		}
+	case "query":
+		a := r.actor(st)
+		res := map[string]any{}
+		for q := range st.Raw["result"].(map[string]any) {
+			res[q] = r.query(st, a, q)
+		}
+		got["ok"] = true
+		got["result"] = res
+	case "start":
+		a := r.actor(st)
+		ch := make(chan outcome, 1)
+		go func() { ch <- r.call(a, st) }()
+		r.pending[st.Actor+"/"+st.Object+"/"+st.Op] = ch
+		time.Sleep(settleTime)
+		got["pending"] = len(ch) == 0
+		if want, ok := st.Raw["subscribed_channels"].([]any); ok && len(ch) == 0 {
+			// A slow machine may need longer than the settle time to
+			// subscribe: wait for what Java had subscribed, with a
+			// deadline, before recording.
+			redistest.Eventually(t, 5*time.Second, "the started call subscribed", func() bool {
+				chans, err := Channels(r.ctx, r.raw, r.n)
+				return err == nil && containsAll(chans, want)
+			})
+		}
+		chans, err := Channels(r.ctx, r.raw, r.n)
+		if err != nil {
+			t.Fatalf("step %d: %v", st.Step, err)
+		}
+		got["subscribed_channels"] = chans
+	case "await":
+		r.record(got, r.await(st, st.Actor+"/"+st.Object+"/"+st.Op))
+	case "sleep":
+		time.Sleep(time.Duration(st.MS) * time.Millisecond) // recorded: the TTLs that follow count it
+	default:
+		t.Fatalf("step %d: unknown step kind %q", st.Step, st.Kind)
+	}
+	return got
+}
+
+func (r *replay[C, H]) await(st Step, key string) outcome {
+	ch := r.pending[key]
+	if ch == nil {
+		r.t.Fatalf("step %d: no pending %s", st.Step, key)
+	}
+	select {
+	case o := <-ch:
+		delete(r.pending, key)
+		return o
+	case <-time.After(awaitTimeout):
+		r.t.Fatalf("step %d: %s did not return", st.Step, key)
+	}
+	return outcome{}
+}
+
+func (r *replay[C, H]) query(st Step, a *Actor[C, H], q string) any {
+	name, argName, hasArg := strings.Cut(q, "(")
+	var arg *Actor[C, H]
+	if hasArg {
+		arg = r.actors[strings.TrimSuffix(argName, ")")]
+		if arg == nil {
+			r.t.Fatalf("step %d: query %q names no actor", st.Step, q)
+		}
+	}
+	fn := r.acts.Queries[name]
+	if fn == nil {
+		r.t.Fatalf("step %d: no action for query %q", st.Step, name)
+	}
+	v, err := fn(r.ctx, a, st.Object, arg)
+	if err != nil {
+		r.t.Fatalf("step %d: query %s: %v", st.Step, q, err)
+	}
+	if d, ok := v.(time.Duration); ok {
+		return r.n.TTL(d)
+	}
+	return v
+}
+
+func (r *replay[C, H]) record(into map[string]any, o outcome) {
+	if o.err != nil {
+		into["ok"] = false
+		into["error"] = map[string]any{"class": r.acts.ErrorClass(o.err)}
+		return
+	}
+	into["ok"] = true
+	if o.result != nil {
+		into["result"] = o.result
+	}
+}
+
+// deviate returns the record of st with deviation d applied.
+func (r *replay[C, H]) deviate(st Step, d Deviation) map[string]any {
+	want := make(map[string]any, len(st.Raw))
+	for k, v := range st.Raw {
+		want[k] = v
+	}
+	msgs, _ := st.Raw["messages"].([]any)
+	msgs = slices.Clone(msgs)
+	for _, drop := range d.Unpublished {
+		i := slices.IndexFunc(msgs, func(m any) bool {
+			pair, ok := m.([]any)
+			return ok && len(pair) == 2 && pair[0] == drop[0] && pair[1] == drop[1]
+		})
+		if i < 0 {
+			r.t.Fatalf("deviation at %s step %d: the record publishes no %v (%s)", d.Scenario, d.Step, drop, d.Why)
+		}
+		msgs = slices.Delete(msgs, i, i+1)
+	}
+	want["messages"] = msgs
+	return want
+}
+
+// compare checks the fields a replay must reproduce (testdata/README.md §5).
+func (r *replay[C, H]) compare(st Step, want, got map[string]any) {
+	t := r.t
+	t.Helper()
+	for _, field := range []string{"ok", "result", "messages", "state", "pending", "completed"} {
+		w, inWant := want[field]
+		g, inGot := got[field]
+		if !inWant && !inGot {
+			continue
+		}
+		if field == "completed" {
+			w = stripMessages(w)
+		}
+		require.Equal(t, JSON(w), JSON(g), "step %d (%s %s %s): %s", st.Step, st.Actor, st.Op, st.Java, field)
+	}
+	if w, ok := want["error"].(map[string]any); ok {
+		g, _ := got["error"].(map[string]any)
+		if g == nil {
+			t.Fatalf("step %d: expected error %v, got none", st.Step, w["class"])
+		}
+		if w["class"] != g["class"] {
+			t.Fatalf("step %d: error class: want %v, got %v", st.Step, w["class"], g["class"])
+		}
+	}
+	if w, ok := want["subscribed_channels"].([]any); ok {
+		g, _ := got["subscribed_channels"].([]any)
+		if !containsAll(g, w) {
+			t.Fatalf("step %d: subscribed channels: want %v among %v", st.Step, w, g)
+		}
+	}
+}
+
+func containsAll(have, want []any) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// stripMessages drops Java's exception text from completed entries: only
+// the class is compared.
+func stripMessages(v any) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		m := map[string]any{}
+		for k, val := range e.(map[string]any) {
+			if k == "error" {
+				em := val.(map[string]any)
+				val = map[string]any{"class": em["class"]}
+			}
+			m[k] = val
+		}
+		out[i] = m
+	}
+	return out
+}
