@@ -11,7 +11,9 @@ SHELL := bash
 
 GO ?= go
 GOFMT ?= gofmt
-# ARGS are passed on to `make demo` and `make bench`, e.g. make demo ARGS="-n 5".
+# ARGS are passed on to `make demo` and `make bench`, e.g.
+# make demo ARGS="--procs 4 --workers 4 --ops 2000" (`go run ./cmd/redisson demo --help`
+# lists the flags) or make bench ARGS="--rounds 1".
 ARGS ?=
 # GO_MIN is the Go version go.mod asks for, e.g. 1.26.
 GO_MIN := $(shell sed -n 's/^go \([0-9]*\.[0-9]*\).*/\1/p' go.mod)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ensure-redis.sh makes sure redis-server and redis-cli are installed, for the
 # tests, the demo and the benchmarks, which start their own redis-server
-# processes on free loopback ports. It prints nothing when both are there.
+# processes on free loopback ports. It prints nothing when both are there,
+# and one line on stderr before it starts installing.
 # On Debian/Ubuntu it installs the redis-server package (which brings
 # redis-cli) with apt-get; elsewhere it says how to install Redis and fails.
 # It never starts or configures a Redis service itself.
@@ -53,6 +54,9 @@ if [[ "$(id -u)" -ne 0 ]]; then
 	fi
 	sudo=(sudo)
 fi
+
+# apt-get runs quietly and can take a minute or more: say so first.
+echo "ensure-redis: ${missing[*]} not found; installing redis-server with ${sudo[*]:+sudo }apt-get (apt-get update, then apt-get install; this can take a minute)..." >&2
 
 export DEBIAN_FRONTEND=noninteractive
 if ! "${sudo[@]}" apt-get update -qq >/dev/null ||

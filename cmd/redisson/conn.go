@@ -24,6 +24,10 @@ const connFlagsHelp = `  --redis URL    Redis to use; repeatable, or a comma lis
                    redis-sentinel://[pass@]host:port[,host:port]/mastername[/db]
                                                        the master a Sentinel group names;
                                                        ?sentinel_password=P if sentinels need one
+                                                       (rediss-sentinel:// over TLS)
+                   redis://host:port?master_name=M&addr=host:port
+                                                       the same in go-redis' form (ParseFailoverURL)
+                   go-redis' URL parameters work too: ?dial_timeout=1s, ?skip_verify=true
                    with --cluster, every address is a seed node of a Redis Cluster
   --cluster      the --redis addresses belong to a Redis Cluster
   --timeout D    connect and command timeout, also the lock client's timeout for
@@ -69,34 +73,47 @@ func (c *connFlags) rawValue() string {
 	return os.Getenv("REDIS_URL")
 }
 
-// items splits the --redis values into URLs and bare addresses. A Sentinel URL
+// items splits the --redis values (or $REDIS_URL) into URLs and bare
+// addresses, and names where they came from for messages. A Sentinel URL
 // keeps its comma list of sentinels.
-func (c *connFlags) items() []string {
-	values := []string(c.urls)
+func (c *connFlags) items() (items []string, source string) {
+	values, source := []string(c.urls), "--redis"
 	if len(values) == 0 {
 		if v := strings.TrimSpace(os.Getenv("REDIS_URL")); v != "" {
-			values = []string{v}
+			values, source = []string{v}, "$REDIS_URL"
 		}
 	}
-	var out []string
 	for _, v := range values {
 		v = strings.TrimSpace(v)
 		if isSentinelURL(v) {
-			out = append(out, v)
+			items = append(items, v)
 			continue
 		}
 		for _, part := range strings.Split(v, ",") {
 			if part = strings.TrimSpace(part); part != "" {
-				out = append(out, part)
+				items = append(items, part)
 			}
 		}
 	}
-	return out
+	return items, source
 }
 
+// isSentinelURL reports a Sentinel URL: the CLI's redis-sentinel:// form, or
+// go-redis' own form, a redis:// URL with ?master_name=.
 func isSentinelURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "redis-sentinel://") || strings.HasPrefix(l, "rediss-sentinel://")
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "redis-sentinel", "rediss-sentinel":
+		return true
+	case "redis", "rediss":
+		_, query, _ := strings.Cut(rest, "?")
+		q, err := url.ParseQuery(query)
+		return err == nil && q.Has("master_name")
+	}
+	return false
 }
 
 // errUsage marks connection settings that make no sense (exit code 2).
@@ -119,23 +136,28 @@ func (c *conn) Close() error { return c.rdb.Close() }
 // dialHook, when set, is told the local address of every connection made.
 type dialHook func(local net.Addr)
 
-// options builds the go-redis client of the flags (it does not connect).
+// client builds the go-redis client of the flags. It does not connect, but
+// it checks every address first, so that a typo is a usage error (exit 2)
+// rather than a connection failure (exit 1).
 func (c *connFlags) client(hook dialHook) (*conn, error) {
 	if c.timeout <= 0 {
 		return nil, errUsage{"--timeout must be positive"}
 	}
-	items := c.items()
+	items, source := c.items()
 	if len(items) == 0 {
 		return nil, errUsage{"no Redis given: use --redis URL or set REDIS_URL"}
+	}
+	bad := func(item string, err error) error {
+		return errUsage{fmt.Sprintf("%s %q: %v", source, redact(item), err)}
 	}
 	for _, it := range items {
 		if isSentinelURL(it) {
 			if len(items) > 1 || c.cluster {
-				return nil, errUsage{"a redis-sentinel:// URL must be the only Redis address, without --cluster"}
+				return nil, errUsage{"a Sentinel URL must be the only Redis address, without --cluster"}
 			}
 			fo, err := parseSentinelURL(it)
 			if err != nil {
-				return nil, errUsage{err.Error()}
+				return nil, bad(it, err)
 			}
 			fo.DialTimeout = orDefault(fo.DialTimeout, c.timeout)
 			fo.ReadTimeout = orDefault(fo.ReadTimeout, c.timeout)
@@ -148,18 +170,18 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 		}
 	}
 	if c.cluster {
-		first := items[0]
-		if !strings.Contains(first, "://") {
-			first = "redis://" + first
+		first, err := serverURL(items[0])
+		if err != nil {
+			return nil, bad(items[0], err)
 		}
 		co, err := redis.ParseClusterURL(first)
 		if err != nil {
-			return nil, errUsage{fmt.Sprintf("--redis %s: %v", redact(items[0]), err)}
+			return nil, bad(items[0], err)
 		}
 		for _, it := range items[1:] {
 			addr, err := hostPort(it)
 			if err != nil {
-				return nil, errUsage{fmt.Sprintf("--redis %s: %v", redact(it), err)}
+				return nil, bad(it, err)
 			}
 			co.Addrs = append(co.Addrs, addr)
 		}
@@ -178,13 +200,13 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 	if len(items) > 1 {
 		return nil, errUsage{fmt.Sprintf("%d Redis addresses given: add --cluster for a Redis Cluster, or give one", len(items))}
 	}
-	u := items[0]
-	if !strings.Contains(u, "://") {
-		u = "redis://" + u
+	u, err := serverURL(items[0])
+	if err != nil {
+		return nil, bad(items[0], err)
 	}
 	o, err := redis.ParseURL(u)
 	if err != nil {
-		return nil, errUsage{fmt.Sprintf("--redis %s: %v", redact(items[0]), err)}
+		return nil, bad(items[0], err)
 	}
 	o.DialTimeout = orDefault(o.DialTimeout, c.timeout)
 	o.ReadTimeout = orDefault(o.ReadTimeout, c.timeout)
@@ -259,102 +281,251 @@ func hookedDialer(timeout time.Duration, tlsConfig *tls.Config, hook dialHook) f
 	}
 }
 
-// hostPort returns the host:port of a URL or a bare address (port 6379 by
-// default).
-func hostPort(s string) (string, error) {
-	if strings.Contains(s, "://") {
-		u, err := url.Parse(s)
-		if err != nil {
+// addrHelp is what a --redis item may be, for messages.
+const addrHelp = "want redis://host:port[/db], rediss://..., redis-sentinel://host:port/master or host:port"
+
+// serverURL returns item as a URL for redis.ParseURL or ParseClusterURL
+// ("redis://" added to a bare host:port), after checking its host and port.
+func serverURL(item string) (string, error) {
+	if !strings.Contains(item, "://") {
+		if _, err := bareAddr(item); err != nil {
 			return "", err
 		}
-		s = u.Host
+		return "redis://" + item, nil
 	}
-	if s == "" {
-		return "", errors.New("no host")
+	u, err := parseURL(item)
+	if err != nil {
+		return "", err
 	}
-	if _, _, err := net.SplitHostPort(s); err != nil {
-		return net.JoinHostPort(strings.Trim(s, "[]"), "6379"), nil
+	switch strings.ToLower(u.Scheme) {
+	case "redis", "rediss":
+		if err := checkHost(u.Host, true); err != nil {
+			return "", err
+		}
+	case "unix":
+	default:
+		return "", fmt.Errorf("unknown scheme %q: %s", u.Scheme, addrHelp)
+	}
+	return item, nil
+}
+
+// hostPort returns the checked host:port of a URL (port 6379 by default) or
+// of a bare host:port.
+func hostPort(item string) (string, error) {
+	if !strings.Contains(item, "://") {
+		return bareAddr(item)
+	}
+	u, err := parseURL(item)
+	if err != nil {
+		return "", err
+	}
+	if err := checkHost(u.Host, false); err != nil {
+		return "", err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "6379"
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
+}
+
+// bareAddr checks an address given without a scheme: it must be host:port.
+// A lone word such as "garbage" is refused rather than dialled on port 6379:
+// it is far more often a mistyped URL than a host name.
+func bareAddr(s string) (string, error) {
+	if !strings.HasPrefix(s, "[") && strings.Count(s, ":") > 1 {
+		return "", errIPv6Brackets(s)
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || port == "" {
+		return "", fmt.Errorf("not a Redis address: %s", addrHelp)
+	}
+	if err := checkHostPort(host, port, strings.HasPrefix(s, "[")); err != nil {
+		return "", err
 	}
 	return s, nil
 }
 
-// parseSentinelURL parses
-// redis-sentinel://[[user:]pass@]host:port[,host:port...]/mastername[/db][?params]
-// (rediss-sentinel:// for TLS). The password is the master's; sentinels get
-// ?sentinel_username= and ?sentinel_password=. ?db= sets the database.
-func parseSentinelURL(s string) (*redis.FailoverOptions, error) {
-	scheme, rest, _ := strings.Cut(s, "://")
-	rest, rawQuery, _ := strings.Cut(rest, "?")
-	authority, path, _ := strings.Cut(rest, "/")
-	fo := &redis.FailoverOptions{}
-	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-		userinfo := authority[:at]
-		authority = authority[at+1:]
-		user, pass, hasPass := strings.Cut(userinfo, ":")
-		if !hasPass {
-			user, pass = "", userinfo
-		}
-		var err error
-		if fo.Username, err = url.PathUnescape(user); err != nil {
-			return nil, fmt.Errorf("%s: bad user name: %v", redact(s), err)
-		}
-		if fo.Password, err = url.PathUnescape(pass); err != nil {
-			return nil, fmt.Errorf("%s: bad password: %v", redact(s), err)
+// parseURL is url.Parse without the URL in its errors (it may hold a
+// password).
+func parseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return nil, ue.Err
+	}
+	return u, err
+}
+
+// checkHost checks the host[:port] part of a URL. An empty host is go-redis'
+// localhost when emptyOK.
+func checkHost(hostport string, emptyOK bool) error {
+	if hostport == "" && emptyOK {
+		return nil
+	}
+	bracketed := strings.HasPrefix(hostport, "[")
+	if !bracketed && strings.Count(hostport, ":") > 1 {
+		return errIPv6Brackets(hostport)
+	}
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && (!bracketed || i > strings.LastIndexByte(hostport, ']')) {
+		host, port = hostport[:i], hostport[i+1:]
+		if port == "" {
+			return errors.New("empty port")
 		}
 	}
-	for _, h := range strings.Split(authority, ",") {
+	return checkHostPort(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), port, bracketed)
+}
+
+// checkHostPort checks a host name or IP address and a port ("" = the
+// default): what url.Parse and net.SplitHostPort let through but cannot be
+// dialled, such as ":::" (an IPv6 address without brackets) or port 0.
+func checkHostPort(host, port string, bracketed bool) error {
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("bad port %q: want 1-65535", port)
+		}
+	}
+	if bracketed {
+		ip, _, _ := strings.Cut(host, "%") // a zone: [fe80::1%eth0]
+		if a := net.ParseIP(ip); a == nil || a.To4() != nil {
+			return fmt.Errorf("[%s] is not an IPv6 address", host)
+		}
+		return nil
+	}
+	if host == "" {
+		return errors.New("no host")
+	}
+	if strings.Contains(host, ":") {
+		return errIPv6Brackets(host)
+	}
+	for _, r := range host {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return fmt.Errorf("bad host %q: not a host name or IP address", host)
+		}
+	}
+	return nil
+}
+
+func errIPv6Brackets(host string) error {
+	return fmt.Errorf("bad host %q: write an IPv6 address in brackets, e.g. [::1]:6379", host)
+}
+
+// parseSentinelURL parses a Sentinel URL. The CLI's form is
+//
+//	redis-sentinel://[[user:]pass@]host[:port][,host[:port]...]/mastername[/db][?params]
+//
+// (rediss-sentinel:// for TLS): the credentials are the master's, the
+// sentinels' are ?sentinel_username= and ?sentinel_password=, a sentinel's
+// port is 26379 by default. go-redis' own form, a redis:// or rediss:// URL
+// with ?master_name=, is passed to redis.ParseFailoverURL as it is.
+//
+// The CLI's form is rewritten into go-redis' form,
+//
+//	redis://[sentinel_user:sentinel_pass@]host:port[/db]?master_name=M&addr=host2:port2&username=U&password=P[&params]
+//
+// and parsed by redis.ParseFailoverURL too, which checks the database and
+// knows go-redis' parameters (dial_timeout, skip_verify, ...). What is parsed
+// by hand here is only what ParseFailoverURL has no form for: the scheme that
+// tells a Sentinel URL from a server URL (both go to --redis), the comma list
+// of sentinels as the host (url.Parse refuses it; go-redis wants ?addr=), the
+// master name as the path, the master's credentials in the user info (there
+// go-redis puts the sentinels'), and the sentinel port 26379 (go-redis
+// defaults to 6379).
+func parseSentinelURL(s string) (*redis.FailoverOptions, error) {
+	scheme, rest, _ := strings.Cut(s, "://")
+	var goScheme string
+	switch strings.ToLower(scheme) {
+	case "redis", "rediss":
+		u, err := parseURL(s)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkHost(u.Host, true); err != nil {
+			return nil, err
+		}
+		return redis.ParseFailoverURL(s)
+	case "redis-sentinel":
+		goScheme = "redis"
+	case "rediss-sentinel":
+		goScheme = "rediss"
+	default:
+		return nil, fmt.Errorf("unknown scheme %q", scheme)
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, tail := rest[:end], rest[end:]
+	userinfo, hostList := "", authority
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		userinfo, hostList = authority[:at+1], authority[at+1:]
+	}
+	var sentinels []string
+	for _, h := range strings.Split(hostList, ",") {
 		if h = strings.TrimSpace(h); h == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), "26379")
+		hu, err := parseURL("redis://" + h)
+		if err != nil {
+			return nil, fmt.Errorf("sentinel %q: %v", h, err)
 		}
-		fo.SentinelAddrs = append(fo.SentinelAddrs, h)
-	}
-	if len(fo.SentinelAddrs) == 0 {
-		return nil, fmt.Errorf("%s: no sentinel address", redact(s))
-	}
-	segs := strings.FieldsFunc(path, func(r rune) bool { return r == '/' })
-	if len(segs) == 0 || len(segs) > 2 {
-		return nil, fmt.Errorf("%s: want the master name as the path: redis-sentinel://host:port/mastername[/db]", redact(s))
-	}
-	var err error
-	if fo.MasterName, err = url.PathUnescape(segs[0]); err != nil {
-		return nil, fmt.Errorf("%s: bad master name: %v", redact(s), err)
-	}
-	if len(segs) == 2 {
-		if fo.DB, err = strconv.Atoi(segs[1]); err != nil {
-			return nil, fmt.Errorf("%s: bad database number %q", redact(s), segs[1])
+		if hu.Host != h {
+			return nil, fmt.Errorf("sentinel %q: not host:port", h)
 		}
+		if err := checkHost(h, false); err != nil {
+			return nil, fmt.Errorf("sentinel %q: %v", h, err)
+		}
+		port := hu.Port()
+		if port == "" {
+			port = "26379"
+		}
+		sentinels = append(sentinels, net.JoinHostPort(hu.Hostname(), port))
 	}
-	q, err := url.ParseQuery(rawQuery)
+	if len(sentinels) == 0 {
+		return nil, errors.New("no sentinel address")
+	}
+	// url.Parse does the user info, path and query, given one host.
+	u, err := parseURL(goScheme + "://" + userinfo + sentinels[0] + tail)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", redact(s), err)
+		return nil, err
 	}
-	for k, vs := range q {
-		v := vs[len(vs)-1]
-		switch k {
-		case "sentinel_password":
-			fo.SentinelPassword = v
-		case "sentinel_username":
-			fo.SentinelUsername = v
-		case "db":
-			if fo.DB, err = strconv.Atoi(v); err != nil {
-				return nil, fmt.Errorf("%s: bad database number %q", redact(s), v)
-			}
-		default:
-			return nil, fmt.Errorf("%s: unknown parameter %q (known: db, sentinel_username, sentinel_password)", redact(s), k)
+	segs := strings.FieldsFunc(u.Path, func(r rune) bool { return r == '/' })
+	if len(segs) == 0 || len(segs) > 2 {
+		return nil, errors.New("want the master name as the path: redis-sentinel://host:port/mastername[/db]")
+	}
+	q := u.Query()
+	if q.Has("master_name") {
+		return nil, errors.New("the master name is the path here, not ?master_name=")
+	}
+	g := url.URL{Scheme: goScheme, Host: sentinels[0]}
+	if len(segs) == 2 {
+		g.Path = "/" + segs[1]
+	}
+	if su, sp := q.Get("sentinel_username"), q.Get("sentinel_password"); su != "" || sp != "" {
+		g.User = url.UserPassword(su, sp)
+	}
+	q.Del("sentinel_username")
+	q.Del("sentinel_password")
+	if u.User != nil {
+		if q.Has("username") || q.Has("password") {
+			return nil, errors.New("the master's credentials are given twice: in the user info and as ?username= or ?password=")
 		}
+		// pass@ alone is a password, as in redis-cli's URLs.
+		user, pass := "", u.User.Username()
+		if p, ok := u.User.Password(); ok {
+			user, pass = u.User.Username(), p
+		}
+		if user != "" {
+			q.Set("username", user)
+		}
+		q.Set("password", pass)
 	}
-	switch strings.ToLower(scheme) {
-	case "rediss-sentinel":
-		host, _, _ := net.SplitHostPort(fo.SentinelAddrs[0])
-		fo.TLSConfig = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
-	case "redis-sentinel":
-	default:
-		return nil, fmt.Errorf("%s: unknown scheme %q", redact(s), scheme)
+	q.Set("master_name", segs[0])
+	for _, h := range sentinels[1:] {
+		q.Add("addr", h)
 	}
-	return fo, nil
+	g.RawQuery = q.Encode()
+	return redis.ParseFailoverURL(g.String())
 }
 
 // redact hides the password of a URL for messages.

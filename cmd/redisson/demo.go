@@ -99,7 +99,8 @@ func cmdDemo(args []string) int {
 	procs := fs.Int("procs", defaultDemoProcs, "`P` worker processes")
 	workers := fs.Int("workers", defaultDemoWorkers, "`N` goroutines per process, all on the one lock")
 	ops := fs.Int("ops", defaultDemoOps, "`K` acquisitions in all, shared out between the processes and their goroutines")
-	lease := fs.Duration("lease", 0, "fixed lease `D` of each acquisition, no watchdog (default: watchdog)")
+	lease := fs.Duration("lease", 0, "fixed lease `D` of each acquisition (at least 1ms), no watchdog;\n"+
+		"leave it out for the watchdog")
 	pos, code, done := parseFlags(fs, args, false)
 	if done {
 		return code
@@ -113,8 +114,9 @@ func cmdDemo(args []string) int {
 		return usageError(fs, "--workers must be at least 1")
 	case *ops < 1:
 		return usageError(fs, "--ops must be at least 1")
-	case *lease < 0 || (*lease > 0 && *lease < time.Millisecond):
-		return usageError(fs, "--lease must be at least 1ms")
+	}
+	if code, ok := checkLease(fs, *lease); !ok {
+		return code
 	}
 
 	ctx, cancel := context.WithCancelCause(context.Background())

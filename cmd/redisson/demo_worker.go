@@ -126,9 +126,8 @@ func cmdDemoWorker(args []string) int {
 		}
 		wg.Go(func() {
 			lock := client.Lock(*name)
-			gctx := redisson.WithOwner(ctx) // one owner per goroutine, like a Java thread
 			for range share {
-				hctx, err := lock.Lock(gctx, opts...)
+				hold, err := lock.Lock(ctx, opts...)
 				if err != nil {
 					if ctx.Err() == nil {
 						errOnce.Do(func() { failure = fmt.Sprintf("lock: %v", err); cancel(err) })
@@ -136,16 +135,16 @@ func cmdDemoWorker(args []string) int {
 					return
 				}
 				acq := time.Now().UnixNano()
-				err = increment(hctx, cn.rdb, *counter)
+				err = increment(hold.Context(), cn.rdb, *counter)
 				rel := time.Now().UnixNano()
-				uerr := lock.Unlock(hctx)
+				uerr := hold.Unlock(ctx)
 				if err == nil && uerr != nil {
 					err = fmt.Errorf("unlock: %w", uerr)
 				}
 				if err != nil {
 					if ctx.Err() == nil {
 						errOnce.Do(func() {
-							failure = fmt.Sprintf("critical section: %v (lock context: %v)", err, context.Cause(hctx))
+							failure = fmt.Sprintf("critical section: %v (hold: %v)", err, hold.Err())
 							cancel(err)
 						})
 					}

@@ -162,11 +162,9 @@ func cmdInspect(args []string) int {
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		return usageError(fs, "want exactly one NAME, got %d arguments", len(pos))
-	}
-	if pos[0] == "" {
-		return usageError(fs, "NAME must not be empty")
+	name, code := oneName(fs, pos)
+	if name == "" {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
 	defer cancel()
@@ -175,7 +173,7 @@ func cmdInspect(args []string) int {
 		return code
 	}
 	defer cn.Close()
-	rep, err := inspect(ctx, cn.rdb, pos[0])
+	rep, err := inspect(ctx, cn.rdb, name)
 	if err != nil {
 		return errorf(fs.Name(), "%v", err)
 	}
@@ -272,7 +270,7 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		case errors.Is(err, redis.Nil):
 			rep.Kind = kindNone // deleted in between
 		case perr != nil:
-			rep.Kind = "unknown (string)"
+			rep.Kind = kindUnknown("string")
 		case pes:
 			rep.Kind, rep.Value = kindPES, &n
 			channels = []string{d.semChan}
@@ -283,7 +281,7 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 	case "none":
 		rep.Kind = kindNone
 	default:
-		rep.Kind = "unknown (" + head.Type + ")"
+		rep.Kind = kindUnknown(head.Type)
 	}
 	if channels == nil {
 		channels = []string{d.lockChan, d.rwChan, d.semChan, d.latchChan}
@@ -534,7 +532,10 @@ func printReport(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "%s\n", r.Name)
 	row := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-12s %s\n", k, fmt.Sprintf(format, a...)) }
 	kind := r.Kind
-	if r.Type != "none" && !strings.HasPrefix(kind, "unknown") {
+	switch {
+	case isUnknown(r.Kind):
+		kind = "unknown (" + unknownText(r) + ")"
+	case r.Type != "none":
 		kind += " (Redis " + r.Type + ")"
 	}
 	row("kind", "%s", kind)
@@ -613,6 +614,37 @@ func printReport(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "    %s  %s, ttl %s\n", k.Key, k.Type, ttlText(k.TTLms))
 		}
 	}
+}
+
+// kindUnknown is the kind of a key no Redisson lock or synchronizer makes.
+func kindUnknown(redisType string) string { return "unknown (" + redisType + ")" }
+
+func isUnknown(kind string) bool { return strings.HasPrefix(kind, "unknown (") }
+
+// redisValue says what an unknown key holds: "Redis list", "Redis string
+// that is not an integer".
+func redisValue(r *Report) string {
+	if r.Type == "string" {
+		return "Redis string that is not an integer"
+	}
+	return "Redis " + r.Type
+}
+
+// unknownText is the kind line of an unknown key.
+func unknownText(r *Report) string {
+	return redisValue(r) + ", not a Redisson lock or synchronizer"
+}
+
+// describeKind names what a report found, with an article: "a semaphore",
+// "a Redis list", "nothing".
+func describeKind(r *Report) string {
+	switch {
+	case r.Kind == kindNone:
+		return "nothing"
+	case isUnknown(r.Kind):
+		return "a " + redisValue(r)
+	}
+	return "a " + r.Kind
 }
 
 func holderText(h Holder) string {

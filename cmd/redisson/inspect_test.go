@@ -44,8 +44,8 @@ func inspectJSON(t *testing.T, args ...string) Report {
 func TestInspectLock(t *testing.T) {
 	t.Parallel()
 	url, rdb := server(t)
-	hctx, client := holdLock(t, rdb, "held")
-	owner, _ := redisson.OwnerFromContext(hctx)
+	hold, client := holdLock(t, rdb, "held")
+	owner := hold.Owner()
 
 	// A waiter in another client subscribes to the lock's channel.
 	other, err := redisson.New(rdb)
@@ -89,7 +89,7 @@ func TestInspectLock(t *testing.T) {
 	}
 
 	// Re-entry shows in the hold count.
-	if _, err := client.Lock("held").Lock(hctx); err != nil {
+	if _, err := client.Lock("held").Lock(t.Context(), rlock.WithOwner(owner)); err != nil {
 		t.Fatal(err)
 	}
 	if rep := inspectJSON(t, "held", "--redis", url); len(rep.Holders) != 1 || rep.Holders[0].Holds != 2 {
@@ -209,6 +209,16 @@ func TestInspectKinds(t *testing.T) {
 	if rep = inspectJSON(t, "--redis", url, "text"); rep.Kind != "unknown (string)" {
 		t.Errorf("text: %+v", rep)
 	}
+	// The text output says what an unknown key holds.
+	for name, want := range map[string]string{
+		"list": "unknown (Redis list, not a Redisson lock or synchronizer)",
+		"text": "unknown (Redis string that is not an integer, not a Redisson lock or synchronizer)",
+	} {
+		r := cli(t, 30*time.Second, "inspect", "--redis", url, name)
+		if r.code != 0 || !strings.Contains(r.stdout, "  kind         "+want+"\n") {
+			t.Errorf("inspect %s: want kind %q:\n%v", name, want, r)
+		}
+	}
 
 	// A tagged name keeps its braces; the latch channel adds them anyway.
 	rep = inspectJSON(t, "--redis", url, "{t}x")
@@ -226,8 +236,8 @@ func TestInspectCluster(t *testing.T) {
 	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	cc := c.Client(t)
-	hctx, client := holdLock(t, cc, "clustered")
-	owner, _ := redisson.OwnerFromContext(hctx)
+	hold, client := holdLock(t, cc, "clustered")
+	owner := hold.Owner()
 	if !client.Sharded() {
 		t.Fatalf("a Redis 7 cluster should use sharded pub/sub")
 	}
@@ -279,5 +289,15 @@ func TestSentinel(t *testing.T) {
 	holdLock(t, rdb, "via-sentinel")
 	if rep := inspectJSON(t, "--redis", url, "via-sentinel"); rep.Kind != "lock" {
 		t.Errorf("inspect through a sentinel: %+v", rep)
+	}
+	// A comma list of sentinels, the first one dead; and go-redis' own form
+	// (redis.ParseFailoverURL), with the sentinels as ?addr=.
+	for _, u := range []string{
+		"redis-sentinel://127.0.0.1:1," + sentinel.Addr() + "/" + redistest.SentinelMasterName,
+		"redis://127.0.0.1:1?master_name=" + redistest.SentinelMasterName + "&addr=" + sentinel.Addr(),
+	} {
+		if rep := inspectJSON(t, "--redis", u, "via-sentinel"); rep.Kind != "lock" {
+			t.Errorf("inspect through %s: %+v", u, rep)
+		}
 	}
 }

@@ -16,13 +16,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Exit codes shared by the commands; run also passes CMD's own code through.
@@ -60,8 +65,17 @@ func init() {
 }
 
 func main() {
+	// go-redis logs failed dials ("pool.go:...: failed to dial after 5
+	// attempts") and Sentinel events to stderr; the commands report every
+	// failure themselves, in one line.
+	redis.SetLogger(discardLogger{})
 	os.Exit(realMain(os.Args[1:]))
 }
+
+// discardLogger is a go-redis logger (internal.Logging) that prints nothing.
+type discardLogger struct{}
+
+func (discardLogger) Printf(context.Context, string, ...any) {}
 
 func realMain(args []string) int {
 	if len(args) == 0 {
@@ -119,7 +133,8 @@ Exit codes:
   0        success (run: CMD exited 0; CMD's own exit code is passed through)
   1        error: Redis unreachable or failing, a failed unlock, a worker failure
            or lost update in demo, unlock --force refused on a non-lock object
-  2        usage error (bad flag, missing argument, unlock without --force)
+  2        usage error (bad flag or --redis address, missing argument, unlock
+           without --force)
   75       run: the lock was not acquired within --wait
   76       run: the lock was lost while CMD ran (CMD got SIGTERM)
   126/127  run: CMD could not be executed / was not found
@@ -204,6 +219,42 @@ func parseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional 
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// errNoName is the usage error of every command given no lock name, or an
+// empty one.
+const errNoName = "a lock name is required and must not be empty"
+
+// oneName returns the one NAME argument of inspect and unlock, or prints a
+// usage error and returns its exit code.
+func oneName(fs *flag.FlagSet, pos []string) (string, int) {
+	switch {
+	case len(pos) == 0 || len(pos) == 1 && pos[0] == "":
+		return "", usageError(fs, "%s", errNoName)
+	case len(pos) > 1:
+		q := make([]string, len(pos))
+		for i, p := range pos {
+			q[i] = strconv.Quote(p)
+		}
+		return "", usageError(fs, "one lock name at a time, got %d: %s", len(pos), strings.Join(q, " "))
+	}
+	return pos[0], exitOK
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// checkLease checks a --lease flag: left out, it means the watchdog; given,
+// it must be at least 1ms, as rlock.WithLease wants.
+func checkLease(fs *flag.FlagSet, lease time.Duration) (int, bool) {
+	if isSet(fs, "lease") && lease < time.Millisecond {
+		return usageError(fs, "--lease must be at least 1ms (got %v); leave --lease out for the watchdog", lease), false
+	}
+	return exitOK, true
 }
 
 // usageError prints a usage error of the command and returns exit code 2.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -91,7 +92,8 @@ func cmdRun(args []string) int {
 	name := fs.String("lock", "", "`NAME` of the lock (required)")
 	var wait waitFlag
 	fs.Var(&wait, "wait", "how long to wait for the lock: a `duration`, 0 = try once, forever = wait forever")
-	lease := fs.Duration("lease", 0, "hold the lock for at most this `duration`, without watchdog (default: watchdog)")
+	lease := fs.Duration("lease", 0, "hold the lock for at most this `duration` (at least 1ms), without watchdog;\n"+
+		"leave it out for the watchdog")
 	watchdog := fs.Duration("watchdog", 30*time.Second, "advanced: the watchdog's lease `duration`, renewed every third of it\n"+
 		"(Redisson's lockWatchdogTimeout; at least 30ms; short values notice a lost lock sooner)")
 	rest, code, done := parseFlags(fs, args, false)
@@ -100,15 +102,14 @@ func cmdRun(args []string) int {
 	}
 	switch {
 	case *name == "":
-		return usageError(fs, "--lock NAME is required")
+		return usageError(fs, "%s", errNoName)
 	case len(rest) == 0:
 		return usageError(fs, "no command given: redisson run --lock NAME -- CMD [ARGS...]")
-	case *lease < 0:
-		return usageError(fs, "--lease must be positive")
-	case *lease > 0 && *lease < time.Millisecond:
-		return usageError(fs, "--lease must be at least 1ms")
 	case *watchdog < 30*time.Millisecond:
 		return usageError(fs, "--watchdog must be at least 30ms")
+	}
+	if code, ok := checkLease(fs, *lease); !ok {
+		return code
 	}
 
 	// Catch the signals before anything can block, so that none is lost
@@ -139,9 +140,9 @@ func cmdRun(args []string) int {
 	waitCtx, cancelWait := context.WithCancelCause(context.Background())
 	defer cancelWait(nil)
 	type acquired struct {
-		ctx context.Context
-		ok  bool
-		err error
+		hold *rlock.Hold
+		ok   bool
+		err  error
 	}
 	res := make(chan acquired, 1)
 	go func() {
@@ -154,9 +155,9 @@ func cmdRun(args []string) int {
 			if wait.d > 0 {
 				opts = append(opts, rlock.WithWait(wait.d))
 			}
-			a.ctx, a.ok, a.err = lock.TryLock(waitCtx, opts...)
+			a.hold, a.ok, a.err = lock.TryLock(waitCtx, opts...)
 		} else {
-			a.ctx, a.err = lock.Lock(waitCtx, opts...)
+			a.hold, a.err = lock.Lock(waitCtx, opts...)
 			a.ok = a.err == nil
 		}
 		res <- a
@@ -179,8 +180,8 @@ waiting:
 	}
 	if a.ok && interrupted != nil {
 		// The lock came just as the signal did: give it back.
-		if err := lock.Unlock(a.ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: unlock of %q: %v\n", fs.Name(), *name, err)
+		if err := a.hold.Unlock(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutLock(*name, err))
 		}
 	}
 	if interrupted != nil {
@@ -188,7 +189,11 @@ waiting:
 		return exitSignalBase + signalNumber(interrupted)
 	}
 	if a.err != nil {
-		return errorf(fs.Name(), "lock %q: %v", *name, a.err)
+		msg := aboutLock(*name, a.err)
+		if errors.Is(a.err, redisson.ErrWrongType) {
+			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, shellQuote(*name))
+		}
+		return errorf(fs.Name(), "%s", msg)
 	}
 	if !a.ok {
 		if wait.d == 0 {
@@ -198,13 +203,13 @@ waiting:
 		}
 		return exitNotAcq
 	}
-	hctx := a.ctx
+	hold := a.hold
 
 	cmd := exec.Command(rest[0], rest[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
-		if uerr := lock.Unlock(hctx); uerr != nil {
-			fmt.Fprintf(os.Stderr, "%s: unlock of %q: %v\n", fs.Name(), *name, uerr)
+		if uerr := hold.Unlock(context.Background()); uerr != nil {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutLock(*name, uerr))
 		}
 		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -217,7 +222,7 @@ waiting:
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	lostC := hctx.Done()
+	lostC := hold.Done()
 	lost := false
 running:
 	for {
@@ -227,8 +232,8 @@ running:
 		case <-lostC:
 			lostC = nil
 			lost = true
-			fmt.Fprintf(os.Stderr, "%s: lock %q lost while the command was running (%v); sending it SIGTERM\n",
-				fs.Name(), *name, context.Cause(hctx))
+			fmt.Fprintf(os.Stderr, "%s: lock %q lost while the command was running: %s; sending the command SIGTERM\n",
+				fs.Name(), *name, lostReason(*name, hold.Err()))
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 		case <-exited:
 			break running
@@ -237,15 +242,47 @@ running:
 	if lost {
 		return exitLockLost
 	}
-	if err := lock.Unlock(hctx); err != nil {
-		if errors.Is(err, redisson.ErrNotOwner) {
+	if err := hold.Unlock(context.Background()); err != nil {
+		if errors.Is(err, redisson.ErrNotOwner) || errors.Is(err, redisson.ErrLockLost) {
 			fmt.Fprintf(os.Stderr, "%s: lock %q was lost before the command finished (the unlock found another owner or none)\n",
 				fs.Name(), *name)
 			return exitLockLost
 		}
-		return errorf(fs.Name(), "unlock of %q after the command: %v (the lease expires by itself)", *name, err)
+		return errorf(fs.Name(), "after the command: %s (the lease expires by itself)", aboutLock(*name, err))
 	}
 	return exitCode(cmd.ProcessState)
+}
+
+// aboutLock is the message of a lock error: the library's errors already
+// name the lock (lock "X": try lock: ...); others get the name added.
+func aboutLock(name string, err error) string {
+	msg := err.Error()
+	if !strings.Contains(msg, strconv.Quote(name)) {
+		msg = fmt.Sprintf("lock %q: %s", name, msg)
+	}
+	return msg
+}
+
+// lostReason is why a hold ended, without what the message around it says
+// already (redisson: lock ownership lost: "X": ...).
+func lostReason(name string, err error) string {
+	if err == nil {
+		return "no reason given"
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, redisson.ErrLockLost.Error()+": ")
+	msg = strings.TrimPrefix(msg, strconv.Quote(name)+": ")
+	return msg
+}
+
+// shellQuote quotes s for a shell command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // exitCode is the shell's view of how a process ended: its exit code, or

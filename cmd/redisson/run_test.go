@@ -145,8 +145,13 @@ wait $pid`
 		t.Fatalf("DEL lost: %d %v", n, err)
 	}
 	r := wait(t, cmd, stdout, stderr, start, 30*time.Second)
-	if r.code != exitLockLost || !strings.Contains(r.stderr, "lost") {
-		t.Fatalf("want exit 76 after the key was deleted:\n%v", r)
+	if r.code != exitLockLost || !strings.HasPrefix(r.stderr, `redisson run: lock "lost" lost while the command was running: `) ||
+		!strings.HasSuffix(r.stderr, "; sending the command SIGTERM\n") {
+		t.Fatalf("want exit 76 after the key was deleted, and one line saying so:\n%v", r)
+	}
+	// Said once: the lock's name, and that it was lost.
+	if strings.Count(r.stderr, `"lost"`) != 1 || strings.Contains(r.stderr, "ownership lost") {
+		t.Errorf("the message repeats itself:\n%s", r.stderr)
 	}
 	b, err := os.ReadFile(term)
 	if err != nil || strings.TrimSpace(string(b)) != "term" {
@@ -193,7 +198,7 @@ func TestRunSignals(t *testing.T) {
 	t.Parallel()
 	url, rdb := server(t)
 	ctx := context.Background()
-	hctx, client := holdLock(t, rdb, "sig")
+	hold, _ := holdLock(t, rdb, "sig")
 
 	cmd, stdout, stderr := cliCommand(t, "run", "--redis", url, "--lock", "sig", "--", "true")
 	start := time.Now()
@@ -210,7 +215,7 @@ func TestRunSignals(t *testing.T) {
 	if r := wait(t, cmd, stdout, stderr, start, 30*time.Second); r.code != 130 {
 		t.Fatalf("SIGINT while waiting: want exit 130:\n%v", r)
 	}
-	if err := client.Lock("sig").Unlock(hctx); err != nil {
+	if err := hold.Unlock(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -253,5 +258,34 @@ func TestRunLease(t *testing.T) {
 	r := cli(t, 30*time.Second, "run", "--redis", url, "--lock", "lease", "--lease", "300ms", "--", "sleep", "20")
 	if r.code != exitLockLost || r.elapsed > 15*time.Second {
 		t.Fatalf("CMD outliving --lease 300ms: want exit 76 soon:\n%v", r)
+	}
+	if !strings.HasPrefix(r.stderr, `redisson run: lock "lease" lost while the command was running: `) ||
+		strings.Count(r.stderr, `"lease"`) != 1 || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("want one line saying the lock was lost:\n%v", r)
+	}
+}
+
+// TestRunWrongType: NAME holds something else than a lock: exit 1 and one
+// line saying what is in the way, naming the lock once; CMD does not run.
+func TestRunWrongType(t *testing.T) {
+	t.Parallel()
+	url, rdb := server(t)
+	if err := rdb.Set(context.Background(), "text", "hello", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, wait := range [][]string{nil, {"--wait", "0"}, {"--wait", "1s"}} {
+		args := append(append([]string{"run", "--redis", url, "--lock", "text"}, wait...), "--", "touch", marker)
+		r := cli(t, 30*time.Second, args...)
+		if r.code != exitError || !strings.HasPrefix(r.stderr, `redisson run: lock "text": `) ||
+			strings.Count(r.stderr, "\n") != 1 || strings.Count(r.stderr, `"text"`) != 1 ||
+			!strings.Contains(r.stderr, "wrong type") || !strings.Contains(r.stderr, "string") ||
+			!strings.HasSuffix(r.stderr, ` ("redisson inspect text" shows what it is)`+"\n") ||
+			strings.Contains(r.stderr, "script") {
+			t.Errorf("run %v on a string key: want exit 1 and one line saying what the key holds:\n%v", wait, r)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("CMD ran without the lock")
 	}
 }

@@ -12,13 +12,14 @@ const unlockDescription = `
 Force-unlocks the lock NAME whoever holds it: Redisson's forceUnlock, which
 deletes the lock's key and publishes "0" on redisson_lock__channel:{NAME} so
 that one waiter wakes up. The holder is not told at once: a Go holder notices
-at its next watchdog renewal (its context ends with ErrLockLost), a Java
-holder's next unlock fails; "redisson run" then stops its command (exit 76).
+at its next watchdog renewal (its Hold's Done closes, Err wraps
+ErrLockLost), a Java holder's next unlock fails; "redisson run" then stops
+its command (exit 76).
 
 Only force-unlock is possible from the command line: a lock belongs to an
-owner (a Java thread, or the owner carried in a Go context) inside the process
-that took it, and only that owner can release one hold. Without --force
-nothing is done and the exit code is 2.
+owner (a Java thread, or the Hold a Go process got from Lock) inside the
+process that took it, and only that owner can release one hold. Without
+--force nothing is done and the exit code is 2.
 
 Only plain locks (Redisson RLock, the "lock" kind of "redisson inspect") are
 force-unlocked; a read-write lock, fair lock, semaphore or latch under NAME is
@@ -43,15 +44,15 @@ func cmdUnlock(args []string) int {
 	if !*force {
 		fmt.Fprintf(os.Stderr, `%s: only "redisson unlock --force NAME" is possible from the command line.
 A lock is released by its owner, which lives in the process that took it (a
-Java thread, or the owner carried in a Go context); the CLI is not that owner.
+Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 --force deletes the lock whoever holds it, as Redisson's forceUnlock does.
 `, fs.Name())
 		return exitUsage
 	}
-	if len(pos) != 1 || pos[0] == "" {
-		return usageError(fs, "want exactly one NAME")
+	name, code := oneName(fs, pos)
+	if name == "" {
+		return code
 	}
-	name := pos[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
 	defer cancel()
 	cn, code := connectOrExit(ctx, fs, &cf, nil)
@@ -68,7 +69,7 @@ Java thread, or the owner carried in a Go context); the CLI is not that owner.
 		return errorf(fs.Name(), "%v", err)
 	}
 	if rep.Kind != kindLock && rep.Kind != kindNone {
-		return errorf(fs.Name(), "%q is a %s, not a plain lock: not force-unlocking it", name, rep.Kind)
+		return errorf(fs.Name(), "%q holds %s, not a plain lock: not force-unlocking it", name, describeKind(rep))
 	}
 	client, err := redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout))
 	if err != nil {

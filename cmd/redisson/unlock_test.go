@@ -67,4 +67,29 @@ func TestUnlockForce(t *testing.T) {
 	if v, _ := rdb.Get(ctx, "a-semaphore").Result(); v != "3" {
 		t.Errorf("the semaphore was changed: %q", v)
 	}
+	for name, want := range map[string]string{
+		"a-semaphore": `redisson unlock: "a-semaphore" holds a semaphore or latch, not a plain lock: not force-unlocking it` + "\n",
+		"a-text":      `redisson unlock: "a-text" holds a Redis string that is not an integer, not a plain lock: not force-unlocking it` + "\n",
+		"a-list":      `redisson unlock: "a-list" holds a Redis list, not a plain lock: not force-unlocking it` + "\n",
+	} {
+		switch name {
+		case "a-text":
+			mustOK(t, rdb.Set(ctx, name, "hello", 0).Err())
+		case "a-list":
+			mustOK(t, rdb.RPush(ctx, name, "x").Err())
+		}
+		if r := cli(t, 30*time.Second, "unlock", "--force", "--redis", url, name); r.code != exitError || r.stderr != want {
+			t.Errorf("unlock --force %s: want exit 1 and %q:\n%v", name, want, r)
+		}
+		if n, _ := rdb.Exists(ctx, name).Result(); n != 1 {
+			t.Errorf("unlock --force %s deleted it", name)
+		}
+	}
+}
+
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
