@@ -50,7 +50,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		if ref, ok := l.e.queues.peek(l.queueKey); ok {
 			q := ref.value()
 			q.mu.Lock()
-			busy = busy || q.pending > 0
+			busy = busy || q.pending > 0 || q.yielding(time.Now())
 			q.mu.Unlock()
 			ref.release()
 		}
@@ -108,20 +108,37 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		sub.PassOverWhen(q, func() bool {
 			q.mu.Lock()
 			defer q.mu.Unlock()
-			return q.pending > 0 || l.rt.HeldLocally(l.cfg.Name)
+			return q.releasing == 0 && (q.pending > 0 || l.rt.HeldLocally(l.cfg.Name))
 		})
 	}
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	woken := false // by a message or a local wake-up, not a timer
 	for {
 		state, attempt := parked, true
+		var yieldLeft time.Duration
 		if q != nil {
 			q.mu.Lock()
 			state = w.state
-			attempt = state == parked && !l.busy(q, field)
+			busy := l.busy(q, field)
+			if now := time.Now(); q.yielding(now) {
+				if woken {
+					// The release message (or a local wake-up) came: the
+					// streak's end is known everywhere now.
+					q.yieldUntil = time.Time{}
+				} else {
+					busy, yieldLeft = true, q.yieldUntil.Sub(now)
+				}
+			}
+			attempt = state == parked && !busy
 			if attempt {
 				w.state = trying
+			} else if state == parked && q.releasing > 0 {
+				// Woken, perhaps by our own release's message, before the
+				// registry knows the lock is free: that release wakes
+				// the oldest waiter when it is done.
+				q.deferred = true
 			}
 			q.mu.Unlock()
 		}
@@ -160,6 +177,9 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			}
 			sleep = l.sleepFor(ttl)
 		}
+		if yieldLeft > 0 {
+			sleep = min(sleep, yieldLeft)
+		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
@@ -168,9 +188,12 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			sleep = min(sleep, left)
 		}
 		timer.Reset(sleep)
+		woken = false
 		select {
 		case <-sub.C():
+			woken = true
 		case <-w.nudge:
+			woken = true
 		case <-timer.C:
 		case <-ctx.Done():
 			return l.abandon(ctx, q, w, context.Cause(ctx))
@@ -254,6 +277,8 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 		}
 		q.mu.Lock()
 		q.pending--
+		q.releasing--
+		q.deferred = false
 		q.mu.Unlock()
 		// The release above may have published while the hand-off still
 		// counted as pending, so that local waiters were passed over: wake

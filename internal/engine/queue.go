@@ -22,6 +22,31 @@ type queue struct {
 	waiters []*waiter // arrival order
 	pending int       // hand-offs whose new holder has not registered its hold yet
 	streak  int       // hand-offs since the last real release
+	// releasing counts releases of this client in flight, from before
+	// their script is sent until the registry knows their outcome: a
+	// release message seen meanwhile may be our own and must not be
+	// passed over.
+	releasing int
+	// deferred: a waiter woken while a release was in flight found the
+	// lock still held in the registry; the release wakes the oldest when
+	// it is done.
+	deferred bool
+	// yieldUntil: a hand-off streak just ended with a real release while
+	// local waiters were parked. Until the release message reaches one of
+	// them (or this time passes, should it be lost) no local goroutine
+	// tries: the releaser looping back to Lock and newcomers would
+	// otherwise beat every waiter elsewhere, which has to hear the message
+	// first, and the lock would stay in this process.
+	yieldUntil time.Time
+}
+
+// yieldWindow bounds how long local goroutines stand back after a streak
+// ends, in case the release message is lost.
+const yieldWindow = 50 * time.Millisecond
+
+// yielding reports whether local goroutines stand back now; q.mu held.
+func (q *queue) yielding(now time.Time) bool {
+	return !q.yieldUntil.IsZero() && now.Before(q.yieldUntil)
 }
 
 func newQueue() *queue { return &queue{} }

@@ -63,6 +63,11 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		}
 	}
 	res, err := l.release(dctx, q, field, lease)
+	if err != nil && q != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		q.mu.Lock()
+		q.releasing--
+		q.mu.Unlock()
+	}
 	switch {
 	case errors.Is(err, core.ErrNotOwner):
 		// Redis says the owner holds nothing: the lease ran out (or the key
@@ -79,7 +84,24 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		return err
 	}
 	l.rt.Released(&h.Hold, res.full, res.start)
-	if res.full && !res.handedOff {
+	deferred := false
+	if q != nil {
+		q.mu.Lock()
+		q.releasing--
+		deferred, q.deferred = q.deferred, false
+		q.mu.Unlock()
+	}
+	switch {
+	case res.full && res.yielded:
+		// A hand-off streak ended: the lock is free for everyone, and our
+		// local waiters learn it from the same message as waiters
+		// elsewhere, so that they get no head start (fairness across
+		// processes). Only a waiter woken before the registry was current
+		// is woken again.
+		if deferred {
+			l.wakeLocal()
+		}
+	case res.full && !res.handedOff:
 		// A local waiter may have checked the lock, found it busy and gone
 		// to sleep before the hold above was dropped, and it may have come
 		// after the release message (or even after we looked for waiters to
@@ -93,20 +115,26 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 type releaseResult struct {
 	full      bool // the owner's last hold was released
 	handedOff bool // ... and the lock went straight to a local waiter
+	yielded   bool // ... or not, because a hand-off streak had reached its end
 	start     time.Time
 }
 
 // release runs the release script for field, handing the lock to the oldest
 // parked waiter of q when there is one and the streak allows. It returns
-// ErrNotOwner when field does not hold the lock.
+// ErrNotOwner when field does not hold the lock. With q, the caller ends the
+// release with q.releasing-- once the registry knows its outcome.
 func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.Duration) (releaseResult, error) {
 	var next *waiter
+	yielded := false
 	if q != nil {
 		q.mu.Lock()
+		q.releasing++
 		if q.streak < maxHandOffStreak {
 			if next = q.firstParked(); next != nil {
 				next.state = handing
 			}
+		} else {
+			yielded = true
 		}
 		q.mu.Unlock()
 	}
@@ -155,6 +183,9 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 			next.state = parked
 		case freed:
 			q.streak = 0
+			if yielded && q.firstParked() != nil {
+				q.yieldUntil = time.Now().Add(yieldWindow)
+			}
 		}
 		if next != nil {
 			next.wake()
@@ -167,7 +198,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	if res == NotOwner {
 		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
 	}
-	return releaseResult{full: freed, handedOff: freed && next != nil, start: start}, err
+	return releaseResult{full: freed, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
 }
 
 func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, error) {
