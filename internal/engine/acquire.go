@@ -50,7 +50,9 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		if ref, ok := l.e.queues.peek(l.queueKey); ok {
 			q := ref.value()
 			q.mu.Lock()
-			busy = busy || q.pending > 0 || q.yielding(time.Now())
+			// A single try still tries while local goroutines stand
+			// back: it does not queue, so it takes no turn from anyone.
+			busy = busy || q.pending > 0 || (r.Wait && q.yielding(time.Now()))
 			q.mu.Unlock()
 			ref.release()
 		}
