@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/objects"
@@ -54,6 +55,8 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		BatchSize:       o.RenewalBatchSize,
 		LeaseMargin:     o.LeaseMargin,
 		Logger:          o.Logger,
+		// Every client on a fair lock must agree on it (Options).
+		FairLockWaitTimeout: o.FairLockWaitTimeout,
 		Sync: core.ReplicaSync{
 			Enabled:      !o.ReplicaSync.Disabled,
 			Timeout:      o.ReplicaSync.Timeout,
@@ -105,6 +108,13 @@ func (c *Client) Redis() redis.UniversalClient { return c.rt.Redis() }
 // Lock returns the reentrant lock called name (Redisson's getLock). The
 // handle is cheap and safe for concurrent use.
 func (c *Client) Lock(name string) *rlock.Lock { return objects.NewRLock(c.eng, name).(*rlock.Lock) }
+
+// FairLock returns the fair lock called name (Redisson's getFairLock):
+// waiters get it in the order they asked, across processes. The handle is
+// cheap and safe for concurrent use.
+func (c *Client) FairLock(name string) *fairlock.Lock {
+	return objects.NewFairLock(c.eng, name).(*fairlock.Lock)
+}
 
 // Stats describes the client's shared runtime.
 type Stats struct {

@@ -61,6 +61,14 @@ type Options struct {
 	LeaseMargin time.Duration
 	// Logger receives renewal and pub/sub problems. Default: discard.
 	Logger *slog.Logger
+	// FairLockWaitTimeout is how long a fair lock's waiter in Lock stays
+	// in the Redis queue past the waiter ahead of it before the others skip
+	// it as stale (a TryLock WithWait uses its wait instead, as Redisson's
+	// tryLock(waitTime) does). Default 300 000 ms, Redisson 3.52's fairLockWaitTimeout (5 s
+	// before 3.13.3). Every client on a lock, Go or Java, must use the same
+	// value: each acquirer moves every queued waiter's deadline by its own
+	// value, so mixed values corrupt the queue's deadlines.
+	FairLockWaitTimeout time.Duration
 }
 
 // ReplicaSyncOptions configure WAIT after lock writes (protocol §3).
@@ -112,6 +120,11 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *Options) { o.Logger = l }
 }
 
+// WithFairLockWaitTimeout sets Options.FairLockWaitTimeout.
+func WithFairLockWaitTimeout(d time.Duration) Option {
+	return func(o *Options) { o.FairLockWaitTimeout = d }
+}
+
 // WithOptions replaces all options at once.
 func WithOptions(opts Options) Option {
 	return func(o *Options) { *o = opts }
@@ -152,6 +165,14 @@ func (o *Options) applyDefaults() error {
 		return fmt.Errorf("%w: LeaseMargin %v", ErrInvalidArgument, o.LeaseMargin)
 	case o.LeaseMargin == 0:
 		o.LeaseMargin = 2 * time.Millisecond
+	}
+	switch {
+	case o.FairLockWaitTimeout < 0:
+		return fmt.Errorf("%w: FairLockWaitTimeout %v", ErrInvalidArgument, o.FairLockWaitTimeout)
+	case o.FairLockWaitTimeout == 0:
+		o.FairLockWaitTimeout = 300 * time.Second
+	case o.FairLockWaitTimeout < time.Millisecond:
+		return fmt.Errorf("%w: FairLockWaitTimeout %v is below 1ms", ErrInvalidArgument, o.FairLockWaitTimeout)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -29,6 +29,10 @@ type Config struct {
 	// to decide when its holder is told it lost the lock.
 	LeaseMargin time.Duration
 	Logger      *slog.Logger
+	// FairLockWaitTimeout is fairLockWaitTimeout: how far a fair-lock
+	// waiter's stale deadline lies past the one ahead of it. Zero means
+	// Redisson's 300 s.
+	FairLockWaitTimeout time.Duration
 }
 
 // Runtime is what every object of one Client shares: the Redis client, the
@@ -45,6 +49,7 @@ type Runtime struct {
 	sync            *ReplicaSync
 	logger          *slog.Logger
 	cluster         bool
+	fairWait        time.Duration
 
 	holds    Holds
 	requests requestIDs
@@ -63,6 +68,7 @@ func New(cfg Config) *Runtime {
 		publish:         "PUBLISH",
 		logger:          cfg.Logger,
 		cluster:         cfg.Cluster,
+		fairWait:        cfg.FairLockWaitTimeout,
 	}
 	if cfg.Sharded {
 		rt.publish = "SPUBLISH"
@@ -72,6 +78,9 @@ func New(cfg Config) *Runtime {
 	}
 	if rt.timeout <= 0 {
 		rt.timeout = 3 * time.Second
+	}
+	if rt.fairWait <= 0 {
+		rt.fairWait = 300 * time.Second
 	}
 	if rt.watchdogTimeout <= 0 {
 		rt.watchdogTimeout = 30 * time.Second
@@ -123,6 +132,10 @@ func (rt *Runtime) Wheel() *renewal.Wheel { return rt.wheel }
 
 // WatchdogTimeout is the lease of locks taken without one.
 func (rt *Runtime) WatchdogTimeout() time.Duration { return rt.watchdogTimeout }
+
+// FairLockWaitTimeout is the fair lock's queue wait (fairLockWaitTimeout),
+// the same for every fair lock of the client.
+func (rt *Runtime) FairLockWaitTimeout() time.Duration { return rt.fairWait }
 
 // Timeout bounds one Redis exchange that must finish without the caller's
 // context (unlocks, undos).

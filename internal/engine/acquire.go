@@ -21,7 +21,37 @@ import (
 // single try) found the lock held.
 func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	ok, err := l.acquire(ctx, h, r)
+	if !ok && h.l != nil {
+		l.leaveQueue(ctx, h, r)
+	}
 	return ok, l.Err(r.Op(), err)
+}
+
+// queueScripts returns the object's QueueScripts when r waits in a Redis
+// queue.
+func (l *Lock) queueScripts(r Request) (QueueScripts, bool) {
+	if !r.Wait {
+		return nil, false
+	}
+	qs, ok := l.cfg.Scripts.(QueueScripts)
+	return qs, ok
+}
+
+// leaveQueue removes the owner of a waiting acquisition that gave up from
+// the Redis queue: it may have been queued by any attempt, and a waiter
+// left there would hold everyone behind it back until it turns stale.
+func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
+	qs, ok := l.queueScripts(r)
+	if !ok {
+		return
+	}
+	// The caller's ctx may be what ended the wait.
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+	if err := qs.AcquireFailed(dctx, l.Field(h.owner), r.WaitFor); err != nil {
+		l.rt.Logger().Warn("redisson: leaving the wait queue failed; the entry turns stale at its deadline",
+			"lock", l.cfg.Name, "err", err)
+	}
 }
 
 func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
@@ -59,7 +89,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 	if !busy {
 		start := time.Now()
-		_, ok, err := l.tryAcquire(ctx, field, lease)
+		_, ok, err := l.tryAcquire(ctx, field, lease, r)
 		if err != nil {
 			return false, err
 		}
@@ -86,7 +116,11 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	if !deadline.IsZero() {
 		subCtx, cancel = context.WithDeadline(ctx, deadline)
 	}
-	sub, err := l.rt.Hub().Subscribe(subCtx, l.cfg.Channel, l.cfg.Policy)
+	channel := l.cfg.Channel
+	if l.cfg.ChannelFor != nil {
+		channel = l.cfg.ChannelFor(field)
+	}
+	sub, err := l.rt.Hub().Subscribe(subCtx, channel, l.cfg.Policy)
 	cancel()
 	if err != nil {
 		switch {
@@ -160,7 +194,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			continue
 		case attempt:
 			start := time.Now()
-			ttl, ok, err := l.tryAcquire(ctx, field, lease)
+			ttl, ok, err := l.tryAcquire(ctx, field, lease, r)
 			if q != nil {
 				q.mu.Lock()
 				if ok || err != nil {
@@ -301,9 +335,18 @@ func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
 	return max(ttl, time.Millisecond)
 }
 
+// acquireOnce sends the acquire script r calls for: the waiting variant
+// when r waits in a Redis queue, else the plain (try-once) one.
+func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, core.SyncResult, error) {
+	if qs, ok := l.queueScripts(r); ok {
+		return qs.AcquireQueued(ctx, field, lease, r.WaitFor)
+	}
+	return l.cfg.Scripts.Acquire(ctx, field, lease)
+}
+
 // tryAcquire runs the acquire script once: ok, or the holder's TTL.
-func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, error) {
-	ttl, ok, sync, err := l.cfg.Scripts.Acquire(ctx, field, lease)
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, error) {
+	ttl, ok, sync, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
 	if errors.As(err, &stale) {
 		// The server had closed the connection. Redis counts one more
@@ -317,7 +360,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		case count == before+1:
 			return 0, true, nil
 		case count == before:
-			ttl, ok, sync, err = l.cfg.Scripts.Acquire(ctx, field, lease)
+			ttl, ok, sync, err = l.acquireOnce(ctx, field, lease, r)
 		}
 	}
 	if err != nil {
@@ -343,7 +386,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 // typed turns a WRONGTYPE failure into an error that says what the key
 // holds instead.
 func (l *Lock) typed(ctx context.Context, err error) error {
-	if !errors.Is(err, core.ErrWrongType) {
+	if err != core.ErrWrongType { //nolint:errorlint // only the bare reply: a wrapped one already names what is there (the fair lock's three keys)
 		return err
 	}
 	return core.WrongTypeError(ctx, l.rt.Redis(), l.cfg.Name, "hash")

@@ -53,6 +53,26 @@ type Scripts interface {
 	Count(ctx context.Context, field string) (int, error)
 }
 
+// QueueScripts is implemented by the Scripts of an object whose waiters
+// line up in Redis (the fair lock's queue list and timeout zset). A waiting
+// acquisition (Lock, TryLock with a wait) sends AcquireQueued for every
+// attempt, the first one included, instead of Acquire, which stays the
+// try-once variant; when such an acquisition gives up without the lock
+// (ctx done, wait elapsed, client closed, an error) the engine sends
+// AcquireFailed, so that it leaves no queue or timeout entry behind.
+type QueueScripts interface {
+	// AcquireQueued runs the waiting variant of the acquire script: take
+	// (or re-enter) the lock, or else queue field once and report how long
+	// to sleep (negative: until a message only). wait is the caller's bound
+	// on the wait, 0 for an unbounded one; the object turns it into the
+	// queue's stale interval. Like Acquire it must be sent at most once.
+	AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (ttl time.Duration, ok bool, sync core.SyncResult, err error)
+	// AcquireFailed takes field out of the queue, wait being the bound
+	// given to AcquireQueued. It must be safe to send more than once and
+	// for a field that is not queued.
+	AcquireFailed(ctx context.Context, field string, wait time.Duration) error
+}
+
 // Successor is a local waiter a release hands the lock to.
 type Successor struct {
 	Field string
@@ -79,6 +99,10 @@ type Config struct {
 	Name string
 	// Channel is where releases are published and waiters subscribe.
 	Channel string
+	// ChannelFor, when set, gives each owner field its own channel, which
+	// its waiter subscribes to instead of Channel: a release wakes only the
+	// waiter it names (the fair lock's queue head).
+	ChannelFor func(field string) string
 	// Policy is how many local waiters one message wakes.
 	Policy pubsub.WakePolicy
 	// Renew renews watchdog leases.

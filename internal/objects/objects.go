@@ -10,3 +10,6 @@ import "github.com/goredisson/redisson/internal/engine"
 
 // NewRLock makes a *rlock.Lock; set by package rlock.
 var NewRLock func(e *engine.Engine, name string) any
+
+// NewFairLock makes a *fairlock.Lock; set by package fairlock.
+var NewFairLock func(e *engine.Engine, name string) any

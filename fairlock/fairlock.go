@@ -1,0 +1,407 @@
+// Package fairlock is Redisson's RFairLock: a reentrant distributed lock that
+// hands itself out in the order the waiters asked, shared with Java services
+// on the same keys.
+//
+// The lock is RLock's hash <name> (field "<client id>:<owner id>" → hold
+// count, TTL = lease, watchdog renewal). Waiters line up in the Redis list
+// redisson_lock_queue:{name}; the zset redisson_lock_timeout:{name} holds,
+// per waiter, the time (client clock, ms) after which the others skip it as
+// stale. Each waiter sleeps on its own channel
+// redisson_lock__channel:{name}:<owner field>, and a release wakes only the
+// queue's head there. Waiters of one client never pass each other locally:
+// every one takes its turn in the Redis queue, which is the point of the
+// lock.
+//
+// Lock and TryLock with WithWait queue the caller; TryLock without a wait
+// tries once and never queues. A wait that ends without the lock (ctx done,
+// the wait elapsed, the client closed) takes its entry out of the queue
+// before returning. The stale interval of a Lock waiter is the client's
+// FairLockWaitTimeout (Redisson's fairLockWaitTimeout, 300 s), of a TryLock
+// waiter its wait; every client on a lock must use the same
+// FairLockWaitTimeout.
+//
+// Ownership is a value, as in package rlock: Lock and TryLock return a *Hold
+// that releases exactly what it took; its Done channel closes when the hold
+// ends. WithOwner re-enters a lock an owner holds.
+package fairlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/pubsub"
+)
+
+func init() {
+	objects.NewFairLock = func(e *engine.Engine, name string) any { return newLock(e, name) }
+}
+
+// Lock is a handle on one named fair lock. It is cheap and safe for
+// concurrent use: who holds the lock is decided by holds, not by the handle.
+// Get one from (*redisson.Client).FairLock.
+type Lock struct {
+	l  *engine.Lock
+	rt *core.Runtime
+	s  *scripts
+}
+
+func newLock(e *engine.Engine, name string) *Lock {
+	rt := e.Runtime()
+	s := &scripts{
+		rt:          rt,
+		name:        name,
+		queue:       QueueName(name),
+		timeout:     TimeoutName(name),
+		channel:     core.PrefixName("redisson_lock__channel", name),
+		latchPrefix: core.PrefixName("redisson_unlock_latch", name) + ":",
+	}
+	l := &Lock{rt: rt, s: s}
+	l.l = e.Lock(engine.Config{
+		Kind:       "fair lock",
+		Name:       name,
+		ChannelFor: func(field string) string { return s.channel + ":" + field },
+		Policy:     pubsub.LockPolicy,
+		Renew:      engine.PlainRenewal{RT: rt},
+		HandOff:    false, // a local hand-off would jump the Redis queue
+		Scripts:    s,
+	})
+	return l
+}
+
+// QueueName returns the key of the wait queue (a list of owner fields) of
+// the fair lock called name.
+func QueueName(name string) string { return core.PrefixName("redisson_lock_queue", name) }
+
+// TimeoutName returns the key of the zset of the queued waiters' stale
+// times (ms since the epoch, by the enqueuing client's clock).
+func TimeoutName(name string) string { return core.PrefixName("redisson_lock_timeout", name) }
+
+// ChannelName returns the channel on which the waiter with owner field
+// field ("<client id>:<owner id>") of the fair lock called name is woken.
+func ChannelName(name, field string) string {
+	return core.PrefixName("redisson_lock__channel", name) + ":" + field
+}
+
+// Name returns the lock's name (its Redis key).
+func (l *Lock) Name() string { return l.s.name }
+
+// Hold is one acquisition of a fair lock. Keep it: Unlock releases exactly
+// this hold, once. It is safe for concurrent use.
+type Hold struct {
+	h engine.Hold
+}
+
+// Unlock releases this hold. The owner's last hold deletes the lock and
+// wakes the queue's head. It works with a done ctx: the release runs on its
+// own context bounded by the client's Timeout. A second Unlock of the same
+// hold sends nothing and returns an error wrapping ErrNotOwner; a hold that
+// ended returns why (ErrLockLost, ErrClosed) and sends nothing.
+func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+
+// Done is closed when the hold ends: after Unlock, or when ownership is lost
+// or the client closes (see Err).
+func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+
+// Err is nil while the hold lasts, then context.Canceled after Unlock, an
+// error wrapping ErrLockLost when ownership was lost, or ErrClosed.
+func (h *Hold) Err() error { return h.h.Err() }
+
+// Context returns a context that is done when the hold ends, with Err as its
+// cause; it carries the values of the context given to Lock, not its
+// cancellation.
+func (h *Hold) Context() context.Context { return h.h.Context() }
+
+// Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
+// or to HoldCount and IsHeldByOwner.
+func (h *Hold) Owner() int64 { return h.h.Owner() }
+
+// Name returns the lock's name.
+func (h *Hold) Name() string { return h.h.Key() }
+
+// Option changes one acquisition.
+type Option func(*acquireOptions)
+
+type acquireOptions struct {
+	lease, wait       time.Duration
+	owner             int64
+	hasLease, hasWait bool
+	hasOwner          bool
+}
+
+// WithLease holds the lock for a fixed lease (at least 1ms), without the
+// watchdog.
+func WithLease(lease time.Duration) Option {
+	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
+}
+
+// WithWait makes TryLock wait in the queue for at most wait (0: try once
+// without queueing, the default). The wait is also the caller's stale
+// interval in the queue, as Redisson's tryLock(waitTime). Not for Lock,
+// whose wait only ctx bounds.
+func WithWait(wait time.Duration) Option {
+	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
+}
+
+// WithOwner acquires for owner (a positive id such as a Hold's Owner): an
+// owner that holds the lock re-enters it. Without it every acquisition gets
+// a fresh owner.
+func WithOwner(owner int64) Option {
+	return func(o *acquireOptions) { o.owner, o.hasOwner = owner, true }
+}
+
+func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait}
+	var err error
+	switch {
+	case o.hasLease && o.lease < time.Millisecond:
+		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
+	case o.hasWait && wait:
+		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
+	case o.hasWait && o.wait < 0:
+		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
+	case o.hasWait && o.wait > 0 && o.wait < time.Millisecond:
+		// The wait is also a queue interval in whole ms.
+		err = fmt.Errorf("%w: a wait must be 0 or at least 1ms, got %v", core.ErrInvalidArgument, o.wait)
+	case o.hasOwner && o.owner <= 0:
+		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
+	}
+	if err != nil {
+		return r, l.l.Err(op, err)
+	}
+	if !wait && o.wait > 0 {
+		r.Wait, r.WaitFor = true, o.wait
+	}
+	return r, nil
+}
+
+// Lock queues for the lock and waits until it is this caller's turn and the
+// lock is free, or until ctx is done (then the caller leaves the queue).
+// ctx only bounds the wait; ending it later does not release the hold.
+func (l *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
+	r, err := l.request("lock", true, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hold{}
+	ok, err := l.l.Acquire(ctx, &h.h, r)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, l.l.Err("lock", context.Cause(ctx))
+	}
+	return h, nil
+}
+
+// TryLock tries once without queueing, or, WithWait, queues and waits until
+// the wait runs out. It reports false (and no error) when the lock was not
+// acquired in time; ctx being done is an error.
+func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
+	r, err := l.request("try lock", false, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	h := &Hold{}
+	ok, err := l.l.Acquire(ctx, &h.h, r)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return h, true, nil
+}
+
+// ForceUnlock deletes the lock whoever holds it and wakes the queue's head,
+// as Redisson's forceUnlock does. It reports whether there was a lock. Holds
+// of this client on it end with ErrLockLost.
+func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("force unlock", err)
+	}
+	s := l.s
+	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{s.name, s.queue, s.timeout, s.channel},
+		"0", nowMS(), l.rt.PublishCommand())
+	if err != nil {
+		return false, l.l.Err("force unlock", s.wrongType(ctx, err))
+	}
+	deleted := res == int64(1)
+	if deleted {
+		l.l.Lost()
+	}
+	return deleted, nil
+}
+
+// IsLocked reports whether anyone holds the lock.
+func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("is locked", err)
+	}
+	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+		return l.rt.Redis().Exists(ctx, l.s.name).Result()
+	})
+	if err != nil {
+		return false, l.l.Err("is locked", err)
+	}
+	return n == 1, nil
+}
+
+// IsHeldByOwner reports whether owner holds the lock through this client
+// (Redisson's isHeldByThread).
+func (l *Lock) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
+	n, err := l.holdCount(ctx, "is held by owner", owner)
+	return n > 0, err
+}
+
+// HoldCount returns how many times owner holds the lock through this client:
+// 0 when it does not.
+func (l *Lock) HoldCount(ctx context.Context, owner int64) (int, error) {
+	return l.holdCount(ctx, "hold count", owner)
+}
+
+func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err(op, err)
+	}
+	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+		return l.rt.Redis().HGet(ctx, l.s.name, l.l.Field(owner)).Result()
+	})
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err == nil {
+		var n int
+		if n, err = parseCount(v); err == nil {
+			return n, nil
+		}
+	}
+	return 0, l.l.Err(op, l.s.wrongType(ctx, err))
+}
+
+// RemainTTL returns the lock's remaining lease: -2 (ns) when there is no
+// lock, -1 when it has no expiry (go-redis' conventions).
+func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err("remain TTL", err)
+	}
+	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+		return l.rt.Redis().PTTL(ctx, l.s.name).Result()
+	})
+	if err != nil {
+		return 0, l.l.Err("remain TTL", err)
+	}
+	return d, nil
+}
+
+func parseCount(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: a hold count field holds %q", core.ErrWrongType, v)
+	}
+	return n, nil
+}
+
+// nowMS is the client's wall clock in ms, which Redisson's fair-lock
+// scripts compare queue deadlines with.
+func nowMS() int64 { return time.Now().UnixMilli() }
+
+// scripts runs the fair lock's scripts for the engine.
+type scripts struct {
+	rt                            *core.Runtime
+	name, queue, timeout, channel string
+	latchPrefix                   string
+}
+
+// waitMS is the queue interval of an acquisition bounded by wait (0: Lock).
+func (s *scripts) waitMS(wait time.Duration) int64 {
+	if wait > 0 {
+		return max(wait.Milliseconds(), 1)
+	}
+	return s.rt.FairLockWaitTimeout().Milliseconds()
+}
+
+func (s *scripts) keys() []string { return []string{s.name, s.queue, s.timeout} }
+
+// Acquire is the try-once variant.
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, tryOnceScript, s.keys(),
+		lease.Milliseconds(), field, nowMS(), s.waitMS(0))
+	if err != nil {
+		return 0, false, sync, s.wrongType(ctx, err)
+	}
+	// "Not acquired" carries no TTL: sleep as for a lock without one.
+	return -1, res == nil, sync, nil
+}
+
+// AcquireQueued is the waiting variant.
+func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, waitingScript, s.keys(),
+		lease.Milliseconds(), field, s.waitMS(wait), nowMS())
+	if err != nil {
+		return 0, false, sync, s.wrongType(ctx, err)
+	}
+	if res == nil {
+		return 0, true, sync, nil
+	}
+	ttl, _ := res.(int64)
+	return time.Duration(ttl) * time.Millisecond, false, sync, nil
+}
+
+// AcquireFailed leaves the queue; safe to repeat, so it may be retried.
+func (s *scripts) AcquireFailed(ctx context.Context, field string, wait time.Duration) error {
+	_, err := s.rt.Eval(ctx, acquireFailedScript, []string{s.queue, s.timeout}, field, s.waitMS(wait))
+	return s.wrongType(ctx, err)
+}
+
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
+	keys := []string{s.name, s.queue, s.timeout, s.channel, s.latchPrefix + reqID}
+	res, sync, err := s.rt.EvalSynced(ctx, unlockScript, keys,
+		"0", lease.Milliseconds(), field, nowMS(), s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds())
+	switch {
+	case err != nil:
+		return engine.NotOwner, sync, s.wrongType(ctx, err)
+	case res == nil:
+		return engine.NotOwner, sync, nil
+	case res == int64(1):
+		return engine.Freed, sync, nil
+	}
+	return engine.StillHeld, sync, nil
+}
+
+// Count reads field's hold count on the master (0: none).
+func (s *scripts) Count(ctx context.Context, field string) (int, error) {
+	res, err := s.rt.Eval(ctx, holdCountScript, []string{s.name}, field)
+	if err != nil || res == nil {
+		return 0, s.wrongType(ctx, err)
+	}
+	v, _ := res.(string)
+	return parseCount(v)
+}
+
+// wrongType names what is in the way when one of the lock's three keys
+// holds another type: the script's WRONGTYPE does not say which.
+func (s *scripts) wrongType(ctx context.Context, err error) error {
+	if err == nil || !(errors.Is(err, core.ErrWrongType) || errors.Is(core.WrapRedisError("", err), core.ErrWrongType)) {
+		return err
+	}
+	tctx, cancel := s.rt.Detached(ctx)
+	defer cancel()
+	for _, k := range []struct{ key, want string }{{s.name, "hash"}, {s.queue, "list"}, {s.timeout, "zset"}} {
+		typ, terr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+			return s.rt.Redis().Type(ctx, k.key).Result()
+		})
+		if terr == nil && typ != "none" && typ != k.want {
+			return fmt.Errorf("%w: %s holds a %s, not a %s", core.ErrWrongType, k.key, typ, k.want)
+		}
+	}
+	return err
+}

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+// PlainRenewal is Redisson's plain-lock watchdog batch (protocol §5.2) for
+// objects whose hold is a field of the lock hash: the fair lock (RLock keeps
+// its own copy). Keep it comparable: the wheel groups leases by Kind.
+type PlainRenewal struct{ RT *core.Runtime }
+
+// plainRenewScript renews every lease of one batch.
+// KEYS: [name1..nameK]. ARGV: [lease ms, owner1..ownerK].
+// Reply: per key 1 = renewed, 0 = gone or held by someone else. A key of the
+// wrong type counts as gone, so that it cannot fail the whole batch.
+var plainRenewScript = core.NewScript("engine.plainRenew", `
+local out = {}
+for i = 1, #KEYS do
+	if redis.pcall('hexists', KEYS[i], ARGV[i + 1]) == 1 then
+		redis.call('pexpire', KEYS[i], ARGV[1])
+		out[i] = 1
+	else
+		out[i] = 0
+	end
+end
+return out
+`)
+
+// Queue implements renewal.Kind.
+func (k PlainRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
+	keys := make([]string, len(leases))
+	args := make([]any, 1, len(leases)+1)
+	args[0] = ttl.Milliseconds()
+	for i, l := range leases {
+		keys[i] = l.Key()
+		args = append(args, l.Owner())
+	}
+	cmd := plainRenewScript.EvalSha(ctx, pipe, keys, args...)
+	return func() ([]bool, error) {
+		vals, err := cmd.Slice()
+		if err != nil {
+			if core.IsNoScript(err) {
+				// The next round finds the script loaded.
+				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.RT.Timeout())
+				defer cancel()
+				_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
+					return struct{}{}, plainRenewScript.Load(ctx, k.RT.Redis())
+				})
+			}
+			return nil, err
+		}
+		out := make([]bool, len(leases))
+		for i := range out {
+			out[i] = i < len(vals) && vals[i] == int64(1)
+		}
+		return out, nil
+	}
+}
