@@ -92,9 +92,14 @@
 // that keeps its "@class" entry: encoding such a map writes it back as that
 // class with its properties sorted, so unknown objects pass through. Other
 // wrapped scalars (java.math.BigDecimal, java.util.Date, ...) decode to their
-// plain value. Decoding into a registered struct requires the registered
-// "@class"; another class is an error wrapping ErrWrongClass. Unknown
-// properties are ignored, as Redisson's mapper does.
+// plain value. A property of an unknown class may also hold a plain array (a
+// Java array of a final type: String[], long[]), which decodes to []any.
+// These two come back in another form when such a map is encoded again (a
+// plain value, a java.util.ArrayList), which Java may refuse for that field:
+// register the class to write it back exactly. Decoding into a registered
+// struct requires the registered "@class"; another class is an error
+// wrapping ErrWrongClass. Unknown properties are ignored, as Redisson's
+// mapper does.
 //
 // # What is not byte-identical
 //

@@ -255,6 +255,10 @@ func TestDecodeJavaShapes(t *testing.T) {
 		{"unknown properties ignored", `{"@class":"com.example.Address","city":"c","street":"s"}`, Address{City: "c"}},
 		{"registered enum", `["com.example.Color","RED"]`, Color("RED")},
 		{"double as integer", `["java.lang.Double",2]`, 2.0},
+		{"unknown POJO with Java arrays", `{"@class":"com.x.Thing","codes":[1,2],"names":["a","b"],"none":[],"grid":[[1],[2,3]],"id":["java.lang.Long",5]}`,
+			map[string]any{"@class": "com.x.Thing", "codes": []any{int32(1), int32(2)}, "names": []any{"a", "b"}, "none": []any{},
+				"grid": []any{[]any{int32(1)}, []any{int32(2), int32(3)}}, "id": int64(5)}},
+		{"Java arrays in a map are wrapped", `{"@class":"java.util.HashMap","l":["java.util.ArrayList",["a","b"]]}`, map[string]any{"l": []any{"a", "b"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v any
@@ -269,6 +273,8 @@ func TestDecodeJavaShapes(t *testing.T) {
 	out, err := c.Encode(v)
 	require.NoError(t, err)
 	require.Equal(t, in, string(out))
+	// Outside an unknown object's properties a plain array is still refused.
+	require.ErrorContains(t, c.Decode([]byte(`{"@class":"java.util.HashMap","l":["a","b","c"]}`), &v), "type wrapper")
 	// Typed targets accept plain and wrapped numbers alike.
 	var n int64
 	require.NoError(t, c.Decode([]byte(`7`), &n))

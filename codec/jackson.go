@@ -762,7 +762,15 @@ func (d *decoder) anyValue(n *node, depth int) (any, error) {
 			if d.c.typed && mb.key == classKey && !keep {
 				continue
 			}
-			v, err := d.anyValue(&mb.val, depth+1)
+			var v any
+			var err error
+			if keep && plainArray(&mb.val) {
+				// A field of an unknown class: a Java array of a final
+				// type (String[], long[]) has no type information.
+				v, err = d.javaArray(&mb.val, depth+1)
+			} else {
+				v, err = d.anyValue(&mb.val, depth+1)
+			}
 			if err != nil {
 				return nil, atPath(err, "."+mb.key)
 			}
@@ -771,6 +779,37 @@ func (d *decoder) anyValue(n *node, depth int) (any, error) {
 		return m, nil
 	}
 	return nil, fmt.Errorf("unknown node kind %d", n.kind)
+}
+
+// plainArray reports whether n is an array without type information: not
+// a ["<Java class>", value] wrapper.
+func plainArray(n *node) bool {
+	if n.kind != kArray {
+		return false
+	}
+	class, _, ok := n.asWrapper()
+	return !ok || !javaClassName.MatchString(class)
+}
+
+// javaArray decodes a plain array, a Java array of a final type, into
+// []any: its elements are of that final type, so arrays among them (long[][])
+// are plain too.
+func (d *decoder) javaArray(n *node, depth int) ([]any, error) {
+	out := make([]any, len(n.arr))
+	for i := range n.arr {
+		var v any
+		var err error
+		if plainArray(&n.arr[i]) {
+			v, err = d.javaArray(&n.arr[i], depth+1)
+		} else {
+			v, err = d.anyValue(&n.arr[i], depth+1)
+		}
+		if err != nil {
+			return nil, atPath(err, fmt.Sprintf("[%d]", i))
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 func (d *decoder) anyList(n *node, depth int) ([]any, error) {

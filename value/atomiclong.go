@@ -21,13 +21,14 @@ type AtomicLong struct {
 	rdb  redis.UniversalClient
 	name string
 	err  error
+	life context.Context
 }
 
 // NewAtomicLong returns the counter called name. An empty name or a nil
 // client gives a handle whose every call fails (ErrInvalidName,
-// ErrInvalidArgument).
-func NewAtomicLong(rdb redis.UniversalClient, name string) *AtomicLong {
-	a := &AtomicLong{rdb: rdb, name: name}
+// ErrInvalidArgument). Options: WithLifetime.
+func NewAtomicLong(rdb redis.UniversalClient, name string, opts ...Option) *AtomicLong {
+	a := &AtomicLong{rdb: rdb, name: name, life: applyOptions(opts).life}
 	switch {
 	case name == "":
 		a.err = fmt.Errorf("atomiclong: %w: empty name", core.ErrInvalidName)
@@ -39,6 +40,10 @@ func NewAtomicLong(rdb redis.UniversalClient, name string) *AtomicLong {
 
 // Name returns the counter's name, which is also its key.
 func (a *AtomicLong) Name() string { return a.name }
+
+// check returns why a call cannot be made: an invalid handle, or the end of
+// its lifetime (WithLifetime).
+func (a *AtomicLong) check(op string) error { return usable(a.err, a.life, op) }
 
 // parse reads a decimal reply; nil (no key) is 0, as Redisson's
 // LongReplayConvertor reads it.
@@ -58,8 +63,8 @@ func parseLong(op, s string, err error) (int64, error) {
 
 // Get returns the value, 0 when the key does not exist (GET).
 func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
-	if a.err != nil {
-		return 0, a.err
+	if err := a.check("atomiclong.get"); err != nil {
+		return 0, err
 	}
 	s, err := a.rdb.Get(ctx, a.name).Result()
 	return parseLong("atomiclong.get", s, err)
@@ -67,16 +72,16 @@ func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
 
 // Set stores v, removing any TTL (SET).
 func (a *AtomicLong) Set(ctx context.Context, v int64) error {
-	if a.err != nil {
-		return a.err
+	if err := a.check("atomiclong.set"); err != nil {
+		return err
 	}
 	return core.WrapRedisError("atomiclong.set", a.rdb.Set(ctx, a.name, strconv.FormatInt(v, 10), 0).Err())
 }
 
 // AddAndGet adds delta and returns the new value (INCRBY).
 func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) {
-	if a.err != nil {
-		return 0, a.err
+	if err := a.check("atomiclong.addAndGet"); err != nil {
+		return 0, err
 	}
 	n, err := a.rdb.IncrBy(ctx, a.name, delta).Result()
 	return n, core.WrapRedisError("atomiclong.addAndGet", err)
@@ -93,8 +98,8 @@ func (a *AtomicLong) GetAndAdd(ctx context.Context, delta int64) (int64, error) 
 
 // IncrementAndGet adds 1 and returns the new value (INCR).
 func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
-	if a.err != nil {
-		return 0, a.err
+	if err := a.check("atomiclong.incrementAndGet"); err != nil {
+		return 0, err
 	}
 	n, err := a.rdb.Incr(ctx, a.name).Result()
 	return n, core.WrapRedisError("atomiclong.incrementAndGet", err)
@@ -102,8 +107,8 @@ func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
 
 // DecrementAndGet subtracts 1 and returns the new value (DECR).
 func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
-	if a.err != nil {
-		return 0, a.err
+	if err := a.check("atomiclong.decrementAndGet"); err != nil {
+		return 0, err
 	}
 	n, err := a.rdb.Decr(ctx, a.name).Result()
 	return n, core.WrapRedisError("atomiclong.decrementAndGet", err)
@@ -112,8 +117,8 @@ func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
 // GetAndSet stores v (removing any TTL) and returns the previous value, 0
 // when there was none (GETSET).
 func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
-	if a.err != nil {
-		return 0, a.err
+	if err := a.check("atomiclong.getAndSet"); err != nil {
+		return 0, err
 	}
 	s, err := a.rdb.GetSet(ctx, a.name, strconv.FormatInt(v, 10)).Result()
 	return parseLong("atomiclong.getAndSet", s, err)
@@ -123,8 +128,8 @@ func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
 // matches 0) and reports whether it did, with Redisson's script (the TTL
 // is removed).
 func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (bool, error) {
-	if a.err != nil {
-		return false, a.err
+	if err := a.check("atomiclong.compareAndSet"); err != nil {
+		return false, err
 	}
 	n, err := longCompareAndSetScript.Run(ctx, a.rdb, []string{a.name},
 		strconv.FormatInt(expect, 10), strconv.FormatInt(update, 10)).Int64()
@@ -134,8 +139,8 @@ func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (b
 // GetAndDelete deletes the key and returns the value it held, 0 when there
 // was none (Redisson's GET + DEL script).
 func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
-	if a.err != nil {
-		return 0, a.err
+	if err := a.check("atomiclong.getAndDelete"); err != nil {
+		return 0, err
 	}
 	s, err := getAndDeleteScript.Run(ctx, a.rdb, []string{a.name}).Text()
 	return parseLong("atomiclong.getAndDelete", s, err)
@@ -143,11 +148,13 @@ func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
 
 // Delete deletes the key and reports whether it existed (DEL).
 func (a *AtomicLong) Delete(ctx context.Context) (bool, error) {
-	return deleteKey(ctx, a.rdb, a.err, "atomiclong.delete", a.name)
+	const op = "atomiclong.delete"
+	return deleteKey(ctx, a.rdb, a.check(op), op, a.name)
 }
 
 // RemainTTL returns the key's remaining time to live (PTTL), -2 (ns) when
 // it does not exist, -1 when it has no expiry, as Bucket.RemainTTL.
 func (a *AtomicLong) RemainTTL(ctx context.Context) (time.Duration, error) {
-	return remainTTL(ctx, a.rdb, a.err, "atomiclong.remainTTL", a.name)
+	const op = "atomiclong.remainTTL"
+	return remainTTL(ctx, a.rdb, a.check(op), op, a.name)
 }

@@ -10,7 +10,9 @@
 // package redisson: ErrInvalidName for an empty name, ErrInvalidArgument for
 // a bad TTL or a nil value where Java refuses null, ErrWrongType when the key
 // holds another Redis type; codec errors wrap codec.ErrEncode or
-// codec.ErrDecode.
+// codec.ErrDecode. Objects made with WithLifetime (as the redisson.Client
+// makes them) fail with the lifetime's cause, redisson.ErrClosed for a
+// closed Client.
 package value
 
 import (
@@ -40,13 +42,14 @@ type Bucket[T any] struct {
 	name  string
 	codec codec.Codec
 	err   error
+	life  context.Context
 }
 
 // NewBucket returns the bucket called name, encoded with c. An empty name, a
 // nil client or a nil codec gives a handle whose every call fails
-// (ErrInvalidName, ErrInvalidArgument).
-func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec) *Bucket[T] {
-	b := &Bucket[T]{rdb: rdb, name: name, codec: c}
+// (ErrInvalidName, ErrInvalidArgument). Options: WithLifetime.
+func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec, opts ...Option) *Bucket[T] {
+	b := &Bucket[T]{rdb: rdb, name: name, codec: c, life: applyOptions(opts).life}
 	switch {
 	case name == "":
 		b.err = fmt.Errorf("bucket: %w: empty name", core.ErrInvalidName)
@@ -60,6 +63,10 @@ func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec) *Bu
 
 // Name returns the bucket's name, which is also its key.
 func (b *Bucket[T]) Name() string { return b.name }
+
+// check returns why a call cannot be made: an invalid handle, or the end of
+// its lifetime (WithLifetime).
+func (b *Bucket[T]) check(op string) error { return usable(b.err, b.life, op) }
 
 // isNull reports whether v is Java's null: a nil pointer, interface, map,
 // slice, channel or function.
@@ -113,9 +120,9 @@ func nullArgument(op string) error {
 
 // Get returns the value, and false when the key does not exist (GET).
 func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
-	if b.err != nil {
+	if err := b.check("bucket.get"); err != nil {
 		var zero T
-		return zero, false, b.err
+		return zero, false, err
 	}
 	data, err := b.rdb.Get(ctx, b.name).Result()
 	return b.decode("bucket.get", data, err)
@@ -125,8 +132,8 @@ func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
 // key (DEL).
 func (b *Bucket[T]) Set(ctx context.Context, v T) error {
 	const op = "bucket.set"
-	if b.err != nil {
-		return b.err
+	if err := b.check(op); err != nil {
+		return err
 	}
 	if isNull(v) {
 		return core.WrapRedisError(op, b.rdb.Del(ctx, b.name).Err())
@@ -142,8 +149,8 @@ func (b *Bucket[T]) Set(ctx context.Context, v T) error {
 // (PSETEX); a nil v deletes the key (DEL).
 func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 	const op = "bucket.setTTL"
-	if b.err != nil {
-		return b.err
+	if err := b.check(op); err != nil {
+		return err
 	}
 	ms, err := ttlMillis(op, ttl)
 	if err != nil {
@@ -164,8 +171,8 @@ func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 // (EXISTS), as Java's setIfAbsent(null).
 func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 	const op = "bucket.setIfAbsent"
-	if b.err != nil {
-		return false, b.err
+	if err := b.check(op); err != nil {
+		return false, err
 	}
 	if isNull(v) {
 		n, err := b.rdb.Exists(ctx, b.name).Result()
@@ -191,8 +198,8 @@ func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) 
 // existing key, with Redisson's script.
 func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 	const op = "bucket.setIfExists"
-	if b.err != nil {
-		return false, b.err
+	if err := b.check(op); err != nil {
+		return false, err
 	}
 	if isNull(v) {
 		n, err := deleteIfExistsScript.Run(ctx, b.rdb, []string{b.name}).Int64()
@@ -212,8 +219,8 @@ func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) 
 }
 
 func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Duration, mode string) (bool, error) {
-	if b.err != nil {
-		return false, b.err
+	if err := b.check(op); err != nil {
+		return false, err
 	}
 	ms, err := ttlMillis(op, ttl)
 	if err != nil {
@@ -246,8 +253,8 @@ func setReply(op string, err error) (bool, error) {
 // (SETNX update), a nil update deletes the key on a match.
 func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, error) {
 	const op = "bucket.compareAndSet"
-	if b.err != nil {
-		return false, b.err
+	if err := b.check(op); err != nil {
+		return false, err
 	}
 	if isNull(expect) {
 		return b.SetIfAbsent(ctx, update) // with a nil update too: only checks
@@ -274,9 +281,9 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 // script.
 func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 	const op = "bucket.getAndSet"
-	if b.err != nil {
+	if err := b.check(op); err != nil {
 		var zero T
-		return zero, false, b.err
+		return zero, false, err
 	}
 	if isNull(v) {
 		data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
@@ -296,8 +303,8 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T, bool, error) {
 	const op = "bucket.getAndSetTTL"
 	var zero T
-	if b.err != nil {
-		return zero, false, b.err
+	if err := b.check(op); err != nil {
+		return zero, false, err
 	}
 	ms, err := ttlMillis(op, ttl)
 	if err != nil {
@@ -317,9 +324,9 @@ func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T
 // GetAndDelete deletes the key and returns the value it held, and whether
 // there was one (Redisson's GET + DEL script).
 func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
-	if b.err != nil {
+	if err := b.check("bucket.getAndDelete"); err != nil {
 		var zero T
-		return zero, false, b.err
+		return zero, false, err
 	}
 	data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
 	return b.decode("bucket.getAndDelete", data, err)
@@ -327,7 +334,8 @@ func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
 
 // Delete deletes the key and reports whether it existed (DEL).
 func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
-	return deleteKey(ctx, b.rdb, b.err, "bucket.delete", b.name)
+	const op = "bucket.delete"
+	return deleteKey(ctx, b.rdb, b.check(op), op, b.name)
 }
 
 // RemainTTL returns the key's remaining time to live (PTTL), with go-redis'
@@ -335,7 +343,8 @@ func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
 // exist, -1 when it has no expiry. Java's remainTimeToLive returns the same
 // numbers in milliseconds.
 func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) {
-	return remainTTL(ctx, b.rdb, b.err, "bucket.remainTTL", b.name)
+	const op = "bucket.remainTTL"
+	return remainTTL(ctx, b.rdb, b.check(op), op, b.name)
 }
 
 func deleteKey(ctx context.Context, rdb redis.UniversalClient, invalid error, op, key string) (bool, error) {

@@ -52,6 +52,16 @@ var getCodecs = map[string]func() codec.Codec{
 	"bytes":     codec.ByteArray,
 }
 
+// getCodecJava names the Java codec of each --codec.
+var getCodecJava = map[string]string{
+	"json":      "JsonJacksonCodec",
+	"msgpack":   "MsgPackJacksonCodec",
+	"typedjson": "TypedJsonJacksonCodec",
+	"string":    "StringCodec",
+	"long":      "LongCodec",
+	"bytes":     "ByteArrayCodec",
+}
+
 func cmdGet(args []string) int {
 	fs := newFlagSet("get", "redisson get [--codec C] [--raw] [connection flags] NAME", getDescription, getExamples)
 	var cf connFlags
@@ -115,12 +125,27 @@ func getValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name 
 	case !found:
 		return fmt.Errorf("%s: %w", name, errNoValue)
 	}
-	out, err := json.MarshalIndent(printable(v), "", "  ")
+	out, err := printJSON(v)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(w, "%s\n", out)
 	return err
+}
+
+// decodeValue decodes stored bytes with c into what get prints: a value
+// of printJSON.
+func decodeValue(c codec.Codec, data []byte) (any, error) {
+	var v any
+	if err := c.Decode(data, &v); err != nil {
+		return nil, err
+	}
+	return printable(v), nil
+}
+
+// printJSON is get's rendering of a decoded value: indented JSON.
+func printJSON(v any) ([]byte, error) {
+	return json.MarshalIndent(printable(v), "", "  ")
 }
 
 // explainGetError says what to try next.

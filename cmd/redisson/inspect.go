@@ -15,18 +15,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 )
 
 const inspectDescription = `
 Shows what Redis holds under NAME and the keys and channels Redisson derives
 from it: the kind of object, its TTL, the holders of a lock (client id, owner
-id, hold count), the fair-lock queue, semaphore permits or the latch count,
-and how many connections are subscribed to the object's pub/sub channel(s),
-which is how Redisson clients (Java and Go) wait.
+id, hold count), the fair-lock queue, semaphore permits or the latch count, a
+bucket's value decoded with the codec its bytes suggest, and how many
+connections are subscribed to the object's pub/sub channel(s), which is how
+Redisson clients (Java and Go) wait.
 
 Kinds, from the key's Redis type:
   hash with a "mode" field                          read-write lock
@@ -34,11 +37,23 @@ Kinds, from the key's Redis type:
         redisson_lock_timeout:{NAME}                fair lock
   other hash                                        lock
   string integer, with the zset {NAME}:timeout      permit-expirable semaphore
-  other string integer                              semaphore or latch; "semaphore" or
-                                                    "count-down latch" when only one of
-                                                    redisson_sc:{NAME} and
+  other string integer                              "semaphore" or "count-down latch" when
+                                                    only one of redisson_sc:{NAME} and
                                                     redisson_countdownlatch__channel__{NAME}
-                                                    has subscribers
+                                                    has subscribers; "semaphore or latch"
+                                                    when both have; "atomiclong" when
+                                                    neither has, which only says "an
+                                                    integer string": an atomic long, or a
+                                                    semaphore or latch nobody waits on, or
+                                                    a bucket holding a number
+                                                    (alternatives lists them)
+  other string                                      bucket (RBucket), with the codec its
+                                                    bytes suggest: json (starts with
+                                                    {"@class" or ["<class>"), msgpack
+                                                    (MessagePack with "@class" or
+                                                    [class, value]), string (UTF-8 text),
+                                                    or bytes (ByteArrayCodec, or Kryo5Codec,
+                                                    which Go cannot read)
   no key                                            none
   anything else                                     unknown (<redis type>)
 
@@ -56,7 +71,8 @@ Kinds, from the key's Redis type:
   queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
                  timeout_ms, stale}; timeout_ms = absolute time (ms since the epoch,
                  the waiter's clock) after which the waiter counts as gone
-  value          semaphore permits / latch count (string integer); else null
+  value          semaphore permits / latch count / atomic long (string integer);
+                 else null
   permits        permit-expirable semaphore: acquired permits [] of {id, expires_ms}
                  (id = hex of the raw permit id; expires_ms null = never)
   fencing_token  last token of a fenced lock (redisson_lock_token:{NAME}); else null
@@ -68,7 +84,14 @@ Kinds, from the key's Redis type:
   waiters        sum of the subscribers and shard_subscribers of those channels:
                  connections subscribed, one per waiting client (a Redisson client
                  shares one subscription among all its waiting threads)
-  keys           [] of {key, type, ttl_ms}: NAME and each derived key that exists`
+  keys           [] of {key, type, ttl_ms}: NAME and each derived key that exists
+  alternatives   [] of the other kinds the same state fits: for "atomiclong",
+                 "semaphore", "count-down latch" and "bucket"; else []
+  codec          bucket: the codec its bytes suggest, a --codec of "redisson get":
+                 "json", "msgpack", "string" or "bytes"; else null
+  decoded        bucket: the value decoded with that codec, as "redisson get
+                 --codec <codec>" prints it (bytes: base64); else null
+  size           bucket: the value's length in bytes; else null`
 
 const inspectExamples = `  redisson inspect orders:42
   redisson inspect --json orders:42 | jq .holders
@@ -90,6 +113,13 @@ type Report struct {
 	Channels     []ChannelSub `json:"channels"`
 	Waiters      int64        `json:"waiters"`
 	Keys         []KeyInfo    `json:"keys"`
+	Alternatives []string     `json:"alternatives"`
+	Codec        *string      `json:"codec"`
+	Decoded      any          `json:"decoded"`
+	Size         *int64       `json:"size"`
+
+	raw       []byte // bucket: the stored bytes
+	decodeErr error  // bucket: why the guessed codec could not decode them
 }
 
 // Holder is one hash field of a lock.
@@ -140,6 +170,8 @@ const (
 	kindSemOrLat = "semaphore or latch"
 	kindSem      = "semaphore"
 	kindLatch    = "count-down latch"
+	kindAtomic   = "atomiclong"
+	kindBucket   = "bucket"
 )
 
 // pesNoExpiry is the score of a permit without lease (Redisson's
@@ -213,7 +245,8 @@ func derive(name string) derived {
 // inspect reads everything about name.
 func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
 	d := derive(name)
-	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{}}
+	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{},
+		Alternatives: []string{}}
 	head, err := keyInfo(ctx, rdb, name)
 	if err != nil {
 		return nil, err
@@ -270,7 +303,8 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		case errors.Is(err, redis.Nil):
 			rep.Kind = kindNone // deleted in between
 		case perr != nil:
-			rep.Kind = kindUnknown("string")
+			bucket(rep, []byte(v))
+			channels = []string{} // a bucket has none
 		case pes:
 			rep.Kind, rep.Value = kindPES, &n
 			channels = []string{d.semChan}
@@ -306,8 +340,10 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.FencingToken = &t
 		}
 	}
-	if rep.Channels, err = subscribers(ctx, rdb, channels); err != nil {
-		return nil, err
+	if len(channels) > 0 {
+		if rep.Channels, err = subscribers(ctx, rdb, channels); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range rep.Channels {
 		rep.Waiters += c.Subscribers
@@ -322,9 +358,30 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Kind = kindSem
 		case latch > 0 && sem == 0:
 			rep.Kind = kindLatch
+		case sem == 0 && latch == 0:
+			// Nothing but an integer: Redis cannot say more.
+			rep.Kind = kindAtomic
+			rep.Alternatives = []string{kindSem, kindLatch, kindBucket}
 		}
 	}
 	return rep, nil
+}
+
+// bucket fills in a bucket's report: the codec its bytes suggest and the
+// value decoded with it, as get prints it.
+func bucket(rep *Report, data []byte) {
+	rep.Kind = kindBucket
+	rep.raw = data
+	size := int64(len(data))
+	rep.Size = &size
+	name := codec.Guess(data)
+	rep.Codec = &name
+	v, err := decodeValue(getCodecs[name](), data)
+	if err != nil {
+		rep.decodeErr = err // not expected: Guess only names a codec that decodes
+		return
+	}
+	rep.Decoded = v
 }
 
 func channelWaiters(cs []ChannelSub, ch string) int64 {
@@ -535,6 +592,8 @@ func printReport(w io.Writer, r *Report) {
 	switch {
 	case isUnknown(r.Kind):
 		kind = "unknown (" + unknownText(r) + ")"
+	case r.Kind == kindAtomic:
+		kind = "integer string: an atomic long, or a semaphore/latch with no waiters (Redis " + r.Type + ")"
 	case r.Type != "none":
 		kind += " (Redis " + r.Type + ")"
 	}
@@ -556,6 +615,9 @@ func printReport(w io.Writer, r *Report) {
 			label = "value"
 		}
 		row(label, "%d", *r.Value)
+	}
+	if r.Kind == kindBucket {
+		printBucket(w, r, row)
 	}
 	if r.FencingToken != nil {
 		row("token", "%d (fenced lock's last token)", *r.FencingToken)
@@ -600,7 +662,9 @@ func printReport(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
 		}
 	}
-	row("waiters", "%d subscribed connection(s)", r.Waiters)
+	if r.Kind != kindBucket {
+		row("waiters", "%d subscribed connection(s)", r.Waiters)
+	}
 	for _, c := range r.Channels {
 		shard := "n/a"
 		if c.ShardSubscribers != nil {
@@ -612,6 +676,71 @@ func printReport(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "  keys\n")
 		for _, k := range r.Keys {
 			fmt.Fprintf(w, "    %s  %s, ttl %s\n", k.Key, k.Type, ttlText(k.TTLms))
+		}
+	}
+}
+
+// bucketLines and bucketBytes bound a bucket's value as inspect prints it;
+// "redisson get" prints it all.
+const (
+	bucketLines = 40
+	bucketBytes = 4096
+)
+
+// printBucket prints a bucket's codec and value.
+func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
+	name := *r.Codec
+	switch name {
+	case codec.GuessBytes:
+		row("codec", "bytes: ByteArrayCodec, or Kryo5Codec (Redisson's default since 3.19) or")
+		row("", "another Java-only codec, which Go cannot read. Kryo is not portable: to share")
+		row("", "the value, both sides use a portable codec, in Java for example")
+		row("", "config.setCodec(new org.redisson.codec.JsonJacksonCodec())")
+	case codec.GuessString:
+		row("codec", "string (%s, guessed from the bytes)", getCodecJava[name])
+		if json.Valid(r.raw) {
+			row("", "also JSON without type information: a String, Integer or Boolean of JsonJacksonCodec,")
+			row("", "or TypedJsonJacksonCodec (try \"redisson get --codec json\" or \"--codec typedjson\")")
+		}
+	default:
+		row("codec", "%s (%s, guessed from the bytes)", name, getCodecJava[name])
+	}
+	row("size", "%d bytes", *r.Size)
+	if r.decodeErr != nil {
+		row("value", "cannot decode: %v", r.decodeErr)
+		return
+	}
+	out, err := printJSON(r.Decoded)
+	if err != nil {
+		row("value", "cannot print: %v", err)
+		return
+	}
+	cut := false
+	if len(out) > bucketBytes {
+		n := bucketBytes
+		for n > 0 && !utf8.RuneStart(out[n]) {
+			n--
+		}
+		out, cut = out[:n], true
+	}
+	lines := strings.Split(string(out), "\n")
+	if len(lines) > bucketLines {
+		lines, cut = lines[:bucketLines], true
+	}
+	if cut {
+		lines[len(lines)-1] += "…"
+		lines = append(lines, fmt.Sprintf("(cut short: redisson get --codec %s %s prints it all)", name, shellQuote(r.Name)))
+	}
+	row("value", "%s", lines[0])
+	for _, l := range lines[1:] {
+		row("", "%s", l)
+	}
+	if name == codec.GuessBytes {
+		const shown = 32
+		if len(r.raw) > shown {
+			row("hex", "%s… (first %d bytes)", hex.EncodeToString(r.raw[:shown]), shown)
+		} else {
+			row("hex", "%s", hex.EncodeToString(r.raw))
 		}
 	}
 }
@@ -641,8 +770,10 @@ func describeKind(r *Report) string {
 	switch {
 	case r.Kind == kindNone:
 		return "nothing"
-	case isUnknown(r.Kind):
+	case isUnknown(r.Kind), r.Kind == kindBucket:
 		return "a " + redisValue(r)
+	case r.Kind == kindAtomic:
+		return "a " + kindSemOrLat // or an atomic long: an integer string
 	}
 	return "a " + r.Kind
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,8 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/value"
 )
 
 func inspectJSON(t *testing.T, args ...string) Report {
@@ -33,7 +36,7 @@ func inspectJSON(t *testing.T, args ...string) Report {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"name", "kind", "type", "ttl_ms", "mode", "holders", "queue", "value", "permits",
-		"fencing_token", "channels", "waiters", "keys"} {
+		"fencing_token", "channels", "waiters", "keys", "alternatives", "codec", "decoded", "size"} {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("inspect --json lacks field %q", f)
 		}
@@ -128,8 +131,9 @@ func TestInspectKinds(t *testing.T) {
 
 	must(rdb.Set(ctx, "sem", "5", 0).Err())
 	rep = inspectJSON(t, "--redis", url, "sem")
-	if rep.Kind != "semaphore or latch" || rep.Type != "string" || rep.Value == nil || *rep.Value != 5 || rep.TTLms != -1 {
-		t.Errorf("string 5: %+v", rep)
+	if rep.Kind != "atomiclong" || rep.Type != "string" || rep.Value == nil || *rep.Value != 5 || rep.TTLms != -1 ||
+		strings.Join(rep.Alternatives, ",") != "semaphore,count-down latch,bucket" || rep.Codec != nil || rep.Decoded != nil {
+		t.Errorf("string 5 with no waiters: %+v", rep)
 	}
 	// A subscriber on the semaphore channel tells what it is.
 	ps := rdb.Subscribe(ctx, "redisson_sc:{sem}")
@@ -137,7 +141,7 @@ func TestInspectKinds(t *testing.T) {
 	if _, err := ps.Receive(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if rep = inspectJSON(t, "--redis", url, "sem"); rep.Kind != "semaphore" || rep.Waiters != 1 {
+	if rep = inspectJSON(t, "--redis", url, "sem"); rep.Kind != "semaphore" || rep.Waiters != 1 || len(rep.Alternatives) != 0 {
 		t.Errorf("string 5 with a semaphore waiter: %+v", rep)
 	}
 	must(rdb.Set(ctx, "latch", "2", 0).Err())
@@ -206,13 +210,14 @@ func TestInspectKinds(t *testing.T) {
 		t.Errorf("list: %+v", rep)
 	}
 	must(rdb.Set(ctx, "text", "hello", 0).Err())
-	if rep = inspectJSON(t, "--redis", url, "text"); rep.Kind != "unknown (string)" {
+	if rep = inspectJSON(t, "--redis", url, "text"); rep.Kind != "bucket" || rep.Codec == nil || *rep.Codec != "string" ||
+		rep.Decoded != "hello" || len(rep.Channels) != 0 {
 		t.Errorf("text: %+v", rep)
 	}
 	// The text output says what an unknown key holds.
 	for name, want := range map[string]string{
 		"list": "unknown (Redis list, not a Redisson lock or synchronizer)",
-		"text": "unknown (Redis string that is not an integer, not a Redisson lock or synchronizer)",
+		"text": "bucket (Redis string)",
 	} {
 		r := cli(t, 30*time.Second, "inspect", "--redis", url, name)
 		if r.code != 0 || !strings.Contains(r.stdout, "  kind         "+want+"\n") {
@@ -299,5 +304,137 @@ func TestSentinel(t *testing.T) {
 		if rep := inspectJSON(t, "--redis", u, "via-sentinel"); rep.Kind != "lock" {
 			t.Errorf("inspect through %s: %+v", u, rep)
 		}
+	}
+}
+
+// TestInspectValues: buckets show the codec their bytes suggest and their
+// value decoded as get prints it; an integer string with no waiters is an
+// atomic long, or a semaphore or latch nobody waits on.
+func TestInspectValues(t *testing.T) {
+	t.Parallel()
+	url, rdb := server(t)
+	ctx := context.Background()
+	types := codec.NewTypes().MustRegister("com.example.Person", getPerson{})
+	id := int64(7)
+	long := make([]any, 100)
+	for i := range long {
+		long[i] = int32(i)
+	}
+	subscribe := func(channel string) {
+		ps := rdb.Subscribe(ctx, channel)
+		t.Cleanup(func() { ps.Close() })
+		if _, err := ps.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type tc struct {
+		name    string
+		set     func(key string) error
+		kind    string
+		codec   string // "": null
+		decoded string // JSON of the decoded field; "": null
+		value   *int64
+		alts    string
+		ttl     bool // has a TTL
+		human   []string
+	}
+	v := func(n int64) *int64 { return &n }
+	for _, c := range []tc{
+		{name: "json pojo", set: func(k string) error {
+			return value.NewBucket[getPerson](rdb, k, codec.JsonJackson(types)).Set(ctx, getPerson{Name: "Ann", ID: &id})
+		}, kind: "bucket", codec: "json", decoded: `{"@class":"com.example.Person","id":7,"name":"Ann"}`,
+			human: []string{"  kind         bucket (Redis string)\n", "  codec        json (JsonJacksonCodec, guessed from the bytes)\n",
+				"  value        {\n                 \"@class\": \"com.example.Person\",\n", "  size         70 bytes\n"}},
+		{name: "json pojo with Java arrays", set: func(k string) error {
+			return rdb.Set(ctx, k, `{"@class":"com.example.Order","codes":[1,2],"tags":["a","b"]}`, 0).Err()
+		}, kind: "bucket", codec: "json", decoded: `{"@class":"com.example.Order","codes":[1,2],"tags":["a","b"]}`},
+		{name: "json Long with TTL", set: func(k string) error {
+			return value.NewBucket[int64](rdb, k, codec.JsonJackson(nil)).SetTTL(ctx, 42, time.Minute)
+		}, kind: "bucket", codec: "json", decoded: `42`, ttl: true},
+		{name: "msgpack list", set: func(k string) error {
+			return value.NewBucket[any](rdb, k, codec.MsgPackJackson(nil)).Set(ctx, []any{int64(1), "two", math.NaN()})
+		}, kind: "bucket", codec: "msgpack", decoded: `[1,"two","NaN"]`,
+			human: []string{"  codec        msgpack (MsgPackJacksonCodec, guessed from the bytes)\n"}},
+		{name: "msgpack string", set: func(k string) error {
+			return value.NewBucket[string](rdb, k, codec.MsgPackJackson(nil)).Set(ctx, "héllo")
+		}, kind: "bucket", codec: "msgpack", decoded: `"héllo"`},
+		{name: "string", set: func(k string) error {
+			return value.NewBucket[string](rdb, k, codec.String()).Set(ctx, "héllo wörld")
+		}, kind: "bucket", codec: "string", decoded: `"héllo wörld"`,
+			human: []string{"  codec        string (StringCodec, guessed from the bytes)\n", "  value        \"héllo wörld\"\n"}},
+		{name: "json string", set: func(k string) error {
+			return value.NewBucket[string](rdb, k, codec.JsonJackson(nil)).Set(ctx, "hi")
+		}, kind: "bucket", codec: "string", decoded: `"\"hi\""`,
+			human: []string{"also JSON without type information"}},
+		{name: "bytes", set: func(k string) error {
+			return value.NewBucket[[]byte](rdb, k, codec.ByteArray()).Set(ctx, []byte{0, 1, 2})
+		}, kind: "bucket", codec: "bytes", decoded: `"AAEC"`,
+			human: []string{"  codec        bytes: ByteArrayCodec, or Kryo5Codec", "Kryo is not portable", "  hex          000102\n"}},
+		{name: "kryo", set: func(k string) error {
+			return rdb.Set(ctx, k, "\x03hell\xef", 0).Err() // Kryo 5's String "hello"
+		}, kind: "bucket", codec: "bytes", decoded: `"A2hlbGzv"`, human: []string{"Kryo is not portable"}},
+		{name: "long value", set: func(k string) error {
+			return value.NewBucket[[]any](rdb, k, codec.JsonJackson(nil)).Set(ctx, long)
+		}, kind: "bucket", codec: "json",
+			human: []string{"                 38,…\n               (cut short: redisson get --codec json 'long value' prints it all)\n"}},
+		{name: "long string", set: func(k string) error {
+			return value.NewBucket[string](rdb, k, codec.String()).Set(ctx, strings.Repeat("é", 3000))
+		}, kind: "bucket", codec: "string",
+			human: []string{"  value        \"" + strings.Repeat("é", 2047) + "…\n               (cut short: redisson get --codec string 'long string' prints it all)\n"}},
+		{name: "atomic long", set: func(k string) error { return value.NewAtomicLong(rdb, k).Set(ctx, -42) },
+			kind: "atomiclong", value: v(-42), alts: "semaphore,count-down latch,bucket",
+			human: []string{"  kind         integer string: an atomic long, or a semaphore/latch with no waiters (Redis string)\n",
+				"  value        -42\n", "  waiters      0 subscribed connection(s)\n"}},
+		{name: "semaphore", set: func(k string) error { subscribe("redisson_sc:{" + k + "}"); return rdb.Set(ctx, k, "3", 0).Err() },
+			kind: "semaphore", value: v(3), human: []string{"  kind         semaphore (Redis string)\n", "  permits      3\n"}},
+		{name: "latch", set: func(k string) error {
+			subscribe("redisson_countdownlatch__channel__{" + k + "}")
+			return rdb.Set(ctx, k, "2", 0).Err()
+		}, kind: "count-down latch", value: v(2), human: []string{"  count        2\n"}},
+		{name: "waiters on both", set: func(k string) error {
+			subscribe("redisson_sc:{" + k + "}")
+			subscribe("redisson_countdownlatch__channel__{" + k + "}")
+			return rdb.Set(ctx, k, "4", 0).Err()
+		}, kind: "semaphore or latch", value: v(4)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.set(c.name); err != nil {
+				t.Fatal(err)
+			}
+			rep := inspectJSON(t, "--redis", url, c.name)
+			if rep.Kind != c.kind || rep.Type != "string" || strings.Join(rep.Alternatives, ",") != c.alts {
+				t.Errorf("kind %q type %q alternatives %q, want %q string %q", rep.Kind, rep.Type, rep.Alternatives, c.kind, c.alts)
+			}
+			if (rep.Codec == nil) != (c.codec == "") || rep.Codec != nil && *rep.Codec != c.codec {
+				t.Errorf("codec %v, want %q", rep.Codec, c.codec)
+			}
+			if (rep.Value == nil) != (c.value == nil) || rep.Value != nil && *rep.Value != *c.value {
+				t.Errorf("value %v, want %v", rep.Value, c.value)
+			}
+			if c.kind == "bucket" {
+				if rep.Size == nil || *rep.Size <= 0 || len(rep.Channels) != 0 || rep.Waiters != 0 {
+					t.Errorf("bucket: size %v, channels %+v", rep.Size, rep.Channels)
+				}
+				if c.decoded != "" {
+					got, _ := json.Marshal(rep.Decoded)
+					if string(got) != c.decoded {
+						t.Errorf("decoded %s, want %s", got, c.decoded)
+					}
+				}
+			} else if rep.Decoded != nil || rep.Size != nil {
+				t.Errorf("not a bucket, but decoded %v size %v", rep.Decoded, rep.Size)
+			}
+			if c.ttl != (rep.TTLms > 0) {
+				t.Errorf("ttl_ms %d", rep.TTLms)
+			}
+			if len(c.human) > 0 {
+				r := cli(t, 30*time.Second, "inspect", "--redis", url, c.name)
+				for _, want := range c.human {
+					if r.code != 0 || !strings.Contains(r.stdout, want) {
+						t.Errorf("human output lacks %q:\n%v", want, r)
+					}
+				}
+			}
+		})
 	}
 }
