@@ -310,6 +310,10 @@ func parseCount(v string) (int, error) {
 	return n, nil
 }
 
+// headPause is how long a queued waiter sleeps when the lock is free but
+// another waiter is first in line.
+const headPause = 10 * time.Millisecond
+
 // nowMS is the client's wall clock in ms, which Redisson's fair-lock
 // scripts compare queue deadlines with.
 func nowMS() int64 { return time.Now().UnixMilli() }
@@ -353,12 +357,22 @@ func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait t
 		return 0, true, sync, nil
 	}
 	ttl, _ := res.(int64)
+	if ttl == 0 {
+		// Queued behind a head that has yet to take the free lock, or
+		// that vanished and holds everyone back until it turns stale:
+		// Java retries at once; a short pause spares Redis a busy loop.
+		return headPause, false, sync, nil
+	}
 	return time.Duration(ttl) * time.Millisecond, false, sync, nil
 }
 
-// AcquireFailed leaves the queue; safe to repeat, so it may be retried.
+// AcquireFailed leaves the queue; safe to repeat, so it may be retried. It
+// then passes on a wake-up this waiter may have swallowed (wakeHeadScript).
 func (s *scripts) AcquireFailed(ctx context.Context, field string, wait time.Duration) error {
-	_, err := s.rt.Eval(ctx, acquireFailedScript, []string{s.queue, s.timeout}, field, s.waitMS(wait))
+	if _, err := s.rt.Eval(ctx, acquireFailedScript, []string{s.queue, s.timeout}, field, s.waitMS(wait)); err != nil {
+		return s.wrongType(ctx, err)
+	}
+	_, err := s.rt.Eval(ctx, wakeHeadScript, []string{s.name, s.queue, s.channel}, "0", s.rt.PublishCommand())
 	return s.wrongType(ctx, err)
 }
 

@@ -430,3 +430,66 @@ func TestMutualExclusion(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, clients*goroutines*rounds, n)
 }
+
+// TestWatchdogKeepsLock: a lock taken without a lease outlives three
+// watchdog periods, renewed by the plain-lock batch.
+func TestWatchdogKeepsLock(t *testing.T) {
+	srv := redistest.StartServer(t)
+	ctx := context.Background()
+	c := newClient(t, srv, redisson.WithWatchdogTimeout(300*time.Millisecond))
+	h, err := c.FairLock("w").Lock(ctx)
+	require.NoError(t, err)
+	select {
+	case <-h.Done():
+		t.Fatalf("hold ended: %v", h.Err())
+	case <-time.After(3 * 300 * time.Millisecond): // the property: held past 3 leases
+	}
+	held, err := c.FairLock("w").IsHeldByOwner(ctx, h.Owner())
+	require.NoError(t, err)
+	require.True(t, held)
+	require.NoError(t, h.Unlock(ctx))
+}
+
+// TestGiveUpPassesWakeUp: a head that leaves while the lock is free wakes
+// the next waiter at once; without it that waiter would sleep until its
+// timer (minutes here). The lock is freed by a raw DEL, which publishes
+// nothing, as when a holder's lease ran out.
+func TestGiveUpPassesWakeUp(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	c1, c2 := newClient(t, srv), newClient(t, srv)
+	_, err := c1.FairLock("p").Lock(ctx, fairlock.WithLease(time.Minute))
+	require.NoError(t, err)
+
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	adone := make(chan error, 1)
+	go func() {
+		_, err := c2.FairLock("p").Lock(actx)
+		adone <- err
+	}()
+	redistest.Eventually(t, 5*time.Second, "head queued", func() bool {
+		return raw.LLen(ctx, fairlock.QueueName("p")).Val() == 1
+	})
+	bdone := make(chan error, 1)
+	go func() {
+		h, err := c1.FairLock("p").Lock(ctx)
+		if err == nil {
+			err = h.Unlock(ctx)
+		}
+		bdone <- err
+	}()
+	redistest.Eventually(t, 5*time.Second, "second waiter queued", func() bool {
+		return raw.LLen(ctx, fairlock.QueueName("p")).Val() == 2
+	})
+	require.NoError(t, raw.Del(ctx, "p").Err())
+	cancel()
+	require.ErrorIs(t, <-adone, context.Canceled)
+	select {
+	case err := <-bdone:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second waiter was not woken when the head left")
+	}
+}

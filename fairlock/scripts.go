@@ -147,6 +147,25 @@ redis.call('lrem', KEYS[1], 0, ARGV[1])
 return nil
 `)
 
+// wakeHeadScript wakes the queue's head when the lock is free. It runs after
+// acquireFailedScript: a waiter that gives up just after the release woke it
+// would otherwise swallow that wake-up, and the new head would sleep until
+// its timer (Redisson has this gap). A spare "0" only makes a waiter try
+// again, which Java waiters do as well.
+// KEYS: [name, queue, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
+// Reply: 1 = a head was woken, 0 = not.
+var wakeHeadScript = core.NewScript("fairlock.wakeHead", `
+if redis.call('exists', KEYS[1]) == 1 then
+	return 0
+end
+local head = redis.call('lindex', KEYS[2], 0)
+if head == false then
+	return 0
+end
+redis.call(ARGV[2], KEYS[3] .. ':' .. head, ARGV[1])
+return 1
+`)
+
 // forceUnlockScript deletes the lock whoever holds it and wakes the head.
 // KEYS: [name, queue, timeout, channel]. ARGV: [message "0", now,
 // PUBLISH|SPUBLISH]. Reply: 1 = deleted, 0 = there was no lock.
