@@ -75,6 +75,15 @@ func (s Step) Arg(name string) (time.Duration, bool) {
 	return time.Duration(v) * time.Millisecond, true
 }
 
+// Int returns a numeric argument as a count (permits, a latch count).
+func (s Step) Int(name string) (int64, bool) {
+	v, ok := s.Args[name].(float64)
+	if !ok {
+		return 0, false
+	}
+	return int64(v), true
+}
+
 // Load reads one vector file by its base name, e.g. "rlock.json".
 func Load(name string) (*File, error) {
 	data, err := files.ReadFile("testdata/" + name)
