@@ -12,7 +12,9 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/semaphore"
 )
 
 // Client hands out Redisson-compatible locks and synchronizers over one
@@ -114,6 +116,18 @@ func (c *Client) Lock(name string) *rlock.Lock { return objects.NewRLock(c.eng, 
 // cheap and safe for concurrent use.
 func (c *Client) FairLock(name string) *fairlock.Lock {
 	return objects.NewFairLock(c.eng, name).(*fairlock.Lock)
+}
+
+// Semaphore returns the semaphore called name (Redisson's getSemaphore).
+// The handle is cheap and safe for concurrent use.
+func (c *Client) Semaphore(name string) *semaphore.Semaphore {
+	return objects.NewSemaphore(c.rt, name).(*semaphore.Semaphore)
+}
+
+// CountDownLatch returns the count-down latch called name (Redisson's
+// getCountDownLatch). The handle is cheap and safe for concurrent use.
+func (c *Client) CountDownLatch(name string) *latch.Latch {
+	return objects.NewCountDownLatch(c.rt, name).(*latch.Latch)
 }
 
 // Stats describes the client's shared runtime.

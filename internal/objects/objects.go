@@ -6,10 +6,19 @@
 // Client exists, and nothing writes them afterwards.
 package objects
 
-import "github.com/goredisson/redisson/internal/engine"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+)
 
 // NewRLock makes a *rlock.Lock; set by package rlock.
 var NewRLock func(e *engine.Engine, name string) any
+
+// NewSemaphore makes a *semaphore.Semaphore; set by package semaphore.
+var NewSemaphore func(rt *core.Runtime, name string) any
+
+// NewCountDownLatch makes a *latch.Latch; set by package latch.
+var NewCountDownLatch func(rt *core.Runtime, name string) any
 
 // NewFairLock makes a *fairlock.Lock; set by package fairlock.
 var NewFairLock func(e *engine.Engine, name string) any

@@ -1,0 +1,306 @@
+// Package latch is Redisson's RCountDownLatch: a count-down latch that Go
+// and Java services share. Waiters block until the count reaches zero;
+// unlike java.util.concurrent's, it can be armed again once open.
+//
+// The latch is the string key <name> holding the remaining count in
+// decimal; an absent key is an open latch (count 0). The count-down that
+// reaches zero deletes the key and publishes "0" on
+// redisson_countdownlatch__channel__{name}, which wakes every waiter of
+// every client; arming (TrySetCount) and Delete publish "1". Keys, scripts
+// and messages are Redisson's (protocol §10), so a Java service's
+// RCountDownLatch of the same name is the same latch. The channel always
+// wraps the name in braces, even a name that has some (Redisson's choice):
+// in a Redis Cluster a name with a {tag} then maps its key and its channel
+// to different slots, and such names are refused there (ErrInvalidName).
+package latch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/pubsub"
+)
+
+func init() {
+	objects.NewCountDownLatch = func(rt *core.Runtime, name string) any { return newLatch(rt, name) }
+}
+
+// Latch is a handle on one named count-down latch. It is cheap, holds no
+// state besides its name and is safe for concurrent use. Get one from
+// (*redisson.Client).CountDownLatch.
+type Latch struct {
+	rt      *core.Runtime
+	name    string
+	channel string
+	err     error
+}
+
+func newLatch(rt *core.Runtime, name string) *Latch {
+	l := &Latch{rt: rt, name: name, channel: ChannelName(name)}
+	switch {
+	case name == "":
+		l.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	case rt.Cluster() && core.Slot(name) != core.Slot(l.channel):
+		l.err = fmt.Errorf("%w: %q and its channel %q are in different cluster slots (Redisson always wraps the name in braces); use a name without '{' in a cluster",
+			core.ErrInvalidName, name, l.channel)
+	}
+	return l
+}
+
+// ChannelName returns the pub/sub channel of the latch called name:
+// redisson_countdownlatch__channel__{name}, braces always added.
+func ChannelName(name string) string {
+	return "redisson_countdownlatch__channel__{" + name + "}"
+}
+
+// Name returns the latch's name, which is also its key.
+func (l *Latch) Name() string { return l.name }
+
+func (l *Latch) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &core.OpError{Op: fmt.Sprintf("latch %q: %s", l.name, op), Err: err}
+}
+
+func (l *Latch) check(ctx context.Context) error {
+	if l.err != nil {
+		return l.err
+	}
+	return l.rt.Check(ctx)
+}
+
+// wakePolicy is Redisson's CountDownLatchPubSub: "0" (the count reached
+// zero) wakes every waiter; "1" (armed again, deleted) wakes nobody.
+func wakePolicy(payload string) int {
+	if payload == "0" {
+		return pubsub.All
+	}
+	return 0
+}
+
+// TrySetCount arms the latch with count if it does not exist (is open),
+// publishes "1" and reports true; it reports false and changes nothing if
+// the latch is armed. count must be at least 1: Redisson would store 0 or a
+// negative count, which waiters take for an open latch and the first
+// count-down deletes without a message.
+func (l *Latch) TrySetCount(ctx context.Context, count int64) (bool, error) {
+	const op = "try set count"
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	if count < 1 {
+		return false, l.fail(op, fmt.Errorf("%w: the count must be at least 1, got %d", core.ErrInvalidArgument, count))
+	}
+	res, err := l.rt.Eval(ctx, trySetScript, []string{l.name, l.channel}, "1", count, l.rt.PublishCommand())
+	if err != nil {
+		return false, l.fail(op, l.explain(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+// CountDown decrements the count; the count-down that reaches zero deletes
+// the latch and wakes every waiter. On an open latch it does nothing.
+//
+// Like a semaphore's release, it runs even when ctx is already done, on its
+// own context bounded by the client's Timeout, so that a deferred
+// CountDown is not lost with its caller's context. It is sent at most once
+// (a second run could count down twice); when the reply is lost the error
+// says so, and the count-down may have happened.
+func (l *Latch) CountDown(ctx context.Context) error {
+	const op = "count down"
+	if err := l.check(context.Background()); err != nil {
+		return l.fail(op, err)
+	}
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+	_, err := core.Bounded(dctx, func(ctx context.Context) (any, error) {
+		return countDownScript.RunNoRetry(ctx, l.rt.Redis(), []string{l.name, l.channel}, "0", l.rt.PublishCommand())
+	})
+	if err != nil && !isReply(err) {
+		return l.fail(op, fmt.Errorf("no reply to the count-down; it may have happened: %w", err))
+	}
+	return l.fail(op, l.explain(dctx, err))
+}
+
+// Count returns the remaining count, read on the master: 0 when the latch
+// is open (does not exist).
+func (l *Latch) Count(ctx context.Context) (int64, error) {
+	const op = "count"
+	if err := l.check(ctx); err != nil {
+		return 0, l.fail(op, err)
+	}
+	n, err := l.count(ctx)
+	return n, l.fail(op, err)
+}
+
+func (l *Latch) count(ctx context.Context) (int64, error) {
+	res, err := l.rt.Eval(ctx, getScript, []string{l.name})
+	if err != nil {
+		return 0, l.explain(ctx, err)
+	}
+	if res == nil {
+		return 0, nil
+	}
+	s, _ := res.(string)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: the key holds the string %q, not a count", core.ErrWrongType, s)
+	}
+	return n, nil
+}
+
+// Delete deletes the latch, publishes "1" and reports whether there was a
+// latch. Like Redisson's it deletes the key whatever it holds. The latch is
+// then open, but "1" wakes nobody: Java waiters keep waiting for a "0",
+// ours notice at their next periodic re-check (WatchdogTimeout).
+func (l *Latch) Delete(ctx context.Context) (bool, error) {
+	const op = "delete"
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	res, err := l.rt.Eval(ctx, deleteScript, []string{l.name, l.channel}, "1", l.rt.PublishCommand())
+	if err != nil {
+		return false, l.fail(op, err)
+	}
+	return res == int64(1), nil
+}
+
+// Option changes one Await call.
+type Option func(*awaitOptions)
+
+type awaitOptions struct {
+	timeout    time.Duration
+	hasTimeout bool
+}
+
+// WithTimeout bounds Await: it reports false (and no error) when the count
+// has not reached zero within timeout (Redisson's await(time, unit)). 0
+// checks once. A negative timeout is an error.
+func WithTimeout(timeout time.Duration) Option {
+	return func(o *awaitOptions) { o.timeout, o.hasTimeout = timeout, true }
+}
+
+// Await waits until the count reaches zero and reports true; at once when
+// the latch is open (also when it was never armed, as in Redisson). Without
+// WithTimeout it waits until ctx is done, which is an error; WithTimeout,
+// running out of time reports false with a nil error.
+func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
+	const op = "await"
+	var o awaitOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	if o.hasTimeout && o.timeout < 0 {
+		return false, l.fail(op, fmt.Errorf("%w: the timeout must not be negative, got %v", core.ErrInvalidArgument, o.timeout))
+	}
+	var deadline time.Time
+	if o.hasTimeout {
+		deadline = time.Now().Add(o.timeout)
+	}
+	n, err := l.count(ctx)
+	if err != nil {
+		return false, l.fail(op, err)
+	}
+	if n <= 0 {
+		return true, nil
+	}
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
+		return false, nil
+	}
+
+	subCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		subCtx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	sub, err := l.rt.Hub().Subscribe(subCtx, l.channel, wakePolicy)
+	cancel()
+	if err != nil {
+		switch {
+		case errors.Is(err, pubsub.ErrClosed) || l.rt.Done().Err() != nil:
+			err = core.ErrClosed
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case !deadline.IsZero() && !time.Now().Before(deadline):
+			return false, nil
+		}
+		return false, l.fail(op, err)
+	}
+	// Every waiter is woken by "0": there is no wake-up to pass on.
+	defer sub.Close(true)
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		// Subscribed before this read, so a "0" published after it wakes
+		// us; one published before is seen as an absent key.
+		n, err := l.count(ctx)
+		if err != nil {
+			return false, l.fail(op, err)
+		}
+		if n <= 0 {
+			return true, nil
+		}
+		// Re-check every WatchdogTimeout without a message, as lock waiters
+		// do for a lock without TTL: a "0" lost to a pub/sub outage must
+		// not leave waiters asleep for good (Java's would).
+		sleep := l.rt.WatchdogTimeout()
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return false, nil
+			}
+			sleep = min(sleep, left)
+		}
+		timer.Reset(sleep)
+		select {
+		case <-sub.C():
+		case <-timer.C:
+		case <-ctx.Done():
+			return false, l.fail(op, context.Cause(ctx))
+		case <-l.rt.Done().Done():
+			return false, l.fail(op, core.ErrClosed)
+		}
+	}
+}
+
+// explain turns a failure that comes from what the key holds into an error
+// saying what it holds.
+func (l *Latch) explain(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, core.ErrWrongType) {
+		return core.WrongTypeError(ctx, l.rt.Redis(), l.name, "string")
+	}
+	var re redis.Error
+	if errors.As(err, &re) && strings.Contains(re.Error(), "not an integer") {
+		tctx, cancel := l.rt.Detached(ctx)
+		defer cancel()
+		v, gerr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+			return l.rt.Redis().Get(ctx, l.name).Result()
+		})
+		if gerr == nil {
+			return fmt.Errorf("%w: the key holds the string %q, not a count", core.ErrWrongType, v)
+		}
+	}
+	return err
+}
+
+// isReply reports whether err is an answer from Redis; anything else leaves
+// the command's outcome unknown.
+func isReply(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) || errors.Is(err, core.ErrWrongType)
+}

@@ -1,0 +1,248 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/pubsub"
+)
+
+// Option changes one TryAcquire or TryAcquirePermits call.
+type Option func(*acquireOptions)
+
+type acquireOptions struct {
+	wait    time.Duration
+	hasWait bool
+}
+
+// WithWait makes TryAcquire wait up to wait for the permits (and no longer
+// than ctx allows): 0 tries once, the default. A negative wait is an error.
+func WithWait(wait time.Duration) Option {
+	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
+}
+
+// wakePolicy is Redisson's SemaphorePubSub: a message carries the permit
+// count after a release, an add or a set, and wakes as many local waiters
+// as there are permits (each re-runs the acquire; none trusts the number).
+// A zero or negative count wakes nobody.
+func wakePolicy(payload string) int {
+	n, err := strconv.Atoi(payload)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// Acquire takes permits, waiting until enough are available or ctx is done
+// (Redisson's acquire(permits)). Acquiring 0 permits succeeds at once and
+// sends nothing. On error nothing is held: an acquire in flight when ctx
+// ended is given back if it took the permits.
+func (s *Semaphore) Acquire(ctx context.Context, permits int) error {
+	_, err := s.acquire(ctx, "acquire", permits, true, 0)
+	return err
+}
+
+// TryAcquire takes permits if they are available now, or WithWait when they
+// become available within the wait, and reports whether it took them
+// (Redisson's tryAcquire(permits[, wait])). Running out of wait is false
+// with a nil error; ctx ending is an error.
+func (s *Semaphore) TryAcquire(ctx context.Context, permits int, opts ...Option) (bool, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.hasWait && o.wait < 0 {
+		return false, s.fail("try acquire", fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait))
+	}
+	return s.acquire(ctx, "try acquire", permits, o.wait > 0, o.wait)
+}
+
+// acquire is Redisson's wait: try; if there are not enough permits,
+// subscribe to the channel, try again (a release may have come between the
+// two), then sleep until a message, the wait budget (0: none) or ctx, and
+// try again.
+func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, budget time.Duration) (bool, error) {
+	if err := s.check(ctx); err != nil {
+		return false, s.fail(op, err)
+	}
+	if err := checkPermits(n, false); err != nil {
+		return false, s.fail(op, err)
+	}
+	if n == 0 {
+		return true, nil
+	}
+	var deadline time.Time
+	if budget > 0 {
+		deadline = time.Now().Add(budget)
+	}
+	ok, err := s.tryAcquire(ctx, n)
+	if err != nil || ok || !wait {
+		return ok, s.fail(op, err)
+	}
+
+	subCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		subCtx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	sub, err := s.rt.Hub().Subscribe(subCtx, s.channel, wakePolicy)
+	cancel()
+	if err != nil {
+		switch {
+		case errors.Is(err, pubsub.ErrClosed) || s.rt.Done().Err() != nil:
+			err = core.ErrClosed
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case !deadline.IsZero() && !time.Now().Before(deadline):
+			return false, nil
+		}
+		return false, s.fail(op, err)
+	}
+	acquired := false
+	// A wake-up this waiter took but did not use goes to the next local
+	// waiter, so leaving never swallows a release.
+	defer func() { sub.Close(acquired) }()
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		ok, err := s.tryAcquire(ctx, n)
+		if err != nil {
+			return false, s.fail(op, err)
+		}
+		if ok {
+			acquired = true
+			return true, nil
+		}
+		// Without a message, re-check every WatchdogTimeout, the bound lock
+		// waiters use for a lock without TTL: a message lost to a pub/sub
+		// outage must not leave a waiter asleep for good (Java's would).
+		sleep := s.rt.WatchdogTimeout()
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return false, nil
+			}
+			sleep = min(sleep, left)
+		}
+		timer.Reset(sleep)
+		select {
+		case <-sub.C():
+		case <-timer.C:
+		case <-ctx.Done():
+			return false, s.fail(op, context.Cause(ctx))
+		case <-s.rt.Done().Done():
+			return false, s.fail(op, core.ErrClosed)
+		}
+	}
+}
+
+// tryAcquire runs the acquire script once and reports whether it took n
+// permits.
+//
+// The script is not idempotent (it decrements), so it is sent at most once
+// (EvalSyncedNoRetry) and on a context that ctx cannot cancel: cancelling
+// must not cut the exchange short and leave its outcome unknown. When ctx
+// ends first, tryAcquire returns and the reply is still awaited in the
+// background: permits it reports taken are released at once, so a
+// cancelled acquire never keeps them. Only a reply really lost (a broken
+// connection, go-redis' read timeout) leaves the outcome unknown; see
+// acquireOnce.
+func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
+	if ctx.Done() == nil {
+		return s.acquireOnce(ctx, n)
+	}
+	type reply struct {
+		ok  bool
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		// No deadline of our own either: cut short at a deadline, the
+		// exchange would go on inside go-redis with nobody to act on its
+		// reply. go-redis' read timeout bounds it.
+		ok, err := s.acquireOnce(context.WithoutCancel(ctx), n)
+		ch <- reply{ok, err}
+	}()
+	var cause error
+	select {
+	case r := <-ch:
+		return r.ok, r.err
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	case <-s.rt.Done().Done():
+		cause = core.ErrClosed
+	}
+	select {
+	case r := <-ch:
+		// The reply raced the end: it is the real outcome, and the caller
+		// gets the permits it says were taken.
+		return r.ok, r.err
+	default:
+	}
+	go func() {
+		if r := <-ch; r.ok {
+			s.giveBack(ctx, n, "an acquire whose caller had left")
+		}
+	}()
+	return false, cause
+}
+
+// acquireOnce runs the acquire script on ctx.
+//
+// A lost reply is the one case where the outcome stays unknown: the
+// semaphore has no owner to ask (unlike a lock's hold count), and other
+// clients change the count meanwhile, so Redis cannot tell whether the
+// script ran. Of the two guesses, "not taken" can only lose permits (the
+// semaphore admits fewer until AddPermits restores them), while "taken",
+// with a release to be safe, could create permits and admit more holders
+// than the semaphore allows. acquireOnce guesses "not taken" and says so in
+// the error, as Redisson does when its no-retry acquire times out.
+//
+// A connection the server had closed before the command (a stale
+// dedicated connection) most likely never delivered it; it is sent once
+// more, which at worst loses the same permits the first guess would.
+func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
+	var stale *core.StaleConnError
+	if errors.As(err, &stale) {
+		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
+	}
+	if err != nil {
+		if !isReply(err) {
+			s.rt.Logger().Warn("redisson: an acquire got no reply; if it ran, its permits are missing from the semaphore",
+				"semaphore", s.name, "permits", n, "err", err)
+			return false, fmt.Errorf("no reply to the acquire of %d permits; if it ran they are taken and missing from the semaphore: %w", n, err)
+		}
+		return false, s.explain(ctx, err)
+	}
+	if res != int64(1) {
+		return false, nil
+	}
+	if sync.Failed() && s.rt.Sync().FailOnNoSync {
+		// Redisson's handleNoSync: a take no replica has seen would vanish
+		// with a failover; give it back.
+		s.giveBack(ctx, n, "an acquire no replica acknowledged")
+		return false, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
+			core.ErrNoSyncedReplicas, sync.Replicas, s.rt.Sync().Timeout)
+	}
+	if s.rt.Done().Err() != nil {
+		// Taken while the client was closing: the caller gets ErrClosed,
+		// so the permits go back now.
+		s.giveBack(ctx, n, "an acquire that completed while the client closed")
+		return false, core.ErrClosed
+	}
+	return true, nil
+}
+
+// giveBack releases n permits that were taken for a caller who will not
+// have them, logging when that fails (the permits are then lost).
+func (s *Semaphore) giveBack(ctx context.Context, n int, what string) {
+	if err := s.release(ctx, n); err != nil {
+		s.rt.Logger().Warn("redisson: giving back the permits of "+what+" failed; they are missing from the semaphore",
+			"semaphore", s.name, "permits", n, "err", err)
+	}
+}

@@ -1,0 +1,98 @@
+package semaphore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/semaphore"
+)
+
+// exampleClient starts a private redis-server and returns a Client on it.
+func exampleClient() (client *redisson.Client, stop func()) {
+	srv, err := redistest.Start(context.Background(), redistest.Options{})
+	if err != nil {
+		panic(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	client, err = redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	return client, func() {
+		_ = client.Close()
+		_ = rdb.Close()
+		_ = srv.Stop()
+	}
+}
+
+// At most two jobs run at once, across every process sharing the
+// semaphore "reports" (Java's RSemaphore of that name included).
+func Example() {
+	client, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	sem := client.Semaphore("reports")
+	// Only the first process to get here initialises it.
+	if _, err := sem.TrySetPermits(ctx, 2); err != nil {
+		panic(err)
+	}
+
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			p, err := sem.AcquirePermits(ctx, 1) // waits; ctx bounds the wait
+			if err != nil {
+				return
+			}
+			defer p.Release(ctx) // gives back exactly this permit, once
+			// ... run the job ...
+		})
+	}
+	wg.Wait()
+	n, _ := sem.AvailablePermits(ctx)
+	fmt.Println("available:", n)
+	// Output: available: 2
+}
+
+// TryAcquire gives up when the permits do not come within the wait.
+func ExampleSemaphore_TryAcquire() {
+	client, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	sem := client.Semaphore("exports")
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		panic(err)
+	}
+	ok, _ := sem.TryAcquire(ctx, 1)
+	fmt.Println("first:", ok)
+	ok, _ = sem.TryAcquire(ctx, 1, semaphore.WithWait(50*time.Millisecond))
+	fmt.Println("second, after waiting:", ok)
+	_ = sem.Release(ctx, 1)
+	ok, _ = sem.TryAcquire(ctx, 1, semaphore.WithWait(time.Second))
+	fmt.Println("after a release:", ok)
+	// Output:
+	// first: true
+	// second, after waiting: false
+	// after a release: true
+}
+
+// A semaphore that vanishes unless used: its key gets a TTL.
+func ExampleWithTTL() {
+	client, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	sem := client.Semaphore("batch")
+	set, _ := sem.TrySetPermits(ctx, 3, semaphore.WithTTL(time.Hour))
+	ttl := client.Redis().PTTL(ctx, "batch").Val()
+	fmt.Println(set, ttl > 59*time.Minute)
+	// Output: true true
+}

@@ -1,0 +1,327 @@
+// Package semaphore is Redisson's RSemaphore: a counting semaphore that Go
+// and Java services share, to cap how many jobs run at once across a fleet.
+//
+// The semaphore is the string key <name> holding the number of available
+// permits in decimal (absent: 0, not initialised). Acquiring decrements it
+// when enough permits are there; releasing increments it and publishes the
+// new total on redisson_sc:{name}, which wakes waiters of every client. The
+// keys, scripts and messages are Redisson's (protocol §8), so a Java
+// service's RSemaphore of the same name is the same semaphore.
+//
+// Permits have no owner and no lease: anyone may release, and a permit that
+// is never released is gone for good. AcquirePermits and TryAcquirePermits
+// return a *Permits whose Release gives back exactly what was taken, once:
+// prefer them to pairing Acquire and Release by hand.
+//
+// Counts are Java ints: permits must fit in an int32, as in Java. A count of
+// 0 is allowed where Redisson allows it (acquiring or releasing 0 permits
+// succeeds without a command); a negative count is ErrInvalidArgument except
+// in AddPermits, which removes permits with it.
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objects"
+)
+
+func init() {
+	objects.NewSemaphore = func(rt *core.Runtime, name string) any { return newSemaphore(rt, name) }
+}
+
+// Semaphore is a handle on one named semaphore. It is cheap, holds no
+// state besides its name and is safe for concurrent use. Get one from
+// (*redisson.Client).Semaphore.
+type Semaphore struct {
+	rt      *core.Runtime
+	name    string
+	channel string
+	err     error
+}
+
+func newSemaphore(rt *core.Runtime, name string) *Semaphore {
+	s := &Semaphore{rt: rt, name: name, channel: ChannelName(name)}
+	switch {
+	case name == "":
+		s.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	case rt.Cluster() && core.Slot(name) != core.Slot(s.channel):
+		// A name with a '{' but no valid hash tag (a{b) keeps its braces in
+		// the channel, which then hashes elsewhere: every script would fail
+		// with CROSSSLOT, for Redisson too.
+		s.err = fmt.Errorf("%w: %q and its channel %q are in different cluster slots; use a name without '{' or with a non-empty {tag}",
+			core.ErrInvalidName, name, s.channel)
+	}
+	return s
+}
+
+// ChannelName returns the pub/sub channel of the semaphore called name,
+// redisson_sc:{name} (the braces only when name has none).
+func ChannelName(name string) string {
+	return core.PrefixName("redisson_sc", name)
+}
+
+// Name returns the semaphore's name, which is also its key.
+func (s *Semaphore) Name() string { return s.name }
+
+// fail names the semaphore and the operation in err.
+func (s *Semaphore) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &core.OpError{Op: fmt.Sprintf("semaphore %q: %s", s.name, op), Err: err}
+}
+
+// check returns the handle's own error (a bad name), ErrClosed, or ctx's.
+func (s *Semaphore) check(ctx context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.rt.Check(ctx)
+}
+
+// checkPermits validates a count of permits: Java's int, and not negative
+// unless negative is allowed.
+func checkPermits(n int, negative bool) error {
+	switch {
+	case n < 0 && !negative:
+		return fmt.Errorf("%w: permits must not be negative, got %d", core.ErrInvalidArgument, n)
+	case n > math.MaxInt32 || n < math.MinInt32:
+		return fmt.Errorf("%w: permits must fit in a Java int, got %d", core.ErrInvalidArgument, n)
+	}
+	return nil
+}
+
+// SetOption changes one TrySetPermits call.
+type SetOption func(*setOptions)
+
+type setOptions struct {
+	ttl    time.Duration
+	hasTTL bool
+}
+
+// WithTTL makes TrySetPermits give the semaphore's key a time to live
+// (Redisson's trySetPermits(permits, ttl)): the semaphore vanishes ttl
+// after it is set, unless AddPermits, SetPermits or DrainPermits, which SET
+// the key and so clear its TTL as in Java, come first. Acquire and Release
+// keep it. ttl must be at least 1ms.
+func WithTTL(ttl time.Duration) SetOption {
+	return func(o *setOptions) { o.ttl, o.hasTTL = ttl, true }
+}
+
+// TrySetPermits initialises the semaphore with permits available if it does
+// not exist, publishes the count (waking waiters) and reports true; it
+// reports false and changes nothing if it exists. permits must not be
+// negative: a semaphore cannot start in debt (and Java waiters' listener
+// throws on a negative message).
+func (s *Semaphore) TrySetPermits(ctx context.Context, permits int, opts ...SetOption) (bool, error) {
+	const op = "try set permits"
+	var o setOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := s.check(ctx); err != nil {
+		return false, s.fail(op, err)
+	}
+	if err := checkPermits(permits, false); err != nil {
+		return false, s.fail(op, err)
+	}
+	args := []any{permits, s.rt.PublishCommand()}
+	if o.hasTTL {
+		if o.ttl < time.Millisecond {
+			return false, s.fail(op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, o.ttl))
+		}
+		args = append(args, o.ttl.Milliseconds())
+	}
+	// Sent with retries, as Redisson does: a second run after a lost reply
+	// changes nothing (and answers false).
+	res, _, err := s.rt.EvalSynced(ctx, trySetScript, []string{s.name, s.channel}, args...)
+	if err != nil {
+		return false, s.fail(op, s.explain(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+// AddPermits adds delta permits, or removes -delta with a negative delta
+// (the count may go below zero), and publishes the new total, as Redisson's
+// addPermits does: with a SET, so the key loses any TTL. The semaphore is
+// created if it did not exist.
+//
+// It is sent at most once: a retry after a lost reply could add twice.
+// When the reply is lost the error says so and the change may have been
+// made.
+func (s *Semaphore) AddPermits(ctx context.Context, delta int) error {
+	const op = "add permits"
+	if err := s.check(ctx); err != nil {
+		return s.fail(op, err)
+	}
+	if err := checkPermits(delta, true); err != nil {
+		return s.fail(op, err)
+	}
+	_, _, err := s.rt.EvalSyncedNoRetry(ctx, addScript, []string{s.name, s.channel}, delta, s.rt.PublishCommand())
+	return s.fail(op, s.explain(ctx, err))
+}
+
+// SetPermits sets the available permits to permits whatever they were
+// (clearing any TTL) and publishes the count. Redisson's RSemaphore has no
+// setPermits; Java peers see what its trySetPermits does when it sets.
+// Permits taken before are not accounted for: their later release adds to
+// the new count.
+func (s *Semaphore) SetPermits(ctx context.Context, permits int) error {
+	const op = "set permits"
+	if err := s.check(ctx); err != nil {
+		return s.fail(op, err)
+	}
+	if err := checkPermits(permits, false); err != nil {
+		return s.fail(op, err)
+	}
+	_, _, err := s.rt.EvalSynced(ctx, setScript, []string{s.name, s.channel}, permits, s.rt.PublishCommand())
+	return s.fail(op, s.explain(ctx, err))
+}
+
+// AvailablePermits returns the number of available permits, read on the
+// master; 0 when the semaphore does not exist. It may be negative after
+// AddPermits with a negative delta.
+func (s *Semaphore) AvailablePermits(ctx context.Context) (int, error) {
+	const op = "available permits"
+	if err := s.check(ctx); err != nil {
+		return 0, s.fail(op, err)
+	}
+	res, err := s.rt.Eval(ctx, getScript, []string{s.name})
+	if err != nil {
+		return 0, s.fail(op, s.explain(ctx, err))
+	}
+	n, err := s.number(ctx, res)
+	return n, s.fail(op, err)
+}
+
+// DrainPermits takes every available permit and returns how many there
+// were (0 when the semaphore does not exist). It publishes nothing, as in
+// Java, and the key loses any TTL.
+func (s *Semaphore) DrainPermits(ctx context.Context) (int, error) {
+	const op = "drain permits"
+	if err := s.check(ctx); err != nil {
+		return 0, s.fail(op, err)
+	}
+	res, _, err := s.rt.EvalSynced(ctx, drainScript, []string{s.name})
+	if err != nil {
+		return 0, s.fail(op, s.explain(ctx, err))
+	}
+	n, err := s.number(ctx, res)
+	return n, s.fail(op, err)
+}
+
+// Delete deletes the semaphore's key and reports whether it existed (a
+// plain DEL, as Redisson's delete: nothing is published, so waiters keep
+// waiting for a release or TrySetPermits).
+func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
+	const op = "delete"
+	if err := s.check(ctx); err != nil {
+		return false, s.fail(op, err)
+	}
+	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+		return s.rt.Redis().Del(ctx, s.name).Result()
+	})
+	if err != nil {
+		return false, s.fail(op, err)
+	}
+	return n == 1, nil
+}
+
+// Release gives permits back to the semaphore (creating it if absent) and
+// publishes the new total, which wakes waiters. Releasing 0 permits sends
+// nothing.
+//
+// Release runs even when ctx is already done, and after the client is
+// closed (while its go-redis client is open), on its own context bounded by
+// the client's Timeout: a permit not given back is lost for good, so the
+// usual "defer sem.Release(ctx, 1)" must not depend on ctx. It is sent at
+// most once: a retry after a lost reply could create permits. When the
+// reply is lost the error says so, and the permits may not have been given
+// back.
+func (s *Semaphore) Release(ctx context.Context, permits int) error {
+	const op = "release"
+	if s.err != nil {
+		return s.fail(op, s.err)
+	}
+	if err := checkPermits(permits, false); err != nil {
+		return s.fail(op, err)
+	}
+	if permits == 0 {
+		return nil
+	}
+	return s.fail(op, s.release(ctx, permits))
+}
+
+// release runs the release script on a context of its own.
+func (s *Semaphore) release(ctx context.Context, n int) error {
+	dctx, cancel := s.rt.Detached(ctx)
+	defer cancel()
+	_, _, err := s.rt.EvalSyncedNoRetry(dctx, releaseScript, []string{s.name, s.channel}, n, s.rt.PublishCommand())
+	if err != nil && !isReply(err) {
+		return fmt.Errorf("no reply to the release of %d permits; they may not have been given back: %w", n, err)
+	}
+	// A release that reached the master is not undone when no replica
+	// acknowledged it: undoing would take permits from whoever is waiting.
+	return s.explain(dctx, err)
+}
+
+// number reads a script's integer reply: an integer, a decimal string, or
+// nil for an absent key (0).
+func (s *Semaphore) number(ctx context.Context, res any) (int, error) {
+	switch v := res.(type) {
+	case nil:
+		return 0, nil
+	case int64:
+		return int(v), nil
+	case string:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%w: the key holds the string %q, not a number of permits", core.ErrWrongType, v)
+		}
+		return int(n), nil
+	}
+	return 0, fmt.Errorf("unexpected reply %T %v", res, res)
+}
+
+// explain turns a failure that comes from what the key holds into an error
+// saying what it holds: another Redis type (WRONGTYPE), or a string that is
+// not a whole number (our scripts' error reply, or Redis' own).
+func (s *Semaphore) explain(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, core.ErrWrongType) {
+		return core.WrongTypeError(ctx, s.rt.Redis(), s.name, "string")
+	}
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	tctx, cancel := s.rt.Detached(ctx)
+	defer cancel()
+	v, gerr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+		return s.rt.Redis().Get(ctx, s.name).Result()
+	})
+	if gerr == nil {
+		if _, perr := strconv.ParseInt(v, 10, 64); perr != nil {
+			return fmt.Errorf("%w: the key holds the string %q, not a number of permits", core.ErrWrongType, v)
+		}
+	}
+	return err
+}
+
+// isReply reports whether err is an answer from Redis, so that the command
+// certainly ran or certainly failed; anything else (a network error, a
+// timeout) leaves its outcome unknown.
+func isReply(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) || errors.Is(err, core.ErrWrongType)
+}
