@@ -22,7 +22,7 @@ func newClient(t testing.TB, srv *redistest.Server, opts ...redisson.Option) *re
 	return c
 }
 
-// available reads the semaphore's key raw: its value, or "" when absent.
+// rawValue reads a key raw: its value, or "" when absent.
 func rawValue(t testing.TB, raw *redis.Client, key string) string {
 	t.Helper()
 	v, err := raw.Get(context.Background(), key).Result()
