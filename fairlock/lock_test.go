@@ -113,9 +113,9 @@ func TestRawState(t *testing.T) {
 	pub.None(t)
 }
 
-// TestFIFOAcrossClients: waiters of two clients that queue in a known
-// order while the lock is held acquire in exactly that order, each
-// recording its turn.
+// TestFIFOAcrossClients: waiters of three clients (the holder's included:
+// no local barging) that queue in a known order while the lock is held
+// acquire in exactly that order, each recording its turn.
 func TestFIFOAcrossClients(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
@@ -123,13 +123,14 @@ func TestFIFOAcrossClients(t *testing.T) {
 	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
 	h, err := clients[0].FairLock("fifo").Lock(ctx)
 	require.NoError(t, err)
+	require.Equal(t, 300*time.Second, clients[0].Options().FairLockWaitTimeout, "Redisson 3.52's default")
 
 	const waiters = 12
 	var mu sync.Mutex
 	var order []int
 	errs := make(chan error, waiters)
 	for i := 0; i < waiters; i++ {
-		c := clients[1+i%2]
+		c := clients[i%3]
 		go func() {
 			h, err := c.FairLock("fifo").Lock(ctx)
 			if err == nil {

@@ -386,7 +386,9 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 // typed turns a WRONGTYPE failure into an error that says what the key
 // holds instead.
 func (l *Lock) typed(ctx context.Context, err error) error {
-	if err != core.ErrWrongType { //nolint:errorlint // only the bare reply: a wrapped one already names what is there (the fair lock's three keys)
+	// Only the bare WRONGTYPE reply: an error wrapping it already names
+	// what is in the way (the fair lock checks its three keys).
+	if err != core.ErrWrongType {
 		return err
 	}
 	return core.WrongTypeError(ctx, l.rt.Redis(), l.cfg.Name, "hash")
