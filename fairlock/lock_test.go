@@ -494,3 +494,45 @@ func TestGiveUpPassesWakeUp(t *testing.T) {
 		t.Fatal("the second waiter was not woken when the head left")
 	}
 }
+
+// TestVanishedWaiterIsSkipped: a waiter whose process died while queued
+// (here its Redis connection closes under it, so it cannot leave the
+// queue) holds the lock back only until its stale time: holder's TTL plus
+// the short FairLockWaitTimeout every client uses here.
+func TestVanishedWaiterIsSkipped(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	wait := redisson.WithFairLockWaitTimeout(300 * time.Millisecond)
+	holder, waiter := newClient(t, srv, wait), newClient(t, srv, wait)
+	victimRedis := redistest.Client(t, srv)
+	victim, err := redisson.New(victimRedis, wait)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = victim.Close() })
+
+	_, err = holder.FairLock("v").Lock(ctx, fairlock.WithLease(500*time.Millisecond))
+	require.NoError(t, err)
+	vdone := make(chan error, 1)
+	go func() {
+		_, err := victim.FairLock("v").Lock(ctx)
+		vdone <- err
+	}()
+	redistest.Eventually(t, 5*time.Second, "victim queued", func() bool {
+		return raw.LLen(ctx, fairlock.QueueName("v")).Val() == 1
+	})
+	q, rel := queued(t, raw, "v")
+	require.Len(t, rel, 1)
+	victimStale := time.Now().Add(time.Duration(rel[q[0]]) * time.Millisecond)
+	require.NoError(t, victimRedis.Close())
+	require.Error(t, <-vdone)
+	q, _ = queued(t, raw, "v")
+	require.Len(t, q, 1, "the victim could not leave the queue")
+
+	h, err := waiter.FairLock("v").Lock(ctx)
+	require.NoError(t, err)
+	require.False(t, time.Now().Before(victimStale.Add(-20*time.Millisecond)), "acquired before the victim turned stale")
+	q, rel = queued(t, raw, "v")
+	require.Empty(t, q)
+	require.Empty(t, rel)
+	require.NoError(t, h.Unlock(ctx))
+}
