@@ -124,6 +124,13 @@ func (c *Client) Semaphore(name string) *semaphore.Semaphore {
 	return objects.NewSemaphore(c.rt, name).(*semaphore.Semaphore)
 }
 
+// PermitExpirableSemaphore returns the permit-expirable semaphore called
+// name (Redisson's getPermitExpirableSemaphore): permits with ids and
+// leases. The handle is cheap and safe for concurrent use.
+func (c *Client) PermitExpirableSemaphore(name string) *semaphore.ExpirableSemaphore {
+	return objects.NewPermitExpirableSemaphore(c.rt, name).(*semaphore.ExpirableSemaphore)
+}
+
 // CountDownLatch returns the count-down latch called name (Redisson's
 // getCountDownLatch). The handle is cheap and safe for concurrent use.
 func (c *Client) CountDownLatch(name string) *latch.Latch {

@@ -15,8 +15,10 @@ import (
 type Option func(*acquireOptions)
 
 type acquireOptions struct {
-	wait    time.Duration
-	hasWait bool
+	wait     time.Duration
+	hasWait  bool
+	lease    time.Duration // ExpirableSemaphore only
+	hasLease bool
 }
 
 // WithWait makes TryAcquire wait up to wait for the permits (and no longer

@@ -2,6 +2,7 @@ package semaphore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -95,4 +96,36 @@ func ExampleWithTTL() {
 	ttl := client.Redis().PTTL(ctx, "batch").Val()
 	fmt.Println(set, ttl > 59*time.Minute)
 	// Output: true true
+}
+
+// A worker holds a permit with a lease, so that a crashed worker's permit
+// comes back by itself; a Java RPermitExpirableSemaphore of the same name
+// shares the permits.
+func ExampleExpirableSemaphore() {
+	client, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	sem := client.PermitExpirableSemaphore("exports")
+	if _, err := sem.TrySetPermits(ctx, 2); err != nil {
+		panic(err)
+	}
+	id, err := sem.Acquire(ctx, semaphore.WithLease(time.Minute))
+	if err != nil {
+		panic(err)
+	}
+	// ... a long job can extend its lease as it goes ...
+	if _, err := sem.UpdateLeaseTime(ctx, id, 2*time.Minute); err != nil {
+		panic(err)
+	}
+	held, _ := sem.AcquiredPermits(ctx)
+	fmt.Println("held:", held)
+	if err := sem.Release(ctx, id); err != nil {
+		panic(err)
+	}
+	err = sem.Release(ctx, id)
+	fmt.Println("twice:", errors.Is(err, semaphore.ErrUnknownPermit))
+	// Output:
+	// held: 1
+	// twice: true
 }

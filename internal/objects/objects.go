@@ -22,3 +22,7 @@ var NewCountDownLatch func(rt *core.Runtime, name string) any
 
 // NewFairLock makes a *fairlock.Lock; set by package fairlock.
 var NewFairLock func(e *engine.Engine, name string) any
+
+// NewPermitExpirableSemaphore makes a *semaphore.ExpirableSemaphore; set by
+// package semaphore.
+var NewPermitExpirableSemaphore func(rt *core.Runtime, name string) any

@@ -34,6 +34,22 @@ type Actor[C, H any] struct {
 
 	mu    sync.Mutex
 	holds map[string][]H
+	norm  *Normalizer
+}
+
+// PermitID is a permit id (32 hex) a call returns; the replay records it
+// as its placeholder, <Pn> (testdata/README.md §4.5).
+type PermitID string
+
+// PermitID returns the permit id behind a placeholder of the records
+// ("<P1>"), once the replay has seen it.
+func (a *Actor[C, H]) PermitID(placeholder string) (string, bool) {
+	for id, p := range a.norm.permits {
+		if "<"+p+">" == placeholder {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // Push records a hold of object taken by the actor.
@@ -125,7 +141,7 @@ func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Act
 		}
 		owner := int64(firstOwner + i)
 		n.AddOwner(id, owner, name)
-		actors[name] = &Actor[C, H]{Name: name, Client: c, Owner: owner, holds: map[string][]H{}}
+		actors[name] = &Actor[C, H]{Name: name, Client: c, Owner: owner, holds: map[string][]H{}, norm: n}
 	}
 	msgs, err := NewMessages(ctx, raw)
 	if err != nil {
@@ -311,8 +327,12 @@ func (r *replay[C, H]) record(into map[string]any, o outcome) {
 		return
 	}
 	into["ok"] = true
-	if o.result != nil {
-		into["result"] = o.result
+	switch res := o.result.(type) {
+	case nil:
+	case PermitID:
+		into["result"] = r.n.Permit(string(res))
+	default:
+		into["result"] = res
 	}
 }
 

@@ -1,0 +1,551 @@
+package semaphore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/pubsub"
+)
+
+func init() {
+	objects.NewPermitExpirableSemaphore = func(rt *core.Runtime, name string) any { return newExpirable(rt, name) }
+}
+
+// ErrUnknownPermit is returned by ExpirableSemaphore.Release for a permit id
+// that is not held: never acquired, already released, or whose lease ended
+// (Redisson's IllegalArgumentException "Permit with id … has already been
+// released or doesn't exist"). It wraps ErrNotOwner.
+var ErrUnknownPermit = fmt.Errorf("%w: the permit has already been released, has expired or does not exist", core.ErrNotOwner)
+
+// ExpirableSemaphore is Redisson's RPermitExpirableSemaphore: a semaphore
+// whose permits have ids and, optionally, leases. A permit whose lease ends
+// comes back to the pool the next time any client (Go or Java) acquires,
+// counts or updates a lease on the semaphore, so a crashed holder cannot
+// leak it for good.
+//
+// The available permits are the string key <name> (shared with a Semaphore
+// of the same name, as in Redisson); the held permits are the zset
+// {name}:timeout, member = the id's 16 raw bytes, score = the lease's end in
+// ms since the epoch on the acquiring client's clock (922337203685477
+// without a lease). Clocks of the clients must agree to within the leases'
+// precision. It is Redisson 3.23.4+'s layout (protocol §9); ids are 32
+// lowercase hex characters, as Java's.
+//
+// It is cheap, safe for concurrent use, and holds nothing but its name. Get
+// one from (*redisson.Client).PermitExpirableSemaphore.
+type ExpirableSemaphore struct {
+	s       *Semaphore // the name, channel, checks and error helpers
+	timeout string
+}
+
+func newExpirable(rt *core.Runtime, name string) *ExpirableSemaphore {
+	return &ExpirableSemaphore{s: newSemaphore(rt, name), timeout: core.SuffixName(name, "timeout")}
+}
+
+// Name returns the semaphore's name, which is also its key.
+func (e *ExpirableSemaphore) Name() string { return e.s.name }
+
+func (e *ExpirableSemaphore) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &core.OpError{Op: fmt.Sprintf("permit-expirable semaphore %q: %s", e.s.name, op), Err: err}
+}
+
+// WithLease gives the permits an ExpirableSemaphore's Acquire, AcquireN or
+// TryAcquire takes a lease: each comes back to the pool lease after it was
+// taken unless released first. Without it (Redisson's leaseTime -1) permits
+// are held until released. lease must be at least 1ms. Semaphore ignores it.
+func WithLease(lease time.Duration) Option {
+	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
+}
+
+// TrySetPermits makes permits available if the semaphore does not exist and
+// publishes the count, reporting true; it reports false and changes nothing
+// if it exists.
+func (e *ExpirableSemaphore) TrySetPermits(ctx context.Context, permits int) (bool, error) {
+	return e.s.TrySetPermits(ctx, permits)
+}
+
+// SetPermits makes the total, available plus held, permits: the available
+// count moves by the difference (and may go below zero when more are held)
+// and the total is published when it changed (Redisson 3.19.1+'s
+// setPermits). Expired permits still in the zset count as held.
+func (e *ExpirableSemaphore) SetPermits(ctx context.Context, permits int) error {
+	const op = "set permits"
+	if err := e.s.check(ctx); err != nil {
+		return e.fail(op, err)
+	}
+	if err := checkPermits(permits, false); err != nil {
+		return e.fail(op, err)
+	}
+	_, _, err := e.s.rt.EvalSynced(ctx, expSetScript, []string{e.s.name, e.s.channel, e.timeout}, permits, e.s.rt.PublishCommand())
+	return e.fail(op, e.s.explain(ctx, err))
+}
+
+// AddPermits adds delta available permits, or removes -delta (the count may
+// go below zero), with a SET that clears any TTL, and publishes delta when
+// it is positive, as Redisson's addPermits does. It is sent at most once: a
+// retry after a lost reply could add twice, so the error then says the
+// change may have been made.
+func (e *ExpirableSemaphore) AddPermits(ctx context.Context, delta int) error {
+	const op = "add permits"
+	if err := e.s.check(ctx); err != nil {
+		return e.fail(op, err)
+	}
+	if err := checkPermits(delta, true); err != nil {
+		return e.fail(op, err)
+	}
+	_, _, err := e.s.rt.EvalSyncedNoRetry(ctx, expAddScript, []string{e.s.name, e.s.channel}, delta, e.s.rt.PublishCommand())
+	return e.fail(op, e.s.explain(ctx, err))
+}
+
+// AvailablePermits returns the permits available now, after returning
+// expired ones to the pool (which publishes the new count).
+func (e *ExpirableSemaphore) AvailablePermits(ctx context.Context) (int, error) {
+	return e.count(ctx, "available permits", expAvailableScript)
+}
+
+// Permits returns the total permits, available plus held, after returning
+// expired ones; 0 when the semaphore does not exist (Redisson's getPermits).
+func (e *ExpirableSemaphore) Permits(ctx context.Context) (int, error) {
+	return e.count(ctx, "permits", expPermitsScript)
+}
+
+// AcquiredPermits returns how many permits are held, after returning
+// expired ones (Redisson's acquiredPermits).
+func (e *ExpirableSemaphore) AcquiredPermits(ctx context.Context) (int, error) {
+	return e.count(ctx, "acquired permits", expAcquiredScript)
+}
+
+func (e *ExpirableSemaphore) count(ctx context.Context, op string, s *core.Script) (int, error) {
+	if err := e.s.check(ctx); err != nil {
+		return 0, e.fail(op, err)
+	}
+	// Retries are harmless: a second reclaim finds nothing left to reclaim.
+	res, _, err := e.s.rt.EvalSynced(ctx, s, []string{e.s.name, e.timeout, e.s.channel}, nowMS(), e.s.rt.PublishCommand())
+	if err != nil {
+		return 0, e.fail(op, e.explain(ctx, err))
+	}
+	n, err := e.s.number(ctx, res)
+	return n, e.fail(op, err)
+}
+
+// Delete deletes the semaphore's key and its zset of held permits, and
+// reports whether any existed. Nothing is published, as in Redisson.
+func (e *ExpirableSemaphore) Delete(ctx context.Context) (bool, error) {
+	const op = "delete"
+	if err := e.s.check(ctx); err != nil {
+		return false, e.fail(op, err)
+	}
+	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+		return e.s.rt.Redis().Del(ctx, e.s.name, e.timeout).Result()
+	})
+	return n > 0, e.fail(op, err)
+}
+
+// Acquire takes one permit, waiting until one is available or ctx is done,
+// and returns its id (Redisson's acquire([leaseTime])). WithLease gives it
+// a lease; WithWait is ignored. On error nothing is held.
+func (e *ExpirableSemaphore) Acquire(ctx context.Context, opts ...Option) (string, error) {
+	ids, _, err := e.acquire(ctx, "acquire", 1, true, opts)
+	if err != nil {
+		return "", err
+	}
+	return ids[0], nil
+}
+
+// AcquireN takes permits permits at once, waiting until that many are
+// available or ctx is done, and returns their ids (Redisson's
+// acquire(permits[, leaseTime])). 0 permits returns no ids at once.
+func (e *ExpirableSemaphore) AcquireN(ctx context.Context, permits int, opts ...Option) ([]string, error) {
+	ids, _, err := e.acquire(ctx, "acquire", permits, true, opts)
+	return ids, err
+}
+
+// TryAcquire takes one permit if one is available now, or WithWait when one
+// becomes available within the wait, and returns its id and true; running
+// out of wait is "", false and a nil error (Redisson's tryAcquire returning
+// null). WithLease gives the permit a lease.
+func (e *ExpirableSemaphore) TryAcquire(ctx context.Context, opts ...Option) (string, bool, error) {
+	ids, ok, err := e.acquire(ctx, "try acquire", 1, false, opts)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	return ids[0], true, nil
+}
+
+// TryAcquireN is TryAcquire for permits permits taken together.
+func (e *ExpirableSemaphore) TryAcquireN(ctx context.Context, permits int, opts ...Option) ([]string, bool, error) {
+	return e.acquire(ctx, "try acquire", permits, false, opts)
+}
+
+// acquire is Redisson's wait (§9.5): try; if the permits are not there,
+// subscribe, try again, then sleep until a message, the end of the earliest
+// lease the script reported (when that permit comes back), the wait budget
+// or ctx, and try again.
+func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, forever bool, opts []Option) ([]string, bool, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := e.s.check(ctx); err != nil {
+		return nil, false, e.fail(op, err)
+	}
+	if err := checkPermits(n, false); err != nil {
+		return nil, false, e.fail(op, err)
+	}
+	switch {
+	case o.hasWait && o.wait < 0:
+		return nil, false, e.fail(op, fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait))
+	case o.hasLease && o.lease < time.Millisecond:
+		return nil, false, e.fail(op, fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, o.lease))
+	}
+	if n == 0 {
+		return []string{}, true, nil
+	}
+	wait := forever || o.wait > 0
+	var deadline time.Time
+	if !forever && o.wait > 0 {
+		deadline = time.Now().Add(o.wait)
+	}
+	ids, next, err := e.tryAcquire(ctx, n, o)
+	if err != nil || ids != nil || !wait {
+		return ids, ids != nil, e.fail(op, err)
+	}
+
+	subCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		subCtx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	sub, err := e.s.rt.Hub().Subscribe(subCtx, e.s.channel, wakePolicy)
+	cancel()
+	if err != nil {
+		switch {
+		case errors.Is(err, pubsub.ErrClosed) || e.s.rt.Done().Err() != nil:
+			err = core.ErrClosed
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case !deadline.IsZero() && !time.Now().Before(deadline):
+			return nil, false, nil
+		}
+		return nil, false, e.fail(op, err)
+	}
+	acquired := false
+	defer func() { sub.Close(acquired) }()
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		ids, next, err = e.tryAcquire(ctx, n, o)
+		if err != nil {
+			return nil, false, e.fail(op, err)
+		}
+		if ids != nil {
+			acquired = true
+			return ids, true, nil
+		}
+		// A message lost to a pub/sub outage must not leave a waiter asleep
+		// for good: re-check every WatchdogTimeout at least, as Semaphore
+		// does; sooner when a lease ends, since nobody publishes then.
+		sleep := e.s.rt.WatchdogTimeout()
+		if !next.IsZero() {
+			sleep = min(sleep, max(time.Until(next), time.Millisecond))
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return nil, false, nil
+			}
+			sleep = min(sleep, left)
+		}
+		timer.Reset(sleep)
+		select {
+		case <-sub.C():
+		case <-timer.C:
+		case <-ctx.Done():
+			return nil, false, e.fail(op, context.Cause(ctx))
+		case <-e.s.rt.Done().Done():
+			return nil, false, e.fail(op, core.ErrClosed)
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// tryAcquire runs the acquire script once under fresh ids. It returns the
+// ids when taken, or the time the earliest lease ends (zero: none will).
+//
+// As Semaphore's, it is sent at most once and on a context ctx cannot
+// cancel; when ctx ends first the reply is awaited in the background and
+// permits it took are released by id at once.
+func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOptions) ([]string, time.Time, error) {
+	type reply struct {
+		ids  []string
+		next time.Time
+		err  error
+	}
+	if ctx.Done() == nil {
+		return e.acquireOnce(ctx, n, o)
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		ids, next, err := e.acquireOnce(context.WithoutCancel(ctx), n, o)
+		ch <- reply{ids, next, err}
+	}()
+	var cause error
+	select {
+	case r := <-ch:
+		return r.ids, r.next, r.err
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	case <-e.s.rt.Done().Done():
+		cause = core.ErrClosed
+	}
+	select {
+	case r := <-ch:
+		return r.ids, r.next, r.err
+	default:
+	}
+	go func() {
+		if r := <-ch; r.ids != nil {
+			e.giveBack(ctx, r.ids, "an acquire whose caller had left")
+		}
+	}()
+	return nil, time.Time{}, cause
+}
+
+// acquireOnce runs the acquire script on ctx.
+//
+// Unlike Semaphore's, a lost reply can be settled: the ids are ours, so
+// Redis tells whether the script ran (ZSCORE of the first id). If it did,
+// the caller has the permits; if it did not, nothing was taken. Only when
+// that question gets no answer either is the outcome unknown; a permit with
+// a lease then comes back when the lease ends, one without is missing until
+// SetPermits restores it, and the error says so.
+func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOptions) ([]string, time.Time, error) {
+	ids := make([]string, n)
+	args := make([]any, 0, 5+n)
+	now := nowMS()
+	expiry := noLease
+	if o.hasLease {
+		expiry = strconv.FormatInt(now+o.lease.Milliseconds(), 10)
+	}
+	args = append(args, n, expiry, now, noLease, e.s.rt.PublishCommand())
+	for i := range ids {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		ids[i] = hex.EncodeToString(b[:])
+		args = append(args, string(b[:]))
+	}
+	keys := []string{e.s.name, e.timeout, e.s.channel}
+	res, sync, err := e.s.rt.EvalSyncedNoRetry(ctx, expAcquireScript, keys, args...)
+	if err != nil && !isReply(err) {
+		ran, cerr := e.held(ctx, ids[0])
+		switch {
+		case cerr != nil:
+			e.s.rt.Logger().Warn("redisson: an acquire got no reply and whether it ran is unknown",
+				"semaphore", e.s.name, "permits", n, "err", err)
+			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits, and whether it ran is unknown (if it did, leased permits come back when their lease ends): %w", n, err)
+		case ran:
+			res, err = "OK", nil
+		default:
+			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits; it did not run: %w", n, err)
+		}
+	}
+	if err != nil {
+		return nil, time.Time{}, e.explain(ctx, err)
+	}
+	s, _ := res.(string)
+	switch {
+	case s == "OK":
+	case strings.HasPrefix(s, ":"):
+		ms, perr := strconv.ParseFloat(s[1:], 64)
+		if perr != nil {
+			return nil, time.Time{}, fmt.Errorf("unexpected reply %q", s)
+		}
+		return nil, time.UnixMilli(int64(ms)), nil
+	case res == nil:
+		return nil, time.Time{}, nil
+	default:
+		return nil, time.Time{}, fmt.Errorf("unexpected reply %T %v", res, res)
+	}
+	if sync.Failed() && e.s.rt.Sync().FailOnNoSync {
+		e.giveBack(ctx, ids, "an acquire no replica acknowledged")
+		return nil, time.Time{}, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
+			core.ErrNoSyncedReplicas, sync.Replicas, e.s.rt.Sync().Timeout)
+	}
+	if e.s.rt.Done().Err() != nil {
+		e.giveBack(ctx, ids, "an acquire that completed while the client closed")
+		return nil, time.Time{}, core.ErrClosed
+	}
+	return ids, time.Time{}, nil
+}
+
+// held reports whether the permit id is in the zset, on a context of its
+// own.
+func (e *ExpirableSemaphore) held(ctx context.Context, id string) (bool, error) {
+	raw, err := hex.DecodeString(id)
+	if err != nil {
+		return false, err
+	}
+	dctx, cancel := e.s.rt.Detached(ctx)
+	defer cancel()
+	_, err = core.Bounded(dctx, func(ctx context.Context) (float64, error) {
+		return e.s.rt.Redis().ZScore(ctx, e.timeout, string(raw)).Result()
+	})
+	if err != nil {
+		if isNil(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// giveBack releases permits taken for a caller who will not have them,
+// logging when that fails (a leased permit then comes back at its end).
+func (e *ExpirableSemaphore) giveBack(ctx context.Context, ids []string, what string) {
+	for _, id := range ids {
+		if _, err := e.release(ctx, id); err != nil {
+			e.s.rt.Logger().Warn("redisson: giving back a permit of "+what+" failed",
+				"semaphore", e.s.name, "permit", id, "err", err)
+		}
+	}
+}
+
+// Release gives the permit id back and publishes the new count. An id that
+// is not held (unknown, released, or whose lease ended) is an error wrapping
+// ErrUnknownPermit. Like Semaphore.Release it runs even when ctx is done or
+// the client is closed.
+func (e *ExpirableSemaphore) Release(ctx context.Context, id string) error {
+	ok, err := e.TryRelease(ctx, id)
+	if err == nil && !ok {
+		err = e.fail("release", fmt.Errorf("permit %s: %w", id, ErrUnknownPermit))
+	}
+	return err
+}
+
+// TryRelease gives the permit id back and reports whether it was held. A
+// permit whose lease ended but that nobody had reclaimed yet goes back to
+// the pool too, and the answer is false, as in Redisson.
+func (e *ExpirableSemaphore) TryRelease(ctx context.Context, id string) (bool, error) {
+	const op = "release"
+	if e.s.err != nil {
+		return false, e.fail(op, e.s.err)
+	}
+	ok, err := e.release(ctx, id)
+	return ok, e.fail(op, err)
+}
+
+func (e *ExpirableSemaphore) release(ctx context.Context, id string) (bool, error) {
+	raw, err := decodeID(id)
+	if err != nil {
+		return false, err
+	}
+	dctx, cancel := e.s.rt.Detached(ctx)
+	defer cancel()
+	// Sent with retries, as Redisson does: a second run finds the id gone
+	// and changes nothing, so no permit is created; it then answers false
+	// for a release that happened, which the error below cannot tell apart.
+	res, _, err := e.s.rt.EvalSynced(dctx, expReleaseScript, []string{e.s.name, e.s.channel, e.timeout},
+		raw, 1, nowMS(), e.s.rt.PublishCommand())
+	if err != nil {
+		return false, e.explain(dctx, err)
+	}
+	return res == int64(1), nil
+}
+
+// UpdateLeaseTime gives the held permit id a new lease, counted from now,
+// and reports whether it was held (Redisson's updateLeaseTime). lease must
+// be at least 1ms.
+func (e *ExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lease time.Duration) (bool, error) {
+	const op = "update lease time"
+	if err := e.s.check(ctx); err != nil {
+		return false, e.fail(op, err)
+	}
+	if lease < time.Millisecond {
+		return false, e.fail(op, fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
+	}
+	raw, err := decodeID(id)
+	if err != nil {
+		return false, e.fail(op, err)
+	}
+	now := nowMS()
+	res, _, err := e.s.rt.EvalSynced(ctx, expUpdateLeaseScript, []string{e.s.name, e.timeout, e.s.channel},
+		raw, now+lease.Milliseconds(), now, e.s.rt.PublishCommand())
+	if err != nil {
+		return false, e.fail(op, e.explain(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+// LeaseTime returns how long the held permit id has left, or -1 when it has
+// no lease (Redisson 3.41+'s getLeaseTime). A permit not held is an error
+// wrapping ErrUnknownPermit.
+func (e *ExpirableSemaphore) LeaseTime(ctx context.Context, id string) (time.Duration, error) {
+	const op = "lease time"
+	if err := e.s.check(ctx); err != nil {
+		return 0, e.fail(op, err)
+	}
+	raw, err := decodeID(id)
+	if err != nil {
+		return 0, e.fail(op, err)
+	}
+	res, _, err := e.s.rt.EvalSynced(ctx, expLeaseScript, []string{e.s.name, e.timeout, e.s.channel},
+		raw, noLease, nowMS(), e.s.rt.PublishCommand())
+	if err != nil {
+		return 0, e.fail(op, e.explain(ctx, err))
+	}
+	ms, _ := res.(int64)
+	switch ms {
+	case -2:
+		return 0, e.fail(op, fmt.Errorf("permit %s: %w", id, ErrUnknownPermit))
+	case -1:
+		return -1, nil
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// explain is Semaphore's, also naming the zset when it holds another type.
+func (e *ExpirableSemaphore) explain(ctx context.Context, err error) error {
+	if errors.Is(err, core.ErrWrongType) {
+		typ, terr := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+			return e.s.rt.Redis().Type(ctx, e.timeout).Result()
+		})
+		if terr == nil && typ != "zset" && typ != "none" {
+			return core.WrongTypeError(ctx, e.s.rt.Redis(), e.timeout, "zset")
+		}
+	}
+	return e.s.explain(ctx, err)
+}
+
+// decodeID turns a permit id into the 16 bytes stored in the zset.
+func decodeID(id string) (string, error) {
+	b, err := hex.DecodeString(id)
+	if err != nil || len(b) != 16 {
+		return "", fmt.Errorf("%w: a permit id is 32 hex characters, got %q", core.ErrInvalidArgument, id)
+	}
+	return string(b), nil
+}
+
+// nowMS is the clock leases are measured on: ms since the epoch, as Java's
+// System.currentTimeMillis, which Java peers compare with the same scores.
+func nowMS() int64 { return time.Now().UnixMilli() }
+
+// isNil reports go-redis' "no such value" reply.
+func isNil(err error) bool { return errors.Is(err, redis.Nil) }
