@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/rwlock"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -135,6 +136,12 @@ func (c *Client) PermitExpirableSemaphore(name string) *semaphore.ExpirableSemap
 // getCountDownLatch). The handle is cheap and safe for concurrent use.
 func (c *Client) CountDownLatch(name string) *latch.Latch {
 	return objects.NewCountDownLatch(c.rt, name).(*latch.Latch)
+}
+
+// ReadWriteLock returns the read-write lock called name (Redisson's
+// getReadWriteLock). The handle is cheap and safe for concurrent use.
+func (c *Client) ReadWriteLock(name string) *rwlock.ReadWriteLock {
+	return objects.NewReadWriteLock(c.eng, name).(*rwlock.ReadWriteLock)
 }
 
 // Stats describes the client's shared runtime.

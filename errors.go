@@ -24,4 +24,7 @@ var (
 	// ErrNoSyncedReplicas is returned when replica sync is on and no replica
 	// acknowledged a lock write in time; an acquire is undone first.
 	ErrNoSyncedReplicas = core.ErrNoSyncedReplicas
+	// ErrUpgrade is returned when an owner holding a read lock asks for the
+	// write lock of the same read-write lock: Redisson would deadlock.
+	ErrUpgrade = core.ErrUpgrade
 )

@@ -31,6 +31,10 @@ var (
 	// acknowledged a lock write within the sync timeout (Redisson's
 	// NoSyncedSlavesException).
 	ErrNoSyncedReplicas = errors.New("redisson: no replica acknowledged the write")
+	// ErrUpgrade is returned when a read holder asks for the write lock of
+	// the same read-write lock with the same owner: Redisson would wait for
+	// itself forever.
+	ErrUpgrade = errors.New("redisson: a read holder cannot take the write lock (no upgrade)")
 )
 
 // WrongTypeError says what key holds instead of the Redis type want, for a

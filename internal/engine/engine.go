@@ -99,6 +99,10 @@ type Config struct {
 	Name string
 	// Channel is where releases are published and waiters subscribe.
 	Channel string
+	// FieldSuffix is appended to every owner field: the write lock's
+	// ":write", which keeps its holds apart from the same owner's read holds
+	// on the same hash.
+	FieldSuffix string
 	// ChannelFor, when set, gives each owner field its own channel, which
 	// its waiter subscribes to instead of Channel: a release wakes only the
 	// waiter it names (the fair lock's queue head).
@@ -171,7 +175,9 @@ func (e *OpError) Error() string {
 func (e *OpError) Unwrap() error { return e.Err }
 
 // Field returns the owner field of owner in this client.
-func (l *Lock) Field(owner int64) string { return core.OwnerField(l.rt.ID(), owner) }
+func (l *Lock) Field(owner int64) string {
+	return core.OwnerField(l.rt.ID(), owner) + l.cfg.FieldSuffix
+}
 
 // Hold is one acquisition: the value its caller keeps to release it and to
 // learn that ownership ended.

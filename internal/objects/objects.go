@@ -26,3 +26,6 @@ var NewFairLock func(e *engine.Engine, name string) any
 // NewPermitExpirableSemaphore makes a *semaphore.ExpirableSemaphore; set by
 // package semaphore.
 var NewPermitExpirableSemaphore func(rt *core.Runtime, name string) any
+
+// NewReadWriteLock makes a *rwlock.ReadWriteLock; set by package rwlock.
+var NewReadWriteLock func(e *engine.Engine, name string) any

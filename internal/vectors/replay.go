@@ -97,6 +97,9 @@ type Deviation struct {
 	// publishes at this step and this library deliberately does not: each
 	// is removed once from the step's expected messages.
 	Unpublished [][2]string
+	// State replaces the record's expected state of these keys at this
+	// step; a nil value expects the key to be absent.
+	State map[string]any
 }
 
 // Actions is one object type's table for the replay: how to make a client,
@@ -355,6 +358,21 @@ func (r *replay[C, H]) deviate(st Step, d Deviation) map[string]any {
 		msgs = slices.Delete(msgs, i, i+1)
 	}
 	want["messages"] = msgs
+	if d.State != nil {
+		recorded, _ := st.Raw["state"].(map[string]any)
+		state := make(map[string]any, len(recorded))
+		for k, v := range recorded {
+			state[k] = v
+		}
+		for k, v := range d.State {
+			if v == nil {
+				delete(state, k)
+			} else {
+				state[k] = v
+			}
+		}
+		want["state"] = state
+	}
 	return want
 }
 

@@ -1,0 +1,422 @@
+// Package rwlock is Redisson's RReadWriteLock: many readers or one writer,
+// reentrant, shared with Java services on the same keys.
+//
+// The lock is the hash <name> with field "mode" ("read" or "write"), a field
+// "<client id>:<owner id>" per reader with its read hold count, and
+// "<client id>:<owner id>:write" for the writer. Each read hold has its own
+// key {name}:<owner field>:rwlock_timeout:<k> whose TTL is its lease, so
+// that one reader's lost lease does not end the others'. Releases publish
+// on redisson_rwlock:{name}: "0" after a read release (wakes one local
+// waiter), "1" after a write release (wakes all).
+//
+// A writer may take read holds (downgrade) and then release the write lock;
+// the lock stays read-locked by it. The reverse, a read holder asking for
+// the write lock with the same owner, waits forever in Redisson; here it
+// fails at once with ErrUpgrade and changes nothing in Redis.
+//
+// Ownership is a value as in package rlock: Lock and TryLock return a *Hold
+// that releases exactly what it took.
+package rwlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+func init() {
+	objects.NewReadWriteLock = func(e *engine.Engine, name string) any { return newReadWriteLock(e, name) }
+}
+
+// ReadWriteLock is a handle on one named read-write lock: its ReadLock and
+// WriteLock share the hash. Get one from (*redisson.Client).ReadWriteLock.
+type ReadWriteLock struct {
+	read, write *Lock
+}
+
+// ChannelName returns the channel of the read-write lock called name.
+func ChannelName(name string) string { return core.PrefixName("redisson_rwlock", name) }
+
+// TimeoutPrefix returns the prefix of the per-hold timeout keys of owner
+// field field ("<client id>:<owner id>"): hold k's key is prefix + ":" + k.
+func TimeoutPrefix(name, field string) string {
+	return core.SuffixName(name, field) + ":rwlock_timeout"
+}
+
+func newReadWriteLock(e *engine.Engine, name string) *ReadWriteLock {
+	rt := e.Runtime()
+	channel := ChannelName(name)
+	latch := core.PrefixName("redisson_unlock_latch", name) + ":"
+	mk := func(write bool) *Lock {
+		s := &scripts{rt: rt, name: name, channel: channel, latchPrefix: latch, write: write}
+		cfg := engine.Config{
+			Kind:    "read lock",
+			Name:    name,
+			Channel: channel,
+			Policy:  pubsub.LockPolicy, // "0" wakes one waiter, "1" all
+			Renew:   readRenewal{rt},
+			Scripts: s,
+		}
+		if write {
+			cfg.Kind, cfg.FieldSuffix, cfg.Renew = "write lock", ":write", engine.PlainRenewal{RT: rt}
+		}
+		return &Lock{l: e.Lock(cfg), rt: rt, s: s}
+	}
+	return &ReadWriteLock{read: mk(false), write: mk(true)}
+}
+
+// ReadLock returns the read lock.
+func (rw *ReadWriteLock) ReadLock() *Lock { return rw.read }
+
+// WriteLock returns the write lock.
+func (rw *ReadWriteLock) WriteLock() *Lock { return rw.write }
+
+// Name returns the lock's name (its Redis key).
+func (rw *ReadWriteLock) Name() string { return rw.read.s.name }
+
+// Lock is the read or the write lock of a ReadWriteLock. It is cheap and
+// safe for concurrent use.
+type Lock struct {
+	l  *engine.Lock
+	rt *core.Runtime
+	s  *scripts
+}
+
+// Name returns the lock's name.
+func (l *Lock) Name() string { return l.s.name }
+
+// Hold is one acquisition. Keep it: Unlock releases exactly this hold, once.
+type Hold struct {
+	h engine.Hold
+}
+
+// Unlock releases this hold; it works with a done ctx (the release is
+// bounded by the client's Timeout). A second Unlock returns an error
+// wrapping ErrNotOwner and sends nothing.
+func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+
+// Done is closed when the hold ends (see Err).
+func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+
+// Err is nil while the hold lasts, then context.Canceled after Unlock, an
+// error wrapping ErrLockLost, or ErrClosed.
+func (h *Hold) Err() error { return h.h.Err() }
+
+// Context is done when the hold ends, with Err as its cause.
+func (h *Hold) Context() context.Context { return h.h.Context() }
+
+// Owner returns the hold's owner id, for WithOwner, HoldCount and
+// IsHeldByOwner.
+func (h *Hold) Owner() int64 { return h.h.Owner() }
+
+// Name returns the lock's name.
+func (h *Hold) Name() string { return h.h.Key() }
+
+// Option changes one acquisition.
+type Option func(*acquireOptions)
+
+type acquireOptions struct {
+	lease, wait       time.Duration
+	owner             int64
+	hasLease, hasWait bool
+	hasOwner          bool
+}
+
+// WithLease holds for a fixed lease (at least 1ms), without the watchdog.
+func WithLease(lease time.Duration) Option {
+	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
+}
+
+// WithWait makes TryLock wait up to wait (0: try once, the default). Not
+// for Lock, whose wait only ctx bounds.
+func WithWait(wait time.Duration) Option {
+	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
+}
+
+// WithOwner acquires for owner (positive): an owner re-enters its holds,
+// and a writer's owner may take read holds (downgrade).
+func WithOwner(owner int64) Option {
+	return func(o *acquireOptions) { o.owner, o.hasOwner = owner, true }
+}
+
+func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait}
+	var err error
+	switch {
+	case o.hasLease && o.lease < time.Millisecond:
+		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
+	case o.hasWait && wait:
+		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
+	case o.hasWait && o.wait < 0:
+		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
+	case o.hasOwner && o.owner <= 0:
+		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
+	case l.s.write && (wait || o.wait > 0) && o.hasOwner && l.rt.Holding(l.s.name, core.OwnerField(l.rt.ID(), o.owner)):
+		// Redisson's write acquire answers a reader of the same owner
+		// with the lock's TTL, and the caller would wait for itself. A
+		// single try just fails, as in Java.
+		err = fmt.Errorf("%w: owner %d holds the read lock", core.ErrUpgrade, o.owner)
+	}
+	if err != nil {
+		return r, l.l.Err(op, err)
+	}
+	if !wait && o.wait > 0 {
+		r.Wait, r.WaitFor = true, o.wait
+	}
+	return r, nil
+}
+
+// Lock waits until the lock is acquired or ctx is done. ctx only bounds the
+// wait.
+func (l *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
+	r, err := l.request("lock", true, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hold{}
+	ok, err := l.l.Acquire(ctx, &h.h, r)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, l.l.Err("lock", context.Cause(ctx))
+	}
+	return h, nil
+}
+
+// TryLock tries once, or WithWait until the wait runs out; false (and no
+// error) when the lock was not acquired in time.
+func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
+	r, err := l.request("try lock", false, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	h := &Hold{}
+	ok, err := l.l.Acquire(ctx, &h.h, r)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return h, true, nil
+}
+
+// ForceUnlock deletes the lock if it is in this lock's mode (read or write)
+// and publishes as a release would; it reports whether it did. The read
+// holds' timeout keys are left to expire, as in Redisson. Holds of this
+// client on the name end with ErrLockLost.
+func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("force unlock", err)
+	}
+	msg, mode := "0", "read"
+	if l.s.write {
+		msg, mode = "1", "write"
+	}
+	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.s.name, l.s.channel}, msg, l.rt.PublishCommand(), mode)
+	if err != nil {
+		return false, l.l.Err("force unlock", l.s.wrongType(ctx, err))
+	}
+	deleted := res == int64(1)
+	if deleted {
+		l.l.Lost()
+	}
+	return deleted, nil
+}
+
+// IsLocked reports whether the lock is held in this lock's sense: read
+// mode (or a writer that also reads) for the read lock, write mode for the
+// write lock.
+func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("is locked", err)
+	}
+	if l.s.write {
+		mode, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+			return l.rt.Redis().HGet(ctx, l.s.name, "mode").Result()
+		})
+		if errors.Is(err, redis.Nil) {
+			return false, nil
+		}
+		if err != nil {
+			return false, l.l.Err("is locked", l.s.wrongType(ctx, err))
+		}
+		return mode == "write", nil
+	}
+	res, err := l.rt.Eval(ctx, readIsLockedScript, []string{l.s.name})
+	if err != nil {
+		return false, l.l.Err("is locked", l.s.wrongType(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+// IsHeldByOwner reports whether owner holds this lock through this client.
+func (l *Lock) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
+	n, err := l.holdCount(ctx, "is held by owner", owner)
+	return n > 0, err
+}
+
+// HoldCount returns how many times owner holds this lock through this
+// client: 0 when it does not.
+func (l *Lock) HoldCount(ctx context.Context, owner int64) (int, error) {
+	return l.holdCount(ctx, "hold count", owner)
+}
+
+func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err(op, err)
+	}
+	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+		return l.rt.Redis().HGet(ctx, l.s.name, l.l.Field(owner)).Result()
+	})
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err == nil {
+		var n int
+		if n, err = parseCount(v); err == nil {
+			return n, nil
+		}
+	}
+	return 0, l.l.Err(op, l.s.wrongType(ctx, err))
+}
+
+// RemainTTL returns the hash's remaining TTL: -2 (ns) when there is no
+// lock, -1 when it has no expiry.
+func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err("remain TTL", err)
+	}
+	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+		return l.rt.Redis().PTTL(ctx, l.s.name).Result()
+	})
+	if err != nil {
+		return 0, l.l.Err("remain TTL", err)
+	}
+	return d, nil
+}
+
+func parseCount(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: a hold count field holds %q", core.ErrWrongType, v)
+	}
+	return n, nil
+}
+
+// scripts runs one side's scripts for the engine.
+type scripts struct {
+	rt                         *core.Runtime
+	name, channel, latchPrefix string
+	write                      bool
+}
+
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	var (
+		res  any
+		sync core.SyncResult
+		err  error
+	)
+	if s.write {
+		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, writeAcquireScript, []string{s.name}, lease.Milliseconds(), field)
+	} else {
+		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, readAcquireScript, []string{s.name, TimeoutPrefix(s.name, field)},
+			lease.Milliseconds(), field, field+":write")
+	}
+	if err != nil {
+		return 0, false, sync, err
+	}
+	if res == nil {
+		return 0, true, sync, nil
+	}
+	pttl, _ := res.(int64)
+	return time.Duration(pttl) * time.Millisecond, false, sync, nil
+}
+
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
+	var (
+		res  any
+		sync core.SyncResult
+		err  error
+	)
+	latch, latchTTL := s.latchPrefix+reqID, engine.LatchTTL(s.rt).Milliseconds()
+	if s.write {
+		res, sync, err = s.rt.EvalSynced(ctx, writeUnlockScript, []string{s.name, s.channel, latch},
+			"1", lease.Milliseconds(), field, s.rt.PublishCommand(), latchTTL)
+	} else {
+		res, sync, err = s.rt.EvalSynced(ctx, readUnlockScript,
+			[]string{s.name, s.channel, TimeoutPrefix(s.name, field), core.Tagged(s.name), latch},
+			"0", field, s.rt.PublishCommand(), latchTTL)
+	}
+	switch {
+	case err != nil:
+		return engine.NotOwner, sync, err
+	case res == nil:
+		return engine.NotOwner, sync, nil
+	case res == int64(1):
+		return engine.Freed, sync, nil
+	}
+	return engine.StillHeld, sync, nil
+}
+
+// Count reads field's hold count on the master (0: none).
+func (s *scripts) Count(ctx context.Context, field string) (int, error) {
+	res, err := s.rt.Eval(ctx, holdCountScript, []string{s.name}, field)
+	if err != nil || res == nil {
+		return 0, err
+	}
+	v, _ := res.(string)
+	return parseCount(v)
+}
+
+func (s *scripts) wrongType(ctx context.Context, err error) error {
+	if errors.Is(err, core.ErrWrongType) || errors.Is(core.WrapRedisError("", err), core.ErrWrongType) {
+		return core.WrongTypeError(ctx, s.rt.Redis(), s.name, "hash")
+	}
+	return err
+}
+
+// readRenewal is the watchdog's read-lock batch (readRenewScript).
+type readRenewal struct{ rt *core.Runtime }
+
+func (k readRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
+	keys := make([]string, 0, 2*len(leases))
+	args := make([]any, 1, len(leases)+1)
+	args[0] = ttl.Milliseconds()
+	for _, l := range leases {
+		keys = append(keys, l.Key(), core.Tagged(l.Key()))
+		args = append(args, l.Owner())
+	}
+	cmd := readRenewScript.EvalSha(ctx, pipe, keys, args...)
+	return func() ([]bool, error) {
+		vals, err := cmd.Slice()
+		if err != nil {
+			if core.IsNoScript(err) {
+				// The next round finds the script loaded.
+				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.rt.Timeout())
+				defer cancel()
+				_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
+					return struct{}{}, readRenewScript.Load(ctx, k.rt.Redis())
+				})
+			}
+			return nil, err
+		}
+		out := make([]bool, len(leases))
+		for i := range out {
+			out[i] = i < len(vals) && vals[i] == int64(1)
+		}
+		return out, nil
+	}
+}
