@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/rwlock"
 	"github.com/goredisson/redisson/semaphore"
@@ -130,6 +131,12 @@ func (c *Client) Semaphore(name string) *semaphore.Semaphore {
 // leases. The handle is cheap and safe for concurrent use.
 func (c *Client) PermitExpirableSemaphore(name string) *semaphore.ExpirableSemaphore {
 	return objects.NewPermitExpirableSemaphore(c.rt, name).(*semaphore.ExpirableSemaphore)
+}
+
+// RateLimiter returns the rate limiter called name (Redisson's
+// getRateLimiter). The handle is cheap and safe for concurrent use.
+func (c *Client) RateLimiter(name string) *ratelimit.Limiter {
+	return objects.NewRateLimiter(c.rt, name).(*ratelimit.Limiter)
 }
 
 // CountDownLatch returns the count-down latch called name (Redisson's

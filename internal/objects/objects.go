@@ -29,3 +29,6 @@ var NewPermitExpirableSemaphore func(rt *core.Runtime, name string) any
 
 // NewReadWriteLock makes a *rwlock.ReadWriteLock; set by package rwlock.
 var NewReadWriteLock func(e *engine.Engine, name string) any
+
+// NewRateLimiter makes a *ratelimit.Limiter; set by package ratelimit.
+var NewRateLimiter func(rt *core.Runtime, name string) any

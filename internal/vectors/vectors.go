@@ -9,6 +9,7 @@ package vectors
 import (
 	"context"
 	"embed"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -145,6 +146,8 @@ var (
 	ownerRE = regexp.MustCompile(`<C[0-9]+>:-?[0-9]+`)
 	latchRE = regexp.MustCompile(`^(redisson_unlock_latch:.*):([0-9a-f]{32})$`)
 	hex32RE = regexp.MustCompile(`[0-9a-f]{32}`)
+	// grantsRE matches the normalized name of a rate limiter's grants zset.
+	grantsRE = regexp.MustCompile(`:permits(:<C[0-9]+>)?$`)
 )
 
 // Text normalizes a string: client ids, owners, known request and permit ids.
@@ -300,6 +303,10 @@ func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[strin
 				if len(member) == 16 && strings.HasSuffix(k, ":timeout") {
 					// A permit id stored as 16 raw bytes (§4.5).
 					nm = n.Permit(hex.EncodeToString([]byte(member)))
+				} else if len(member) == 21 && member[0] == 16 && grantsRE.MatchString(nk) {
+					// A rate-limiter grant: length byte, 16 random bytes,
+					// uint32 LE permits (§4.9).
+					nm = fmt.Sprintf("<grant n=%d>", binary.LittleEndian.Uint32([]byte(member[17:])))
 				} else {
 					nm = n.textValue(member)
 				}

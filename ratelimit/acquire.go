@@ -1,0 +1,121 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+)
+
+// Option changes one TryAcquire call.
+type Option func(*acquireOptions)
+
+type acquireOptions struct{ wait time.Duration }
+
+// WithWait makes TryAcquire wait up to wait for the permits to be due (and
+// no longer than ctx allows). 0, the default, tries once. As Redisson's
+// tryAcquire(permits, timeout), a call that sees the permits cannot be due
+// within the wait still returns only when the wait is over.
+func WithWait(wait time.Duration) Option {
+	return func(o *acquireOptions) { o.wait = wait }
+}
+
+// TryAcquire takes permits from the window if it has them now, or WithWait
+// when they become due within the wait, and reports whether it took them.
+// Running out of wait is false with a nil error; ctx ending is an error.
+// More permits than the rate is ErrExceedsRate; 0 permits is true at once.
+func (l *Limiter) TryAcquire(ctx context.Context, permits int64, opts ...Option) (bool, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.wait < 0 {
+		return false, l.fail("try acquire", fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait))
+	}
+	return l.acquire(ctx, "try acquire", permits, false, o.wait)
+}
+
+// Acquire takes permits, waiting until they are due or ctx is done. The
+// wait is the one the script computes (when the oldest grant leaves the
+// window), so it sends one command per retry, not a poll.
+func (l *Limiter) Acquire(ctx context.Context, permits int64) error {
+	_, err := l.acquire(ctx, "acquire", permits, true, 0)
+	return err
+}
+
+func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool, wait time.Duration) (bool, error) {
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	if n < 0 {
+		return false, l.fail(op, fmt.Errorf("%w: permits must not be negative, got %d", core.ErrInvalidArgument, n))
+	}
+	if n == 0 {
+		return true, nil
+	}
+	deadline := time.Now().Add(wait)
+	var timer *time.Timer
+	for {
+		delay, err := l.tryAcquire(ctx, n)
+		if err != nil {
+			return false, l.fail(op, err)
+		}
+		if delay < 0 {
+			return true, nil
+		}
+		if !forever {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return false, nil
+			}
+			// Redisson waits out the rest of the wait before answering
+			// false when the permits are due later than it.
+			delay = min(delay, left)
+		}
+		if timer == nil {
+			timer = time.NewTimer(delay)
+			defer timer.Stop()
+		} else {
+			timer.Reset(delay)
+		}
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return false, l.fail(op, context.Cause(ctx))
+		case <-l.rt.Done().Done():
+			return false, l.fail(op, core.ErrClosed)
+		}
+	}
+}
+
+// tryAcquire runs the acquire script once: -1 when the permits were
+// granted, otherwise how long until they may be.
+//
+// It is sent at most once: a second run after a lost reply could grant
+// twice. A lost reply is reported as an error; if the script ran, its grant
+// counts against the window although nobody uses it, which admits fewer
+// calls, never more.
+func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error) {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	res, _, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, l.keys, n, nowMS(), string(id[:]))
+	if err != nil {
+		var re redis.Error
+		if !errors.As(err, &re) && !errors.Is(err, core.ErrWrongType) && ctx.Err() == nil {
+			return 0, fmt.Errorf("no reply to the acquire of %d permits; if it ran they count against the window: %w", n, err)
+		}
+		return 0, l.explain(ctx, err)
+	}
+	switch v := res.(type) {
+	case nil:
+		return -1, nil
+	case int64:
+		return max(time.Duration(v)*time.Millisecond, time.Millisecond), nil
+	}
+	return 0, fmt.Errorf("unexpected reply %T %v", res, res)
+}

@@ -1,0 +1,306 @@
+// Package ratelimit is Redisson's RRateLimiter: a sliding-window rate
+// limiter that Go and Java services share, to cap how often a fleet calls
+// something.
+//
+// A limiter of name N grants at most Rate permits in any window of
+// Interval. Its config is the hash N {rate, interval, type, keepAliveTime};
+// the permits left in the window are the string {N}:value and the grants
+// the zset {N}:permits (with ":<client id>" appended to both for
+// PerClient, where each client has a window of its own). Keys, members and
+// scripts are Redisson 3.52's (protocol §13.2), so a Java RRateLimiter of
+// the same name is the same limiter. Grants are scored with the granting
+// client's clock: the clients' clocks must agree to well within Interval.
+//
+// The limiter uses no pub/sub: a waiting Acquire sleeps for the time the
+// script says the oldest grant needs to leave the window, and tries again.
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objects"
+)
+
+func init() {
+	objects.NewRateLimiter = func(rt *core.Runtime, name string) any { return newLimiter(rt, name) }
+}
+
+var (
+	// ErrNotInitialized is returned by calls on a limiter that has no rate
+	// set (no config hash): Redisson's "RateLimiter is not initialized".
+	ErrNotInitialized = errors.New("redisson: rate limiter is not initialized")
+	// ErrExceedsRate is returned for a request of more permits than the
+	// rate, which could never be granted. It wraps ErrInvalidArgument.
+	ErrExceedsRate = fmt.Errorf("%w: requested permits exceed the rate", core.ErrInvalidArgument)
+)
+
+// RateType says whose window the rate applies to.
+type RateType int
+
+const (
+	// Overall: one window shared by every client (Redisson's OVERALL).
+	Overall RateType = 0
+	// PerClient: a window per client, so each client (each Redisson or
+	// redisson-go Client, not each goroutine) gets the full rate
+	// (Redisson's PER_CLIENT).
+	PerClient RateType = 1
+)
+
+// String returns Redisson's name of the type.
+func (t RateType) String() string {
+	switch t {
+	case Overall:
+		return "OVERALL"
+	case PerClient:
+		return "PER_CLIENT"
+	}
+	return "RateType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Config is a limiter's configuration.
+type Config struct {
+	Type     RateType
+	Rate     int64         // permits per Interval
+	Interval time.Duration // the window, in whole milliseconds
+	// KeepAlive, when not zero, is how long the limiter's keys live after
+	// their last use (Redisson 3.38+'s keepAliveTime).
+	KeepAlive time.Duration
+}
+
+// Limiter is a handle on one named rate limiter. It is cheap, holds no
+// state besides its name and is safe for concurrent use. Get one from
+// (*redisson.Client).RateLimiter.
+type Limiter struct {
+	rt   *core.Runtime
+	name string
+	keys []string // N, value, client value, permits, client permits
+	err  error
+}
+
+func newLimiter(rt *core.Runtime, name string) *Limiter {
+	l := &Limiter{rt: rt, name: name}
+	value, permits := core.SuffixName(name, "value"), core.SuffixName(name, "permits")
+	l.keys = []string{name, value, value + ":" + rt.ID(), permits, permits + ":" + rt.ID()}
+	if name == "" {
+		l.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	}
+	return l
+}
+
+// Name returns the limiter's name, which is also its config hash's key.
+func (l *Limiter) Name() string { return l.name }
+
+func (l *Limiter) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &core.OpError{Op: fmt.Sprintf("rate limiter %q: %s", l.name, op), Err: err}
+}
+
+func (l *Limiter) check(ctx context.Context) error {
+	if l.err != nil {
+		return l.err
+	}
+	return l.rt.Check(ctx)
+}
+
+// SetOption changes one TrySetRate or SetRate call.
+type SetOption func(*setOptions)
+
+type setOptions struct{ keepAlive time.Duration }
+
+// WithKeepAlive makes the limiter's keys expire keepAlive after their last
+// use, so that an idle limiter cleans up after itself (Redisson 3.38+'s
+// keepAliveTime). It must be at least the interval. The zero value, the
+// default, keeps the keys for good.
+func WithKeepAlive(keepAlive time.Duration) SetOption {
+	return func(o *setOptions) { o.keepAlive = keepAlive }
+}
+
+// args validates a rate and returns the scripts' ARGV.
+func rateArgs(typ RateType, rate int64, interval time.Duration, opts []SetOption) ([]any, error) {
+	var o setOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	switch {
+	case typ != Overall && typ != PerClient:
+		return nil, fmt.Errorf("%w: unknown rate type %d", core.ErrInvalidArgument, int(typ))
+	case rate <= 0:
+		return nil, fmt.Errorf("%w: the rate must be positive, got %d", core.ErrInvalidArgument, rate)
+	case interval < time.Millisecond:
+		return nil, fmt.Errorf("%w: the interval must be at least 1ms, got %v", core.ErrInvalidArgument, interval)
+	case o.keepAlive < 0 || (o.keepAlive != 0 && o.keepAlive.Milliseconds() < interval.Milliseconds()):
+		return nil, fmt.Errorf("%w: the keep-alive time must be zero or at least the interval, got %v", core.ErrInvalidArgument, o.keepAlive)
+	}
+	return []any{rate, interval.Milliseconds(), int(typ), o.keepAlive.Milliseconds()}, nil
+}
+
+// TrySetRate sets the limiter's config if it has none and reports true; it
+// reports false and changes nothing if a config exists.
+func (l *Limiter) TrySetRate(ctx context.Context, typ RateType, rate int64, interval time.Duration, opts ...SetOption) (bool, error) {
+	const op = "try set rate"
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	args, err := rateArgs(typ, rate, interval, opts)
+	if err != nil {
+		return false, l.fail(op, err)
+	}
+	// At most once, as Redisson sends it: a second run after a lost reply
+	// would answer false for the config it set.
+	res, _, err := l.rt.EvalSyncedNoRetry(ctx, trySetScript, l.keys[:1], args...)
+	if err != nil {
+		return false, l.fail(op, l.explain(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+// SetRate overwrites the config and starts a fresh window: it deletes the
+// permits left and the grants of the new type's window (for PerClient this
+// client's only; other clients keep theirs until they call SetRate), as
+// Redisson's setRate does.
+func (l *Limiter) SetRate(ctx context.Context, typ RateType, rate int64, interval time.Duration, opts ...SetOption) error {
+	const op = "set rate"
+	if err := l.check(ctx); err != nil {
+		return l.fail(op, err)
+	}
+	args, err := rateArgs(typ, rate, interval, opts)
+	if err != nil {
+		return l.fail(op, err)
+	}
+	_, err = l.rt.Eval(ctx, setScript, l.keys, args...)
+	return l.fail(op, l.explain(ctx, err))
+}
+
+// Config returns the limiter's config; ErrNotInitialized when it has none
+// (where Redisson's getConfig returns OVERALL with rate and interval 0).
+func (l *Limiter) Config(ctx context.Context) (Config, error) {
+	const op = "config"
+	if err := l.check(ctx); err != nil {
+		return Config{}, l.fail(op, err)
+	}
+	h, err := core.Bounded(ctx, func(ctx context.Context) (map[string]string, error) {
+		return l.rt.Redis().HGetAll(ctx, l.name).Result()
+	})
+	if err != nil {
+		return Config{}, l.fail(op, l.explain(ctx, err))
+	}
+	if len(h) == 0 {
+		return Config{}, l.fail(op, ErrNotInitialized)
+	}
+	var c Config
+	var perr error
+	num := func(f string) int64 {
+		n, err := strconv.ParseInt(h[f], 10, 64)
+		if err != nil && h[f] != "" {
+			perr = fmt.Errorf("%w: the field %s holds %q", core.ErrWrongType, f, h[f])
+		}
+		return n
+	}
+	c.Type = RateType(num("type"))
+	c.Rate = num("rate")
+	c.Interval = time.Duration(num("interval")) * time.Millisecond
+	c.KeepAlive = time.Duration(num("keepAliveTime")) * time.Millisecond
+	return c, l.fail(op, perr)
+}
+
+// AvailablePermits returns the permits left in this client's window, after
+// adding back those of grants that left it. It may exceed the rate after
+// Release, as in Redisson (the next acquire clamps it).
+func (l *Limiter) AvailablePermits(ctx context.Context) (int64, error) {
+	const op = "available permits"
+	if err := l.check(ctx); err != nil {
+		return 0, l.fail(op, err)
+	}
+	res, err := l.rt.Eval(ctx, availableScript, l.keys, nowMS())
+	if err != nil {
+		return 0, l.fail(op, l.explain(ctx, err))
+	}
+	n, _ := res.(int64)
+	return n, nil
+}
+
+// Release gives permits back to the window, up to the rate; the grants
+// stay, so they still count when the window is recomputed (Redisson 3.52's
+// release). 0 permits sends nothing.
+func (l *Limiter) Release(ctx context.Context, permits int64) error {
+	const op = "release"
+	if err := l.check(ctx); err != nil {
+		return l.fail(op, err)
+	}
+	if permits < 0 {
+		return l.fail(op, fmt.Errorf("%w: permits must not be negative, got %d", core.ErrInvalidArgument, permits))
+	}
+	if permits == 0 {
+		return nil
+	}
+	// At most once: a second run after a lost reply would give back twice.
+	_, _, err := l.rt.EvalSyncedNoRetry(ctx, releaseScript, l.keys, permits)
+	return l.fail(op, l.explain(ctx, err))
+}
+
+// Delete deletes the config and this client's state (and the shared
+// window's), and reports whether any key existed. Other clients' PerClient
+// windows stay until they expire or those clients delete them, as in
+// Redisson.
+func (l *Limiter) Delete(ctx context.Context) (bool, error) {
+	const op = "delete"
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+		return l.rt.Redis().Del(ctx, l.keys...).Result()
+	})
+	return n > 0, l.fail(op, err)
+}
+
+// Expire gives the config and this client's keys a time to live and reports
+// whether any key existed. Without a keep-alive time, each acquire copies
+// the config's TTL to the window's keys.
+func (l *Limiter) Expire(ctx context.Context, ttl time.Duration) (bool, error) {
+	const op = "expire"
+	if err := l.check(ctx); err != nil {
+		return false, l.fail(op, err)
+	}
+	if ttl < time.Millisecond {
+		return false, l.fail(op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
+	}
+	res, err := l.rt.Eval(ctx, expireScript, l.keys, ttl.Milliseconds())
+	if err != nil {
+		return false, l.fail(op, err)
+	}
+	return res == int64(1), nil
+}
+
+// explain turns the scripts' assertion errors and a key of another type
+// into this package's errors.
+func (l *Limiter) explain(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re redis.Error
+	switch {
+	case errors.Is(err, core.ErrWrongType):
+		return core.WrongTypeError(ctx, l.rt.Redis(), l.name, "hash")
+	case !errors.As(err, &re):
+		return err
+	case strings.Contains(err.Error(), "RateLimiter is not initialized"):
+		return ErrNotInitialized
+	case strings.Contains(err.Error(), "cannot exceed defined rate"):
+		return ErrExceedsRate
+	}
+	return err
+}
+
+// nowMS is the clock grants are scored with: ms since the epoch, as Java's
+// System.currentTimeMillis, which Java peers compare with the same scores.
+func nowMS() int64 { return time.Now().UnixMilli() }

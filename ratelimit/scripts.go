@@ -1,0 +1,187 @@
+package ratelimit
+
+import "github.com/goredisson/redisson/internal/core"
+
+// The scripts keep Redisson 3.52's RedissonRateLimiter contract (protocol
+// §13.2): the config hash N {rate, interval, type, keepAliveTime}, the
+// remaining permits in {N}:value (or {N}:value:<client id> for PER_CLIENT),
+// the grants zset {N}:permits (or …:<client id>) whose members are Lua
+// struct 'Bc0I' (length byte 16, 16 random bytes, uint32 LE permits) scored
+// with the granting client's ms clock. A Java RRateLimiter of the same name
+// therefore counts a Go client's grants and the other way round.
+//
+// Every script takes KEYS = [N, {N}:value, {N}:value:CID, {N}:permits,
+// {N}:permits:CID] and picks the pair the hash's type names.
+
+// pick chooses the value and grants keys by the hash's type (Redisson keeps
+// the type as the string '0' or '1').
+const pick = `
+local rate = redis.call('hget', KEYS[1], 'rate')
+local interval = redis.call('hget', KEYS[1], 'interval')
+local type = redis.call('hget', KEYS[1], 'type')
+assert(rate ~= false and interval ~= false and type ~= false, 'RateLimiter is not initialized')
+local valueName = KEYS[2]
+local permitsName = KEYS[4]
+if type == '1' then
+	valueName = KEYS[3]
+	permitsName = KEYS[5]
+end
+`
+
+// keepAlive gives the state keys keepAliveTime (3.38+) when it is set, and
+// otherwise the hash's own TTL, so that they never outlive the config.
+const keepAlive = `
+local keepAliveTime = redis.call('hget', KEYS[1], 'keepAliveTime')
+if keepAliveTime ~= false and tonumber(keepAliveTime) > 0 then
+	redis.call('pexpire', KEYS[1], keepAliveTime)
+	redis.call('pexpire', valueName, keepAliveTime)
+	redis.call('pexpire', permitsName, keepAliveTime)
+else
+	local ttl = redis.call('pttl', KEYS[1])
+	if ttl > 0 then
+		redis.call('pexpire', valueName, ttl)
+		redis.call('pexpire', permitsName, ttl)
+	end
+end
+`
+
+// acquireScript grants ARGV[1] permits if the window has them. Grants older
+// than the interval are dropped first and their permits added back (clamped
+// so that the value never exceeds rate minus the grants still in the
+// window).
+// ARGV: [permits, now ms, 16 random bytes].
+// Reply: nil = granted; n = not enough, retry in n ms (when the oldest grant
+// leaves the window, plus 3 ms).
+var acquireScript = core.NewScript("ratelimit.tryAcquire", pick+`
+assert(tonumber(rate) >= tonumber(ARGV[1]), 'Requested permits amount cannot exceed defined rate')
+local currentValue = redis.call('get', valueName)
+local res
+if currentValue ~= false then
+	local cutoff = tonumber(ARGV[2]) - interval
+	local expired = redis.call('zrangebyscore', permitsName, 0, cutoff)
+	local released = 0
+	for _, v in ipairs(expired) do
+		local _, permits = struct.unpack('Bc0I', v)
+		released = released + permits
+	end
+	if released > 0 then
+		redis.call('zremrangebyscore', permitsName, 0, cutoff)
+		if tonumber(currentValue) + released > tonumber(rate) then
+			local used = 0
+			for _, v in ipairs(redis.call('zrange', permitsName, 0, -1)) do
+				local _, permits = struct.unpack('Bc0I', v)
+				used = used + permits
+			end
+			currentValue = tonumber(rate) - used
+		else
+			currentValue = tonumber(currentValue) + released
+		end
+		redis.call('set', valueName, currentValue)
+	end
+	if tonumber(currentValue) < tonumber(ARGV[1]) then
+		local first = redis.call('zrange', permitsName, 0, 0, 'withscores')
+		res = 3 + interval - (tonumber(ARGV[2]) - tonumber(first[2]))
+	else
+		redis.call('zadd', permitsName, ARGV[2], struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], ARGV[1]))
+		redis.call('decrby', valueName, ARGV[1])
+		res = nil
+	end
+else
+	redis.call('set', valueName, rate)
+	redis.call('zadd', permitsName, ARGV[2], struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], ARGV[1]))
+	redis.call('decrby', valueName, ARGV[1])
+	res = nil
+end
+`+keepAlive+`
+return res
+`)
+
+// availableScript returns the permits left in the window, adding back the
+// permits of grants that left it (not clamped, as in Redisson); an absent
+// value key is created at the full rate.
+// ARGV: [now ms]. Reply: the permits.
+var availableScript = core.NewScript("ratelimit.availablePermits", pick+`
+local currentValue = redis.call('get', valueName)
+if currentValue == false then
+	redis.call('set', valueName, rate)
+	return tonumber(rate)
+end
+local cutoff = tonumber(ARGV[1]) - interval
+local released = 0
+for _, v in ipairs(redis.call('zrangebyscore', permitsName, 0, cutoff)) do
+	local _, permits = struct.unpack('Bc0I', v)
+	released = released + permits
+end
+if released > 0 then
+	redis.call('zremrangebyscore', permitsName, 0, cutoff)
+	currentValue = tonumber(currentValue) + released
+	redis.call('set', valueName, currentValue)
+end
+return tonumber(currentValue)
+`)
+
+// releaseScript adds permits to the value, capped at the rate (an absent
+// value counts as the full rate), leaving the grants alone, as Redisson
+// 3.52 does. ARGV: [permits].
+var releaseScript = core.NewScript("ratelimit.release", pick+`
+local currentValue = redis.call('get', valueName)
+if currentValue == false then
+	currentValue = tonumber(rate)
+end
+local newValue = tonumber(currentValue) + tonumber(ARGV[1])
+if newValue > tonumber(rate) then
+	newValue = tonumber(rate)
+end
+redis.call('set', valueName, newValue)
+`+keepAlive+`
+return 1
+`)
+
+// trySetScript writes the config if there is none, field by field with
+// HSETNX as Redisson does, and gives the hash keepAliveTime.
+// KEYS: [N]. ARGV: [rate, interval ms, type, keepAliveTime ms].
+// Reply: 1 = set, 0 = there was a config.
+var trySetScript = core.NewScript("ratelimit.trySetRate", `
+redis.call('hsetnx', KEYS[1], 'rate', ARGV[1])
+redis.call('hsetnx', KEYS[1], 'interval', ARGV[2])
+redis.call('hsetnx', KEYS[1], 'keepAliveTime', ARGV[4])
+local res = redis.call('hsetnx', KEYS[1], 'type', ARGV[3])
+if res == 1 and tonumber(ARGV[4]) > 0 then
+	redis.call('pexpire', KEYS[1], ARGV[4])
+end
+return res
+`)
+
+// setScript overwrites the config and deletes the state of the new type
+// (this client's keys for PER_CLIENT; other clients keep theirs, as in
+// Redisson). ARGV: as trySetScript.
+var setScript = core.NewScript("ratelimit.setRate", `
+local valueName = KEYS[2]
+local permitsName = KEYS[4]
+if ARGV[3] == '1' then
+	valueName = KEYS[3]
+	permitsName = KEYS[5]
+end
+redis.call('hset', KEYS[1], 'rate', ARGV[1])
+redis.call('hset', KEYS[1], 'interval', ARGV[2])
+redis.call('hset', KEYS[1], 'type', ARGV[3])
+redis.call('hset', KEYS[1], 'keepAliveTime', ARGV[4])
+if tonumber(ARGV[4]) > 0 then
+	redis.call('pexpire', KEYS[1], ARGV[4])
+end
+redis.call('del', valueName, permitsName)
+return 1
+`)
+
+// expireScript gives every key of the limiter that exists a TTL, as
+// Redisson's expire(Duration) over its five keys. ARGV: [ttl ms].
+// Reply: 1 when any key got it.
+var expireScript = core.NewScript("ratelimit.expire", `
+local any = 0
+for _, k in ipairs(KEYS) do
+	if redis.call('pexpire', k, ARGV[1]) == 1 then
+		any = 1
+	end
+end
+return any
+`)
