@@ -3,6 +3,7 @@ package rlock_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -457,4 +458,41 @@ func TestLocalHandOffPublishesNothing(t *testing.T) {
 	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, []redistest.Message{{Channel: channel, Payload: "0"}}, msgs.Drain(t))
 	require.Equal(t, int64(0), raw.Exists(ctx, name).Val())
+}
+
+// TestUnlockRefusedByRedisEndsHold: an unlock that Redis answers with an
+// error reply (here BUSY: a script runs past busy-reply-threshold) spends
+// the hold's one release, so the hold ends with ErrLockLost and its lease is
+// no longer renewed: the lock expires instead of being kept forever by the
+// watchdog with no way left to release it.
+func TestUnlockRefusedByRedisEndsHold(t *testing.T) {
+	srv := redistest.StartServer(t, redistest.Options{Args: []string{"--busy-reply-threshold", "100"}})
+	raw := redistest.Client(t, srv)
+	busy := redistest.Client(t, srv, func(o *redis.Options) { o.ReadTimeout = 10 * time.Second })
+	ctx := context.Background()
+	const watchdog = time.Second
+	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	h, err := c.Lock("busy").Lock(ctx)
+	require.NoError(t, err)
+
+	scriptDone := make(chan error, 1)
+	go func() {
+		// Spins for about 700 ms; Redis answers BUSY to others meanwhile.
+		scriptDone <- busy.Eval(ctx, `local t = redis.call('time'); local s = t[1]*1000000+t[2]
+			repeat t = redis.call('time') until t[1]*1000000+t[2] - s > 700000
+			return 1`, nil).Err()
+	}()
+	redistest.Eventually(t, 5*time.Second, "Redis answers BUSY", func() bool {
+		err := raw.Ping(ctx).Err()
+		return err != nil && strings.HasPrefix(err.Error(), "BUSY")
+	})
+	err = h.Unlock(ctx)
+	require.Error(t, err)
+	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+	require.NoError(t, <-scriptDone)
+	require.ErrorIs(t, h.Unlock(ctx), redisson.ErrNotOwner, "the spent hold sends nothing")
+	// Nobody renews the lock any more: it expires with its lease.
+	redistest.Eventually(t, 3*watchdog, "the abandoned lock expires", func() bool {
+		return raw.Exists(ctx, "busy").Val() == 0
+	})
 }

@@ -97,8 +97,8 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 
 	hs := &rt.holds
 	hs.mu.Lock()
-	defer hs.mu.Unlock()
 	if hs.closed {
+		hs.mu.Unlock()
 		h.cancel(ErrClosed)
 		return
 	}
@@ -108,13 +108,28 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	}
 	hk := holdKey{a.Key, a.Owner}
 	o := hs.m[hk]
+	var stale *owned
+	if o != nil && o.lease != nil && !rt.wheel.Cancel(o.lease) {
+		// The owner's lease was lost just now (its loss is being reported,
+		// and would be ignored once this acquisition replaces the lease):
+		// its earlier holds end as lost, and this acquisition starts a
+		// new record.
+		stale = o
+		delete(hs.m, hk)
+		hs.owners[a.Key]--
+		o = nil
+	}
+	defer func() {
+		hs.mu.Unlock()
+		if stale != nil {
+			rt.endHolds(stale, fmt.Errorf("%w: %q: %w", ErrLockLost, stale.key, renewal.ErrLeaseExpired))
+		}
+	}()
 	if o == nil {
 		o = &owned{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
 		o.holds = o.holdBuf[:0]
 		hs.m[hk] = o
 		hs.owners[a.Key]++
-	} else if o.lease != nil {
-		rt.wheel.Cancel(o.lease)
 	}
 	o.ttl = a.TTL
 	o.gen++
@@ -194,10 +209,24 @@ func (rt *Runtime) Released(h *Hold, full bool, start time.Time) {
 		h.cancel(context.Canceled)
 		return
 	}
+	mine := false
+	for _, x := range o.holds {
+		mine = mine || x == h
+	}
+	if !mine {
+		// h had already ended (lost) and the owner acquired again: h's
+		// release reached the newer holds in Redis. They are lost, not
+		// released by their own Unlock.
+		hs.mu.Unlock()
+		h.cancel(context.Canceled)
+		if full {
+			rt.lose(o, fmt.Errorf("%w: %q: released by an earlier, lost hold of the same owner", ErrLockLost, h.key))
+		}
+		return
+	}
 	if full {
 		hs.mu.Unlock()
 		rt.lose(o, context.Canceled)
-		h.cancel(context.Canceled)
 		return
 	}
 	for i, x := range o.holds {
@@ -301,13 +330,21 @@ func (rt *Runtime) lose(o *owned, cause error) {
 	if hs.owners[o.key]--; hs.owners[o.key] <= 0 {
 		delete(hs.owners, o.key)
 	}
-	holds := o.holds
-	o.holds = nil
 	lease := o.lease
 	hs.mu.Unlock()
 	if lease != nil {
 		rt.wheel.Cancel(lease)
 	}
+	rt.endHolds(o, cause)
+}
+
+// endHolds cancels the holds of o, which is out of the registry, with
+// cause and tells its object. hs.mu must not be held.
+func (rt *Runtime) endHolds(o *owned, cause error) {
+	rt.holds.mu.Lock()
+	holds := o.holds
+	o.holds = nil
+	rt.holds.mu.Unlock()
 	for _, h := range holds {
 		h.cancel(cause)
 	}

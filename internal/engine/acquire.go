@@ -186,7 +186,12 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			l.take(ctx, q, w, h)
 			return l.finish(ctx, h)
 		case state == unknown:
-			if l.resolveUnknown(ctx, q, w) {
+			held, err := l.resolveUnknown(ctx, q, w)
+			if err != nil {
+				// abandon gives back a lock the hand-off may have given w.
+				return l.abandon(ctx, q, w, err)
+			}
+			if held {
 				acquired = true
 				l.take(ctx, q, w, h)
 				return l.finish(ctx, h)
@@ -255,11 +260,12 @@ func (l *Lock) take(ctx context.Context, q *queue, w *waiter, h *Hold) {
 }
 
 // resolveUnknown reads from Redis whether a hand-off whose reply was lost
-// made w the holder.
-func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
+// made w the holder. It gives up with the cause when ctx is done or the
+// client closes; the caller then abandons w, which gives back a lock the
+// hand-off may have given it.
+func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) (bool, error) {
 	for attempt := 1; ; attempt++ {
 		dctx, cancel := l.rt.Detached(ctx)
-		start := time.Now()
 		count, err := core.Bounded(dctx, func(ctx context.Context) (int, error) {
 			return l.cfg.Scripts.Count(ctx, w.field)
 		})
@@ -268,22 +274,25 @@ func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) bool {
 			q.mu.Lock()
 			defer q.mu.Unlock()
 			if count > 0 {
-				// The hand-off happened, at most one release's attempts ago.
-				w.state, w.start = handed, start.Add(-releaseAttempts*l.rt.Timeout())
-				return true
+				// The hand-off happened; its lease counts from the first
+				// send of the release (w.start, set by release).
+				w.state = handed
+				return true, nil
 			}
 			q.pending--
 			w.state = parked
 			w.wake()
-			return false
+			return false, nil
 		}
 		// Never fall back to an acquire here: if the hand-off happened, it
 		// would count a second hold.
 		l.rt.Logger().Warn("redisson: checking a hand-off failed; retrying", "lock", l.cfg.Name, "err", err)
 		select {
 		case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, time.Second)):
+		case <-ctx.Done():
+			return false, context.Cause(ctx)
 		case <-l.rt.Done().Done():
-			return false
+			return false, core.ErrClosed
 		}
 	}
 }

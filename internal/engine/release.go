@@ -17,8 +17,13 @@ const releaseAttempts = 3
 // request. Redisson computes (timeout + retry delay) × attempts, 16–20 s by
 // default; ours is as long as our own retries can take.
 func LatchTTL(rt *core.Runtime) time.Duration {
-	return time.Duration(releaseAttempts+1) * rt.Timeout()
+	return max(time.Duration(releaseAttempts+1)*rt.Timeout(), minLatchTTL)
 }
+
+// minLatchTTL keeps a latch at least as long as Redisson's (13.5–20 s): an
+// attempt stuck in the network may land that late, and must then find the
+// latch and replay, not release a later hold of the same owner again.
+const minLatchTTL = 20 * time.Second
 
 // ErrReleased wraps ErrNotOwner for a hold released before: the second
 // release sends nothing.
@@ -75,12 +80,13 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: %w", core.ErrLockLost, l.cfg.Name, err))
 		return err
 	case err != nil && !errors.Is(err, core.ErrNoSyncedReplicas):
-		if isTransport(err) {
-			// Whether the release ran is unknown: stop renewing, so the
-			// lock expires with its lease if it is still there (Redisson
-			// cancels renewal whatever the unlock's outcome).
-			l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: the unlock got no reply: %w", core.ErrLockLost, l.cfg.Name, err))
-		}
+		// Whether the release ran is unknown (no reply), or Redis refused
+		// it (BUSY, READONLY, OOM, ...): either way this hold's one release
+		// is spent, so stop renewing and let the lock expire with its lease
+		// if it is still there (Redisson cancels renewal whatever the
+		// unlock's outcome). The hold ends, and a local waiter learns it.
+		l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: the unlock failed: %w", core.ErrLockLost, l.cfg.Name, err))
+		l.wakeLocal()
 		return err
 	}
 	l.rt.Released(&h.Hold, res.full, res.start)
@@ -88,7 +94,11 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 	if q != nil {
 		q.mu.Lock()
 		q.releasing--
-		deferred, q.deferred = q.deferred, false
+		if res.full {
+			// A partial release of a re-entrant owner leaves the
+			// deferred waiter to the full release.
+			deferred, q.deferred = q.deferred, false
+		}
 		q.mu.Unlock()
 	}
 	switch {
@@ -176,8 +186,9 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 			q.pending++
 			q.streak++
 		case next != nil && err != nil && isTransport(err):
-			// The hand-off may have happened: the waiter asks Redis.
-			next.state = unknown
+			// The hand-off may have happened, as early as the first send:
+			// the waiter asks Redis, and its lease would count from then.
+			next.state, next.start = unknown, start
 			q.pending++
 		case next != nil:
 			next.state = parked
