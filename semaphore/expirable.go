@@ -333,10 +333,11 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 //
 // Unlike Semaphore's, a lost reply can be settled: the ids are ours, so
 // Redis tells whether the script ran (ZSCORE of the first id). If it did,
-// the caller has the permits; if it did not, nothing was taken. Only when
-// that question gets no answer either is the outcome unknown; a permit with
-// a lease then comes back when the lease ends, one without is missing until
-// SetPermits restores it, and the error says so.
+// the caller has the permits. If it had not, it may still run later (it
+// can be queued behind a slow command), so a late check gives back what it
+// takes. Only when the question gets no answer either is the outcome
+// unknown; a permit with a lease then comes back when the lease ends, one
+// without is missing until SetPermits restores it, and the error says so.
 func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOptions) ([]string, time.Time, error) {
 	ids := make([]string, n)
 	args := make([]any, 0, 5+n)
@@ -364,7 +365,10 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOp
 		case ran:
 			res, err = "OK", nil
 		default:
-			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits; it did not run: %w", n, err)
+			// Not run yet; it may still be on its way (queued behind a slow
+			// command, or in the network) and run later for nobody.
+			go e.lateCheck(ids)
+			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits; it had not run (if it runs late, its permits are given back): %w", n, err)
 		}
 	}
 	if err != nil {
@@ -394,6 +398,22 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOp
 		return nil, time.Time{}, core.ErrClosed
 	}
 	return ids, time.Time{}, nil
+}
+
+// lateCheck gives back the permits of an acquire that had not run when its
+// reply was lost, should it run late: once the client's Timeout has passed
+// it cannot still be on its way in any but a broken network.
+func (e *ExpirableSemaphore) lateCheck(ids []string) {
+	t := time.NewTimer(e.s.rt.Timeout())
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-e.s.rt.Done().Done():
+		return
+	}
+	if ran, err := e.held(context.Background(), ids[0]); err == nil && ran {
+		e.giveBack(context.Background(), ids, "an acquire that ran after its reply was lost")
+	}
 }
 
 // held reports whether the permit id is in the zset, on a context of its
