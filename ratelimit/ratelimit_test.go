@@ -144,63 +144,77 @@ func TestAcquireWaitsForTheWindow(t *testing.T) {
 }
 
 // TestAccuracy: 3 clients × 8 goroutines hammer a limiter of 50 per second
-// for 2 s. Data check: for every grant g, the grants that started no
-// earlier and returned within one interval of g's start must have been
-// scored inside one window (in whole ms, the scripts' clock), so there are
-// at most 50 of them; and the total
-// is within one interval's worth of the rate (100 ± 50).
+// for 2 s, shared (Overall) or one window per client (PerClient). Data
+// check, per window: for every grant g, the grants that started no earlier
+// and returned within one interval of g's start (in whole ms, the scripts'
+// clock) were scored inside one window, so there are at most 50 of them;
+// and each window granted within one interval's worth of the rate
+// (100 ± 50).
 func TestAccuracy(t *testing.T) {
-	srv := redistest.StartServer(t)
-	ctx := context.Background()
 	const rate, interval, run = 50, time.Second, 2 * time.Second
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
-	_, err := clients[0].RateLimiter("acc").TrySetRate(ctx, ratelimit.Overall, rate, interval)
-	require.NoError(t, err)
+	for _, typ := range []ratelimit.RateType{ratelimit.Overall, ratelimit.PerClient} {
+		t.Run(typ.String(), func(t *testing.T) {
+			srv := redistest.StartServer(t)
+			ctx := context.Background()
+			clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
+			_, err := clients[0].RateLimiter("acc").TrySetRate(ctx, typ, rate, interval)
+			require.NoError(t, err)
 
-	type span struct{ start, end time.Time }
-	var mu sync.Mutex
-	var grants []span
-	var refused atomic.Int64
-	stop := time.Now().Add(run)
-	var wg sync.WaitGroup
-	for _, c := range clients {
-		l := c.RateLimiter("acc")
-		for range 8 {
-			wg.Go(func() {
-				for time.Now().Before(stop) {
-					start := time.Now()
-					ok, err := l.TryAcquire(ctx, 1)
-					end := time.Now()
-					require.NoError(t, err)
-					if !ok {
-						refused.Add(1)
-						continue
-					}
-					if end.After(stop) {
-						continue
-					}
-					mu.Lock()
-					grants = append(grants, span{start, end})
-					mu.Unlock()
+			type span struct{ start, end time.Time }
+			var mu sync.Mutex
+			windows := map[int][]span{} // window (0, or the client's index) → its grants
+			var refused atomic.Int64
+			stop := time.Now().Add(run)
+			var wg sync.WaitGroup
+			for ci, c := range clients {
+				w := 0
+				if typ == ratelimit.PerClient {
+					w = ci
 				}
-			})
-		}
-	}
-	wg.Wait()
-	t.Logf("granted %d, refused %d", len(grants), refused.Load())
-	require.InDelta(t, rate*int(run/interval), len(grants), rate)
-	slices.SortFunc(grants, func(a, b span) int { return a.start.Compare(b.start) })
-	for i, g := range grants {
-		inWindow := 0
-		for _, h := range grants[i:] {
-			// Scores are whole ms: g's is at least g.start's ms, h's at
-			// most h.end's, and a window holds scores less than one
-			// interval apart.
-			if h.end.UnixMilli()-g.start.UnixMilli() < interval.Milliseconds() {
-				inWindow++
+				l := c.RateLimiter("acc")
+				for range 8 {
+					wg.Go(func() {
+						for time.Now().Before(stop) {
+							start := time.Now()
+							ok, err := l.TryAcquire(ctx, 1)
+							end := time.Now()
+							require.NoError(t, err)
+							if !ok {
+								refused.Add(1)
+								continue
+							}
+							if end.After(stop) {
+								continue
+							}
+							mu.Lock()
+							windows[w] = append(windows[w], span{start, end})
+							mu.Unlock()
+						}
+					})
+				}
 			}
-		}
-		require.LessOrEqual(t, inWindow, rate, "grants inside one window from %v", g.start)
+			wg.Wait()
+			for w, grants := range windows {
+				t.Logf("window %d: granted %d (refused in all %d)", w, len(grants), refused.Load())
+				require.InDelta(t, rate*int(run/interval), len(grants), rate)
+				slices.SortFunc(grants, func(a, b span) int { return a.start.Compare(b.start) })
+				for i, g := range grants {
+					inWindow := 0
+					for _, h := range grants[i:] {
+						// g's score is at least g.start's ms, h's at most
+						// h.end's; a window holds scores less than one
+						// interval apart.
+						if h.end.UnixMilli()-g.start.UnixMilli() < interval.Milliseconds() {
+							inWindow++
+						}
+					}
+					require.LessOrEqual(t, inWindow, rate, "grants inside one window from %v", g.start)
+				}
+			}
+			if typ == ratelimit.PerClient {
+				require.Len(t, windows, len(clients))
+			}
+		})
 	}
 }
 
