@@ -20,7 +20,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/rwlock"
 )
 
 const inspectDescription = `
@@ -69,8 +71,10 @@ Kinds, from the key's Redis type:
                  "exclusive" (lock, fair lock), "read" or "write" (read-write lock);
                  read_ttls_ms = PTTL of each read hold's timeout key, else null
   queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
-                 timeout_ms, stale}; timeout_ms = absolute time (ms since the epoch,
-                 the waiter's clock) after which the waiter counts as gone
+                 timeout_ms, stale, stale_in_ms}; timeout_ms = absolute time (ms since
+                 the epoch, the waiter's clock; the ZSCORE in redisson_lock_timeout:{NAME})
+                 after which the waiter counts as gone; stale_in_ms = timeout_ms minus
+                 now (negative: stale for that long); both null when not in the zset
   value          semaphore permits / latch count / atomic long (string integer);
                  else null
   permits        permit-expirable semaphore: acquired permits [] of {id, expires_ms}
@@ -139,6 +143,7 @@ type Queued struct {
 	OwnerID   *int64  `json:"owner_id"`
 	TimeoutMs *int64  `json:"timeout_ms"`
 	Stale     bool    `json:"stale"`
+	StaleInMs *int64  `json:"stale_in_ms"`
 }
 
 // Permit is one acquired permit of a permit-expirable semaphore.
@@ -235,8 +240,8 @@ func derive(name string) derived {
 		semChan:  core.PrefixName("redisson_sc", name),
 		// The latch channel always adds braces, even around a tagged name.
 		latchChan:  "redisson_countdownlatch__channel__{" + name + "}",
-		queue:      core.PrefixName("redisson_lock_queue", name),
-		timeout:    core.PrefixName("redisson_lock_timeout", name),
+		queue:      fairlock.QueueName(name),
+		timeout:    fairlock.TimeoutName(name),
 		pesTimeout: core.SuffixName(name, "timeout"),
 		token:      core.PrefixName("redisson_lock_token", name),
 	}
@@ -459,7 +464,7 @@ func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields
 				// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
 				h.ReadTTLsms = []int64{}
 				for k := int64(1); k <= h.Holds && k <= maxListed; k++ {
-					key := core.SuffixName(name, f+":rwlock_timeout:"+strconv.FormatInt(k, 10))
+					key := rwlock.TimeoutPrefix(name, f) + ":" + strconv.FormatInt(k, 10)
 					d, err := rdb.PTTL(ctx, key).Result()
 					if err != nil {
 						return nil, fmt.Errorf("PTTL %s: %w", key, err)
@@ -492,6 +497,8 @@ func fairQueue(ctx context.Context, rdb redis.UniversalClient, d derived) ([]Que
 			ms := int64(s)
 			q.TimeoutMs = &ms
 			q.Stale = ms <= now
+			in := ms - now
+			q.StaleInMs = &in
 		}
 		out = append(out, q)
 	}

@@ -1,7 +1,9 @@
 // Command redisson is the command-line tool of github.com/goredisson/redisson,
 // Redisson-compatible distributed locks for Go.
 //
-//	redisson run --lock NAME [--wait D] [--lease D] -- CMD [ARGS...]
+//	redisson run --lock NAME [--fair | --read | --write] [--wait D] [--lease D] -- CMD [ARGS...]
+//	redisson run --semaphore NAME --permits N [--wait D] -- CMD [ARGS...]
+//	redisson latch NAME set N | down | await [--timeout D] | count
 //	redisson inspect NAME [--json]
 //	redisson unlock --force NAME
 //	redisson demo [--procs P] [--workers N] [--ops K] [--lease D]
@@ -57,6 +59,7 @@ func init() {
 		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
 		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
+		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: cmdLatch},
 		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: cmdUnlock},
 		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: cmdDemo},
 		{name: "help", summary: "show the help of a command: redisson help run", run: cmdHelp},
@@ -135,7 +138,8 @@ Exit codes:
            or lost update in demo, unlock --force refused on a non-lock object
   2        usage error (bad flag or --redis address, missing argument, unlock
            without --force)
-  75       run: the lock was not acquired within --wait
+  75       run: the lock (or semaphore permit) was not acquired within --wait;
+           latch await: the timeout passed first
   76       run: the lock was lost while CMD ran (CMD got SIGTERM)
   126/127  run: CMD could not be executed / was not found
   128+n    run: CMD was killed by signal n; run or demo interrupted by signal n
@@ -144,6 +148,8 @@ Exit codes:
 Examples:
   redisson run --lock nightly-report -- ./report.sh --full
   redisson run --lock deploy --wait 0 -- make deploy      # skip if someone else deploys
+  redisson run --semaphore encoders --permits 4 -- ./encode.sh # at most 4 at once
+  redisson latch deploy-ready await --timeout 5m          # 0 once counted down to zero
   redisson inspect nightly-report
   redisson inspect --json --redis redis://:secret@10.0.0.5:6379/0 orders:42
   redisson unlock --force nightly-report

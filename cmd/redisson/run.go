@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/rwlock"
+	"github.com/goredisson/redisson/semaphore"
 )
 
 const runDescription = `
@@ -21,6 +24,17 @@ Acquires the lock NAME, runs CMD with stdin, stdout and stderr passed through,
 releases the lock when CMD ends and exits with CMD's exit code (128+n when CMD
 was killed by signal n). The lock is a Redisson RLock: a Java service calling
 redisson.getLock(NAME) contends on the same lock.
+
+--fair takes Redisson's RFairLock of NAME instead (getFairLock: waiters get the
+lock in the order they asked), --read and --write the read or the write lock of
+the RReadWriteLock NAME (getReadWriteLock: many readers or one writer). Waiting,
+leases, signals and exit codes are the same for all.
+
+--semaphore NAME --permits N takes one permit of the RSemaphore NAME instead of
+a lock, first setting it to N permits if it does not exist yet (trySetPermits:
+an existing semaphore keeps its count), and releases the permit when CMD exits,
+however it ends: this caps how many CMDs run at once across machines. A permit
+has no lease; exit 75 when no permit came within --wait.
 
 Without --lease the watchdog keeps the lock as long as CMD runs (the lease,
 --watchdog, is renewed every third of it). With --lease D the lock is held for
@@ -52,6 +66,10 @@ const runExamples = `  redisson run --lock nightly-report -- ./report.sh --full
   redisson run --lock db-migrate --wait 2m -- ./migrate up
   redisson run --lock cache-warmup --lease 30s -- ./warm.sh # at most 30 s
   redisson run --redis redis://:secret@redis:6379/0 --lock job -- sh -c 'step1 && step2'
+  redisson run --lock reports --fair -- ./report.sh        # first come, first served
+  redisson run --lock catalog --read -- ./export.sh         # many readers at once
+  redisson run --lock catalog --write -- ./import.sh        # one writer, no readers
+  redisson run --semaphore encoders --permits 4 -- ./encode.sh in.mov  # at most 4 at once
   redisson run --cluster --redis redis://10.0.0.1:7000,10.0.0.2:7000 --lock job -- ./job`
 
 // waitFlag is --wait: a duration, or forever when not set.
@@ -85,11 +103,17 @@ func (w *waitFlag) Set(s string) error {
 }
 
 func cmdRun(args []string) int {
-	fs := newFlagSet("run", "redisson run --lock NAME [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]",
+	fs := newFlagSet("run", "redisson run --lock NAME [--fair | --read | --write] [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
+		"  redisson run --semaphore NAME --permits N [--wait D] [connection flags] -- CMD [ARGS...]",
 		runDescription, runExamples)
 	var cf connFlags
 	cf.register(fs)
-	name := fs.String("lock", "", "`NAME` of the lock (required)")
+	name := fs.String("lock", "", "`NAME` of the lock (this or --semaphore is required)")
+	fair := fs.Bool("fair", false, "with --lock: a fair lock (Redisson's RFairLock: waiters acquire in the order they asked)")
+	read := fs.Bool("read", false, "with --lock: the read lock of a read-write lock (RReadWriteLock; shared with other readers)")
+	write := fs.Bool("write", false, "with --lock: the write lock of a read-write lock (RReadWriteLock; exclusive)")
+	semName := fs.String("semaphore", "", "`NAME` of a semaphore (RSemaphore) to take one permit of, instead of --lock")
+	permits := fs.Int("permits", 0, "with --semaphore (required): the semaphore's `N` permits, set when it does not exist yet")
 	var wait waitFlag
 	fs.Var(&wait, "wait", "how long to wait for the lock: a `duration`, 0 = try once, forever = wait forever")
 	lease := fs.Duration("lease", 0, "hold the lock for at most this `duration` (at least 1ms), without watchdog;\n"+
@@ -100,9 +124,32 @@ func cmdRun(args []string) int {
 	if done {
 		return code
 	}
+	kind := lockPlain
+	nKinds := 0
+	for _, k := range []struct {
+		set  bool
+		kind lockKind
+	}{{*fair, lockFair}, {*read, lockRead}, {*write, lockWrite}} {
+		if k.set {
+			kind = k.kind
+			nKinds++
+		}
+	}
 	switch {
-	case *name == "":
-		return usageError(fs, "%s", errNoName)
+	case *name != "" && *semName != "":
+		return usageError(fs, "--lock and --semaphore are mutually exclusive")
+	case nKinds > 1:
+		return usageError(fs, "--fair, --read and --write are mutually exclusive")
+	case *semName != "" && nKinds > 0:
+		return usageError(fs, "--fair, --read and --write go with --lock, not --semaphore")
+	case *semName != "" && isSet(fs, "lease"):
+		return usageError(fs, "--lease goes with --lock: semaphore permits have no lease")
+	case *semName != "" && *permits < 1:
+		return usageError(fs, "--semaphore needs --permits N, at least 1")
+	case *semName == "" && isSet(fs, "permits"):
+		return usageError(fs, "--permits goes with --semaphore")
+	case *name == "" && *semName == "":
+		return usageError(fs, "%s (--lock NAME or --semaphore NAME)", errNoName)
 	case len(rest) == 0:
 		return usageError(fs, "no command given: redisson run --lock NAME -- CMD [ARGS...]")
 	case *watchdog < 30*time.Millisecond:
@@ -134,32 +181,24 @@ func cmdRun(args []string) int {
 		return errorf(fs.Name(), "%v", err)
 	}
 	defer client.Close()
-	lock := client.Lock(*name)
+	what, target := kind.what(), *name
+	if *semName != "" {
+		what, target = "semaphore", *semName
+	}
+	acquire := acquirer(client, kind, target, *permits, *lease, wait)
 
 	// Wait for the lock in a goroutine, so that a signal can stop the wait.
 	waitCtx, cancelWait := context.WithCancelCause(context.Background())
 	defer cancelWait(nil)
 	type acquired struct {
-		hold *rlock.Hold
+		hold heldLock
 		ok   bool
 		err  error
 	}
 	res := make(chan acquired, 1)
 	go func() {
-		var opts []rlock.Option
-		if *lease > 0 {
-			opts = append(opts, rlock.WithLease(*lease))
-		}
 		var a acquired
-		if wait.set {
-			if wait.d > 0 {
-				opts = append(opts, rlock.WithWait(wait.d))
-			}
-			a.hold, a.ok, a.err = lock.TryLock(waitCtx, opts...)
-		} else {
-			a.hold, a.err = lock.Lock(waitCtx, opts...)
-			a.ok = a.err == nil
-		}
+		a.hold, a.ok, a.err = acquire(waitCtx)
 		res <- a
 	}()
 	var (
@@ -181,25 +220,30 @@ waiting:
 	if a.ok && interrupted != nil {
 		// The lock came just as the signal did: give it back.
 		if err := a.hold.Unlock(context.Background()); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutLock(*name, err))
+			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutObject(what, target, err))
 		}
 	}
 	if interrupted != nil {
-		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for lock %q\n", fs.Name(), interrupted, *name)
+		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for %s %q\n", fs.Name(), interrupted, what, target)
 		return exitSignalBase + signalNumber(interrupted)
 	}
 	if a.err != nil {
-		msg := aboutLock(*name, a.err)
+		msg := aboutObject(what, target, a.err)
 		if errors.Is(a.err, redisson.ErrWrongType) {
-			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, shellQuote(*name))
+			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, shellQuote(target))
 		}
 		return errorf(fs.Name(), "%s", msg)
 	}
 	if !a.ok {
-		if wait.d == 0 {
-			fmt.Fprintf(os.Stderr, "%s: lock %q is held by another owner (--wait 0: tried once)\n", fs.Name(), *name)
-		} else {
-			fmt.Fprintf(os.Stderr, "%s: lock %q not acquired within %v\n", fs.Name(), *name, wait.d)
+		switch {
+		case *semName != "" && wait.d == 0:
+			fmt.Fprintf(os.Stderr, "%s: semaphore %q has no permit available (--wait 0: tried once)\n", fs.Name(), target)
+		case *semName != "":
+			fmt.Fprintf(os.Stderr, "%s: semaphore %q: no permit acquired within %v\n", fs.Name(), target, wait.d)
+		case wait.d == 0:
+			fmt.Fprintf(os.Stderr, "%s: %s %q is held by another owner (--wait 0: tried once)\n", fs.Name(), what, target)
+		default:
+			fmt.Fprintf(os.Stderr, "%s: %s %q not acquired within %v\n", fs.Name(), what, target, wait.d)
 		}
 		return exitNotAcq
 	}
@@ -209,7 +253,7 @@ waiting:
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		if uerr := hold.Unlock(context.Background()); uerr != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutLock(*name, uerr))
+			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutObject(what, target, uerr))
 		}
 		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -232,8 +276,8 @@ running:
 		case <-lostC:
 			lostC = nil
 			lost = true
-			fmt.Fprintf(os.Stderr, "%s: lock %q lost while the command was running: %s; sending the command SIGTERM\n",
-				fs.Name(), *name, lostReason(*name, hold.Err()))
+			fmt.Fprintf(os.Stderr, "%s: %s %q lost while the command was running: %s; sending the command SIGTERM\n",
+				fs.Name(), what, target, lostReason(target, hold.Err()))
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 		case <-exited:
 			break running
@@ -244,23 +288,16 @@ running:
 	}
 	if err := hold.Unlock(context.Background()); err != nil {
 		if errors.Is(err, redisson.ErrNotOwner) || errors.Is(err, redisson.ErrLockLost) {
-			fmt.Fprintf(os.Stderr, "%s: lock %q was lost before the command finished (the unlock found another owner or none)\n",
-				fs.Name(), *name)
+			fmt.Fprintf(os.Stderr, "%s: %s %q was lost before the command finished (the unlock found another owner or none)\n",
+				fs.Name(), what, target)
 			return exitLockLost
 		}
-		return errorf(fs.Name(), "after the command: %s (the lease expires by itself)", aboutLock(*name, err))
+		if *semName != "" {
+			return errorf(fs.Name(), "after the command: %s (the permit may not have been given back)", aboutObject(what, target, err))
+		}
+		return errorf(fs.Name(), "after the command: %s (the lease expires by itself)", aboutObject(what, target, err))
 	}
 	return exitCode(cmd.ProcessState)
-}
-
-// aboutLock is the message of a lock error: the library's errors already
-// name the lock (lock "X": try lock: ...); others get the name added.
-func aboutLock(name string, err error) string {
-	msg := err.Error()
-	if !strings.Contains(msg, strconv.Quote(name)) {
-		msg = fmt.Sprintf("lock %q: %s", name, msg)
-	}
-	return msg
 }
 
 // lostReason is why a hold ended, without what the message around it says
@@ -302,4 +339,141 @@ func signalNumber(s os.Signal) int {
 		return int(n)
 	}
 	return int(syscall.SIGINT)
+}
+
+// lockKind is which lock run takes with --lock.
+type lockKind int
+
+const (
+	lockPlain lockKind = iota
+	lockFair
+	lockRead
+	lockWrite
+)
+
+func (k lockKind) what() string {
+	switch k {
+	case lockFair:
+		return "fair lock"
+	case lockRead:
+		return "read lock"
+	case lockWrite:
+		return "write lock"
+	}
+	return "lock"
+}
+
+// heldLock is what run holds while CMD runs: a lock's hold or a
+// semaphore's permit.
+type heldLock interface {
+	Done() <-chan struct{}
+	Err() error
+	Unlock(ctx context.Context) error
+}
+
+// permitHold is a semaphore permit as a heldLock: it has no lease, so it is
+// never lost.
+type permitHold struct{ p *semaphore.Permits }
+
+func (permitHold) Done() <-chan struct{}              { return nil }
+func (permitHold) Err() error                         { return nil }
+func (h permitHold) Unlock(ctx context.Context) error { return h.p.Release(ctx) }
+
+// acquirer returns the function that takes what run holds: ok is false
+// when it was not acquired within wait.
+func acquirer(client *redisson.Client, kind lockKind, name string, permits int, lease time.Duration,
+	wait waitFlag) func(ctx context.Context) (heldLock, bool, error) {
+	if permits > 0 {
+		sem := client.Semaphore(name)
+		return func(ctx context.Context) (heldLock, bool, error) {
+			if _, err := sem.TrySetPermits(ctx, permits); err != nil {
+				return nil, false, err
+			}
+			if !wait.set {
+				p, err := sem.AcquirePermits(ctx, 1)
+				if err != nil {
+					return nil, false, err
+				}
+				return permitHold{p}, true, nil
+			}
+			p, ok, err := sem.TryAcquirePermits(ctx, 1, semaphore.WithWait(wait.d))
+			if !ok || err != nil {
+				return nil, false, err
+			}
+			return permitHold{p}, true, nil
+		}
+	}
+	switch kind {
+	case lockFair:
+		l := client.FairLock(name)
+		var opts []fairlock.Option
+		if lease > 0 {
+			opts = append(opts, fairlock.WithLease(lease))
+		}
+		return func(ctx context.Context) (heldLock, bool, error) {
+			if !wait.set {
+				h, err := l.Lock(ctx, opts...)
+				return nilIfErr(h, err), err == nil, err
+			}
+			h, ok, err := l.TryLock(ctx, append(opts, fairlock.WithWait(wait.d))...)
+			return nilIfErr(h, err), ok, err
+		}
+	case lockRead, lockWrite:
+		rw := client.ReadWriteLock(name)
+		l := rw.WriteLock()
+		if kind == lockRead {
+			l = rw.ReadLock()
+		}
+		var opts []rwlock.Option
+		if lease > 0 {
+			opts = append(opts, rwlock.WithLease(lease))
+		}
+		return func(ctx context.Context) (heldLock, bool, error) {
+			if !wait.set {
+				h, err := l.Lock(ctx, opts...)
+				return nilIfErr(h, err), err == nil, err
+			}
+			h, ok, err := l.TryLock(ctx, append(opts, rwlock.WithWait(wait.d))...)
+			return nilIfErr(h, err), ok, err
+		}
+	}
+	l := client.Lock(name)
+	var opts []rlock.Option
+	if lease > 0 {
+		opts = append(opts, rlock.WithLease(lease))
+	}
+	return func(ctx context.Context) (heldLock, bool, error) {
+		if !wait.set {
+			h, err := l.Lock(ctx, opts...)
+			return nilIfErr(h, err), err == nil, err
+		}
+		o := opts
+		if wait.d > 0 {
+			o = append(o, rlock.WithWait(wait.d))
+		}
+		h, ok, err := l.TryLock(ctx, o...)
+		return nilIfErr(h, err), ok, err
+	}
+}
+
+// nilIfErr keeps a nil *Hold from becoming a non-nil heldLock.
+func nilIfErr[H interface {
+	*rlock.Hold | *fairlock.Hold | *rwlock.Hold
+	heldLock
+}](h H, err error) heldLock {
+	if h == nil {
+		return nil
+	}
+	return h
+}
+
+// aboutObject is the message of an error about the lock or semaphore: the
+// library's errors already name it (lock "X": try lock: ...); others get
+// what and the name added.
+func aboutObject(what, name string, err error) string {
+	msg := err.Error()
+	if !strings.Contains(msg, strconv.Quote(name)) {
+		msg = fmt.Sprintf("%s %q: %s", what, name, msg)
+	}
+	return msg
 }
