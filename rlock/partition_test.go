@@ -180,3 +180,30 @@ func TestStalledRedisBoundsCalls(t *testing.T) {
 	require.ErrorIs(t, h.Err(), redisson.ErrLockLost, "an unlock without reply ends the hold")
 	require.True(t, errors.Is(h.Unlock(ctx), redisson.ErrNotOwner), "a second unlock sends nothing")
 }
+
+// TestStalledRedisBoundsCallsWithContextTimeouts: with ContextTimeoutEnabled
+// go-redis ends a call at its context's deadline itself (the library then
+// sends it directly); the bound holds the same.
+func TestStalledRedisBoundsCallsWithContextTimeouts(t *testing.T) {
+	srv := redistest.StartServer(t)
+	p, err := faultproxy.New(srv.Addr())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c, err := redisson.New(rdb, redisson.WithTimeout(400*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	_, err = c.Lock("warm").IsLocked(ctx)
+	require.NoError(t, err)
+	p.Stall()
+	const bound = 300 * time.Millisecond
+	cctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	start := time.Now()
+	_, err = c.Lock("other").Lock(cctx)
+	took := time.Since(start)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, took, bound+400*time.Millisecond+250*time.Millisecond, "returned %v after its deadline", took-bound)
+}

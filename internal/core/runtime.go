@@ -49,6 +49,12 @@ type Runtime struct {
 	sync            *ReplicaSync
 	logger          *slog.Logger
 	cluster         bool
+	// readTimeout is go-redis' own bound of a reply (ReadTimeout); 0 when
+	// it waits forever.
+	readTimeout time.Duration
+	// ctxTimeouts: the go-redis client has ContextTimeoutEnabled, so it
+	// ends a call at its context's deadline by itself.
+	ctxTimeouts bool
 	fairWait        time.Duration
 
 	holds    Holds
@@ -73,6 +79,7 @@ func New(cfg Config) *Runtime {
 	if cfg.Sharded {
 		rt.publish = "SPUBLISH"
 	}
+	rt.readTimeout, rt.ctxTimeouts = readTimeoutOf(cfg.Redis)
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
 	}
@@ -186,9 +193,56 @@ func (rt *Runtime) SlotOf(key string) int {
 
 // Eval runs a script without replica sync, bounded by ctx.
 func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...any) (any, error) {
+	if !rt.NeedsBound(ctx) {
+		return s.Run(ctx, rt.redis, keys, args...)
+	}
 	return Bounded(ctx, func(ctx context.Context) (any, error) {
 		return s.Run(ctx, rt.redis, keys, args...)
 	})
+}
+
+// NeedsBound reports whether a call under ctx must go through Bounded:
+// when ctx's deadline comes before go-redis' own ReadTimeout would end a
+// silent call (or go-redis has none). Otherwise go-redis ends it in time
+// by itself, and the call saves Bounded's goroutine, which on the lock path
+// costs as much as the library's own work. A ctx without deadline is
+// bounded by ReadTimeout then: its cancellation is seen within that.
+func (rt *Runtime) NeedsBound(ctx context.Context) bool {
+	if rt.readTimeout <= 0 {
+		return ctx.Done() != nil
+	}
+	// Deadline first: Done would make a cancel context allocate its
+	// channel on every call.
+	deadline, ok := ctx.Deadline()
+	return ok && !rt.ctxTimeouts && time.Until(deadline)+boundSlack < rt.readTimeout
+}
+
+// boundSlack is how far a deadline may come before go-redis' ReadTimeout
+// and still be left to go-redis: a release attempt bounded by the default
+// Timeout (3 s) meets the default ReadTimeout (3 s) a moment early.
+const boundSlack = 100 * time.Millisecond
+
+// readTimeoutOf returns the go-redis client's ReadTimeout with go-redis'
+// defaults applied (0 means 3 s, a negative value none) and whether it
+// honours context deadlines itself (ContextTimeoutEnabled).
+func readTimeoutOf(rdb redis.UniversalClient) (time.Duration, bool) {
+	var d time.Duration
+	var ctxTimeouts bool
+	switch c := rdb.(type) {
+	case *redis.Client:
+		d, ctxTimeouts = c.Options().ReadTimeout, c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		d, ctxTimeouts = c.Options().ReadTimeout, c.Options().ContextTimeoutEnabled
+	default:
+		return 0, false
+	}
+	switch {
+	case d == 0:
+		return 3 * time.Second, ctxTimeouts
+	case d < 0:
+		return 0, false
+	}
+	return d, ctxTimeouts
 }
 
 // EvalSynced runs a lock-writing script followed by WAIT for the master's
@@ -216,7 +270,7 @@ type syncedReply struct {
 }
 
 func (rt *Runtime) evalBounded(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
-	if ctx.Done() == nil {
+	if !rt.NeedsBound(ctx) {
 		return rt.evalSynced(ctx, s, retry, keys, args)
 	}
 	r, err := Bounded(ctx, func(ctx context.Context) (syncedReply, error) {

@@ -94,7 +94,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			return false, err
 		}
 		if ok {
-			return l.acquired(ctx, h, watchdog, lease, start)
+			return l.acquired(ctx, h, field, watchdog, lease, start)
 		}
 	}
 	if !r.Wait {
@@ -214,7 +214,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			}
 			if ok {
 				acquired = true
-				return l.acquired(ctx, h, watchdog, lease, start)
+				return l.acquired(ctx, h, field, watchdog, lease, start)
 			}
 			sleep = l.sleepFor(ttl)
 		}
@@ -252,7 +252,7 @@ func (l *Lock) busy(q *queue, field string) bool {
 
 // take registers a lock handed to w in h and leaves the queue.
 func (l *Lock) take(ctx context.Context, q *queue, w *waiter, h *Hold) {
-	l.register(ctx, h, w.watchdog, w.lease, w.start)
+	l.register(ctx, h, w.field, w.watchdog, w.lease, w.start)
 	q.mu.Lock()
 	q.pending--
 	q.remove(w)
@@ -413,17 +413,17 @@ func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 	}
 }
 
-func (l *Lock) register(ctx context.Context, h *Hold, watchdog bool, lease time.Duration, start time.Time) {
+func (l *Lock) register(ctx context.Context, h *Hold, field string, watchdog bool, lease time.Duration, start time.Time) {
 	var kind renewal.Kind
 	if watchdog {
 		kind = l.cfg.Renew
 	}
-	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: l.Field(h.owner), Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
+	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
 }
 
 // acquired registers a successful acquire in h and finishes.
-func (l *Lock) acquired(ctx context.Context, h *Hold, watchdog bool, lease time.Duration, start time.Time) (bool, error) {
-	l.register(ctx, h, watchdog, lease, start)
+func (l *Lock) acquired(ctx context.Context, h *Hold, field string, watchdog bool, lease time.Duration, start time.Time) (bool, error) {
+	l.register(ctx, h, field, watchdog, lease, start)
 	return l.finish(ctx, h)
 }
 

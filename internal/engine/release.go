@@ -55,11 +55,11 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 	if l.rt.Done().Err() != nil {
 		return core.ErrClosed
 	}
-	field := l.Field(h.owner)
+	field := h.OwnerField()
 	lease := l.rt.LeaseOf(l.cfg.Name, field, l.rt.WatchdogTimeout())
-	// Every attempt may take the client's timeout; the latch outlives them.
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseAttempts*l.rt.Timeout())
-	defer cancel()
+	// Each attempt is bounded by the client's timeout (see release); the
+	// latch outlives them all.
+	dctx := context.WithoutCancel(ctx)
 	var q *queue
 	if l.cfg.HandOff {
 		if ref, ok := l.e.queues.peek(l.queueKey); ok {
