@@ -55,7 +55,7 @@ type Runtime struct {
 	// ctxTimeouts: the go-redis client has ContextTimeoutEnabled, so it
 	// ends a call at its context's deadline by itself.
 	ctxTimeouts bool
-	fairWait        time.Duration
+	fairWait    time.Duration
 
 	holds    Holds
 	requests requestIDs
