@@ -520,6 +520,12 @@ func TestVanishedWaiterIsSkipped(t *testing.T) {
 	redistest.Eventually(t, 5*time.Second, "victim queued", func() bool {
 		return raw.LLen(ctx, fairlock.QueueName("v")).Val() == 1
 	})
+	// And subscribed: closing its connections while the subscription is
+	// still being confirmed would leave the victim waiting for that
+	// confirmation (the hub has no confirmation timeout yet, issue #12).
+	redistest.Eventually(t, 5*time.Second, "victim subscribed", func() bool {
+		return len(raw.PubSubChannels(ctx, "redisson_lock__channel:*").Val()) == 1
+	})
 	q, rel := queued(t, raw, "v")
 	require.Len(t, rel, 1)
 	victimStale := time.Now().Add(time.Duration(rel[q[0]]) * time.Millisecond)
