@@ -35,7 +35,6 @@ import (
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/pubsub"
-	"github.com/goredisson/redisson/internal/renewal"
 )
 
 func init() {
@@ -60,7 +59,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Name:    name,
 		Channel: l.channel,
 		Policy:  pubsub.LockPolicy,
-		Renew:   renewKind{rt},
+		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,
 		Scripts: &scripts{rt: rt, name: name, channel: l.channel, latchPrefix: LatchPrefix(name) + ":"},
 	})
@@ -357,38 +356,4 @@ func (s *scripts) Count(ctx context.Context, field string) (int, error) {
 	}
 	v, _ := res.(string)
 	return parseCount(v)
-}
-
-// renewKind is the watchdog's batch renewal of plain locks.
-type renewKind struct{ rt *core.Runtime }
-
-func (k renewKind) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
-	keys := make([]string, len(leases))
-	args := make([]any, 1, len(leases)+1)
-	args[0] = ttl.Milliseconds()
-	for i, l := range leases {
-		keys[i] = l.Key()
-		args = append(args, l.Owner())
-	}
-	cmd := renewScript.EvalSha(ctx, pipe, keys, args...)
-	return func() ([]bool, error) {
-		vals, err := cmd.Slice()
-		if err != nil {
-			if core.IsNoScript(err) {
-				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.rt.Timeout())
-				defer cancel()
-				_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
-					return struct{}{}, renewScript.Load(ctx, k.rt.Redis())
-				})
-			}
-			return nil, err
-		}
-		out := make([]bool, len(leases))
-		for i := range out {
-			if i < len(vals) {
-				out[i] = vals[i] == int64(1)
-			}
-		}
-		return out, nil
-	}
 }

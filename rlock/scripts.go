@@ -62,24 +62,6 @@ end
 return 0
 `)
 
-// renewScript is the watchdog's batch: every lock of one slot due now.
-// KEYS: [name1..nameK]. ARGV: [lease ms, owner1..ownerK].
-// Reply: per key 1 = renewed, 0 = gone or held by someone else. A key of the
-// wrong type counts as gone instead of failing the whole batch.
-var renewScript = core.NewScript("rlock.renew", `
-local out = {}
-for i = 1, #KEYS do
-	local held = redis.pcall('hexists', KEYS[i], ARGV[i + 1])
-	if held == 1 then
-		redis.call('pexpire', KEYS[i], ARGV[1])
-		out[i] = 1
-	else
-		out[i] = 0
-	end
-end
-return out
-`)
-
 // unlockHandOffScript is unlockScript that, on the final release, hands the
 // lock straight to a waiter of this client: the owner's field goes, the
 // waiter's comes (HSET 1, PEXPIRE its lease), and the latch records the

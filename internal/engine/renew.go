@@ -11,8 +11,9 @@ import (
 )
 
 // PlainRenewal is Redisson's plain-lock watchdog batch (protocol §5.2) for
-// objects whose hold is a field of the lock hash: the fair lock (RLock keeps
-// its own copy). Keep it comparable: the wheel groups leases by Kind.
+// objects whose hold is a field of the lock hash: RLock, the fair lock and
+// the write lock, whose leases due together share one script call per slot.
+// Keep it comparable: the wheel groups leases by Kind.
 type PlainRenewal struct{ RT *core.Runtime }
 
 // plainRenewScript renews every lease of one batch.
