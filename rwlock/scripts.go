@@ -172,6 +172,10 @@ return redis.call('hget', KEYS[1], ARGV[1])
 // readRenewScript renews read holds: per lock, the hash and every timeout
 // key of the listed owner (Redisson 4.4's read batch; 3.44–3.52 fail part
 // way for a re-entrant read, protocol §5.2, which we do not reproduce).
+// An owner one of whose timeout keys is gone counts as not held and none of
+// its keys is renewed: Redisson's read unlock no longer counts such a hold,
+// so another reader's release may free the lock under it (Redisson renews
+// it on and never tells). Its other keys then expire with their lease.
 // KEYS: [name1, keyprefix1, name2, keyprefix2, ...]. ARGV: [lease ms,
 // owner1, owner2, ...]. Reply: per lock 1 = renewed, 0 = not held.
 var readRenewScript = core.NewScript("rwlock.readRenew", `
@@ -180,14 +184,23 @@ for i = 1, #KEYS / 2 do
 	local name, prefix, owner = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
 	local c = redis.pcall('hget', name, owner)
 	local n = tonumber(c)
-	if type(n) == 'number' then
+	out[i] = 0
+	if type(n) == 'number' and n >= 1 then
+		local base = prefix .. ':' .. owner .. ':rwlock_timeout:'
+		local all = true
 		for k = n, 1, -1 do
-			redis.call('pexpire', prefix .. ':' .. owner .. ':rwlock_timeout:' .. k, ARGV[1])
+			if redis.call('exists', base .. k) == 0 then
+				all = false
+				break
+			end
 		end
-		redis.call('pexpire', name, ARGV[1])
-		out[i] = 1
-	else
-		out[i] = 0
+		if all then
+			for k = n, 1, -1 do
+				redis.call('pexpire', base .. k, ARGV[1])
+			end
+			redis.call('pexpire', name, ARGV[1])
+			out[i] = 1
+		end
 	end
 end
 return out
