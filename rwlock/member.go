@@ -1,0 +1,102 @@
+package rwlock
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/lockable"
+)
+
+// The read or write lock as a member of a multi-lock (package multilock):
+// *Lock implements lockable.Lock.
+var _ lockable.Lock = (*Lock)(nil)
+
+// LockID identifies the lock among the members of a multi-lock: read or
+// write, its client's id and its name (lockable.Lock).
+func (l *Lock) LockID() string {
+	kind := "read lock"
+	if l.s.write {
+		kind = "write lock"
+	}
+	return kind + "\x00" + l.rt.ID() + "\x00" + l.s.name
+}
+
+// TryAcquire takes the lock for a multi-lock as TryLock does, with r's
+// owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.
+func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hold, bool, error) {
+	opts := []Option{WithOwner(r.Owner)}
+	if r.Wait != 0 {
+		opts = append(opts, WithWait(r.Wait))
+	}
+	if r.Lease != 0 {
+		opts = append(opts, WithLease(r.Lease))
+	}
+	h, ok, err := l.TryLock(ctx, opts...)
+	if !ok {
+		return nil, false, err
+	}
+	return &member{Hold: h, l: l}, true, nil
+}
+
+// member is a hold taken through TryAcquire.
+type member struct {
+	*Hold
+	l *Lock
+}
+
+// expireWriteScript sets the lease of a write lock the owner holds
+// (Redisson's expireAsync, which PEXPIREs without the check).
+// KEYS: [name]. ARGV: [lease ms, owner field "<owner>:write"].
+// Reply: 1 = set, 0 = the owner holds the lock no more.
+var expireWriteScript = core.NewScript("rwlock.expireWrite", `
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+	redis.call('pexpire', KEYS[1], ARGV[1])
+	return 1
+end
+return 0
+`)
+
+// expireReadScript sets the lease of a read lock the owner holds: the hash
+// and the owner's per-hold timeout keys. Redisson's expireAsync PEXPIREs
+// only the hash, so a longer lease would outlive the timeout keys, and the
+// next read unlock of anyone would shorten the hash to them.
+// KEYS: [name, timeout key prefix of the owner]. ARGV: [lease ms, owner
+// field].
+// Reply: 1 = set, 0 = the owner holds the lock no more.
+var expireReadScript = core.NewScript("rwlock.expireRead", `
+local count = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if count == nil or count <= 0 then
+	return 0
+end
+redis.call('pexpire', KEYS[1], ARGV[1])
+for k = 1, count do
+	redis.call('pexpire', KEYS[2] .. ':' .. k, ARGV[1])
+end
+return 1
+`)
+
+// Expire implements lockable.Hold.
+func (m *member) Expire(ctx context.Context, lease time.Duration) error {
+	if lease < time.Millisecond {
+		return m.l.l.Err("expire", fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
+	}
+	if err := m.Err(); err != nil {
+		return m.l.l.Err("expire", err)
+	}
+	field, name := m.h.OwnerField(), m.l.s.name
+	script, keys := expireWriteScript, []string{name}
+	if !m.l.s.write {
+		script, keys = expireReadScript, []string{name, TimeoutPrefix(name, field)}
+	}
+	start := time.Now()
+	res, err := m.l.rt.Eval(ctx, script, keys, lease.Milliseconds(), field)
+	if err != nil {
+		return m.l.l.Err("expire", err)
+	}
+	if res != int64(1) || !m.l.rt.Extended(name, field, start, lease) {
+		return m.l.l.Err("expire", fmt.Errorf("%w: %q is held by this owner no more", core.ErrLockLost, name))
+	}
+	return nil
+}
