@@ -263,6 +263,20 @@ func (c *conn) read(ps *redis.PubSub) {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
 			if errors.Is(err, redis.ErrClosed) {
+				// Either this PubSub was closed (the conn is closing
+				// or replaced it), or the Redis client it came from
+				// was: then no reply will ever come on it.
+				select {
+				case <-c.stop:
+					return
+				default:
+				}
+				c.sendMu.Lock()
+				current := c.ps == ps
+				c.sendMu.Unlock()
+				if current && c.node == nil {
+					c.h.onClientClosed(err)
+				}
 				return
 			}
 			var re redis.Error

@@ -17,6 +17,7 @@ package pubsub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -26,6 +27,15 @@ import (
 
 // ErrClosed is returned by Subscribe on a closed hub.
 var ErrClosed = errors.New("pubsub: hub is closed")
+
+// ErrNotConfirmed is wrapped by the error Subscribe returns when Redis did
+// not confirm a subscription within Config.ConfirmTimeout.
+var ErrNotConfirmed = errors.New("pubsub: subscription not confirmed in time")
+
+// DefaultConfirmTimeout bounds the wait for a subscription's confirmation,
+// as Redisson's subscriptionTimeout (1500 ms) times retryAttempts + 1 (5)
+// does: 7.5 s.
+const DefaultConfirmTimeout = 7500 * time.Millisecond
 
 // All, returned by a WakePolicy, wakes every waiter of the channel.
 const All = -1
@@ -58,6 +68,10 @@ type Config struct {
 	HealthCheck time.Duration
 	// Logger receives connection problems. Default: discard.
 	Logger *slog.Logger
+	// ConfirmTimeout bounds how long Subscribe waits for Redis to confirm
+	// a new subscription, whatever the caller's context allows. Default
+	// DefaultConfirmTimeout.
+	ConfirmTimeout time.Duration
 }
 
 // Hub multiplexes many waiters onto few Redis subscriptions.
@@ -67,6 +81,7 @@ type Hub struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	closed  bool
+	broken  error // the client was closed under the hub; guarded by mu
 	entries map[string]*entry
 	conns   map[string]*conn
 }
@@ -79,7 +94,8 @@ type entry struct {
 	head, tail *Waiter
 	n          int
 	confirmed  bool
-	ready      chan struct{}
+	ready      chan struct{} // closed when confirmed or failed
+	err        error         // why the subscription failed; set before ready closes
 }
 
 // Waiter is one goroutine's registration on a channel. Its C is signalled
@@ -102,6 +118,9 @@ func New(cfg Config) *Hub {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.ConfirmTimeout <= 0 {
+		cfg.ConfirmTimeout = DefaultConfirmTimeout
+	}
 	return &Hub{
 		cfg:     cfg,
 		done:    make(chan struct{}),
@@ -117,6 +136,12 @@ func (h *Hub) Done() <-chan struct{} { return h.done }
 // confirmed the subscription (at once when another waiter already holds it).
 // policy decides how many waiters a message wakes; the first waiter of a
 // channel sets it. The caller must Close the waiter.
+//
+// The wait for the confirmation ends with the caller's context, with
+// Config.ConfirmTimeout (an error wrapping ErrNotConfirmed; the connection
+// is then replaced, since a confirmation that does not come means it is
+// stuck), or at once with an error wrapping redis.ErrClosed when the Redis
+// client was closed under the hub.
 func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) (*Waiter, error) {
 	connKey, node, err := h.route(ctx, channel)
 	if err != nil {
@@ -126,6 +151,11 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 	if h.closed {
 		h.mu.Unlock()
 		return nil, ErrClosed
+	}
+	if h.broken != nil {
+		err := h.broken
+		h.mu.Unlock()
+		return nil, fmt.Errorf("pubsub: subscribing to %q: %w", channel, err)
 	}
 	e := h.entries[channel]
 	if e == nil {
@@ -146,8 +176,14 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 	if confirmed {
 		return w, nil
 	}
+	timer := time.NewTimer(h.cfg.ConfirmTimeout)
+	defer timer.Stop()
 	select {
 	case <-ready:
+		if e.err != nil {
+			w.Close(false)
+			return nil, e.err
+		}
 		return w, nil
 	case <-ctx.Done():
 		w.Close(false)
@@ -155,6 +191,17 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 	case <-h.done:
 		w.Close(false)
 		return nil, ErrClosed
+	case <-timer.C:
+		w.Close(false)
+		h.mu.Lock()
+		stuck := !e.confirmed && e.err == nil
+		h.mu.Unlock()
+		if stuck {
+			h.cfg.Logger.Warn("redisson pubsub: subscription not confirmed in time; replacing the connection",
+				"channel", channel, "timeout", h.cfg.ConfirmTimeout)
+			e.c.requestReplace()
+		}
+		return nil, fmt.Errorf("%w: no reply to the subscribe of %q within %v", ErrNotConfirmed, channel, h.cfg.ConfirmTimeout)
 	}
 }
 
@@ -357,6 +404,29 @@ func (h *Hub) onMessage(channel, payload string) {
 	}
 	if n := e.policy(payload); n != 0 {
 		e.wakeSome(n, true)
+	}
+}
+
+// onClientClosed fails every subscription waiting for its confirmation and
+// every later Subscribe with err, and wakes every confirmed waiter so that
+// each finds out on its next command: the Redis client was closed, nothing
+// will come on its connections any more.
+func (h *Hub) onClientClosed(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.broken != nil || h.closed {
+		return
+	}
+	h.cfg.Logger.Warn("redisson pubsub: the Redis client was closed", "err", err)
+	h.broken = err
+	for ch, e := range h.entries {
+		if e.confirmed {
+			e.wake(All)
+			continue
+		}
+		e.err = fmt.Errorf("pubsub: subscribing to %q: %w", ch, err)
+		close(e.ready)
+		delete(h.entries, ch)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/redistest"
 )
@@ -427,4 +428,103 @@ func TestShardedManySlots(t *testing.T) {
 	}
 	require.NoError(t, cc.SPublish(ctx, "sh7", "0").Err())
 	waitSignal(t, ws[7])
+}
+
+// TestClientClosedDuringConfirmation: the go-redis client is closed while a
+// subscription waits for its confirmation. Subscribe must fail at once with
+// an error saying why, not wait for the caller's context.
+func TestClientClosedDuringConfirmation(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := srv.NewClient()
+	h := newHub(t, rdb, false)
+	ctx := context.Background()
+	require.NoError(t, rdb.Close())
+	start := time.Now()
+	_, err := h.Subscribe(ctx, "x", pubsub.LockPolicy)
+	require.ErrorIs(t, err, redis.ErrClosed)
+	require.Less(t, time.Since(start), 5*time.Second)
+}
+
+// TestClientClosedWhileConfirming: the client closes while a subscribe is on
+// the wire (the connection is stalled, so no confirmation can come). The
+// waiting Subscribe fails soon with an error naming the cause; a confirmed
+// waiter of another channel is woken to find out on its next command.
+func TestClientClosedWhileConfirming(t *testing.T) {
+	srv := redistest.StartServer(t)
+	p, err := faultproxy.New(srv.Addr())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	h := pubsub.New(pubsub.Config{Client: rdb, ConfirmTimeout: time.Minute})
+	t.Cleanup(h.Close)
+	ctx := context.Background()
+	confirmedW, err := h.Subscribe(ctx, "confirmed", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer confirmedW.Close(false)
+
+	p.Stall()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.Subscribe(ctx, "pending", pubsub.LockPolicy)
+		errc <- err
+	}()
+	eventually(t, "subscribe pending", func() bool { return h.Stats().Waiters == 2 })
+	start := time.Now()
+	require.NoError(t, rdb.Close())
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, redis.ErrClosed)
+		require.ErrorContains(t, err, `"pending"`)
+	case <-time.After(20 * time.Second):
+		t.Fatal("Subscribe still waits 20 s after the client closed")
+	}
+	t.Logf("Subscribe failed %v after the client closed", time.Since(start))
+	waitSignal(t, confirmedW)
+	_, err = h.Subscribe(ctx, "later", pubsub.LockPolicy)
+	require.ErrorIs(t, err, redis.ErrClosed)
+	p.Resume()
+}
+
+// TestConfirmTimeout: a stalled connection never confirms; Subscribe fails
+// after ConfirmTimeout with ErrNotConfirmed, however long the caller's
+// context, leaves nothing registered, and once the network is back the hub
+// (on a replaced connection) subscribes again.
+func TestConfirmTimeout(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	p, err := faultproxy.New(srv.Addr())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	const timeout = 300 * time.Millisecond
+	h := pubsub.New(pubsub.Config{Client: rdb, ConfirmTimeout: timeout})
+	t.Cleanup(h.Close)
+	ctx := context.Background()
+	w, err := h.Subscribe(ctx, "warmup", pubsub.LockPolicy)
+	require.NoError(t, err)
+	w.Close(false)
+
+	p.Stall()
+	start := time.Now()
+	_, err = h.Subscribe(ctx, "stalled", pubsub.LockPolicy)
+	took := time.Since(start)
+	require.ErrorIs(t, err, pubsub.ErrNotConfirmed)
+	require.ErrorContains(t, err, `"stalled"`)
+	require.GreaterOrEqual(t, took, timeout)
+	require.Less(t, took, timeout+5*time.Second)
+	require.Equal(t, 0, h.Stats().Waiters)
+	require.Equal(t, 0, h.Stats().Channels)
+	p.Resume()
+
+	var w2 *pubsub.Waiter
+	redistest.Eventually(t, 30*time.Second, "subscribed after the stall", func() bool {
+		var err error
+		w2, err = h.Subscribe(ctx, "after", pubsub.LockPolicy)
+		return err == nil
+	})
+	defer w2.Close(false)
+	require.Equal(t, int64(1), numSub(t, raw, "after"))
+	require.NoError(t, raw.Publish(ctx, "after", "0").Err())
+	waitSignal(t, w2)
 }
