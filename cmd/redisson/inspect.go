@@ -28,13 +28,16 @@ import (
 const inspectDescription = `
 Shows what Redis holds under NAME and the keys and channels Redisson derives
 from it: the kind of object, its TTL, the holders of a lock (client id, owner
-id, hold count), the fair-lock queue, semaphore permits or the latch count, a
-bucket's value decoded with the codec its bytes suggest, and how many
+id, hold count), the fair-lock queue, semaphore permits (with each acquired
+permit's expiry for a permit-expirable semaphore) or the latch count, a rate
+limiter's config and the state of its window(s), a bucket's value decoded
+with the codec its bytes suggest, and how many
 connections are subscribed to the object's pub/sub channel(s), which is how
 Redisson clients (Java and Go) wait.
 
 Kinds, from the key's Redis type:
   hash with a "mode" field                          read-write lock
+  hash with "rate", "interval" and "type" fields    rate limiter
   hash, with redisson_lock_queue:{NAME} or
         redisson_lock_timeout:{NAME}                fair lock
   other hash                                        lock
@@ -77,8 +80,25 @@ Kinds, from the key's Redis type:
                  now (negative: stale for that long); both null when not in the zset
   value          semaphore permits / latch count / atomic long (string integer);
                  else null
-  permits        permit-expirable semaphore: acquired permits [] of {id, expires_ms}
-                 (id = hex of the raw permit id; expires_ms null = never)
+  permits        permit-expirable semaphore: acquired permits, soonest expiry first,
+                 [] of {id, expires_ms, expires_in_ms, expired}: id = hex of the raw
+                 permit id; expires_ms = absolute expiry (ms since the epoch, the
+                 acquiring client's clock; the ZSCORE in {NAME}:timeout), null = no
+                 lease; expires_in_ms = expires_ms minus now (negative: expired that
+                 long ago), null = no lease; expired = the lease has passed (the
+                 permit returns to "value" when the next script runs)
+  rate_limiter   rate limiter: {rate, interval_ms, type, keep_alive_ms, windows};
+                 type "OVERALL" or "PER_CLIENT"; keep_alive_ms 0 = none; windows =
+                 the shared window (OVERALL) or each client's (PER_CLIENT, found by
+                 SCAN) as [] of {client_id, value_key, permits_key, value, available,
+                 used, grants, refill_in_ms, value_ttl_ms}: client_id null for the
+                 shared window; value = the stored permits left ({NAME}:value[:CID]),
+                 null before the first acquire; available = what availablePermits
+                 returns now (value plus the permits of grants older than the
+                 interval; the full rate before the first acquire); used = permits of
+                 the grants still in the window ({NAME}:permits[:CID]), grants = their
+                 number; refill_in_ms = when the oldest of them leaves the window, null
+                 when none; value_ttl_ms = PTTL of the value key. Else null
   fencing_token  last token of a fenced lock (redisson_lock_token:{NAME}); else null
   channels       [] of {channel, subscribers, shard_subscribers}: PUBSUB NUMSUB and
                  PUBSUB SHARDNUMSUB (null where unsupported, Redis < 7) of each
@@ -113,6 +133,7 @@ type Report struct {
 	Queue        []Queued     `json:"queue"`
 	Value        *int64       `json:"value"`
 	Permits      []Permit     `json:"permits"`
+	RateLimiter  *RateLimiter `json:"rate_limiter"`
 	FencingToken *int64       `json:"fencing_token"`
 	Channels     []ChannelSub `json:"channels"`
 	Waiters      int64        `json:"waiters"`
@@ -148,8 +169,10 @@ type Queued struct {
 
 // Permit is one acquired permit of a permit-expirable semaphore.
 type Permit struct {
-	ID        string `json:"id"`
-	ExpiresMs *int64 `json:"expires_ms"`
+	ID          string `json:"id"`
+	ExpiresMs   *int64 `json:"expires_ms"`
+	ExpiresInMs *int64 `json:"expires_in_ms"`
+	Expired     bool   `json:"expired"`
 }
 
 // ChannelSub is the subscriber count of one channel.
@@ -288,6 +311,15 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Kind = kindRW
 			rep.Mode = &mode
 			channels = []string{d.rwChan}
+		case isRateLimiter(fields):
+			rep.Kind = kindRateLimiter
+			channels = []string{} // a rate limiter uses no pub/sub
+			rl, keys, err := rateLimiter(ctx, rdb, name, fields)
+			if err != nil {
+				return nil, err
+			}
+			rep.RateLimiter = rl
+			rep.Keys = append(rep.Keys, keys...)
 		case hasQueue || hasTimeout:
 			rep.Kind = kindFair
 			channels = []string{d.lockChan}
@@ -295,8 +327,10 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Kind = kindLock
 			channels = []string{d.lockChan}
 		}
-		if rep.Holders, err = holders(ctx, rdb, name, fields, isRW); err != nil {
-			return nil, err
+		if rep.Kind != kindRateLimiter {
+			if rep.Holders, err = holders(ctx, rdb, name, fields, isRW); err != nil {
+				return nil, err
+			}
 		}
 	case "string":
 		v, err := rdb.Get(ctx, name).Result()
@@ -510,13 +544,15 @@ func permits(ctx context.Context, rdb redis.UniversalClient, key string) ([]Perm
 	if err != nil {
 		return nil, fmt.Errorf("ZRANGE %s: %w", key, err)
 	}
+	now := time.Now().UnixMilli()
 	out := []Permit{}
 	for _, z := range zs {
 		m, _ := z.Member.(string)
 		p := Permit{ID: hex.EncodeToString([]byte(m))}
 		if z.Score < pesNoExpiry && !math.IsInf(z.Score, 0) {
 			ms := int64(z.Score)
-			p.ExpiresMs = &ms
+			in := ms - now
+			p.ExpiresMs, p.ExpiresInMs, p.Expired = &ms, &in, ms <= now
 		}
 		out = append(out, p)
 	}
@@ -614,8 +650,10 @@ func printReport(w io.Writer, r *Report) {
 	if r.Value != nil {
 		label := "value"
 		switch r.Kind {
-		case kindSem, kindPES:
+		case kindSem:
 			label = "permits"
+		case kindPES:
+			label = "available"
 		case kindLatch:
 			label = "count"
 		case kindSemOrLat:
@@ -625,6 +663,9 @@ func printReport(w io.Writer, r *Report) {
 	}
 	if r.Kind == kindBucket {
 		printBucket(w, r, row)
+	}
+	if r.RateLimiter != nil {
+		printRateLimiter(w, r.RateLimiter, row)
 	}
 	if r.FencingToken != nil {
 		row("token", "%d (fenced lock's last token)", *r.FencingToken)
@@ -655,21 +696,31 @@ func printReport(w io.Writer, r *Report) {
 		}
 	}
 	if r.Kind == kindPES {
-		row("acquired", "%d permits", len(r.Permits))
-		now := time.Now().UnixMilli()
+		expired := 0
+		for _, p := range r.Permits {
+			if p.Expired {
+				expired++
+			}
+		}
+		if expired > 0 {
+			row("acquired", "%d permits, %d of them expired (back in the pool when the semaphore is next used)", len(r.Permits), expired)
+		} else {
+			row("acquired", "%d permits", len(r.Permits))
+		}
 		for _, p := range r.Permits {
 			t := "no lease"
 			if p.ExpiresMs != nil {
-				if *p.ExpiresMs <= now {
-					t = "expired " + fmtMillis(now-*p.ExpiresMs) + " ago"
+				at := time.UnixMilli(*p.ExpiresMs).UTC().Format("2006-01-02T15:04:05.000Z")
+				if p.Expired {
+					t = "expired " + fmtMillis(-*p.ExpiresInMs) + " ago, at " + at
 				} else {
-					t = "expires in " + fmtMillis(*p.ExpiresMs-now)
+					t = "expires in " + fmtMillis(*p.ExpiresInMs) + ", at " + at
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
 		}
 	}
-	if r.Kind != kindBucket {
+	if r.Kind != kindBucket && r.Kind != kindRateLimiter {
 		row("waiters", "%d subscribed connection(s)", r.Waiters)
 	}
 	for _, c := range r.Channels {
@@ -780,7 +831,9 @@ func describeKind(r *Report) string {
 	case isUnknown(r.Kind), r.Kind == kindBucket:
 		return "a " + redisValue(r)
 	case r.Kind == kindAtomic:
-		return "a " + kindSemOrLat // or an atomic long: an integer string
+		return "an integer string (a semaphore or count-down latch nobody waits on, or an atomic long)"
+	case r.Kind == kindSemOrLat:
+		return "a semaphore or count-down latch"
 	}
 	return "a " + r.Kind
 }

@@ -22,8 +22,10 @@ process that took it, and only that owner can release one hold. Without
 --force nothing is done and the exit code is 2.
 
 Only plain locks (Redisson RLock, the "lock" kind of "redisson inspect") are
-force-unlocked; a read-write lock, fair lock, semaphore or latch under NAME is
-left alone (exit 1), since deleting it would not wake its waiters.
+force-unlocked; anything else under NAME (a read-write lock, fair lock,
+semaphore, latch, rate limiter, an integer string that may be one of those
+or an atomic long, ...) is left alone (exit 1), since deleting it would not
+wake its waiters or would destroy its state.
 
 Prints whether a lock was deleted. Exit codes: 0 = deleted, or there was no
 lock (nothing to do); 1 = error or NAME is not a plain lock; 2 = usage.`
@@ -62,8 +64,8 @@ Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 	defer cn.Close()
 
 	// Refuse to delete what is not a plain lock: forceUnlock's DEL would
-	// remove a semaphore or latch, and a read-write or fair lock's waiters
-	// listen elsewhere.
+	// remove a semaphore, latch or rate limiter, and a read-write or fair
+	// lock's waiters listen elsewhere.
 	rep, err := inspect(ctx, cn.rdb, name)
 	if err != nil {
 		return errorf(fs.Name(), "%v", err)

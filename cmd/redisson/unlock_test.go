@@ -68,7 +68,7 @@ func TestUnlockForce(t *testing.T) {
 		t.Errorf("the semaphore was changed: %q", v)
 	}
 	for name, want := range map[string]string{
-		"a-semaphore": `redisson unlock: "a-semaphore" holds a semaphore or latch, not a plain lock: not force-unlocking it` + "\n",
+		"a-semaphore": `redisson unlock: "a-semaphore" holds an integer string (a semaphore or count-down latch nobody waits on, or an atomic long), not a plain lock: not force-unlocking it` + "\n",
 		"a-text":      `redisson unlock: "a-text" holds a Redis string that is not an integer, not a plain lock: not force-unlocking it` + "\n",
 		"a-list":      `redisson unlock: "a-list" holds a Redis list, not a plain lock: not force-unlocking it` + "\n",
 	} {
