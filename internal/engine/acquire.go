@@ -89,12 +89,12 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 	if !busy {
 		start := time.Now()
-		_, ok, err := l.tryAcquire(ctx, field, lease, r)
+		_, ok, value, err := l.tryAcquire(ctx, field, lease, r)
 		if err != nil {
 			return false, err
 		}
 		if ok {
-			return l.acquired(ctx, h, field, watchdog, lease, start)
+			return l.acquired(ctx, h, field, watchdog, lease, start, value)
 		}
 	}
 	if !r.Wait {
@@ -199,7 +199,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			continue
 		case attempt:
 			start := time.Now()
-			ttl, ok, err := l.tryAcquire(ctx, field, lease, r)
+			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r)
 			if q != nil {
 				q.mu.Lock()
 				if ok || err != nil {
@@ -214,7 +214,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			}
 			if ok {
 				acquired = true
-				return l.acquired(ctx, h, field, watchdog, lease, start)
+				return l.acquired(ctx, h, field, watchdog, lease, start, value)
 			}
 			sleep = l.sleepFor(ttl)
 		}
@@ -252,6 +252,9 @@ func (l *Lock) busy(q *queue, field string) bool {
 
 // take registers a lock handed to w in h and leaves the queue.
 func (l *Lock) take(ctx context.Context, q *queue, w *waiter, h *Hold) {
+	q.mu.Lock()
+	h.value = w.value
+	q.mu.Unlock()
 	l.register(ctx, h, w.field, w.watchdog, w.lease, w.start)
 	q.mu.Lock()
 	q.pending--
@@ -260,23 +263,26 @@ func (l *Lock) take(ctx context.Context, q *queue, w *waiter, h *Hold) {
 }
 
 // resolveUnknown reads from Redis whether a hand-off whose reply was lost
-// made w the holder. It gives up with the cause when ctx is done or the
-// client closes; the caller then abandons w, which gives back a lock the
-// hand-off may have given it.
+// made w the holder (and, for an object with ValueScripts, the value it
+// gave w). It gives up with the cause when ctx is done or the client
+// closes; the caller then abandons w, which gives back a lock the hand-off
+// may have given it.
 func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) (bool, error) {
 	for attempt := 1; ; attempt++ {
 		dctx, cancel := l.rt.Detached(ctx)
-		count, err := core.Bounded(dctx, func(ctx context.Context) (int, error) {
-			return l.cfg.Scripts.Count(ctx, w.field)
+		cv, err := core.Bounded(dctx, func(ctx context.Context) (countValue, error) {
+			return l.countValue(ctx, w.field)
 		})
 		cancel()
 		if err == nil {
 			q.mu.Lock()
 			defer q.mu.Unlock()
-			if count > 0 {
+			if cv.count > 0 {
 				// The hand-off happened; its lease counts from the first
-				// send of the release (w.start, set by release).
-				w.state = handed
+				// send of the release (w.start, set by release). w was
+				// parked, holding nothing, so the count is the hand-off's
+				// and the latest value its.
+				w.state, w.value = handed, cv.value
 				return true, nil
 			}
 			q.pending--
@@ -344,32 +350,59 @@ func (l *Lock) sleepFor(ttl time.Duration) time.Duration {
 	return max(ttl, time.Millisecond)
 }
 
-// acquireOnce sends the acquire script r calls for: the waiting variant
-// when r waits in a Redis queue, else the plain (try-once) one.
-func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, core.SyncResult, error) {
-	if qs, ok := l.queueScripts(r); ok {
-		return qs.AcquireQueued(ctx, field, lease, r.WaitFor)
-	}
-	return l.cfg.Scripts.Acquire(ctx, field, lease)
+// countValue is a hold count with, for an object with ValueScripts, the
+// lock's latest acquisition value.
+type countValue struct {
+	count int
+	value int64
 }
 
-// tryAcquire runs the acquire script once: ok, or the holder's TTL.
-func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, error) {
-	ttl, ok, sync, err := l.acquireOnce(ctx, field, lease, r)
+// countValue reads field's hold count on the master, with the latest value
+// when the object's acquisitions carry values.
+func (l *Lock) countValue(ctx context.Context, field string) (countValue, error) {
+	if l.values != nil {
+		n, v, err := l.values.CountValue(ctx, field)
+		return countValue{n, v}, err
+	}
+	n, err := l.cfg.Scripts.Count(ctx, field)
+	return countValue{count: n}, err
+}
+
+// acquireOnce sends the acquire script r calls for: the waiting variant
+// when r waits in a Redis queue, else the plain (try-once) one, which gives
+// the acquisition's value for an object with ValueScripts.
+func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, core.SyncResult, error) {
+	if qs, ok := l.queueScripts(r); ok {
+		ttl, ok, sync, err := qs.AcquireQueued(ctx, field, lease, r.WaitFor)
+		return ttl, ok, 0, sync, err
+	}
+	if l.values != nil {
+		return l.values.AcquireValue(ctx, field, lease)
+	}
+	ttl, ok, sync, err := l.cfg.Scripts.Acquire(ctx, field, lease)
+	return ttl, ok, 0, sync, err
+}
+
+// tryAcquire runs the acquire script once: ok with the acquisition's value,
+// or the holder's TTL.
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, error) {
+	ttl, ok, value, sync, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
 	if errors.As(err, &stale) {
 		// The server had closed the connection. Redis counts one more
 		// hold for us than we know of exactly when the script ran: ask,
-		// and try again only if it did not.
+		// and try again only if it did not. The same read gives the value
+		// the lost reply carried: nobody else can have acquired since,
+		// while the count says we hold the lock.
 		before := l.rt.HoldDepth(l.cfg.Name, field)
-		count, cerr := l.cfg.Scripts.Count(ctx, field)
+		cv, cerr := l.countValue(ctx, field)
 		switch {
 		case cerr != nil:
 			err = cerr
-		case count == before+1:
-			return 0, true, nil
-		case count == before:
-			ttl, ok, sync, err = l.acquireOnce(ctx, field, lease, r)
+		case cv.count == before+1:
+			return 0, true, cv.value, nil
+		case cv.count == before:
+			ttl, ok, value, sync, err = l.acquireOnce(ctx, field, lease, r)
 		}
 	}
 	if err != nil {
@@ -379,17 +412,17 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			// release changes nothing.
 			l.undo(ctx, field, lease)
 		}
-		return 0, false, l.typed(ctx, err)
+		return 0, false, 0, l.typed(ctx, err)
 	}
 	if !ok {
-		return ttl, false, nil
+		return ttl, false, 0, nil
 	}
 	if sync.Failed() && l.rt.Sync().FailOnNoSync {
 		l.undo(ctx, field, lease)
-		return 0, false, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
+		return 0, false, 0, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
 			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
 	}
-	return 0, true, nil
+	return 0, true, value, nil
 }
 
 // typed turns a WRONGTYPE failure into an error that says what the key
@@ -421,8 +454,10 @@ func (l *Lock) register(ctx context.Context, h *Hold, field string, watchdog boo
 	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
 }
 
-// acquired registers a successful acquire in h and finishes.
-func (l *Lock) acquired(ctx context.Context, h *Hold, field string, watchdog bool, lease time.Duration, start time.Time) (bool, error) {
+// acquired registers a successful acquire, which got value, in h and
+// finishes.
+func (l *Lock) acquired(ctx context.Context, h *Hold, field string, watchdog bool, lease time.Duration, start time.Time, value int64) (bool, error) {
+	h.value = value
 	l.register(ctx, h, field, watchdog, lease, start)
 	return l.finish(ctx, h)
 }

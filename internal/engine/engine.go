@@ -73,10 +73,32 @@ type QueueScripts interface {
 	AcquireFailed(ctx context.Context, field string, wait time.Duration) error
 }
 
+// ValueScripts is implemented by the Scripts of an object whose acquire
+// script gives every acquisition a value of its own (the fenced lock's
+// token), which the engine puts on the hold (Hold.Value). Such an object's
+// hand-off release (see Successor.Value) gives the new holder its value too.
+// It is not combined with QueueScripts.
+type ValueScripts interface {
+	// AcquireValue is Acquire that also returns the acquisition's value,
+	// a positive number, when ok. The engine sends it instead of Acquire.
+	AcquireValue(ctx context.Context, field string, lease time.Duration) (ttl time.Duration, ok bool, value int64, sync core.SyncResult, err error)
+	// CountValue reads, in one step on the master, field's hold count and
+	// the value of the lock's latest acquisition. The engine asks it when
+	// the reply of an acquire or hand-off for field was lost and the count
+	// shows that it ran: while field holds the lock nobody else can
+	// acquire it, so the latest value is that acquisition's.
+	CountValue(ctx context.Context, field string) (count int, value int64, err error)
+}
+
 // Successor is a local waiter a release hands the lock to.
 type Successor struct {
 	Field string
 	Lease time.Duration
+	// Value is set by Release, for an object with ValueScripts, to the
+	// value the hand-off gave the successor; it stays 0 when the reply
+	// does not carry it (an unlock latch replayed an earlier attempt), and
+	// the engine then reads it with CountValue.
+	Value int64
 }
 
 // Released is a release script's answer.
@@ -127,6 +149,7 @@ type Lock struct {
 	err      error
 	queueKey string
 	onEnd    func(cause error)
+	values   ValueScripts // cfg.Scripts, when its acquisitions carry values
 }
 
 // Lock returns the object described by cfg. An empty name gives a lock
@@ -137,6 +160,7 @@ func (e *Engine) Lock(cfg Config) *Lock {
 		l.err = fmt.Errorf("%w: the name must not be empty", err)
 	}
 	l.onEnd = l.holdEnded
+	l.values, _ = cfg.Scripts.(ValueScripts)
 	return l
 }
 
@@ -185,10 +209,15 @@ type Hold struct {
 	core.Hold
 	l     *Lock
 	owner int64
+	value int64
 }
 
 // Owner returns the hold's owner id.
 func (h *Hold) Owner() int64 { return h.owner }
+
+// Value returns the value the acquisition got from an object with
+// ValueScripts (the fenced lock's token); 0 for other objects.
+func (h *Hold) Value() int64 { return h.value }
 
 // Lock returns the object the hold is of.
 func (h *Hold) Lock() *Lock { return h.l }

@@ -74,6 +74,7 @@ type waiter struct {
 	watchdog bool
 	state    waiterState // guarded by queue.mu
 	start    time.Time   // when the hand-off script was sent
+	value    int64       // the hand-off's value (ValueScripts); guarded by queue.mu
 	nudge    chan struct{}
 }
 

@@ -181,8 +181,15 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	if q != nil {
 		q.mu.Lock()
 		switch {
+		case next != nil && freed && l.values != nil && succ.Value == 0:
+			// Handed over, but the reply did not carry the value (the
+			// latch replayed an earlier attempt whose reply was lost): the
+			// waiter reads it from Redis.
+			next.state, next.start = unknown, start
+			q.pending++
+			q.streak++
 		case next != nil && freed:
-			next.state, next.start = handed, start
+			next.state, next.start, next.value = handed, start, succ.Value
 			q.pending++
 			q.streak++
 		case next != nil && err != nil && isTransport(err):
