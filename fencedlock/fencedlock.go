@@ -1,0 +1,496 @@
+// Package fencedlock is Redisson's RFencedLock (3.19.0+): a reentrant
+// distributed lock, wire-identical with RLock, whose every acquisition also
+// gets a fencing token, a number strictly greater than every token the lock
+// handed out before.
+//
+// A lease can run out while its holder is stalled (a GC pause, a partition)
+// without the holder noticing in time; then two processes believe they hold
+// the lock. Fencing tokens make that harmless for a resource that checks
+// them: pass the hold's Token with every write, and let the resource refuse
+// a write whose token is smaller than the largest one it has seen.
+//
+// The lock is the hash <name> of RLock (field "<client id>:<owner id>" →
+// hold count, TTL = lease, watchdog renewal, unlock message "0" on
+// redisson_lock__channel:{name}); the tokens come from the string
+// redisson_lock_token:{name}, incremented by every acquisition, re-entry
+// included, and never reset except by Delete. Java's lockAndGetToken,
+// tryLockAndGetToken and plain lock/tryLock on the same name interoperate
+// with Lock and TryLock here.
+//
+// Ownership is a value, as in package rlock: Lock and TryLock return a
+// *Hold, its Token is the acquisition's token, and only the hold releases
+// what it took. Its Done channel (and Context) is closed when the hold ends;
+// when ownership is lost (Err wraps ErrLockLost) it is closed before the
+// lease can have run out in Redis, so before another owner can get a newer
+// token.
+package fencedlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/pubsub"
+)
+
+func init() {
+	objects.NewFencedLock = func(e *engine.Engine, name string) any { return newLock(e, name) }
+}
+
+// Lock is a handle on one named fenced lock. It is cheap and safe for
+// concurrent use: who holds the lock is decided by holds, not by the
+// handle. Get one from (*redisson.Client).FencedLock.
+type Lock struct {
+	l        *engine.Lock
+	rt       *core.Runtime
+	s        *scripts
+	name     string
+	channel  string
+	tokenKey string
+}
+
+func newLock(e *engine.Engine, name string) *Lock {
+	rt := e.Runtime()
+	l := &Lock{rt: rt, name: name, channel: ChannelName(name), tokenKey: TokenKey(name)}
+	l.s = &scripts{rt: rt, name: name, channel: l.channel, tokenKey: l.tokenKey, latchPrefix: LatchPrefix(name) + ":"}
+	l.l = e.Lock(engine.Config{
+		Kind:    "fenced lock",
+		Name:    name,
+		Channel: l.channel,
+		Policy:  pubsub.LockPolicy,
+		Renew:   engine.PlainRenewal{RT: rt},
+		// A release hands the lock straight to a waiter of this client and
+		// issues its token in the same script; a hand-off whose reply is
+		// lost is resolved from Redis with the token.
+		HandOff: true,
+		Scripts: l.s,
+	})
+	return l
+}
+
+// ChannelName returns the pub/sub channel of the lock called name (RLock's).
+func ChannelName(name string) string {
+	return core.PrefixName("redisson_lock__channel", name)
+}
+
+// TokenKey returns the key of the token counter of the lock called name.
+func TokenKey(name string) string {
+	return core.PrefixName("redisson_lock_token", name)
+}
+
+// LatchPrefix returns the prefix of the lock's unlock-latch keys; each unlock
+// request adds ":" and 32 hex characters.
+func LatchPrefix(name string) string {
+	return core.PrefixName("redisson_unlock_latch", name)
+}
+
+// Name returns the lock's name (its Redis key).
+func (l *Lock) Name() string { return l.name }
+
+// Hold is one acquisition of a fenced lock. Keep it: Unlock releases exactly
+// this hold, once. It is safe for concurrent use.
+type Hold struct {
+	h engine.Hold
+}
+
+// Token returns the acquisition's fencing token: greater than the token of
+// every earlier acquisition of the lock, by any client. A re-entry gets a
+// token of its own, so while an owner holds the lock several times, its
+// newest hold has the token a fenced resource accepts.
+func (h *Hold) Token() int64 { return h.h.Value() }
+
+// Unlock releases this hold. The owner's last hold deletes the lock and
+// wakes a waiter (or hands the lock straight to a waiter of this client,
+// with a new token). It works with a done ctx: the release runs on its own
+// context bounded by the client's Timeout. A second Unlock of the same hold
+// sends nothing and returns an error wrapping ErrNotOwner; so does an Unlock
+// after Redis lost the hold; a hold that ended returns why (ErrLockLost,
+// ErrClosed) and sends nothing.
+func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+
+// Done is closed when the hold ends: after Unlock, or when ownership is lost
+// or the client closes (see Err). A lost hold's Done is closed before its
+// lease can have run out in Redis, by this process's clock.
+func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+
+// Err is nil while the hold lasts. Then it is context.Canceled after
+// Unlock, an error wrapping ErrLockLost when ownership was lost, or
+// ErrClosed when the client closed.
+func (h *Hold) Err() error { return h.h.Err() }
+
+// Context returns a context that is done when the hold ends, with Err as its
+// cause (context.Cause); it carries the values of the context given to Lock,
+// not its cancellation. Run the critical section under it.
+func (h *Hold) Context() context.Context { return h.h.Context() }
+
+// Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
+// or to query HoldCount and IsHeldByOwner.
+func (h *Hold) Owner() int64 { return h.h.Owner() }
+
+// Name returns the lock's name.
+func (h *Hold) Name() string { return h.h.Key() }
+
+// Option changes one acquisition.
+type Option func(*acquireOptions)
+
+type acquireOptions struct {
+	lease, wait       time.Duration
+	owner             int64
+	hasLease, hasWait bool
+	hasOwner          bool
+}
+
+// WithLease holds the lock for a fixed lease, without watchdog: it expires
+// lease after the acquire unless unlocked before. lease must be at least
+// 1ms. Without WithLease the watchdog keeps the lock until Unlock. (Unlike
+// Redisson's lockAndGetToken(leaseTime, unit), the lease is honoured.)
+func WithLease(lease time.Duration) Option {
+	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
+}
+
+// WithWait bounds how long TryLock waits for the lock: 0 tries once (the
+// default), a positive wait keeps trying until it runs out (or ctx is done).
+// A negative wait is an error, and so is WithWait on Lock, which waits until
+// ctx is done.
+func WithWait(wait time.Duration) Option {
+	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
+}
+
+// WithOwner acquires for owner (a Java thread's id, a positive number such
+// as a Hold's Owner): an owner that holds the lock re-enters it (with a new
+// token), and its field is "<client id>:<owner>". Without WithOwner every
+// acquisition gets a fresh owner. Goroutines sharing an owner must not lock
+// the same lock at the same time (one Java thread cannot either).
+func WithOwner(owner int64) Option {
+	return func(o *acquireOptions) { o.owner, o.hasOwner = owner, true }
+}
+
+func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, error) {
+	var o acquireOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait}
+	var err error
+	switch {
+	case o.hasLease && o.lease < time.Millisecond:
+		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
+	case o.hasWait && wait:
+		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
+	case o.hasWait && o.wait < 0:
+		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
+	case o.hasOwner && o.owner <= 0:
+		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
+	}
+	if err != nil {
+		return r, l.l.Err(op, err)
+	}
+	if !wait && o.wait > 0 {
+		r.Wait, r.WaitFor = true, o.wait
+	}
+	return r, nil
+}
+
+// Lock waits until the lock is acquired or ctx is done, and returns the
+// hold with its token (Redisson's lockAndGetToken). ctx only bounds the
+// wait: it is never cancelled by the lock, and ending it later does not
+// release the hold.
+func (l *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
+	r, err := l.request("lock", true, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hold{}
+	ok, err := l.l.Acquire(ctx, &h.h, r)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, l.l.Err("lock", context.Cause(ctx))
+	}
+	return h, nil
+}
+
+// TryLock tries to acquire the lock once, or, WithWait, until the wait runs
+// out (Redisson's tryLockAndGetToken). It reports false (and no error) when
+// the lock was not acquired in time; ctx being done is an error.
+func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
+	r, err := l.request("try lock", false, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	h := &Hold{}
+	ok, err := l.l.Acquire(ctx, &h.h, r)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return h, true, nil
+}
+
+// Token returns the lock's latest token (Redisson's getToken): the token of
+// the current holder's newest acquisition while the lock is held, else of
+// the last one. It is 0 when the lock was never taken (or was deleted).
+func (l *Lock) Token(ctx context.Context) (int64, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err("token", err)
+	}
+	res, err := l.rt.Eval(ctx, tokenScript, []string{l.tokenKey})
+	if err != nil {
+		return 0, l.l.Err("token", l.s.wrongType(ctx, err))
+	}
+	if res == nil {
+		return 0, nil
+	}
+	t, err := l.s.parseToken(res)
+	if err != nil {
+		return 0, l.l.Err("token", err)
+	}
+	return t, nil
+}
+
+// ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
+// Redisson's forceUnlock does; the token counter stays. It reports whether
+// there was a lock. Holds of this client on it end with ErrLockLost.
+func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("force unlock", err)
+	}
+	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.name, l.channel}, "0", l.rt.PublishCommand())
+	if err != nil {
+		return false, l.l.Err("force unlock", err)
+	}
+	deleted := res == int64(1)
+	if deleted {
+		l.l.Lost()
+	}
+	return deleted, nil
+}
+
+// Delete deletes the lock and its token counter, as Redisson's delete()
+// does, and reports whether either existed. Holds of this client end with
+// ErrLockLost, and (unlike Redisson) waiters are woken when a held lock was
+// deleted. The next acquisition gets token 1 again: a resource that keeps
+// the largest token it has seen refuses writes until tokens pass it, so do
+// not Delete a lock whose tokens such a resource checks.
+func (l *Lock) Delete(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("delete", err)
+	}
+	res, err := l.rt.Eval(ctx, deleteScript, []string{l.name, l.tokenKey, l.channel}, "0", l.rt.PublishCommand())
+	if err != nil {
+		return false, l.l.Err("delete", err)
+	}
+	l.l.Lost()
+	return res == int64(1), nil
+}
+
+// IsLocked reports whether anyone holds the lock.
+func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err("is locked", err)
+	}
+	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+		return l.rt.Redis().Exists(ctx, l.name).Result()
+	})
+	if err != nil {
+		return false, l.l.Err("is locked", err)
+	}
+	return n == 1, nil
+}
+
+// IsHeldByOwner reports whether owner holds the lock through this client
+// (Redisson's isHeldByThread).
+func (l *Lock) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
+	n, err := l.holdCount(ctx, "is held by owner", owner)
+	return n > 0, err
+}
+
+// HoldCount returns how many times owner holds the lock through this client
+// (Redisson's getHoldCount for that thread): 0 when it does not.
+func (l *Lock) HoldCount(ctx context.Context, owner int64) (int, error) {
+	return l.holdCount(ctx, "hold count", owner)
+}
+
+func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err(op, err)
+	}
+	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+		return l.rt.Redis().HGet(ctx, l.name, l.l.Field(owner)).Result()
+	})
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err == nil {
+		var n int
+		n, err = parseCount(v)
+		if err == nil {
+			return n, nil
+		}
+	}
+	return 0, l.l.Err(op, l.s.wrongType(ctx, err))
+}
+
+// RemainTTL returns the lock's remaining lease, with go-redis' conventions
+// for the special cases: -2 (nanoseconds) when there is no lock, -1 when it
+// has no expiry.
+func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
+	if err := l.l.Check(ctx); err != nil {
+		return 0, l.l.Err("remain TTL", err)
+	}
+	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+		return l.rt.Redis().PTTL(ctx, l.name).Result()
+	})
+	if err != nil {
+		return 0, l.l.Err("remain TTL", err)
+	}
+	return d, nil
+}
+
+func parseCount(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: a hold count field holds %q", core.ErrWrongType, v)
+	}
+	return n, nil
+}
+
+// scripts runs the fenced lock's scripts for the engine.
+type scripts struct {
+	rt          *core.Runtime
+	name        string
+	channel     string
+	tokenKey    string
+	latchPrefix string
+}
+
+var _ engine.ValueScripts = (*scripts)(nil)
+
+// Acquire is AcquireValue without the token (the engine sends
+// AcquireValue; Acquire completes engine.Scripts).
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	ttl, ok, _, sync, err := s.AcquireValue(ctx, field, lease)
+	return ttl, ok, sync, err
+}
+
+func (s *scripts) AcquireValue(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, int64, core.SyncResult, error) {
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name, s.tokenKey}, lease.Milliseconds(), field)
+	if err != nil {
+		return 0, false, 0, sync, s.wrongType(ctx, err)
+	}
+	pair, _ := res.([]any)
+	if len(pair) != 2 {
+		return 0, false, 0, sync, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
+	}
+	first, _ := pair[0].(int64)
+	token, _ := pair[1].(int64)
+	if token == -1 {
+		return time.Duration(first) * time.Millisecond, false, 0, sync, nil
+	}
+	return 0, true, token, sync, nil
+}
+
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {
+	keys := []string{s.name, s.channel, s.latchPrefix + reqID}
+	script, args := unlockScript, []any{"0", lease.Milliseconds(), field, s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds()}
+	if next != nil {
+		script = unlockHandOffScript
+		keys = append(keys, s.tokenKey)
+		args = append(args, next.Field, next.Lease.Milliseconds())
+	}
+	res, sync, err := s.rt.EvalSynced(ctx, script, keys, args...)
+	switch {
+	case err != nil:
+		return engine.NotOwner, sync, s.wrongType(ctx, err)
+	case res == nil:
+		return engine.NotOwner, sync, nil
+	case res == int64(1):
+		return engine.Freed, sync, nil
+	case res == int64(0):
+		return engine.StillHeld, sync, nil
+	}
+	if pair, ok := res.([]any); ok && len(pair) == 2 && next != nil {
+		next.Value, _ = pair[1].(int64)
+		return engine.Freed, sync, nil
+	}
+	return engine.NotOwner, sync, fmt.Errorf("script %s: unexpected reply %v", script.Name(), res)
+}
+
+// Count reads field's hold count on the master (0: none): a script, so
+// that the read never goes to a replica.
+func (s *scripts) Count(ctx context.Context, field string) (int, error) {
+	n, _, err := s.CountValue(ctx, field)
+	return n, err
+}
+
+func (s *scripts) CountValue(ctx context.Context, field string) (int, int64, error) {
+	res, err := s.rt.Eval(ctx, countTokenScript, []string{s.name, s.tokenKey}, field)
+	if err != nil {
+		return 0, 0, s.wrongType(ctx, err)
+	}
+	pair, _ := res.([]any)
+	if len(pair) != 2 {
+		return 0, 0, fmt.Errorf("script %s: unexpected reply %v", countTokenScript.Name(), res)
+	}
+	n := 0
+	if v, ok := pair[0].(string); ok {
+		if n, err = parseCount(v); err != nil {
+			return 0, 0, err
+		}
+	}
+	var token int64
+	if pair[1] != nil {
+		if token, err = s.parseToken(pair[1]); err != nil {
+			return 0, 0, err
+		}
+	}
+	return n, token, nil
+}
+
+// parseToken reads the token key's value from a script reply.
+func (s *scripts) parseToken(v any) (int64, error) {
+	str, _ := v.(string)
+	t, err := strconv.ParseInt(str, 10, 64)
+	if err != nil || t < 0 {
+		return 0, s.badToken()
+	}
+	return t, nil
+}
+
+func (s *scripts) badToken() error {
+	return fmt.Errorf("%w: %s holds a string that is not a token counter (a non-negative integer)", core.ErrWrongType, s.tokenKey)
+}
+
+// wrongType names what is in the way when the lock's hash or its token key
+// holds another type (a script's WRONGTYPE does not say which), or when the
+// token key holds a string that is no counter.
+func (s *scripts) wrongType(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), badTokenMarker) {
+		return s.badToken()
+	}
+	if !errors.Is(err, core.ErrWrongType) && !errors.Is(core.WrapRedisError("", err), core.ErrWrongType) {
+		return err
+	}
+	tctx, cancel := s.rt.Detached(ctx)
+	defer cancel()
+	for _, k := range []struct{ key, want string }{{s.name, "hash"}, {s.tokenKey, "string"}} {
+		typ, terr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+			return s.rt.Redis().Type(ctx, k.key).Result()
+		})
+		if terr == nil && typ != "none" && typ != k.want {
+			return fmt.Errorf("%w: %s holds a %s, not a %s", core.ErrWrongType, k.key, typ, k.want)
+		}
+	}
+	return err
+}
