@@ -280,7 +280,7 @@ func TestBadInput(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, key, detail string
-		setup            func(key string) error
+		setup             func(key string) error
 	}{
 		{"hash key is a string", "wt1", "wt1 holds a string, not a hash", func(k string) error { return raw.Set(ctx, k, "x", 0).Err() }},
 		{"token key is a list", "redisson_lock_token:{wt2}", "holds a list, not a string", func(k string) error { return raw.RPush(ctx, k, "x").Err() }},
