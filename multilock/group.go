@@ -1,0 +1,389 @@
+package multilock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/renewal"
+)
+
+func init() {
+	objects.NewMultiLockGroup = func(e *engine.Engine, group string, values []string) any {
+		return newGroup(e, group, values)
+	}
+}
+
+// Group is Redisson's group multi-lock (RedissonFasterMultiLock, from
+// getMultiLock(group, values)): many values of one group locked atomically
+// in one hash, one round trip per acquisition however many values. Get one
+// from (*redisson.Client).MultiLockGroup. It is cheap and safe for
+// concurrent use: who holds the values is decided by holds, not by the
+// handle.
+//
+// The group's hash G holds, for each value, its field id (FieldID of the
+// value's bytes, here the string's UTF-8 bytes: Redisson's StringCodec) =
+// the owner, and the owner's expiry (client wall-clock ms) and hold count;
+// G's TTL is the longest lease. Owners holding different values of one
+// group do not exclude each other. Waiters sleep on
+// redisson_lock__channel:{G}, the channel of an RLock named G.
+//
+// A value counts as free once its owner's expiry, written by the owner's
+// clock, is before the acquirer's clock: the group multi-lock needs the
+// clocks of its clients (Go and Java) to agree to well within the hold's
+// safety margin (1% of the lease + LeaseMargin + 10ms), unlike the other
+// locks, whose leases are Redis TTLs.
+type Group struct {
+	l           *engine.Lock
+	rt          *core.Runtime
+	name        string
+	channel     string
+	latchPrefix string
+	values      []string
+	fields      []string
+	err         error
+}
+
+// fieldSep separates the owner field from the value list in the engine's
+// owner identity "<client id>:<owner>|f1,f2,...": holds of one owner on
+// different value sets of a group are different holds. Neither the owner
+// field nor a Base64 field id contains it or ','.
+const fieldSep = "|"
+
+func newGroup(e *engine.Engine, group string, values []string) *Group {
+	rt := e.Runtime()
+	g := &Group{
+		rt:          rt,
+		name:        group,
+		channel:     core.PrefixName("redisson_lock__channel", group),
+		latchPrefix: core.PrefixName("redisson_unlock_latch", group) + ":",
+		values:      append([]string(nil), values...),
+	}
+	seen := make(map[string]int, len(values))
+	for i, v := range values {
+		f := FieldID([]byte(v))
+		if j, dup := seen[f]; dup && g.err == nil {
+			g.err = fmt.Errorf("%w: values %d and %d are the same value %q", core.ErrInvalidArgument, j+1, i+1, v)
+		}
+		seen[f] = i
+		g.fields = append(g.fields, f)
+	}
+	if len(values) == 0 {
+		g.err = fmt.Errorf("%w: a group multi-lock needs at least one value", core.ErrInvalidArgument)
+	}
+	g.l = e.Lock(engine.Config{
+		Kind:        "group multi-lock",
+		Name:        group,
+		Channel:     g.channel,
+		FieldSuffix: fieldSep + strings.Join(g.fields, ","),
+		// Waiters of one group may wait for different values: an unlock
+		// wakes them all (Redisson wakes one, which may leave a waiter
+		// whose values were freed asleep until the holder's expiry).
+		Policy:  func(string) int { return pubsub.All },
+		Renew:   groupRenewal{rt: rt},
+		HandOff: false, // a hand-off needs the same value set on both sides
+		Scripts: &groupScripts{g: g},
+	})
+	return g
+}
+
+// Name returns the group's name (its Redis key).
+func (g *Group) Name() string { return g.name }
+
+// Values returns the values the handle locks.
+func (g *Group) Values() []string { return append([]string(nil), g.values...) }
+
+// FieldIDs returns the hash field ids of the values, in the same order.
+func (g *Group) FieldIDs() []string { return append([]string(nil), g.fields...) }
+
+func (g *Group) check(ctx context.Context, op string) error {
+	if err := g.l.Check(ctx); err != nil {
+		return g.l.Err(op, err)
+	}
+	if g.err != nil {
+		return g.l.Err(op, g.err)
+	}
+	return nil
+}
+
+func (g *Group) request(op string, lock bool, opts []Option) (engine.Request, error) {
+	if g.err != nil {
+		return engine.Request{}, g.l.Err(op, g.err)
+	}
+	o, err := parseOptions(lock, opts)
+	if err != nil {
+		return engine.Request{}, g.l.Err(op, err)
+	}
+	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: lock}
+	if !lock && o.wait > 0 {
+		r.Wait, r.WaitFor = true, o.wait
+	}
+	return r, nil
+}
+
+// GroupHold is one acquisition of a group's values. Keep it: Unlock
+// releases exactly this hold, once. It is safe for concurrent use.
+type GroupHold struct {
+	h engine.Hold
+}
+
+// Unlock releases this hold of every value: the owner's last hold of a
+// value frees it, and an unlock message wakes the group's waiters. It
+// works with a done ctx (the release is bounded by the client's Timeout). A
+// second Unlock sends nothing and returns an error wrapping ErrNotOwner; a
+// hold that ended returns why (ErrLockLost, ErrClosed) and sends nothing.
+func (h *GroupHold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+
+// Done is closed when the hold ends: after Unlock, or when ownership is
+// lost (before the values' expiry can have passed, by this process's
+// clock) or the client closes (see Err).
+func (h *GroupHold) Done() <-chan struct{} { return h.h.Done() }
+
+// Err is nil while the hold lasts. Then it is context.Canceled after
+// Unlock, an error wrapping ErrLockLost when ownership was lost, or
+// ErrClosed when the client closed.
+func (h *GroupHold) Err() error { return h.h.Err() }
+
+// Context returns a context that is done when the hold ends, with Err as
+// its cause; it carries the values of the context given to Lock, not its
+// cancellation.
+func (h *GroupHold) Context() context.Context { return h.h.Context() }
+
+// Owner returns the hold's owner id: pass it WithOwner to re-enter.
+func (h *GroupHold) Owner() int64 { return h.h.Owner() }
+
+// Lock waits until every value is acquired or ctx is done, and returns the
+// hold (Redisson's lock(), the waiting acquire script). ctx only bounds the
+// wait. WithLease and WithOwner apply; WithWait is an error.
+func (g *Group) Lock(ctx context.Context, opts ...Option) (*GroupHold, error) {
+	r, err := g.request("lock", true, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &GroupHold{}
+	ok, err := g.l.Acquire(ctx, &h.h, r)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, g.l.Err("lock", context.Cause(ctx))
+	}
+	return h, nil
+}
+
+// TryLock takes every value at once or none: once (Redisson's tryLock(),
+// the try-once script), or WithWait until the wait runs out (tryLock(wait),
+// the waiting script). It reports false (and no error) when some value
+// stayed held by another owner; ctx being done is an error.
+func (g *Group) TryLock(ctx context.Context, opts ...Option) (*GroupHold, bool, error) {
+	r, err := g.request("try lock", false, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	h := &GroupHold{}
+	ok, err := g.l.Acquire(ctx, &h.h, r)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return h, true, nil
+}
+
+// ForceUnlock frees the handle's values whoever holds them and publishes
+// the unlock message (Redisson's forceUnlock). It reports whether any
+// value was held. Holds of this client on the group end with ErrLockLost
+// (all of them, also on other values: the client keeps no index by value).
+func (g *Group) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := g.check(ctx, "force unlock"); err != nil {
+		return false, err
+	}
+	args := make([]any, 0, 2+len(g.fields))
+	args = append(args, "0", g.rt.PublishCommand())
+	for _, f := range g.fields {
+		args = append(args, f)
+	}
+	res, err := g.rt.Eval(ctx, groupForceUnlockScript, []string{g.name, g.channel}, args...)
+	if err != nil {
+		return false, g.l.Err("force unlock", g.typed(ctx, err))
+	}
+	n, _ := res.(int64)
+	g.l.Lost()
+	return n > 0, nil
+}
+
+// IsLocked reports whether any of the handle's values is held by anyone
+// whose expiry has not passed (Redisson's isLocked).
+func (g *Group) IsLocked(ctx context.Context) (bool, error) {
+	if err := g.check(ctx, "is locked"); err != nil {
+		return false, err
+	}
+	args := make([]any, 0, 1+len(g.fields))
+	args = append(args, time.Now().UnixMilli())
+	for _, f := range g.fields {
+		args = append(args, f)
+	}
+	res, err := g.rt.Eval(ctx, groupIsLockedScript, []string{g.name}, args...)
+	if err != nil {
+		return false, g.l.Err("is locked", g.typed(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+// IsHeldByOwner reports whether owner holds every one of the handle's
+// values through this client (Redisson's isHeldByThread, which skips the
+// first value; this checks all).
+func (g *Group) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
+	if err := g.check(ctx, "is held by owner"); err != nil {
+		return false, err
+	}
+	args := make([]any, 0, 2+len(g.fields))
+	args = append(args, time.Now().UnixMilli(), core.OwnerField(g.rt.ID(), owner))
+	for _, f := range g.fields {
+		args = append(args, f)
+	}
+	res, err := g.rt.Eval(ctx, groupIsHeldScript, []string{g.name}, args...)
+	if err != nil {
+		return false, g.l.Err("is held by owner", g.typed(ctx, err))
+	}
+	return res == int64(1), nil
+}
+
+func (g *Group) typed(ctx context.Context, err error) error {
+	if errors.Is(err, core.ErrWrongType) {
+		return core.WrongTypeError(ctx, g.rt.Redis(), g.name, "hash")
+	}
+	return err
+}
+
+// groupScripts runs the group's scripts for the engine. The engine's owner
+// field is "<client id>:<owner>|f1,f2,..."; the scripts send the part
+// before fieldSep as the owner and the handle's field ids as the values.
+type groupScripts struct{ g *Group }
+
+func (s *groupScripts) owner(field string) string {
+	owner, _, _ := strings.Cut(field, fieldSep)
+	return owner
+}
+
+func (s *groupScripts) args(first ...any) []any {
+	args := make([]any, 0, len(first)+len(s.g.fields))
+	args = append(args, first...)
+	for _, f := range s.g.fields {
+		args = append(args, f)
+	}
+	return args
+}
+
+// Acquire runs the try-once script (engine.Scripts).
+func (s *groupScripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	g := s.g
+	res, sync, err := g.rt.EvalSyncedNoRetry(ctx, groupTryScript, []string{g.name},
+		s.args(time.Now().UnixMilli(), lease.Milliseconds(), s.owner(field))...)
+	if err != nil {
+		return 0, false, sync, err
+	}
+	if res == int64(1) {
+		return 0, true, sync, nil
+	}
+	return 0, false, sync, nil
+}
+
+// AcquireQueued runs the waiting script (engine.QueueScripts): the group
+// has no queue, but a waiting acquisition uses Redisson's waiting variant,
+// which answers how long the values stay held.
+func (s *groupScripts) AcquireQueued(ctx context.Context, field string, lease, _ time.Duration) (time.Duration, bool, core.SyncResult, error) {
+	g := s.g
+	res, sync, err := g.rt.EvalSyncedNoRetry(ctx, groupAcquireScript, []string{g.name},
+		s.args(lease.Milliseconds(), time.Now().UnixMilli(), s.owner(field))...)
+	if err != nil {
+		return 0, false, sync, err
+	}
+	if res == nil {
+		return 0, true, sync, nil
+	}
+	ms, _ := res.(int64)
+	return time.Duration(ms) * time.Millisecond, false, sync, nil
+}
+
+// AcquireFailed implements engine.QueueScripts: a waiter leaves nothing
+// behind.
+func (s *groupScripts) AcquireFailed(context.Context, string, time.Duration) error { return nil }
+
+// Release runs the unlock script (engine.Scripts). Holds of one owner on
+// overlapping value sets are separate local holds but share the values'
+// counts in Redis, so "still held" is decided by this value set's local
+// holds: the last one frees the set as far as this hold is concerned.
+func (s *groupScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
+	g := s.g
+	keys := []string{g.name, g.channel, g.latchPrefix + reqID}
+	res, sync, err := g.rt.EvalSynced(ctx, groupUnlockScript, keys,
+		s.args(s.owner(field), "0", lease.Milliseconds(), g.rt.PublishCommand(), engine.LatchTTL(g.rt).Milliseconds(), time.Now().UnixMilli())...)
+	switch {
+	case err != nil:
+		return engine.NotOwner, sync, err
+	case res == nil:
+		return engine.NotOwner, sync, nil
+	case res == int64(1) || g.rt.HoldDepth(g.name, field) <= 1:
+		return engine.Freed, sync, nil
+	}
+	return engine.StillHeld, sync, nil
+}
+
+// Count reads how many holds the owner has of every value (engine.Scripts).
+func (s *groupScripts) Count(ctx context.Context, field string) (int, error) {
+	g := s.g
+	res, err := g.rt.Eval(ctx, groupCountScript, []string{g.name}, s.args(s.owner(field))...)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.(int64)
+	return int(n), nil
+}
+
+// groupRenewal renews group holds (Redisson's FastMultilockTask): one
+// script call per hold, all calls of a wheel tick in one pipeline. Keep it
+// comparable: the wheel groups leases by Kind.
+type groupRenewal struct{ rt *core.Runtime }
+
+// Queue implements renewal.Kind.
+func (k groupRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
+	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	cmds := make([]*redis.Cmd, len(leases))
+	for i, l := range leases {
+		owner, list, _ := strings.Cut(l.Owner(), fieldSep)
+		fields := strings.Split(list, ",")
+		args := make([]any, 0, 3+len(fields))
+		args = append(args, ttl.Milliseconds(), now, owner)
+		for _, f := range fields {
+			args = append(args, f)
+		}
+		cmds[i] = groupRenewScript.EvalSha(ctx, pipe, []string{l.Key()}, args...)
+	}
+	return func() ([]bool, error) {
+		out := make([]bool, len(leases))
+		for i, cmd := range cmds {
+			v, err := cmd.Int64()
+			if err != nil {
+				if core.IsNoScript(err) {
+					// The next round finds the script loaded.
+					lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.rt.Timeout())
+					defer cancel()
+					_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
+						return struct{}{}, groupRenewScript.Load(ctx, k.rt.Redis())
+					})
+				}
+				return nil, err
+			}
+			out[i] = v == 1
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,595 @@
+// Package multilock takes several locks as one: Redisson's
+// RedissonMultiLock (New: all of them or none), RedissonRedLock
+// (NewRedLock: a majority of independent Redis servers), and the group
+// multi-lock RedissonFasterMultiLock (Group, from
+// (*redisson.Client).MultiLockGroup: many values of one hash, atomically).
+//
+// A MultiLock or RedLock composes any lock objects that implement
+// lockable.Lock: *rlock.Lock, *fairlock.Lock, the read and write
+// *rwlock.Lock, possibly of different Clients, i.e. different Redis
+// servers. It has no keys of its own: each member uses its own keys,
+// scripts, waiters and watchdog, exactly as when it is taken alone, so Java
+// peers see the same state as with Redisson's multi-lock. Every member is
+// taken by the same owner (Redisson's thread id).
+//
+// Acquisition follows Redisson (protocol §11.1): the members are taken one
+// after another in the given order, each with its share of the wait; a
+// member that cannot be taken makes the multi-lock give back what it took
+// and, while the wait lasts, start again from the first member. With a fixed
+// lease and a wait the members are first taken for twice the wait and their
+// lease is set to the requested one once all are held.
+//
+// The result is one *Hold for the whole set: its Unlock releases every
+// member (in parallel), and its Done channel, Err and Context report the
+// loss of the set: of any member for a MultiLock, of so many members that
+// fewer than a quorum remain for a RedLock, and for a RedLock with a fixed
+// lease the end of its validity (the lease minus the time the acquisition
+// took and a clock-drift allowance). Read the package README section on
+// RedLock before relying on it for correctness: it needs fencing tokens
+// where a late writer must be refused.
+package multilock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/lockable"
+)
+
+// Lock is a MultiLock or a RedLock over a fixed list of member locks. It is
+// cheap and safe for concurrent use: who holds the members is decided by
+// holds, not by the handle.
+type Lock struct {
+	members []lockable.Lock
+	red     bool
+	name    string
+	err     error
+}
+
+// New returns the multi-lock of locks (Redisson's getMultiLock(locks...)):
+// acquired when every member is. The members may belong to different
+// Clients. An empty list, a nil member or a lock given twice makes every
+// call fail with an error wrapping ErrInvalidArgument.
+func New(locks ...lockable.Lock) *Lock { return newLock(false, locks) }
+
+// NewRedLock returns the RedLock of locks (Redisson's RedissonRedLock):
+// acquired when a majority, len(locks)/2 + 1, of the members is; each member
+// is tried for at most the remaining wait divided by len(locks). The members
+// are meant to live on independent Redis servers (one per Client). Bad
+// input is refused as by New.
+func NewRedLock(locks ...lockable.Lock) *Lock { return newLock(true, locks) }
+
+func newLock(red bool, locks []lockable.Lock) *Lock {
+	m := &Lock{members: append([]lockable.Lock(nil), locks...), red: red}
+	names := make([]string, len(locks))
+	seen := make(map[string]int, len(locks))
+	var errs []error
+	for i, l := range locks {
+		if isNil(l) {
+			names[i] = "<nil>"
+			errs = append(errs, fmt.Errorf("%w: lock %d of the set is nil", core.ErrInvalidArgument, i+1))
+			continue
+		}
+		names[i] = l.Name()
+		id := l.LockID()
+		if j, dup := seen[id]; dup {
+			errs = append(errs, fmt.Errorf("%w: locks %d and %d of the set are the same lock %q", core.ErrInvalidArgument, j+1, i+1, l.Name()))
+			continue
+		}
+		seen[id] = i
+	}
+	if len(locks) == 0 {
+		errs = append(errs, fmt.Errorf("%w: a multi-lock needs at least one lock", core.ErrInvalidArgument))
+	}
+	m.name = "[" + strings.Join(names, ",") + "]"
+	if len(errs) > 0 {
+		m.err = errs[0]
+	}
+	return m
+}
+
+func isNil(l lockable.Lock) bool {
+	if l == nil {
+		return true
+	}
+	v := reflect.ValueOf(l)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+// Name returns the members' names, "[m1,m2,m3]".
+func (m *Lock) Name() string { return m.name }
+
+// Quorum returns how many members must be held: all of them for a
+// MultiLock, len/2 + 1 for a RedLock.
+func (m *Lock) Quorum() int {
+	if m.red {
+		return len(m.members)/2 + 1
+	}
+	return len(m.members)
+}
+
+func (m *Lock) kind() string {
+	if m.red {
+		return "red lock"
+	}
+	return "multi lock"
+}
+
+func (m *Lock) opErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &engine.OpError{Kind: m.kind(), Name: m.name, Op: op, Err: err}
+}
+
+// failedLimit is how many members may fail in one pass (Redisson's
+// failedLocksLimit).
+func (m *Lock) failedLimit() int { return len(m.members) - m.Quorum() }
+
+// memberWait is the most one member may be waited for when remain is left
+// (Redisson's calcLockWaitTime); remain < 0 means no wait.
+func (m *Lock) memberWait(remain time.Duration) time.Duration {
+	if !m.red {
+		return remain
+	}
+	return max(remain/time.Duration(len(m.members)), time.Millisecond)
+}
+
+// Option changes one acquisition.
+type Option func(*options)
+
+type options struct {
+	wait, lease                  time.Duration
+	owner                        int64
+	hasWait, hasLease, hasOwner bool
+}
+
+// WithLease holds every member for a fixed lease, without watchdog; lease
+// must be at least 1ms. Without it the members' watchdogs keep them until
+// Unlock.
+func WithLease(lease time.Duration) Option {
+	return func(o *options) { o.lease, o.hasLease = lease, true }
+}
+
+// WithWait bounds how long TryLock tries: 0 tries each member once (the
+// default), a positive wait keeps trying, starting over after a failed
+// pass, until it runs out. A negative wait is an error, and so is WithWait
+// on Lock, which waits until ctx is done.
+func WithWait(wait time.Duration) Option {
+	return func(o *options) { o.wait, o.hasWait = wait, true }
+}
+
+// WithOwner acquires every member for owner (a positive id such as a Hold's
+// Owner): an owner that holds a member already re-enters it. Without
+// WithOwner every acquisition gets a fresh owner.
+func WithOwner(owner int64) Option {
+	return func(o *options) { o.owner, o.hasOwner = owner, true }
+}
+
+func (m *Lock) options(op string, lock bool, opts []Option) (options, error) {
+	err := m.err
+	var o options
+	if err == nil {
+		o, err = parseOptions(lock, opts)
+	}
+	if err != nil {
+		return o, m.opErr(op, err)
+	}
+	if !o.hasOwner {
+		o.owner = core.NewOwnerID()
+	}
+	return o, nil
+}
+
+// parseOptions applies opts for Lock (lock) or TryLock and checks them.
+func parseOptions(lock bool, opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var err error
+	switch {
+	case o.hasLease && o.lease < time.Millisecond:
+		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
+	case o.hasWait && lock:
+		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
+	case o.hasWait && o.wait < 0:
+		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
+	case o.hasOwner && o.owner <= 0:
+		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
+	}
+	return o, err
+}
+
+// TryLock takes every member (a quorum for a RedLock) once, or, WithWait,
+// keeps trying until the wait runs out. It reports false when the set could
+// not be taken in time, with an error when a member failed with one (a
+// server down, a wrong type) rather than by being held; nothing is held
+// then. ctx being done is an error.
+func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
+	o, err := m.options("try lock", false, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	h, err := m.attempt(ctx, o.owner, o.wait, o.lease)
+	if h == nil {
+		return nil, false, m.opErr("try lock", err)
+	}
+	return h, true, nil
+}
+
+// Lock takes the set, trying again until it succeeds or ctx is done. As in
+// Redisson each try has a wait of 1.5s per member, or with WithLease a
+// random wait below the lease, so that owners racing for overlapping sets
+// in different orders do not fail each other forever. ctx only bounds the
+// wait.
+func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
+	o, err := m.options("lock", true, opts)
+	if err != nil {
+		return nil, err
+	}
+	var last error
+	for {
+		h, err := m.attempt(ctx, o.owner, m.lockWait(o.lease), o.lease)
+		if h != nil {
+			return h, nil
+		}
+		if err != nil {
+			last = err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			cause := context.Cause(ctx)
+			if last != nil && !errors.Is(last, cerr) {
+				cause = fmt.Errorf("%w (last failure: %w)", cause, last)
+			}
+			return nil, m.opErr("lock", cause)
+		}
+	}
+}
+
+// lockWait is the wait of one try of Lock (Redisson's lockInterruptibly):
+// 1.5s per member without lease, else a random time below the lease.
+func (m *Lock) lockWait(lease time.Duration) time.Duration {
+	base := time.Duration(len(m.members)) * 1500 * time.Millisecond
+	if lease <= 0 {
+		return base
+	}
+	lo, hi := base, lease
+	if lease <= base {
+		lo = lease / 2
+	}
+	lo, hi = lo.Truncate(time.Millisecond), hi.Truncate(time.Millisecond)
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(rand.Int64N(int64(hi-lo)/int64(time.Millisecond)))*time.Millisecond
+}
+
+// errorBackoff is how long a waiting pass that failed on an error (rather
+// than a held member) pauses before it starts over, so that a server that is
+// down does not turn the wait into a busy loop.
+const errorBackoff = 50 * time.Millisecond
+
+// attempt is Redisson's tryLock(waitTime, leaseTime) (protocol §11.1). It
+// returns the hold, or nil and the error that made it fail (nil when members
+// were merely held).
+func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Duration) (*Hold, error) {
+	n := len(m.members)
+	newLease := time.Duration(0)
+	if lease > 0 {
+		newLease = lease
+		if wait > 0 {
+			newLease = 2 * wait
+		}
+	}
+	remain := time.Duration(-1)
+	if wait > 0 {
+		remain = wait
+	}
+	perLock := m.memberWait(remain)
+	limit := m.failedLimit()
+	acquired := make([]held, 0, n)
+	passStart := time.Now()
+	last := passStart
+	var lastErr error
+	failedByError := false
+	for i := 0; i < n; i++ {
+		l := m.members[i]
+		r := lockable.Request{Owner: owner, Lease: newLease}
+		mctx, cancel := ctx, context.CancelFunc(func() {})
+		if wait > 0 || lease > 0 {
+			if await := min(perLock, remain); await > 0 {
+				r.Wait = await
+				// A member must not keep us past the wait, not even a
+				// server that does not answer.
+				mctx, cancel = context.WithTimeout(ctx, remain)
+			}
+		}
+		h, ok, err := l.TryAcquire(mctx, r)
+		cancel()
+		if cerr := ctx.Err(); cerr != nil {
+			if ok {
+				acquired = append(acquired, held{l, h})
+			}
+			m.unlockAll(ctx, acquired)
+			return nil, context.Cause(ctx)
+		}
+		if ok {
+			acquired = append(acquired, held{l, h})
+		} else {
+			if err != nil {
+				lastErr, failedByError = fmt.Errorf("%q: %w", l.Name(), err), true
+			}
+			if n-len(acquired) == m.failedLimit() {
+				break // a RedLock's quorum is reached: the rest cannot fail it
+			}
+			if limit == 0 {
+				m.unlockAll(ctx, acquired)
+				if wait <= 0 {
+					return nil, lastErr
+				}
+				limit, acquired = m.failedLimit(), acquired[:0]
+				i = -1
+				if failedByError {
+					failedByError = false
+					if err := sleep(ctx, min(errorBackoff, remain-time.Since(last))); err != nil {
+						return nil, err
+					}
+				}
+				passStart = time.Now()
+			} else {
+				limit--
+			}
+		}
+		if remain > 0 {
+			now := time.Now()
+			remain -= now.Sub(last)
+			last = now
+			if remain <= 0 {
+				m.unlockAll(ctx, acquired)
+				return nil, lastErr
+			}
+		}
+	}
+	if len(acquired) < m.Quorum() {
+		// Only when the loop ended on the last member with too few held.
+		m.unlockAll(ctx, acquired)
+		return nil, lastErr
+	}
+	if lease > 0 && newLease != lease {
+		var err error
+		if acquired, err = m.expireAll(ctx, acquired, lease); err != nil {
+			return nil, err
+		}
+	}
+	var validUntil time.Time
+	if m.red && lease > 0 {
+		// The earliest any member can expire is passStart+lease (every
+		// lease was set by a request sent after passStart); the drift
+		// allowance is antirez's: 1% of the lease + 2ms.
+		validUntil = passStart.Add(lease - lease/100 - 2*time.Millisecond)
+		if !time.Now().Before(validUntil) {
+			m.unlockAll(ctx, acquired)
+			return nil, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost)
+		}
+	}
+	return m.newHold(ctx, owner, acquired, validUntil), nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// held is one member hold.
+type held struct {
+	l lockable.Lock
+	h lockable.Hold
+}
+
+// unlockAll releases hs in parallel and waits for the releases (each runs
+// on its own bounded context, whatever ctx is).
+func (m *Lock) unlockAll(ctx context.Context, hs []held) []error {
+	errs := make([]error, len(hs))
+	if len(hs) == 0 {
+		return errs
+	}
+	ctx = context.WithoutCancel(ctx)
+	var wg sync.WaitGroup
+	for i, x := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = x.h.Unlock(ctx)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// expireAll sets the final lease of every member taken with the
+// provisional one (Redisson's expireAsync after tryLock(wait, lease)). A
+// MultiLock fails if any member fails; a RedLock keeps the members that
+// took the lease when they are a quorum and gives back the others.
+func (m *Lock) expireAll(ctx context.Context, hs []held, lease time.Duration) ([]held, error) {
+	errs := make([]error, len(hs))
+	var wg sync.WaitGroup
+	for i, x := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = x.h.Expire(ctx, lease)
+		}()
+	}
+	wg.Wait()
+	var kept, dropped []held
+	var failed []error
+	for i, x := range hs {
+		if errs[i] != nil {
+			dropped = append(dropped, x)
+			failed = append(failed, errs[i])
+			continue
+		}
+		kept = append(kept, x)
+	}
+	if len(failed) == 0 {
+		return hs, nil
+	}
+	if len(kept) < m.Quorum() {
+		m.unlockAll(ctx, hs)
+		return nil, fmt.Errorf("setting the lease: %w", errors.Join(failed...))
+	}
+	m.unlockAll(ctx, dropped)
+	return kept, nil
+}
+
+// Hold is one acquisition of the set. Keep it: Unlock releases every member
+// it holds, once. It is safe for concurrent use.
+type Hold struct {
+	m       *Lock
+	owner   int64
+	members []held
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	timer   *time.Timer
+	stops   []func() bool
+
+	releasing atomic.Bool
+	mu        sync.Mutex
+	lost      int // members whose hold ended before Unlock
+}
+
+func (m *Lock) newHold(parent context.Context, owner int64, hs []held, validUntil time.Time) *Hold {
+	h := &Hold{m: m, owner: owner, members: hs}
+	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
+	for _, x := range hs {
+		mctx := x.h.Context()
+		name := x.l.Name()
+		h.stops = append(h.stops, context.AfterFunc(mctx, func() { h.memberEnded(name, context.Cause(mctx)) }))
+	}
+	if !validUntil.IsZero() {
+		h.mu.Lock()
+		h.timer = time.AfterFunc(time.Until(validUntil), func() {
+			h.cancel(fmt.Errorf("%w: %s: the RedLock's validity (its lease less the acquisition time and the clock drift allowance) ended", core.ErrLockLost, m.name))
+		})
+		h.mu.Unlock()
+	}
+	return h
+}
+
+// memberEnded is told that a member's hold ended with cause.
+func (h *Hold) memberEnded(name string, cause error) {
+	if h.releasing.Load() {
+		return // our own Unlock
+	}
+	if errors.Is(cause, context.Canceled) {
+		// Nobody else holds the member hold to release it; count it lost.
+		cause = fmt.Errorf("%w: member released", core.ErrLockLost)
+	}
+	if !h.m.red {
+		h.cancel(fmt.Errorf("%s: member %q: %w", h.m.name, name, cause))
+		return
+	}
+	h.mu.Lock()
+	h.lost++
+	left := len(h.members) - h.lost
+	h.mu.Unlock()
+	if left < h.m.Quorum() {
+		h.cancel(fmt.Errorf("%s: %d of %d members held, fewer than the quorum of %d; member %q: %w",
+			h.m.name, left, len(h.m.members), h.m.Quorum(), name, cause))
+	}
+}
+
+// Unlock releases every member this hold holds, in parallel, and waits for
+// them; it works with a done ctx (each release is bounded by its client's
+// Timeout). A second Unlock sends nothing and returns an error wrapping
+// ErrNotOwner. If the hold had ended (lost, client closed), the members
+// still held are released all the same and the cause is returned. Errors
+// of members that could not be released are joined; a RedLock reports none
+// for members it had already lost.
+func (h *Hold) Unlock(ctx context.Context) error {
+	if !h.releasing.CompareAndSwap(false, true) {
+		return h.m.opErr("unlock", fmt.Errorf("%w: this hold was already released", core.ErrNotOwner))
+	}
+	ended := h.Err()
+	h.mu.Lock()
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	h.mu.Unlock()
+	alive := make([]bool, len(h.members))
+	for i, x := range h.members {
+		alive[i] = x.h.Err() == nil
+	}
+	errs := h.m.unlockAll(ctx, h.members)
+	for _, stop := range h.stops {
+		stop()
+	}
+	h.cancel(context.Canceled)
+	if ended != nil {
+		return h.m.opErr("unlock", ended)
+	}
+	var failed []error
+	for i, err := range errs {
+		if err != nil && (alive[i] || !h.m.red) {
+			failed = append(failed, err)
+		}
+	}
+	return h.m.opErr("unlock", errors.Join(failed...))
+}
+
+// Done is closed when the hold ends: after Unlock, or when the set is lost
+// (see Err). A lost hold's Done is closed before a member lease can have
+// run out in Redis, by this process's clock.
+func (h *Hold) Done() <-chan struct{} { return h.ctx.Done() }
+
+// Err is nil while the hold lasts. Then it is context.Canceled after
+// Unlock, or an error wrapping ErrLockLost when a member (for a RedLock: a
+// quorum, or the validity) was lost, or ErrClosed when a member's client
+// closed.
+func (h *Hold) Err() error {
+	if h.ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(h.ctx)
+}
+
+// Context returns a context that is done when the hold ends, with Err as
+// its cause; it carries the values of the context given to Lock, not its
+// cancellation. Run the critical section under it.
+func (h *Hold) Context() context.Context { return h.ctx }
+
+// Owner returns the owner id every member was taken by.
+func (h *Hold) Owner() int64 { return h.owner }
+
+// Held returns the names of the members this hold took: all of them for a
+// MultiLock, at least a quorum for a RedLock.
+func (h *Hold) Held() []string {
+	out := make([]string, len(h.members))
+	for i, x := range h.members {
+		out[i] = x.l.Name()
+	}
+	return out
+}
