@@ -152,8 +152,8 @@ func (m *Lock) memberWait(remain time.Duration) time.Duration {
 type Option func(*options)
 
 type options struct {
-	wait, lease                  time.Duration
-	owner                        int64
+	wait, lease                 time.Duration
+	owner                       int64
 	hasWait, hasLease, hasOwner bool
 }
 
