@@ -21,7 +21,7 @@ GO_MIN := $(shell sed -n 's/^go \([0-9]*\.[0-9]*\).*/\1/p' go.mod)
 # bench/ included; without git, every .go file below the repository root.
 GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'; } | while IFS= read -r f; do if [[ -f "$$f" ]]; then printf '%s\n' "$$f"; fi; done
 
-.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet demo bench install
+.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet demo bench install integration
 
 ## test: install redis-server if missing, check gofmt, go vet, then go test -race (also in bench/ when it has a go.mod)
 test: check-go check-race
@@ -33,6 +33,17 @@ test: check-go check-race
 		echo "cd bench && $(GO) test -race -count=1 -timeout 20m ./..."; \
 		cd bench && $(GO) test -race -count=1 -timeout 20m ./...; \
 	fi
+
+## integration: the cross-process and fault suite of integration/ in full (several minutes), then a Markdown table of what it measured
+integration: check-go check-race
+	@bash scripts/ensure-redis.sh
+	@summary=$$(mktemp); trap 'rm -f "$$summary"' EXIT; status=0; \
+	echo "REDISSON_INTEGRATION=full $(GO) test -race -count=1 -timeout 40m -v ./integration/"; \
+	REDISSON_INTEGRATION=full REDISSON_INTEGRATION_SUMMARY="$$summary" \
+		$(GO) test -race -count=1 -timeout 40m -v ./integration/ || status=$$?; \
+	echo; echo "## What happens when things break (measured by make integration)"; echo; \
+	cat "$$summary"; \
+	exit $$status
 
 ## help: list the targets
 help:
