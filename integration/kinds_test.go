@@ -55,8 +55,8 @@ type lockHold struct {
 }
 
 func (h lockHold) release(ctx context.Context) error { return h.unlock(ctx) }
-func (h lockHold) done() <-chan struct{}               { return h.d }
-func (h lockHold) field() string                       { return h.f }
+func (h lockHold) done() <-chan struct{}             { return h.d }
+func (h lockHold) field() string                     { return h.f }
 
 func field(c *redisson.Client, owner int64) string { return fmt.Sprintf("%s:%d", c.ID(), owner) }
 

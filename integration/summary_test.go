@@ -12,7 +12,7 @@ import (
 // object, with what was measured.
 type row struct {
 	Fault, Object, Figure string
-	Violations         int
+	Violations            int
 }
 
 var summary struct {

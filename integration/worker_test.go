@@ -32,16 +32,16 @@ type job struct {
 	// each a critical section checked on the observer), "hold" (acquire
 	// once, report, keep it until stdin closes or the hold is lost) or
 	// "await" (latch waiters).
-	Mode     string
-	Addr     string // Redis the objects live on
-	Observer string // Redis of the gauges and counters
-	Kinds    []string
-	Name     string
-	Permits  int
-	Clients  int
+	Mode       string
+	Addr       string // Redis the objects live on
+	Observer   string // Redis of the gauges and counters
+	Kinds      []string
+	Name       string
+	Permits    int
+	Clients    int
 	Goroutines int
-	Ops      int
-	Lease    time.Duration
+	Ops        int
+	Lease      time.Duration
 	// Watchdog is the clients' WatchdogTimeout (0: default).
 	Watchdog time.Duration
 	// Label is RPUSHed to the observer's list "order:<Name>" when a "hold"
