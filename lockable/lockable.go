@@ -22,6 +22,12 @@ type Lock interface {
 	// handles of the same lock of the same client (same kind, same name)
 	// have the same id, so that a set naming one lock twice is refused.
 	LockID() string
+	// ClientID returns the id of the client the lock belongs to (the UUID
+	// of its owner fields). A multi-lock releases the members of one client
+	// one after another, in the set's order, as Redisson's unlock() does,
+	// so that the unlock messages come in that order; members of different
+	// clients are released in parallel.
+	ClientID() string
 	// TryAcquire takes the lock for r.Owner as the object's TryLock does:
 	// once when r.Wait is 0, else waiting up to r.Wait (or until ctx is
 	// done, which is an error); with the watchdog when r.Lease is 0, else

@@ -20,7 +20,8 @@
 // lease is set to the requested one once all are held.
 //
 // The result is one *Hold for the whole set: its Unlock releases every
-// member (in parallel), and its Done channel, Err and Context report the
+// member (different clients in parallel, one client's members in order),
+// and its Done channel, Err and Context report the
 // loss of the set: of any member for a MultiLock, of so many members that
 // fewer than a quorum remain for a RedLock, and for a RedLock with a fixed
 // lease the end of its validity (the lease minus the time the acquisition
@@ -409,21 +410,34 @@ type held struct {
 	h lockable.Hold
 }
 
-// unlockAll releases hs in parallel and waits for the releases (each runs
-// on its own bounded context, whatever ctx is).
+// unlockAll releases hs and waits for the releases (each runs on its own
+// bounded context, whatever ctx is): the members of one client one after
+// another in the set's order (Redisson's unlock(); their unlock messages
+// come in that order), different clients in parallel.
 func (m *Lock) unlockAll(ctx context.Context, hs []held) []error {
 	errs := make([]error, len(hs))
 	if len(hs) == 0 {
 		return errs
 	}
 	ctx = context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
+	var order []string
+	byClient := make(map[string][]int)
 	for i, x := range hs {
+		id := x.l.ClientID()
+		if _, ok := byClient[id]; !ok {
+			order = append(order, id)
+		}
+		byClient[id] = append(byClient[id], i)
+	}
+	var wg sync.WaitGroup
+	for _, id := range order {
 		wg.Add(1)
-		go func() {
+		go func(idx []int) {
 			defer wg.Done()
-			errs[i] = x.h.Unlock(ctx)
-		}()
+			for _, i := range idx {
+				errs[i] = hs[i].h.Unlock(ctx)
+			}
+		}(byClient[id])
 	}
 	wg.Wait()
 	return errs
@@ -522,8 +536,9 @@ func (h *Hold) memberEnded(name string, cause error) {
 	}
 }
 
-// Unlock releases every member this hold holds, in parallel, and waits for
-// them; it works with a done ctx (each release is bounded by its client's
+// Unlock releases every member this hold holds and waits for them: the
+// members of different clients in parallel, those of one client in the
+// set's order; it works with a done ctx (each release is bounded by its client's
 // Timeout). A second Unlock sends nothing and returns an error wrapping
 // ErrNotOwner. If the hold had ended (lost, client closed), the members
 // still held are released all the same and the cause is returned. Errors

@@ -17,6 +17,9 @@ var _ lockable.Lock = (*Lock)(nil)
 // its client's id and its name (lockable.Lock).
 func (l *Lock) LockID() string { return "lock\x00" + l.rt.ID() + "\x00" + l.name }
 
+// ClientID returns the id of the lock's client (lockable.Lock).
+func (l *Lock) ClientID() string { return l.rt.ID() }
+
 // TryAcquire takes the lock for a multi-lock as TryLock does, with r's
 // owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.
 func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hold, bool, error) {

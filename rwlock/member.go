@@ -23,6 +23,9 @@ func (l *Lock) LockID() string {
 	return kind + "\x00" + l.rt.ID() + "\x00" + l.s.name
 }
 
+// ClientID returns the id of the lock's client (lockable.Lock).
+func (l *Lock) ClientID() string { return l.rt.ID() }
+
 // TryAcquire takes the lock for a multi-lock as TryLock does, with r's
 // owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.
 func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hold, bool, error) {
