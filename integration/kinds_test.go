@@ -35,9 +35,9 @@ type kind struct {
 	role string
 	// lease: a dead holder's hold ends with its lease (kill -9 applies).
 	lease bool
-	// channel returns the pub/sub channel its waiters subscribe to, for
-	// checks that they are subscribed; "" when not known.
-	channel func(name string) string
+	// channel returns the pub/sub channel a waiter with owner field field
+	// subscribes to, for checks that waiters are subscribed.
+	channel func(name, field string) string
 	// setup prepares the object before any worker uses it (permits).
 	setup func(ctx context.Context, c *redisson.Client, name string, permits int) error
 	// acquire waits for the object; lease 0 means the watchdog (locks) or
@@ -66,7 +66,7 @@ func noSetup(context.Context, *redisson.Client, string, int) error { return nil 
 // their own (they have no holders).
 var kinds = []kind{
 	{
-		name: "RLock", role: "x", lease: true, channel: rlock.ChannelName, setup: noSetup,
+		name: "RLock", role: "x", lease: true, channel: func(name, _ string) string { return rlock.ChannelName(name) }, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			opts := []rlock.Option{rlock.WithOwner(owner)}
 			if lease > 0 {
@@ -80,7 +80,7 @@ var kinds = []kind{
 		},
 	},
 	{
-		name: "FairLock", role: "x", lease: true, setup: noSetup,
+		name: "FairLock", role: "x", lease: true, channel: fairlock.ChannelName, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			opts := []fairlock.Option{fairlock.WithOwner(owner)}
 			if lease > 0 {
@@ -94,19 +94,19 @@ var kinds = []kind{
 		},
 	},
 	{
-		name: "WriteLock", role: "w", lease: true, channel: rwlock.ChannelName, setup: noSetup,
+		name: "WriteLock", role: "w", lease: true, channel: func(name, _ string) string { return rwlock.ChannelName(name) }, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			return rwAcquire(ctx, c.ReadWriteLock(name).WriteLock(), c, lease, owner)
 		},
 	},
 	{
-		name: "ReadLock", role: "r", lease: true, channel: rwlock.ChannelName, setup: noSetup, waiter: "WriteLock",
+		name: "ReadLock", role: "r", lease: true, channel: func(name, _ string) string { return rwlock.ChannelName(name) }, setup: noSetup, waiter: "WriteLock",
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			return rwAcquire(ctx, c.ReadWriteLock(name).ReadLock(), c, lease, owner)
 		},
 	},
 	{
-		name: "Semaphore", role: "p", channel: semaphore.ChannelName,
+		name: "Semaphore", role: "p", channel: func(name, _ string) string { return semaphore.ChannelName(name) },
 		setup: func(ctx context.Context, c *redisson.Client, name string, permits int) error {
 			_, err := c.Semaphore(name).TrySetPermits(ctx, permits)
 			return err
@@ -120,7 +120,7 @@ var kinds = []kind{
 		},
 	},
 	{
-		name: "PermitExpirableSemaphore", role: "p", lease: true, channel: semaphore.ChannelName,
+		name: "PermitExpirableSemaphore", role: "p", lease: true, channel: func(name, _ string) string { return semaphore.ChannelName(name) },
 		setup: func(ctx context.Context, c *redisson.Client, name string, permits int) error {
 			_, err := c.PermitExpirableSemaphore(name).TrySetPermits(ctx, permits)
 			return err

@@ -61,6 +61,7 @@ func TestFairQueueOrder(t *testing.T) {
 	for i := range ws {
 		ws[i] = startWorker(t, job{Mode: "hold", Addr: e.srv.Addr(), Observer: e.obsSrv.Addr(), Kinds: []string{"FairLock"},
 			Name: name, Label: strconv.Itoa(i)})
+		ws[i].expect("waiting", 30*time.Second)
 		redistest.Eventually(t, 30*time.Second, fmt.Sprintf("waiter %d queued", i), func() bool {
 			return e.raw.LLen(ctx, fairlock.QueueName(name)).Val() == int64(i+1)
 		})

@@ -136,8 +136,14 @@ func holdJob(j job, c *redisson.Client) error {
 	if err := k.setup(ctx, c, j.Name, j.Permits); err != nil {
 		return err
 	}
+	owner := redisson.NewOwnerID()
+	f := "-"
+	if k.role != "p" {
+		f = field(c, owner)
+	}
+	report("waiting", f)
 	before := time.Now()
-	h, err := k.acquire(ctx, c, j.Name, j.Lease, redisson.NewOwnerID())
+	h, err := k.acquire(ctx, c, j.Name, j.Lease, owner)
 	if err != nil {
 		return err
 	}
