@@ -279,6 +279,11 @@ func (m *Lock) lockWait(lease time.Duration) time.Duration {
 	return lo + time.Duration(rand.Int64N(int64(hi-lo)/int64(time.Millisecond)))*time.Millisecond
 }
 
+// memberGrace is how long a member call may run past the remaining wait
+// before the multi-lock gives up on it: its own wait ends first, a server
+// that does not answer does not keep the multi-lock.
+const memberGrace = 100 * time.Millisecond
+
 // errorBackoff is how long a waiting pass that failed on an error (rather
 // than a held member) pauses before it starts over, so that a server that is
 // down does not turn the wait into a busy loop.
@@ -315,11 +320,16 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			if await := min(perLock, remain); await > 0 {
 				r.Wait = await
 				// A member must not keep us past the wait, not even a
-				// server that does not answer.
-				mctx, cancel = context.WithTimeout(ctx, remain)
+				// server that does not answer; the member's own wait
+				// ends first.
+				mctx, cancel = context.WithTimeout(ctx, remain+memberGrace)
 			}
 		}
 		h, ok, err := l.TryAcquire(mctx, r)
+		if err != nil && mctx.Err() != nil && ctx.Err() == nil {
+			// Our own bound on the member ended the call: the wait ran out.
+			err = nil
+		}
 		cancel()
 		if cerr := ctx.Err(); cerr != nil {
 			if ok {
@@ -545,6 +555,9 @@ func (h *Hold) memberEnded(name string, cause error) {
 // of members that could not be released are joined; a RedLock reports none
 // for members it had already lost.
 func (h *Hold) Unlock(ctx context.Context) error {
+	if h.m == nil {
+		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+	}
 	if !h.releasing.CompareAndSwap(false, true) {
 		return h.m.opErr("unlock", fmt.Errorf("%w: this hold was already released", core.ErrNotOwner))
 	}
@@ -585,6 +598,9 @@ func (h *Hold) Done() <-chan struct{} { return h.ctx.Done() }
 // quorum, or the validity) was lost, or ErrClosed when a member's client
 // closed.
 func (h *Hold) Err() error {
+	if h.ctx == nil {
+		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+	}
 	if h.ctx.Err() == nil {
 		return nil
 	}
