@@ -368,4 +368,3 @@ func TestCancelledWaitLeavesNothing(t *testing.T) {
 }
 
 var _ lockable.Lock = (*rlock.Lock)(nil)
-
