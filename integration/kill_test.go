@@ -103,11 +103,13 @@ func TestHolderKilled(t *testing.T) {
 			}()
 			redistest.Eventually(t, 10*time.Second, "the waiter waits", func() bool { return c.Stats().PubSub.Waiters == 1 })
 			if row.watchdog {
-				// Kill after the watchdog renewed the lease at least once.
-				first := e.raw.PTTL(context.Background(), name).Val()
-				redistest.Eventually(t, 10*time.Second, "the lease renewed", func() bool {
-					return e.raw.PTTL(context.Background(), name).Val() > first+50*time.Millisecond
+				// Kill after the watchdog renewed the lease: once the
+				// first lease would have run out, the key must still be
+				// there.
+				redistest.Eventually(t, 10*time.Second, "past the first lease", func() bool {
+					return time.Since(acquired.at) > lease+200*time.Millisecond
 				})
+				require.Positive(t, e.raw.PTTL(context.Background(), name).Val(), "the watchdog renewed the lease")
 			}
 			holder.kill()
 			killed := time.Now()
