@@ -217,9 +217,10 @@ func parseOptions(lock bool, opts []Option) (options, error) {
 
 // TryLock takes every member (a quorum for a RedLock) once, or, WithWait,
 // keeps trying until the wait runs out. It reports false when the set could
-// not be taken in time, with an error when a member failed with one (a
-// server down, a wrong type) rather than by being held; nothing is held
-// then. ctx being done is an error.
+// not be taken in time, with an error when the last member that failed
+// answered with one (a server refusing connections, a wrong type) rather
+// than being held or not answering within its share of the wait; nothing
+// is held then. ctx being done is an error.
 func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
 	o, err := m.options("try lock", false, opts)
 	if err != nil {
@@ -279,9 +280,9 @@ func (m *Lock) lockWait(lease time.Duration) time.Duration {
 	return lo + time.Duration(rand.Int64N(int64(hi-lo)/int64(time.Millisecond)))*time.Millisecond
 }
 
-// memberGrace is how long a member call may run past the remaining wait
-// before the multi-lock gives up on it: its own wait ends first, a server
-// that does not answer does not keep the multi-lock.
+// memberGrace is how long a member call may run past its share of the
+// wait before the multi-lock gives up on it: its own wait ends first, and a
+// server that does not answer costs no more than its share.
 const memberGrace = 100 * time.Millisecond
 
 // errorBackoff is how long a waiting pass that failed on an error (rather
@@ -319,10 +320,11 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 		if wait > 0 || lease > 0 {
 			if await := min(perLock, remain); await > 0 {
 				r.Wait = await
-				// A member must not keep us past the wait, not even a
-				// server that does not answer; the member's own wait
+				// A member must not keep us past its share of the wait,
+				// not even a server that does not answer (a RedLock
+				// moves on to the next server); the member's own wait
 				// ends first.
-				mctx, cancel = context.WithTimeout(ctx, remain+memberGrace)
+				mctx, cancel = context.WithTimeout(ctx, await+memberGrace)
 			}
 		}
 		h, ok, err := l.TryAcquire(mctx, r)
