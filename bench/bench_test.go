@@ -33,7 +33,8 @@ func TestRunnerTiny(t *testing.T) {
 		CostOps: 200, Procs: 2, Goroutines: 8, Verify: true,
 		Watchdog: 600 * time.Millisecond, Periods: 3, LockCounts: []int{100},
 		Waiters: 200, WaiterLocks: 20, Releases: 10,
-		Log: &log,
+		NoExtra: true, // TestExtraScenariosTiny
+		Log:     &log,
 	}
 	rep, err := Run(t.Context(), cfg)
 	if err != nil {

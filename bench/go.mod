@@ -6,6 +6,7 @@ replace github.com/goredisson/redisson => ../
 
 require (
 	github.com/bsm/redislock v0.9.4
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/go-redsync/redsync/v4 v4.18.1
 	github.com/google/uuid v1.6.0
 	github.com/goredisson/redisson v0.0.0-00010101000000-000000000000

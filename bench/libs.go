@@ -136,6 +136,14 @@ func openLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
 			return nil, err
 		}
 		return &oursLocker{rdb: rdb, c: c}, nil
+	case libFair:
+		rdb := redis.NewClient(goRedisOptions(addr, rec))
+		c, err := redisson.New(rdb)
+		if err != nil {
+			rdb.Close()
+			return nil, err
+		}
+		return &fairLocker{rdb: rdb, c: c}, nil
 	case libRedsync:
 		rdb := redis.NewClient(goRedisOptions(addr, rec))
 		return &redsyncLocker{rdb: rdb, rs: redsync.New(goredsync.NewPool(rdb))}, nil
@@ -189,6 +197,35 @@ func librarySettings(lib string) []Setting {
 			{"ReplicaSync", fmt.Sprintf("enabled=%v timeout=%v allowUnsynced=%v (no replicas here: no WAIT is sent)",
 				!o.ReplicaSync.Disabled, o.ReplicaSync.Timeout, o.ReplicaSync.AllowUnsynced)},
 		}, goRedisSettings()...)
+	case libFair:
+		return []Setting{
+			{"acquire", "client.FairLock(key).Lock(ctx): watchdog, Redis queue and timeout zset; only the queue head is woken, on its own channel; no local hand-off"},
+			{"FairLockWaitTimeout", "default (300 s, Redisson 3.52's)"},
+			{"client", "redisson.New(rdb) defaults, as redisson-go"},
+		}
+	case libRW:
+		return []Setting{
+			{"acquire", "client.ReadWriteLock(key).ReadLock() / .WriteLock() .Lock(ctx), watchdog (read holds renewed with their rwlock_timeout keys)"},
+			{"beside", "redisson-go: client.Lock(key).Lock(ctx) for reads and writes alike"},
+			{"client", "redisson.New(rdb) defaults, as redisson-go"},
+		}
+	case libRate:
+		return []Setting{
+			{"acquire", "client.RateLimiter(key): TrySetRate(ctx, ratelimit.Overall, rate, 1s) once, then TryAcquire(ctx, 1) (one script, no waiting)"},
+			{"algorithm", "Redisson 3.52's sliding window: grants zset + permits-left string, scored with the client's clock"},
+			{"client", "redisson.New(rdb) defaults"},
+		}
+	case libGCRA:
+		return append([]Setting{
+			{"acquire", "redis_rate.NewLimiter(rdb).Allow(ctx, key, redis_rate.PerSecond(rate)) (one script)"},
+			{"algorithm", "GCRA, Redis server clock; PerSecond's burst = rate, so a fresh key admits a burst of rate at once"},
+			{"version", "github.com/go-redis/redis_rate/v10 v10.0.1"},
+		}, goRedisSettings()...)
+	case libSem:
+		return []Setting{
+			{"acquire", "client.Semaphore(key): TrySetPermits(ctx, permits) once, then AcquirePermits(ctx, 1) (waits on redisson_sc:{key}) and Permits.Release"},
+			{"client", "redisson.New(rdb) defaults"},
+		}
 	case libRedsync:
 		return append([]Setting{
 			{"pools", "1 (goredis/v9 NewPool over one go-redis client): quorum 1"},

@@ -89,11 +89,19 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		ops        = fs.Int("ops", 0, "run uncontended, parallel and contended by op count (per process) instead of by time (smoke tests)")
 		opsTimeout = fs.Duration("ops-timeout", time.Minute, "with --ops: bound of one run; Lock calls still waiting then count as stalled")
 		verify     = fs.Bool("verify", false, "widen the contended critical section (20 µs between reading and writing the shared counter) so broken mutual exclusion shows as lost updates")
+		noExtra    = fs.Bool("no-extra", false, "skip the groups of issues #9 and #10 (fair, rwlock, ratelimit, semaphore) in a run without --only")
+		rateLimit  = fs.Int("rate", 1000, "ratelimit: the configured rate, permits per second")
+		rateGs     = intList{1, 32}
+		rateAcc    = fs.Duration("rate-accuracy", 10*time.Second, "ratelimit: length of one accuracy run (2 processes)")
+		semPermits = fs.Int("sem-permits", 4, "semaphore: permits (goroutines: --procs × --goroutines)")
+		readPct    = fs.Int("read-percent", 90, "rwlock: percentage of acquisitions that are reads")
+		rwHold     = fs.Duration("rw-hold", 0, "rwlock: how long each hold lasts (0: empty critical section, as in the contended rows)")
 		profile    = fs.String("cpuprofile", "", "write CPU profiles (pprof) of the uncontended, parallel and contended worker processes into this directory")
 	)
+	fs.Var(&rateGs, "rate-goroutines", "ratelimit: comma-separated goroutine counts of the decisions rows")
 	fs.Var(&lockCounts, "locks", "watchdog scenario: comma-separated lock counts (--full adds 100000)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: make bench ARGS=\"[flags]\", or from the repository root go run -C bench . [flags]\n(bench/ is its own module, so plain go run ./bench does not work from the root)\n\nCompares redisson-go with redsync, redislock and rueidislock, and measures its watchdog and waiter scale.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: make bench ARGS=\"[flags]\", or from the repository root go run -C bench . [flags]\n(bench/ is its own module, so plain go run ./bench does not work from the root)\n\nCompares redisson-go with redsync, redislock and rueidislock, and measures its watchdog and waiter scale;\nthen its fair lock and read-write lock beside its RLock, its rate limiter beside redis_rate, and its semaphore.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -105,8 +113,12 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *rounds < 1 || *procs < 1 || *goroutines < 1 || *periods < 1 || *waiters < 1 || *wlocks < 1 || *releases < 1 {
+	if *rounds < 1 || *procs < 1 || *goroutines < 1 || *periods < 1 || *waiters < 1 || *wlocks < 1 || *releases < 1 ||
+		*rateLimit < 1 || *semPermits < 1 || *rateAcc <= 0 {
 		return errors.New("counts must be positive")
+	}
+	if *readPct < 0 || *readPct > 100 || *rwHold < 0 {
+		return errors.New("--read-percent must be within 0..100 and --rw-hold not negative")
 	}
 	if *full && !slices.Contains(lockCounts, 100000) {
 		lockCounts = append(lockCounts, 100000)
@@ -117,6 +129,8 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		Watchdog: *watchdog, Periods: *periods, LockCounts: lockCounts,
 		Waiters: *waiters, WaiterLocks: *wlocks, Releases: *releases,
 		ProfileDir: *profile, Ops: *ops, OpsTimeout: *opsTimeout, Verify: *verify,
+		NoExtra: *noExtra, RateLimit: *rateLimit, RateGoroutines: rateGs, RateAccuracyPeriod: *rateAcc,
+		SemPermits: *semPermits, ReadPercent: *readPct, RWHold: *rwHold,
 	}
 	for _, l := range strings.Split(*libs, ",") {
 		l = strings.TrimSpace(l)

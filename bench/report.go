@@ -179,6 +179,14 @@ func libOrder(lib string) int {
 	if i := slices.Index(append(append(slices.Clone(allLibs), libTimer), floorLibs...), lib); i >= 0 {
 		return i
 	}
+	// Libraries of registered groups, in registration order.
+	var extra []string
+	for _, s := range extraScenarios {
+		extra = append(extra, s.Libs...)
+	}
+	if i := slices.Index(extra, lib); i >= 0 {
+		return 50 + i
+	}
 	return 100
 }
 
@@ -237,6 +245,9 @@ func (r *Report) WriteTable(w io.Writer) {
 		ours, oursLabel := libOurs, "ours"
 		if slices.Contains(libs, libFloorRedisson) {
 			ours, oursLabel = libFloorRedisson, libFloorRedisson
+		}
+		if b, ok := groupBases[g]; ok {
+			ours, oursLabel = b[0], b[1]
 		}
 		var peers []string
 		for _, l := range libs {
@@ -485,6 +496,11 @@ func (r *Report) evaluate() {
 		if m.Lib == libOurs && strings.HasPrefix(m.Metric, "pub/sub connections") {
 			n := strings.Fields(strings.TrimPrefix(m.Scenario, "waiters, "))[0]
 			target(fmt.Sprintf("%s waiters: %s", n, m.Metric), "≤ 2", formatNum(m.Value), m.Value <= 2)
+		}
+	}
+	for _, s := range extraScenarios {
+		if s.Evaluate != nil {
+			s.Evaluate(r)
 		}
 	}
 	// Correctness, every library.

@@ -51,12 +51,31 @@ type Config struct {
 	ProfileDir string // CPU profiles of contended workers
 	Verify     bool   // widen critical sections (tests)
 
+	// NoExtra skips the registered scenario groups (scenarios.go) in a run
+	// without --only.
+	NoExtra bool
+	// Rate limiter groups: the configured rate (permits per second), the
+	// goroutine counts of the decisions rows and the accuracy run's length.
+	RateLimit          int
+	RateGoroutines     []int
+	RateAccuracyPeriod time.Duration
+	// Semaphore group: permits (goroutines: Procs × Goroutines).
+	SemPermits int
+	// Read-write group: percentage of reads and time a hold lasts.
+	ReadPercent int
+	RWHold      time.Duration
+
 	Log io.Writer `json:"-"` // progress lines
 }
 
-// Scenario groups as --only accepts them.
+// Scenario groups as --only accepts them: the built-in ones, then those
+// registered in scenarios.go.
 var scenarioGroups = []string{"uncontended", "parallel", "floor", "contended", "cost", "watchdog", "waiters"}
 
+// builtinSteps is how many of scenarioGroups are built in.
+const builtinSteps = 7
+
+// enabled reports whether a built-in group runs.
 func (c *Config) enabled(s string) bool { return len(c.Only) == 0 || c.Only[s] }
 
 // Runner runs scenarios in worker processes and collects measurements.
@@ -119,6 +138,11 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	if r.cfg.enabled("floor") {
 		libs = append(libs, floorLibs...)
 	}
+	for _, lib := range r.cfg.extraLibs() {
+		if !slices.Contains(libs, lib) {
+			libs = append(libs, lib)
+		}
+	}
 	for _, lib := range libs {
 		r.report.Settings = append(r.report.Settings, LibSettings{Lib: lib, Settings: librarySettings(lib)})
 	}
@@ -134,8 +158,16 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{"watchdog", r.watchdog},
 		{"waiters", r.waiters},
 	}
-	for _, s := range steps {
-		if !r.cfg.enabled(s.name) {
+	for _, s := range extraScenarios {
+		if r.cfg.enabledExtra(s.Name) {
+			steps = append(steps, struct {
+				name string
+				fn   func(context.Context) error
+			}{s.Name, func(ctx context.Context) error { return s.Run(r, ctx) }})
+		}
+	}
+	for i, s := range steps {
+		if i < builtinSteps && !r.cfg.enabled(s.name) {
 			continue
 		}
 		start := time.Now()
@@ -536,13 +568,20 @@ func cmpInt64(a, b int64) int {
 }
 
 func (r *Runner) contended(ctx context.Context) error {
-	return r.rounds(r.cfg.Libs, func(round int, lib string) error {
+	name := fmt.Sprintf("contended, %d processes × %d goroutines, one key", r.cfg.Procs, r.cfg.Goroutines)
+	return r.contendedRows(ctx, grpCompare, name, r.cfg.Libs, "c", "contended")
+}
+
+// contendedRows runs the contended scenario for libs, interleaved, and adds
+// its rows to group under scenario name (also used by the fair lock group).
+func (r *Runner) contendedRows(ctx context.Context, group, name string, libs []string, tag, logName string) error {
+	return r.rounds(libs, func(round int, lib string) error {
 		counterFile, err := createSharedCounter(r.tmp)
 		if err != nil {
 			return err
 		}
 		defer os.Remove(counterFile)
-		jobs := r.contendedJobs(lib, r.key("c", lib), counterFile, r.profilePath("contended", lib, round, "x"))
+		jobs := r.contendedJobs(lib, r.key(tag, lib), counterFile, r.profilePath(logName, lib, round, "x"))
 		s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
 		if err != nil {
 			return err
@@ -552,23 +591,22 @@ func (r *Runner) contended(ctx context.Context) error {
 			return err
 		}
 		st := analyzeContended(s, counter, true)
-		name := fmt.Sprintf("contended, %d processes × %d goroutines, one key", r.cfg.Procs, r.cfg.Goroutines)
-		r.report.add(grpCompare, name, "acquisitions/s", lib, higher, st.rate)
-		r.report.add(grpCompare, name, "hand-off p50 (ms)", lib, lower, st.handoffP50)
-		r.report.add(grpCompare, name, "hand-off p99 (ms)", lib, lower, st.handoffP99)
-		r.report.add(grpCompare, name, "longest wait (ms)", lib, lower, st.longestWait)
-		r.report.addAgg(grpCompare, name, "longest wait cut off by the run's end (ms)", lib, lower, aggMax, st.longestCutOff)
-		r.addCPU(name, "acquisition", lib, s, float64(st.acquisitions))
+		r.report.add(group, name, "acquisitions/s", lib, higher, st.rate)
+		r.report.add(group, name, "hand-off p50 (ms)", lib, lower, st.handoffP50)
+		r.report.add(group, name, "hand-off p99 (ms)", lib, lower, st.handoffP99)
+		r.report.add(group, name, "longest wait (ms)", lib, lower, st.longestWait)
+		r.report.addAgg(group, name, "longest wait cut off by the run's end (ms)", lib, lower, aggMax, st.longestCutOff)
+		r.addCPUTo(group, name, "acquisition", lib, s, float64(st.acquisitions))
 		if r.cfg.Ops > 0 {
 			// By op count every Lock call must finish: one still waiting
 			// at the time bound missed its wake-up.
-			r.report.addAgg(grpCompare, name, "stalled Lock calls (by op count)", lib, lower, aggMax, float64(st.cutOff))
+			r.report.addAgg(group, name, "stalled Lock calls (by op count)", lib, lower, aggMax, float64(st.cutOff))
 		}
-		r.report.addAgg(grpCompare, name, "lost updates (shared non-atomic counter)", lib, lower, aggMax, float64(st.lost))
-		r.report.addAgg(grpCompare, name, "overlapping holds", lib, lower, aggMax, float64(st.overlaps))
-		r.report.addAgg(grpCompare, name, "lock calls given up and repeated", lib, lower, aggSum, float64(st.retries))
-		r.logf("contended     round %d %-12s %10.0f acq/s  hand-off p50 %.3f ms p99 %.3f ms  longest wait %.1f ms (cut off: %d, longest %.1f ms)  per process %v  lost %d overlaps %d retries %d",
-			round, lib, st.rate, st.handoffP50, st.handoffP99, st.longestWait, st.cutOff, st.longestCutOff, st.perProcess, st.lost, st.overlaps, st.retries)
+		r.report.addAgg(group, name, "lost updates (shared non-atomic counter)", lib, lower, aggMax, float64(st.lost))
+		r.report.addAgg(group, name, "overlapping holds", lib, lower, aggMax, float64(st.overlaps))
+		r.report.addAgg(group, name, "lock calls given up and repeated", lib, lower, aggSum, float64(st.retries))
+		r.logf("%-13s round %d %-12s %10.0f acq/s  hand-off p50 %.3f ms p99 %.3f ms  longest wait %.1f ms (cut off: %d, longest %.1f ms)  per process %v  lost %d overlaps %d retries %d",
+			logName, round, lib, st.rate, st.handoffP50, st.handoffP99, st.longestWait, st.cutOff, st.longestCutOff, st.perProcess, st.lost, st.overlaps, st.retries)
 		if st.acquisitions == 0 {
 			return errors.New("no acquisitions")
 		}

@@ -58,6 +58,8 @@ type Job struct {
 	Releases    int `json:"releases,omitempty"`
 
 	CPUProfile string `json:"cpu_profile,omitempty"`
+	// Params are the parameters of a registered scenario (scenarios.go).
+	Params map[string]float64 `json:"params,omitempty"`
 	// OpsTimeout bounds a run by op count: a Lock call still waiting then
 	// (a lost wake-up) is cancelled and reported as unfinished.
 	OpsTimeout time.Duration `json:"ops_timeout,omitempty"`
@@ -121,7 +123,12 @@ func runWorker(job Job, in io.Reader, out io.Writer) (res Result) {
 	case scWaiters:
 		run, cleanup, err = prepareWaiters(job)
 	default:
-		err = fmt.Errorf("unknown scenario %q", job.Scenario)
+		prepare, ok := extraWorker(job.Scenario)
+		if !ok {
+			err = fmt.Errorf("unknown scenario %q", job.Scenario)
+			break
+		}
+		run, cleanup, err = prepare(job)
 	}
 	if err != nil {
 		return Result{Error: err.Error()}
