@@ -53,7 +53,8 @@ func (r *Runner) fair(ctx context.Context) error {
 }
 
 // evaluateFair: fairness is the fair lock's point, so its longest wait
-// should be the shortest of every contended row measured in the run.
+// should be the shortest of every contended lock row measured in the run
+// (RLock's here, and the peers' when the contended group ran).
 func evaluateFair(rep *Report) {
 	fair := rep.lookup("fair lock vs RLock", "longest wait (ms)", libFair)
 	if fair == nil {
@@ -61,8 +62,8 @@ func evaluateFair(rep *Report) {
 	}
 	best, bestWhere := 0.0, ""
 	for _, m := range rep.Measurements {
-		if m.Metric != "longest wait (ms)" || m == fair {
-			continue
+		if m.Metric != "longest wait (ms)" || m == fair || (m.Group != grpFair && m.Group != grpCompare) {
+			continue // locks only: a semaphore's waits are not a lock's
 		}
 		if bestWhere == "" || m.Value < best {
 			best, bestWhere = m.Value, m.Lib
