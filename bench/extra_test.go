@@ -76,9 +76,11 @@ func TestExtraScenariosTiny(t *testing.T) {
 			zero(grpRW, "read-heavy", metric, lib)
 		}
 	}
-	for _, lib := range []string{libRate, libGCRA} {
+	for _, lib := range []string{libRate, libRateBG, libGCRA} {
 		positive(grpRate, "decisions, 1 process × 1 goroutine", "decisions/s", lib)
 		positive(grpRate, "decisions, 1 process × 4 goroutine", "decisions/s", lib)
+	}
+	for _, lib := range []string{libRate, libGCRA} {
 		// Granted over 1.5 s: about the rate's worth, never wildly more
 		// (redis_rate's burst adds at most one second's worth).
 		if v := value(grpRate, "accuracy", "permits granted ÷ (rate × duration)", lib); !(v > 0.3 && v < 2.5) {
@@ -104,7 +106,7 @@ func TestExtraScenariosTiny(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	for _, lib := range []string{libFair, libRW, libRate, libGCRA, libSem} {
+	for _, lib := range []string{libFair, libRW, libRate, libRateBG, libGCRA, libSem} {
 		if !slices.ContainsFunc(rep.Settings, func(s LibSettings) bool { return s.Lib == lib && len(s.Settings) > 0 }) {
 			t.Errorf("no settings printed for %s", lib)
 		}

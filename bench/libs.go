@@ -215,6 +215,10 @@ func librarySettings(lib string) []Setting {
 			{"algorithm", "Redisson 3.52's sliding window: grants zset + permits-left string, scored with the client's clock"},
 			{"client", "redisson.New(rdb) defaults"},
 		}
+	case libRateBG:
+		return []Setting{
+			{"acquire", "as redisson-go ratelimit, but TryAcquire(context.WithoutCancel(ctx), 1): no deadline, so no helper goroutine bounding the call (decisions rows only)"},
+		}
 	case libGCRA:
 		return append([]Setting{
 			{"acquire", "redis_rate.NewLimiter(rdb).Allow(ctx, key, redis_rate.PerSecond(rate)) (one script)"},
