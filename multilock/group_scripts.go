@@ -12,7 +12,8 @@ import "github.com/goredisson/redisson/internal/core"
 
 // groupTake is the common end of both acquire scripts: take every value for
 // the owner, raise its expiry to now+lease, count the hold, and lengthen
-// G's TTL to the lease (a new G gets it). Locals: now, lease, me, existed,
+// G's TTL to the lease (a new G gets it; unlike Redisson's, also one whose
+// PTTL is 0, which would expire at once with the values just taken). Locals: now, lease, me, existed,
 // first (the ARGV index of the first field id).
 const groupTake = `
 local expire = now + lease
@@ -27,8 +28,11 @@ for i = first, #ARGV do
 	redis.call('hincrby', KEYS[1], f .. ':' .. me .. ':lock_count', 1)
 end
 if existed then
+	-- Redisson lengthens only a PTTL > 0: a hash with less than 1ms left
+	-- (PTTL 0) would vanish with the values just taken. A hash without
+	-- TTL (-1) is left so, as in Redisson.
 	local pttl = redis.call('pttl', KEYS[1])
-	if pttl > 0 and lease > pttl then
+	if pttl >= 0 and lease > pttl then
 		redis.call('pexpire', KEYS[1], lease)
 	end
 else
