@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"slices"
@@ -154,7 +155,10 @@ func evaluateSem(rep *Report) {
 func prepareSem(job Job) (func(goSignal) (Result, error), func(), error) {
 	rec := &addrRecorder{}
 	rdb := redis.NewClient(goRedisOptions(job.Addr, rec))
-	c, err := redisson.New(rdb)
+	// The library's warnings (a permit it could not give back, an acquire
+	// without reply) go to the runner's log.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c, err := redisson.New(rdb, redisson.WithLogger(logger))
 	if err != nil {
 		rdb.Close()
 		return nil, nil, err
