@@ -368,3 +368,60 @@ func TestCancelledWaitLeavesNothing(t *testing.T) {
 }
 
 var _ lockable.Lock = (*rlock.Lock)(nil)
+
+// TestFairMemberWaitLeavesNoQueueEntry: a multi-lock that waits for a fair
+// lock held elsewhere and gives up leaves no queue or timeout entry, and
+// the RLock it took first is released.
+func TestFairMemberWaitLeavesNoQueueEntry(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c1, c2 := newClient(t, srv), newClient(t, srv)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	blocker, err := c2.FairLock("fair").Lock(ctx)
+	require.NoError(t, err)
+	defer blocker.Unlock(ctx)
+	_, ok, err := multilock.New(c1.Lock("plain"), c1.FairLock("fair")).TryLock(ctx, multilock.WithWait(300*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, []string{"fair"}, keysOf(t, raw), "no queue, timeout zset or member lock left")
+}
+
+// TestMembersOfSeveralServers: a MultiLock over locks of three Clients on
+// three servers takes and releases all of them.
+func TestMembersOfSeveralServers(t *testing.T) {
+	servers := redistest.StartMasters(t, 3)
+	ctx := context.Background()
+	var members []lockable.Lock
+	var raws []*redis.Client
+	for _, s := range servers {
+		members = append(members, newClient(t, s).Lock("res"))
+		raws = append(raws, redistest.Client(t, s))
+	}
+	h, err := multilock.New(members...).Lock(ctx)
+	require.NoError(t, err)
+	for _, r := range raws {
+		require.Equal(t, int64(1), r.Exists(ctx, "res").Val())
+	}
+	require.NoError(t, h.Unlock(ctx))
+	for _, r := range raws {
+		require.Equal(t, int64(0), r.Exists(ctx, "res").Val())
+	}
+}
+
+// TestLockWithServerDownEndsAtDeadline: Lock keeps trying while a member's
+// server is down and returns at ctx's deadline, holding nothing.
+func TestLockWithServerDownEndsAtDeadline(t *testing.T) {
+	servers := redistest.StartMasters(t, 2)
+	ctx := context.Background()
+	c0, c1 := newClient(t, servers[0]), newClient(t, servers[1])
+	raw0 := redistest.Client(t, servers[0])
+	require.NoError(t, servers[1].Kill())
+	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := multilock.New(c0.Lock("res"), c1.Lock("res")).Lock(lctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 8*time.Second)
+	require.Equal(t, int64(0), raw0.Exists(ctx, "res").Val())
+	require.Zero(t, c0.Stats().Leases)
+}
