@@ -73,9 +73,10 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		deadline = time.Now().Add(r.WaitFor)
 	}
 	// The first try needs no queue unless waiters exist: a lock taken at
-	// once allocates no local state.
+	// once allocates no local state. An owner that holds the lock through
+	// this client re-enters at once (see reentering).
 	busy := false
-	if l.cfg.HandOff {
+	if l.cfg.HandOff && !l.reentering(field) {
 		busy = l.rt.HeldByOther(l.cfg.Name, field)
 		if ref, ok := l.e.queues.peek(l.queueKey); ok {
 			q := ref.value()
@@ -167,7 +168,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 					busy, yieldLeft = true, q.yieldUntil.Sub(now)
 				}
 			}
-			attempt = state == parked && !busy
+			attempt = state == parked && (!busy || l.reentering(field))
 			if attempt {
 				w.state = trying
 			} else if state == parked && q.releasing > 0 {
@@ -242,6 +243,17 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			return l.abandon(ctx, q, w, core.ErrClosed)
 		}
 	}
+}
+
+// reentering reports whether field holds the lock through this client, so
+// that an acquisition for it is a re-entry. A re-entry never waits for local
+// waiters or another local owner: none can get the lock before field lets
+// go, and the registry may still list the owner that just handed the lock
+// to field (its unlock has not processed the reply yet), which would make
+// the re-entry sleep, unwoken, until a timer (up to a watchdog period) ran
+// out.
+func (l *Lock) reentering(field string) bool {
+	return l.rt.Holding(l.cfg.Name, field)
 }
 
 // busy reports whether another owner of this client holds the lock or is
