@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -263,4 +264,34 @@ func mustHex(t *testing.T, id string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestInspectRateLimiterCluster: a PER_CLIENT rate limiter's windows are
+// found by SCAN on the master owning the name's slot.
+func TestInspectRateLimiterCluster(t *testing.T) {
+	t.Parallel()
+	c := redistest.StartCluster(t, 3)
+	cc := c.Client(t)
+	client, err := redisson.New(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	rl := client.RateLimiter("crl")
+	if ok, err := rl.TrySetRate(ctx, ratelimit.PerClient, 7, time.Minute); err != nil || !ok {
+		t.Fatalf("try set rate: %v %v", ok, err)
+	}
+	if ok, err := rl.TryAcquire(ctx, 2); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	url := "redis://" + strings.Join(c.Addrs(), ",")
+	rep := inspectJSON(t, "--cluster", "--redis", url, "crl")
+	if rep.Kind != "rate limiter" || rep.RateLimiter == nil || rep.RateLimiter.Type != "PER_CLIENT" || len(rep.RateLimiter.Windows) != 1 {
+		t.Fatalf("cluster rate limiter: %+v", rep)
+	}
+	if w := rep.RateLimiter.Windows[0]; w.ClientID == nil || *w.ClientID != client.ID() || w.Value == nil || *w.Value != 5 ||
+		w.Available != 5 || w.Used != 2 || w.Grants != 1 {
+		t.Errorf("cluster window: %+v", w)
+	}
 }
