@@ -274,10 +274,12 @@ func (m *Lock) lockWait(lease time.Duration) time.Duration {
 		lo = lease / 2
 	}
 	lo, hi = lo.Truncate(time.Millisecond), hi.Truncate(time.Millisecond)
-	if hi <= lo {
-		return lo
+	wait := lo
+	if hi > lo {
+		wait += time.Duration(rand.Int64N(int64(hi-lo)/int64(time.Millisecond))) * time.Millisecond
 	}
-	return lo + time.Duration(rand.Int64N(int64(hi-lo)/int64(time.Millisecond)))*time.Millisecond
+	// A lease below 2ms would make tries without any wait: a busy loop.
+	return max(wait, time.Millisecond)
 }
 
 // memberGrace is how long a member call may run past its share of the
