@@ -59,6 +59,11 @@ func contend(j job, cs []*redisson.Client) error {
 						if err := enter(ctx, obs, j.Name, k.role, j.Permits); err != nil {
 							return err
 						}
+						if tok := h.token(); tok != 0 {
+							if err := fence(ctx, obs, j.Name, tok); err != nil {
+								return err
+							}
+						}
 						bumped := k.role == "x" || k.role == "w"
 						if bumped {
 							if err := bump(ctx, obs, j.Name); err != nil {
@@ -133,6 +138,9 @@ var contention = []struct {
 }{
 	{"RLock", []string{"RLock"}, 1},
 	{"FairLock", []string{"FairLock"}, 1},
+	{"FencedLock", []string{"FencedLock"}, 1},
+	{"MultiLock", []string{"MultiLock"}, 1},
+	{"RedLock", []string{"RedLock"}, 1},
 	{"ReadWriteLock", []string{"WriteLock", "ReadLock", "ReadLock"}, 1},
 	{"Semaphore", []string{"Semaphore"}, 3},
 	{"PermitExpirableSemaphore", []string{"PermitExpirableSemaphore"}, 3},
@@ -176,7 +184,7 @@ func TestContention(t *testing.T) {
 			g, err := gaugeStats(ctx, e.obs, name)
 			require.NoError(t, err)
 			lost := total.Bumps - counter
-			violations := int(g["violations"]) + lost
+			violations := int(g["violations"]+g["token_violations"]) + lost
 			inFlight := ""
 			switch {
 			case g["max_p"] > 0:
@@ -186,11 +194,15 @@ func TestContention(t *testing.T) {
 			default:
 				inFlight = "max 1 holder"
 			}
+			if tok, _ := e.obs.Get(ctx, "token:"+name).Int64(); tok > 0 {
+				inFlight += fmt.Sprintf(", fencing tokens increasing in every critical section (last %d)", tok)
+			}
 			record("contention", row.name, violations,
 				"%d procs x %d clients x %d goroutines: %d acquisitions in %.1f s, %d lost updates of %d, %s",
 				procs, clients, goroutines, total.Acquisitions, took.Seconds(), lost, total.Bumps, inFlight)
 			require.Zero(t, lost, "lost updates of the non-atomic counter")
 			require.Zero(t, g["violations"], "gauge violations: %v", g)
+			require.Zero(t, g["token_violations"], "fencing tokens out of order: %v", g)
 			require.LessOrEqual(t, g["max_p"], int64(row.permits))
 			require.LessOrEqual(t, g["max_x"], int64(1))
 			require.LessOrEqual(t, g["max_w"], int64(1))

@@ -28,7 +28,7 @@ func leaseEnd(t *testing.T, raw *redis.Client, k kind, name string) (lo, hi time
 		return end, end
 	}
 	before := time.Now()
-	ttl, err := raw.PTTL(ctx, name).Result()
+	ttl, err := raw.PTTL(ctx, k.leaseKey(name)).Result()
 	after := time.Now()
 	require.NoError(t, err)
 	require.Positive(t, ttl, "the lock has a TTL")
@@ -109,7 +109,7 @@ func TestHolderKilled(t *testing.T) {
 				redistest.Eventually(t, 10*time.Second, "past the first lease", func() bool {
 					return time.Since(acquired.at) > lease+200*time.Millisecond
 				})
-				require.Positive(t, e.raw.PTTL(context.Background(), name).Val(), "the watchdog renewed the lease")
+				require.Positive(t, e.raw.PTTL(context.Background(), k.leaseKey(name)).Val(), "the watchdog renewed the lease")
 			}
 			holder.kill()
 			killed := time.Now()

@@ -7,6 +7,9 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/fencedlock"
+	"github.com/goredisson/redisson/lockable"
+	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/rwlock"
 	"github.com/goredisson/redisson/semaphore"
@@ -22,6 +25,8 @@ type hold interface {
 	// field is the owner's hash field "<client id>:<owner>" the kind's
 	// scripts carry, "" when it has none.
 	field() string
+	// token is the hold's fencing token, 0 for kinds without one.
+	token() int64
 }
 
 // kind is one object of the suite's table: every test that applies to it
@@ -46,17 +51,33 @@ type kind struct {
 	// waiter is the kind whose waiters queue behind a holder of this kind
 	// (a writer behind a reader); "" means the same kind.
 	waiter string
+	// compound: one acquisition runs a script per member, so tries per
+	// owner field say nothing about wake-ups.
+	compound bool
+	// key is the Redis key whose TTL bounds a dead holder's hold (the
+	// member whose expiry frees the set, for multi-locks); nil: name.
+	key func(name string) string
+}
+
+// leaseKey returns the key whose TTL bounds a dead holder's hold.
+func (k kind) leaseKey(name string) string {
+	if k.key != nil {
+		return k.key(name)
+	}
+	return name
 }
 
 type lockHold struct {
 	unlock func(context.Context) error
 	d      <-chan struct{}
 	f      string
+	tok    int64
 }
 
 func (h lockHold) release(ctx context.Context) error { return h.unlock(ctx) }
 func (h lockHold) done() <-chan struct{}             { return h.d }
 func (h lockHold) field() string                     { return h.f }
+func (h lockHold) token() int64                      { return h.tok }
 
 func field(c *redisson.Client, owner int64) string { return fmt.Sprintf("%s:%d", c.ID(), owner) }
 
@@ -76,7 +97,43 @@ var kinds = []kind{
 			if err != nil {
 				return nil, err
 			}
-			return lockHold{h.Unlock, h.Done(), field(c, owner)}, nil
+			return lockHold{h.Unlock, h.Done(), field(c, owner), 0}, nil
+		},
+	},
+	{
+		name: "FencedLock", role: "x", lease: true, setup: noSetup,
+		channel: func(name, _ string) string { return fencedlock.ChannelName(name) },
+		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
+			opts := []fencedlock.Option{fencedlock.WithOwner(owner)}
+			if lease > 0 {
+				opts = append(opts, fencedlock.WithLease(lease))
+			}
+			h, err := c.FencedLock(name).Lock(ctx, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return lockHold{h.Unlock, h.Done(), field(c, owner), h.Token()}, nil
+		},
+	},
+	{
+		// Three RLocks of one client taken as one; its waiters wait on
+		// the first member, and the last member's expiry frees the set.
+		name: "MultiLock", role: "x", lease: true, setup: noSetup, compound: true,
+		channel: func(name, _ string) string { return rlock.ChannelName(name + ":a") },
+		key:     func(name string) string { return name + ":c" },
+		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
+			return multiAcquire(ctx, multilock.New(members(c, name)...), c, lease, owner)
+		},
+	},
+	{
+		// A RedLock over three RLocks (quorum 2) on one server: the
+		// algorithm's path, not its independence of servers (package
+		// multilock's tests run it over 5 servers with some down). The
+		// second member's expiry gives a waiter its quorum.
+		name: "RedLock", role: "x", lease: true, setup: noSetup, compound: true,
+		key: func(name string) string { return name + ":b" },
+		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
+			return multiAcquire(ctx, multilock.NewRedLock(members(c, name)...), c, lease, owner)
 		},
 	},
 	{
@@ -90,7 +147,7 @@ var kinds = []kind{
 			if err != nil {
 				return nil, err
 			}
-			return lockHold{h.Unlock, h.Done(), field(c, owner)}, nil
+			return lockHold{h.Unlock, h.Done(), field(c, owner), 0}, nil
 		},
 	},
 	{
@@ -116,7 +173,7 @@ var kinds = []kind{
 			if err != nil {
 				return nil, err
 			}
-			return lockHold{p.Release, nil, ""}, nil
+			return lockHold{p.Release, nil, "", 0}, nil
 		},
 	},
 	{
@@ -135,7 +192,7 @@ var kinds = []kind{
 			if err != nil {
 				return nil, err
 			}
-			return lockHold{func(ctx context.Context) error { return s.Release(ctx, id) }, nil, ""}, nil
+			return lockHold{func(ctx context.Context) error { return s.Release(ctx, id) }, nil, "", 0}, nil
 		},
 	},
 }
@@ -149,7 +206,24 @@ func rwAcquire(ctx context.Context, l *rwlock.Lock, c *redisson.Client, lease ti
 	if err != nil {
 		return nil, err
 	}
-	return lockHold{h.Unlock, h.Done(), field(c, owner)}, nil
+	return lockHold{h.Unlock, h.Done(), field(c, owner), 0}, nil
+}
+
+// members returns the member locks of the multi-lock rows.
+func members(c *redisson.Client, name string) []lockable.Lock {
+	return []lockable.Lock{c.Lock(name + ":a"), c.Lock(name + ":b"), c.Lock(name + ":c")}
+}
+
+func multiAcquire(ctx context.Context, m *multilock.Lock, c *redisson.Client, lease time.Duration, owner int64) (hold, error) {
+	opts := []multilock.Option{multilock.WithOwner(owner)}
+	if lease > 0 {
+		opts = append(opts, multilock.WithLease(lease))
+	}
+	h, err := m.Lock(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return lockHold{h.Unlock, h.Done(), field(c, owner), 0}, nil
 }
 
 // kindByName returns the row called name.

@@ -35,6 +35,13 @@ func TestObserverCatchesOverlap(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, g["violations"], name)
 	}
+	require.NoError(t, fence(ctx, e.obs, "f", 5))
+	require.NoError(t, fence(ctx, e.obs, "f", 7))
+	require.NoError(t, fence(ctx, e.obs, "f", 7))
+	require.NoError(t, fence(ctx, e.obs, "f", 6))
+	g, err := gaugeStats(ctx, e.obs, "f")
+	require.NoError(t, err)
+	require.Equal(t, int64(2), g["token_violations"])
 	v, err := e.obs.Get(ctx, counterKey("o")).Result()
 	require.Error(t, err, "no counter yet: %s", v)
 	require.NoError(t, bump(ctx, e.obs, "o"))

@@ -63,3 +63,20 @@ func gaugeStats(ctx context.Context, obs *redis.Client, name string) (map[string
 	}
 	return out, nil
 }
+
+// fenceScript checks that a fencing token is greater than every token
+// seen before in the critical sections of name, counting a violation
+// otherwise. KEYS[1] last token, KEYS[2] gauge hash; ARGV[1] the token.
+var fenceScript = redis.NewScript(`
+local last = tonumber(redis.call('get', KEYS[1]) or '0')
+if tonumber(ARGV[1]) <= last then
+  redis.call('hincrby', KEYS[2], 'token_violations', 1)
+  return 0
+end
+redis.call('set', KEYS[1], ARGV[1])
+return 1`)
+
+// fence checks a fencing token inside the critical section.
+func fence(ctx context.Context, obs *redis.Client, name string, token int64) error {
+	return fenceScript.Run(ctx, obs, []string{"token:" + name, gaugeKey(name)}, token).Err()
+}
