@@ -447,7 +447,9 @@ func (s *scripts) CountValue(ctx context.Context, field string) (int, int64, err
 		}
 	}
 	var token int64
-	if pair[1] != nil {
+	// Without a hold the token is not the caller's: a key in the way must
+	// not fail the check of a hand-off that did not happen.
+	if n > 0 && pair[1] != nil {
 		if token, err = s.parseToken(pair[1]); err != nil {
 			return 0, 0, err
 		}

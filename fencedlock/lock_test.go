@@ -332,3 +332,39 @@ func dump(t *testing.T, raw *redis.Client) map[string]string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestHandOffWithBadTokenKey: the token key is overwritten with something
+// that is no counter while a local waiter waits. The holder's unlock, which
+// would hand the lock over, releases it for real instead (it must not fail
+// half way), and the waiter's own acquire reports the key; nothing is left
+// held.
+func TestHandOffWithBadTokenKey(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	c := newClient(t, srv)
+	ctx := context.Background()
+	lock := c.FencedLock("corrupted")
+	h, err := lock.Lock(ctx)
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	go func() {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_, err := lock.Lock(wctx)
+		got <- err
+	}()
+	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool {
+		return c.Stats().PubSub.Waiters == 1
+	})
+	require.NoError(t, raw.Set(ctx, fencedlock.TokenKey("corrupted"), "abc", 0).Err())
+	require.NoError(t, h.Unlock(ctx))
+	select {
+	case err := <-got:
+		require.ErrorIs(t, err, redisson.ErrWrongType)
+		require.Contains(t, err.Error(), "not a token counter")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter was not told")
+	}
+	require.Zero(t, raw.Exists(ctx, "corrupted").Val(), "nothing held")
+	require.Equal(t, "abc", raw.Get(ctx, fencedlock.TokenKey("corrupted")).Val())
+}
