@@ -1,0 +1,163 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/faultproxy"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
+)
+
+// sentinelSetup is a master, one replica replicating through a fault proxy
+// (so that replication alone can be stalled) and a Sentinel.
+type sentinelSetup struct {
+	master, replica, sentinel *redistest.Server
+	link                      *faultproxy.Proxy
+	sc                        *redis.SentinelClient
+}
+
+func startSentinelSetup(t *testing.T) sentinelSetup {
+	t.Helper()
+	var s sentinelSetup
+	s.master = redistest.StartServer(t)
+	var err error
+	s.link, err = faultproxy.New(s.master.Addr())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.link.Close() })
+	s.replica = redistest.StartReplicaVia(t, s.master, s.link.Addr())
+	s.sentinel = redistest.StartSentinel(t, s.master)
+	s.sc = redis.NewSentinelClient(&redis.Options{Addr: s.sentinel.Addr()})
+	t.Cleanup(func() { _ = s.sc.Close() })
+	redistest.Eventually(t, 30*time.Second, "the sentinel knows the replica", func() bool {
+		rs, err := s.sc.Replicas(context.Background(), redistest.SentinelMasterName).Result()
+		return err == nil && len(rs) == 1
+	})
+	return s
+}
+
+// client returns a Client over a Sentinel failover client.
+func (s sentinelSetup) client(t *testing.T, opts ...redisson.Option) *redisson.Client {
+	t.Helper()
+	rdb := redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName:    redistest.SentinelMasterName,
+		SentinelAddrs: []string{s.sentinel.Addr()},
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c, err := redisson.New(rdb, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// killMasterAndFailOver kills the master with SIGKILL and waits until
+// Sentinel has promoted the replica; it returns how long that took.
+func (s sentinelSetup) killMasterAndFailOver(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	require.NoError(t, s.master.Kill())
+	ctx := context.Background()
+	newMaster := redistest.Client(t, s.replica)
+	redistest.Eventually(t, 60*time.Second, "Sentinel promoted the replica", func() bool {
+		role, err := newMaster.Do(ctx, "ROLE").Slice()
+		if err != nil || len(role) == 0 || role[0] != "master" {
+			return false
+		}
+		addr, err := s.sc.GetMasterAddrByName(ctx, redistest.SentinelMasterName).Result()
+		return err == nil && len(addr) == 2 && addr[0]+":"+addr[1] == s.replica.Addr()
+	})
+	return time.Since(start)
+}
+
+// TestSentinelFailoverKeepsSyncedLocks: with replica sync on (the default)
+// a lock's acquire returns only once the replica acknowledged it (WAIT), so
+// when the master dies right after, the promoted replica has the lock:
+// another client cannot take it, and its holder unlocks it normally.
+func TestSentinelFailoverKeepsSyncedLocks(t *testing.T) {
+	s := startSentinelSetup(t)
+	ctx := context.Background()
+	a, b := s.client(t), s.client(t)
+	h, err := a.Lock("synced").Lock(ctx)
+	require.NoError(t, err)
+	took := s.killMasterAndFailOver(t)
+	newMaster := redistest.Client(t, s.replica)
+	require.Equal(t, int64(1), newMaster.Exists(ctx, "synced").Val(), "the acknowledged lock survived the failover")
+	var ok bool
+	redistest.Eventually(t, 30*time.Second, "the other client reaches the new master", func() bool {
+		var err error
+		_, ok, err = b.Lock("synced").TryLock(ctx)
+		return err == nil
+	})
+	require.False(t, ok, "another client took a lock that survived the failover")
+	select {
+	case <-h.Done():
+		t.Fatalf("the holder was told it lost the lock: %v", h.Err())
+	default:
+	}
+	redistest.Eventually(t, 30*time.Second, "the holder unlocks on the new master", func() bool {
+		return h.Unlock(ctx) == nil || errors.Is(h.Err(), context.Canceled)
+	})
+	h2, ok, err := b.Lock("synced").TryLock(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, h2.Unlock(ctx))
+	record("Sentinel failover (master kill -9)", "RLock, replica sync on", 0,
+		"failover in %.1f s; the lock acquired before the kill is on the new master, another client's TryLock is refused, the holder's hold lives on and unlocks", took.Seconds())
+}
+
+// TestSentinelUnsyncedAcquireFails: with replica sync on and replication
+// stalled, an acquire that no replica acknowledges is undone and fails with
+// ErrNoSyncedReplicas instead of returning a hold a failover could lose.
+func TestSentinelUnsyncedAcquireFails(t *testing.T) {
+	s := startSentinelSetup(t)
+	ctx := context.Background()
+	a := s.client(t)
+	s.link.Stall()
+	defer s.link.Resume()
+	start := time.Now()
+	_, err := a.Lock("unsynced").Lock(ctx)
+	require.ErrorIs(t, err, redisson.ErrNoSyncedReplicas)
+	took := time.Since(start)
+	require.Equal(t, int64(0), redistest.Client(t, s.master).Exists(ctx, "unsynced").Val(), "the unsynced acquire was undone")
+	record("Sentinel, replication stalled", "RLock, replica sync on", 0,
+		"acquire failed with ErrNoSyncedReplicas after %d ms (WAIT's 1 s timeout) and was undone on the master", took.Milliseconds())
+}
+
+// TestSentinelFailoverLosesUnsyncedLock shows the README's warning true:
+// with replica sync off, a lock written to a master whose replica has not
+// received it yet is lost by a failover, and another client takes it while
+// its first holder still holds it.
+func TestSentinelFailoverLosesUnsyncedLock(t *testing.T) {
+	s := startSentinelSetup(t)
+	ctx := context.Background()
+	off := redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true})
+	a, b := s.client(t, off), s.client(t, off)
+	s.link.Stall()
+	h, err := a.Lock("unsynced").Lock(ctx, rlock.WithLease(time.Minute))
+	require.NoError(t, err, "without replica sync the acquire does not wait for the replica")
+	took := s.killMasterAndFailOver(t)
+	s.link.Resume()
+	var h2 *rlock.Hold
+	redistest.Eventually(t, 30*time.Second, "the other client takes the lock on the new master", func() bool {
+		var ok bool
+		var err error
+		h2, ok, err = b.Lock("unsynced").TryLock(ctx)
+		return err == nil && ok
+	})
+	twoHolders := false
+	select {
+	case <-h.Done():
+	default:
+		twoHolders = true
+	}
+	require.True(t, twoHolders, "the first hold was still live when the other client took the lock")
+	require.NoError(t, h2.Unlock(ctx))
+	record("Sentinel failover (master kill -9)", "RLock, replica sync off", 0,
+		"failover in %.1f s; the lock written while replication was stalled is gone on the new master and another client took it while the first hold (fixed 1 min lease, no renewal to find out) was live: two holders, as the README warns", took.Seconds())
+}
