@@ -205,3 +205,32 @@ func TestRedLockRestartedServer(t *testing.T) {
 	require.NoError(t, hb.Unlock(ctx))
 	require.ErrorIs(t, a.Unlock(ctx), redisson.ErrLockLost, "A's hold had ended")
 }
+
+// TestRedLockRestartedServerAtOnceIsUnsafe documents what the README says
+// RedLock does not guarantee: a server that restarts empty and rejoins at
+// once lets a second owner get a quorum while the first owner's hold is
+// still valid. Only a delayed restart (or fsync'd persistence) and fencing
+// tokens protect against it.
+func TestRedLockRestartedServerAtOnceIsUnsafe(t *testing.T) {
+	rc := newRedCluster(t, 5)
+	ctx := context.Background()
+	clientsB := make([]*redisson.Client, 5)
+	for i, s := range rc.servers {
+		clientsB[i] = newClient(t, s)
+	}
+	require.NoError(t, rc.servers[3].Kill())
+	require.NoError(t, rc.servers[4].Kill())
+	a, ok, err := rc.redLock(rc.clients, "res").TryLock(ctx, multilock.WithLease(30*time.Second), multilock.WithWait(time.Second))
+	require.NoError(t, err)
+	require.True(t, ok)
+	defer a.Unlock(ctx)
+	for _, i := range []int{2, 3, 4} { // server 2 loses A's member
+		require.NoError(t, rc.servers[i].Restart(ctx))
+	}
+	b, ok, err := rc.redLock(clientsB, "res").TryLock(ctx, multilock.WithWait(3*time.Second))
+	require.NoError(t, err)
+	require.True(t, ok, "B got servers 2, 3, 4")
+	defer b.Unlock(ctx)
+	require.NoError(t, a.Err(), "A's hold is still valid: two owners hold at once")
+	require.NoError(t, b.Err())
+}
