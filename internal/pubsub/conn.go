@@ -3,6 +3,8 @@ package pubsub
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +27,9 @@ type op struct {
 // arrives. Neither holds the hub's lock during network I/O.
 type conn struct {
 	h        *Hub
+	key      string         // its key in h.conns
 	node     *redis.Client  // sharded cluster: the master this conn is on
+	unsubs   map[string]int // unsubscribes sent, replies not seen; guarded by h.mu
 	inflight map[string]int // subscribes sent but not confirmed; guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
 	kick     chan struct{}  // queue is not empty
@@ -39,10 +43,12 @@ type conn struct {
 }
 
 // newConn starts a connection's goroutines; called with h.mu held.
-func (h *Hub) newConn(node *redis.Client) *conn {
+func (h *Hub) newConn(key string, node *redis.Client) *conn {
 	c := &conn{
 		h:        h,
+		key:      key,
 		node:     node,
+		unsubs:   make(map[string]int),
 		inflight: make(map[string]int),
 		kick:     make(chan struct{}, 1),
 		renew:    make(chan struct{}, 1),
@@ -234,6 +240,7 @@ func (c *conn) replace() {
 	c.lastSeen.Store(time.Now().UnixNano())
 	c.h.mu.Lock()
 	clear(c.inflight)
+	clear(c.unsubs)
 	var chans []string
 	for ch, e := range c.h.entries {
 		if e.c == c {
@@ -274,12 +281,29 @@ func (c *conn) read(ps *redis.PubSub) {
 				c.sendMu.Lock()
 				current := c.ps == ps
 				c.sendMu.Unlock()
-				if current && c.node == nil {
+				switch {
+				case current && c.node == nil:
 					c.h.onClientClosed(err)
+				case current:
+					// The cluster client closed this node's client
+					// (the node left its view): move every channel
+					// to the master that serves it now.
+					c.h.onNodeGone(c)
 				}
 				return
 			}
 			var re redis.Error
+			if errors.As(err, &re) && c.sharded() && strings.HasPrefix(re.Error(), "MOVED ") {
+				// An SSUBSCRIBE refused because its slot lives
+				// elsewhere now: subscribe its channels there.
+				if f := strings.Fields(re.Error()); len(f) >= 2 {
+					if s, err := strconv.Atoi(f[1]); err == nil {
+						c.h.cfg.Logger.Warn("redisson pubsub: MOVED; subscribing on the slot's new master", "slot", s)
+						c.h.rerouteSlot(c, s)
+						continue
+					}
+				}
+			}
 			if errors.As(err, &re) {
 				// A refused (S)SUBSCRIBE leaves channels unsubscribed that
 				// the hub counts as in flight: start over on a new
@@ -314,8 +338,11 @@ func (c *conn) read(ps *redis.PubSub) {
 		c.lastSeen.Store(time.Now().UnixNano())
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			if m.Kind == "subscribe" || m.Kind == "ssubscribe" {
+			switch m.Kind {
+			case "subscribe", "ssubscribe":
 				c.h.onSubscribed(c, m.Channel)
+			case "unsubscribe", "sunsubscribe":
+				c.h.onUnsubscribed(c, m.Channel)
 			}
 		case *redis.Message:
 			c.h.onMessage(m.Channel, m.Payload)

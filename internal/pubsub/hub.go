@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/slot"
 )
 
 // ErrClosed is returned by Subscribe on a closed hub.
@@ -161,7 +163,7 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 	if e == nil {
 		c := h.conns[connKey]
 		if c == nil {
-			c = h.newConn(node)
+			c = h.newConn(connKey, node)
 			h.conns[connKey] = c
 		}
 		e = &entry{channel: channel, policy: policy, c: c, ready: make(chan struct{})}
@@ -260,6 +262,7 @@ func (w *Waiter) Close(acquired bool) {
 	if e.n == 0 && h.entries[e.channel] == e {
 		delete(h.entries, e.channel)
 		if !h.closed {
+			e.c.unsubs[e.channel]++
 			e.c.enqueue(op{subscribe: false, channel: e.channel})
 		}
 	}
@@ -436,4 +439,136 @@ func (h *Hub) onConnLost(c *conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	clear(c.inflight)
+	clear(c.unsubs)
 }
+
+// onUnsubscribed handles an (s)unsubscribe reply: the answer to one of ours,
+// or, when none of ours is pending, the server dropping the subscription.
+// Redis does that to the shard channels of a slot that moved to another
+// master; the channel's waiters would then sleep until their timers, so it
+// is subscribed again where the slot lives now.
+func (h *Hub) onUnsubscribed(c *conn, channel string) {
+	h.mu.Lock()
+	if c.unsubs[channel] > 0 {
+		c.unsubs[channel]--
+		if c.unsubs[channel] == 0 {
+			delete(c.unsubs, channel)
+		}
+		h.mu.Unlock()
+		return
+	}
+	e := h.entries[channel]
+	moved := !h.closed && e != nil && e.c == c
+	h.mu.Unlock()
+	if moved {
+		h.cfg.Logger.Warn("redisson pubsub: the server dropped a subscription; subscribing again", "channel", channel)
+		h.wg.Add(1)
+		go h.reroute(c, channel)
+	}
+}
+
+// rerouteSlot moves the channels of slot that c carries to the slot's
+// current master (after a MOVED reply to an SSUBSCRIBE).
+func (h *Hub) rerouteSlot(c *conn, s int) {
+	h.mu.Lock()
+	var chans []string
+	for ch, e := range h.entries {
+		if e.c == c && slot.Of(ch) == s {
+			chans = append(chans, ch)
+		}
+	}
+	if !h.closed {
+		h.wg.Add(len(chans))
+	}
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return
+	}
+	for _, ch := range chans {
+		go h.reroute(c, ch)
+	}
+}
+
+// onNodeGone drops c, whose node client the cluster client closed, and
+// moves its channels to the masters that serve them now.
+func (h *Hub) onNodeGone(c *conn) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	if h.conns[c.key] == c {
+		delete(h.conns, c.key)
+	}
+	var chans []string
+	for ch, e := range h.entries {
+		if e.c == c {
+			chans = append(chans, ch)
+		}
+	}
+	h.wg.Add(len(chans))
+	h.mu.Unlock()
+	h.cfg.Logger.Warn("redisson pubsub: a node's client was closed; moving its subscriptions", "channels", len(chans))
+	c.close()
+	for _, ch := range chans {
+		go h.reroute(c, ch)
+	}
+}
+
+// reroute subscribes channel, now carried by old, on the connection to the
+// master that serves it now, and moves its entry there; the confirmation
+// wakes every waiter of the channel to re-check. The cluster client's slot
+// map may lag the move for a moment: it is reloaded and asked again for up
+// to rerouteAttempts tries before the channel is subscribed wherever the map
+// says (a refusal then comes back as MOVED and starts over). When no master
+// can be found, the waiters are woken to re-check on their own.
+func (h *Hub) reroute(old *conn, channel string) {
+	defer h.wg.Done()
+	for attempt := 1; ; attempt++ {
+		if cc, ok := h.cfg.Client.(*redis.ClusterClient); ok {
+			cc.ReloadState(context.Background())
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), h.cfg.ConfirmTimeout)
+		connKey, node, err := h.route(ctx, channel)
+		cancel()
+		h.mu.Lock()
+		e := h.entries[channel]
+		if h.closed || e == nil || e.c != old {
+			h.mu.Unlock()
+			return
+		}
+		c := h.conns[connKey]
+		switch {
+		case err == nil && (c != old || attempt >= rerouteAttempts):
+			if c == nil {
+				c = h.newConn(connKey, node)
+				h.conns[connKey] = c
+			}
+			delete(old.inflight, channel)
+			e.c = c
+			c.inflight[channel]++
+			c.enqueue(op{subscribe: true, channel: channel})
+			h.mu.Unlock()
+			return
+		case err != nil && attempt >= rerouteAttempts:
+			e.wake(All)
+			h.mu.Unlock()
+			h.cfg.Logger.Warn("redisson pubsub: cannot find the channel's master", "channel", channel, "err", err)
+			return
+		}
+		h.mu.Unlock()
+		select {
+		case <-h.done:
+			return
+		case <-time.After(rerouteRetry):
+		}
+	}
+}
+
+// rerouteAttempts and rerouteRetry bound how long reroute waits for the
+// cluster client's slot map to show a moved slot: about 2 s.
+const (
+	rerouteAttempts = 20
+	rerouteRetry    = 100 * time.Millisecond
+)
