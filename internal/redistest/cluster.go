@@ -26,6 +26,8 @@ const (
 // ranges of the 16384 hash slots.
 type Cluster struct {
 	Masters []*Server
+	// Replicas[i], after AddReplicas, replicates Masters[i].
+	Replicas []*Server
 }
 
 // slotRange is a contiguous range of hash slots, both ends included.
@@ -75,9 +77,10 @@ func (c *Cluster) NewClient(opts ...func(*redis.ClusterOptions)) *redis.ClusterC
 // Stop stops all nodes and removes their directories. Calling it again does
 // nothing.
 func (c *Cluster) Stop() error {
-	errs := make([]error, len(c.Masters))
+	nodes := append(append([]*Server(nil), c.Masters...), c.Replicas...)
+	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
-	for i, s := range c.Masters {
+	for i, s := range nodes {
 		wg.Go(func() { errs[i] = s.Stop() })
 	}
 	wg.Wait()

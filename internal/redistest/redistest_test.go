@@ -342,3 +342,26 @@ func TestMonitor(t *testing.T) {
 		t.Fatalf("unquoting: %q", got[1].Args[1])
 	}
 }
+
+func TestClusterWithReplicas(t *testing.T) {
+	c := StartClusterWithReplicas(t, 3)
+	if len(c.Replicas) != 3 {
+		t.Fatalf("%d replicas", len(c.Replicas))
+	}
+	ctx := context.Background()
+	for i, r := range c.Replicas {
+		if IsMaster(ctx, r) || !IsMaster(ctx, c.Masters[i]) {
+			t.Fatalf("roles of pair %d wrong", i)
+		}
+		if c.ReplicaOf(c.Masters[i]) != r {
+			t.Fatalf("ReplicaOf(master %d)", i)
+		}
+	}
+	cl := c.Client(t)
+	if err := cl.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v := cl.Get(ctx, "k").Val(); v != "v" {
+		t.Fatalf("got %q", v)
+	}
+}
