@@ -144,7 +144,8 @@ func TestFencingTokensUnderContention(t *testing.T) {
 }
 
 // TestStalledHolderIsFenced: a holder's connection to Redis stalls (through
-// the fault proxy), so its watchdog cannot renew the lease. Its hold's
+// the fault proxy; or is cut, every reconnect refused), so its watchdog
+// cannot renew the lease. Its hold's
 // signal fires before the lease can have run out, so before another client
 // gets the lock; the other client gets a larger token, and when the stalled
 // holder writes with its old token afterwards (as a paused process would),
@@ -153,14 +154,16 @@ func TestStalledHolderIsFenced(t *testing.T) {
 	srv := redistest.StartServer(t)
 	contender := newClient(t, srv, redisson.WithWatchdogTimeout(time.Second))
 	const trials = 3
-	for i := range trials {
-		t.Run(fmt.Sprint(i), func(t *testing.T) { stalledTrial(t, srv, contender, i) })
+	for _, fault := range []string{"stall", "cut"} {
+		for i := range trials {
+			t.Run(fmt.Sprint(fault, i), func(t *testing.T) { stalledTrial(t, srv, contender, fault, i) })
+		}
 	}
 }
 
-func stalledTrial(t *testing.T, srv *redistest.Server, contender *redisson.Client, i int) {
+func stalledTrial(t *testing.T, srv *redistest.Server, contender *redisson.Client, fault string, i int) {
 	ctx := context.Background()
-	name := fmt.Sprintf("stalled:%d", i)
+	name := fmt.Sprintf("%s:%d", fault, i)
 	p, err := faultproxy.New(srv.Addr())
 	require.NoError(t, err)
 	defer p.Close()
@@ -190,7 +193,11 @@ func stalledTrial(t *testing.T, srv *redistest.Server, contender *redisson.Clien
 	redistest.Eventually(t, 5*time.Second, "the contender waits", func() bool {
 		return redistest.NumSub(t, redistest.Client(t, srv), fencedlock.ChannelName(name)) >= 1
 	})
-	p.Stall()
+	if fault == "stall" {
+		p.Stall()
+	} else {
+		p.Cut()
+	}
 	var a acq
 	var doneAt time.Time
 	select {
