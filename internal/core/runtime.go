@@ -60,6 +60,7 @@ type Runtime struct {
 	holds    Holds
 	requests requestIDs
 	conns    dedicatedConns
+	inflight inflight
 	done     context.Context
 	cancel   context.CancelCauseFunc
 }
@@ -95,6 +96,7 @@ func New(cfg Config) *Runtime {
 	rt.sync = &ReplicaSync{Enabled: cfg.Sync.Enabled, Timeout: cfg.Sync.Timeout, FailOnNoSync: cfg.Sync.FailOnNoSync, c: &replicaCache{}}
 	rt.done, rt.cancel = context.WithCancelCause(context.Background())
 	rt.requests.init()
+	rt.inflight.init()
 	if cfg.Redis != nil {
 		rt.hub = pubsub.New(pubsub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger})
 	}
@@ -114,10 +116,16 @@ func New(cfg Config) *Runtime {
 }
 
 // Close marks the runtime closed (later calls fail with ErrClosed), ends
-// every hold with cause ErrClosed, and stops the hub and the wheel.
+// every hold with cause ErrClosed, waits up to CloseWait for the acquires
+// in flight and their give-backs (see Begin), and stops the hub and the
+// wheel. Nothing is sent on the client's behalf after it returns.
 func (rt *Runtime) Close() {
 	rt.cancel(ErrClosed)
 	rt.loseAll(ErrClosed)
+	if left, waited := rt.drain(); left > 0 {
+		rt.logger.Error("redisson: Close stopped waiting for acquires in flight; Redis did not answer in time, and semaphore permits they took (if they ran) are missing until restored",
+			"inflight", left, "waited", waited)
+	}
 	rt.conns.close()
 	if rt.hub != nil {
 		rt.hub.Close()
