@@ -153,8 +153,18 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 // cancelled acquire never keeps them. Only a reply really lost (a broken
 // connection, go-redis' read timeout) leaves the outcome unknown; see
 // acquireOnce.
+//
+// The exchange and any give-back are registered with the runtime (Begin),
+// so that Client.Close waits for them: cut off by Close, and then by the
+// application closing its go-redis client, they would lose the permits for
+// good.
 func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
+	w, err := s.rt.Begin()
+	if err != nil {
+		return false, err
+	}
 	if ctx.Done() == nil {
+		defer w.End()
 		return s.acquireOnce(ctx, n)
 	}
 	type reply struct {
@@ -172,6 +182,7 @@ func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
 	var cause error
 	select {
 	case r := <-ch:
+		w.End()
 		return r.ok, r.err
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
@@ -182,10 +193,12 @@ func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
 	case r := <-ch:
 		// The reply raced the end: it is the real outcome, and the caller
 		// gets the permits it says were taken.
+		w.End()
 		return r.ok, r.err
 	default:
 	}
 	go func() {
+		defer w.End()
 		if r := <-ch; r.ok {
 			s.giveBack(ctx, n, "an acquire whose caller had left")
 		}
@@ -206,11 +219,12 @@ func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
 //
 // A connection the server had closed before the command (a stale
 // dedicated connection) most likely never delivered it; it is sent once
-// more, which at worst loses the same permits the first guess would.
+// more, which at worst loses the same permits the first guess would;
+// not once the client is closing (the permits would only be given back).
 func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
 	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
 	var stale *core.StaleConnError
-	if errors.As(err, &stale) {
+	if errors.As(err, &stale) && s.rt.Done().Err() == nil {
 		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
 	}
 	if err != nil {
@@ -241,9 +255,17 @@ func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
 }
 
 // giveBack releases n permits that were taken for a caller who will not
-// have them, logging when that fails (the permits are then lost).
+// have them, logging when that fails (the permits are then lost). It sends
+// nothing once Client.Close has returned (the application may have closed
+// its go-redis client since): Close waits for give-backs, up to its bound.
 func (s *Semaphore) giveBack(ctx context.Context, n int, what string) {
-	if err := s.release(ctx, n); err != nil {
+	dctx, cancel := s.rt.Undoing(ctx)
+	defer cancel()
+	err := core.ErrClosed
+	if s.rt.Stopped().Err() == nil {
+		err = s.releaseOn(dctx, n)
+	}
+	if err != nil {
 		s.rt.Logger().Warn("redisson: giving back the permits of "+what+" failed; they are missing from the semaphore",
 			"semaphore", s.name, "permits", n, "err", err)
 	}

@@ -292,24 +292,32 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 //
 // As Semaphore's, it is sent at most once and on a context ctx cannot
 // cancel; when ctx ends first the reply is awaited in the background and
-// permits it took are released by id at once.
+// permits it took are released by id at once. The exchange and its
+// give-backs are registered with the runtime, so that Client.Close waits
+// for them.
 func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOptions) ([]string, time.Time, error) {
 	type reply struct {
 		ids  []string
 		next time.Time
 		err  error
 	}
+	w, err := e.s.rt.Begin()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
 	if ctx.Done() == nil {
-		return e.acquireOnce(ctx, n, o)
+		defer w.End()
+		return e.acquireOnce(ctx, w, n, o)
 	}
 	ch := make(chan reply, 1)
 	go func() {
-		ids, next, err := e.acquireOnce(context.WithoutCancel(ctx), n, o)
+		ids, next, err := e.acquireOnce(context.WithoutCancel(ctx), w, n, o)
 		ch <- reply{ids, next, err}
 	}()
 	var cause error
 	select {
 	case r := <-ch:
+		w.End()
 		return r.ids, r.next, r.err
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
@@ -318,10 +326,12 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 	}
 	select {
 	case r := <-ch:
+		w.End()
 		return r.ids, r.next, r.err
 	default:
 	}
 	go func() {
+		defer w.End()
 		if r := <-ch; r.ids != nil {
 			e.giveBack(ctx, r.ids, "an acquire whose caller had left")
 		}
@@ -338,7 +348,10 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 // takes. Only when the question gets no answer either is the outcome
 // unknown; a permit with a lease then comes back when the lease ends, one
 // without is missing until SetPermits restores it, and the error says so.
-func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOptions) ([]string, time.Time, error) {
+//
+// w is the acquire's registration with the runtime; a late check outlives it
+// on a fork of it.
+func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, n int, o acquireOptions) ([]string, time.Time, error) {
 	ids := make([]string, n)
 	args := make([]any, 0, 5+n)
 	now := nowMS()
@@ -367,7 +380,7 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOp
 		default:
 			// Not run yet; it may still be on its way (queued behind a slow
 			// command, or in the network) and run later for nobody.
-			go e.lateCheck(ids)
+			go e.lateCheck(w.Fork(), ids)
 			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits; it had not run (if it runs late, its permits are given back): %w", n, err)
 		}
 	}
@@ -402,13 +415,17 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, n int, o acquireOp
 
 // lateCheck gives back the permits of an acquire that had not run when its
 // reply was lost, should it run late: once the client's Timeout has passed
-// it cannot still be on its way in any but a broken network.
-func (e *ExpirableSemaphore) lateCheck(ids []string) {
+// it cannot still be on its way in any but a broken network. Close waits
+// for it (w), up to its bound.
+func (e *ExpirableSemaphore) lateCheck(w *core.Inflight, ids []string) {
+	defer w.End()
 	t := time.NewTimer(e.s.rt.Timeout())
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-e.s.rt.Done().Done():
+	case <-e.s.rt.Stopped().Done():
+		e.s.rt.Logger().Warn("redisson: the client closed before a lost acquire could be checked; if it ran late, its permits are taken (a leased permit comes back when its lease ends)",
+			"semaphore", e.s.name, "permits", len(ids))
 		return
 	}
 	if ran, err := e.held(context.Background(), ids[0]); err == nil && ran {
@@ -417,14 +434,22 @@ func (e *ExpirableSemaphore) lateCheck(ids []string) {
 }
 
 // held reports whether the permit id is in the zset, on a context of its
-// own.
+// own. It asks nothing once Client.Close has returned.
 func (e *ExpirableSemaphore) held(ctx context.Context, id string) (bool, error) {
+	dctx, cancel := e.s.rt.Undoing(ctx)
+	defer cancel()
+	return e.heldOn(dctx, id)
+}
+
+// heldOn is held on dctx, a context from Undoing.
+func (e *ExpirableSemaphore) heldOn(dctx context.Context, id string) (bool, error) {
+	if e.s.rt.Stopped().Err() != nil {
+		return false, core.ErrClosed
+	}
 	raw, err := hex.DecodeString(id)
 	if err != nil {
 		return false, err
 	}
-	dctx, cancel := e.s.rt.Detached(ctx)
-	defer cancel()
 	_, err = core.Bounded(dctx, func(ctx context.Context) (float64, error) {
 		return e.s.rt.Redis().ZScore(ctx, e.timeout, string(raw)).Result()
 	})
@@ -438,10 +463,18 @@ func (e *ExpirableSemaphore) held(ctx context.Context, id string) (bool, error) 
 }
 
 // giveBack releases permits taken for a caller who will not have them,
-// logging when that fails (a leased permit then comes back at its end).
+// logging when that fails (a leased permit then comes back at its end, one
+// without a lease is missing until SetPermits). It sends nothing once
+// Client.Close has returned: Close waits for give-backs, up to its bound.
 func (e *ExpirableSemaphore) giveBack(ctx context.Context, ids []string, what string) {
+	dctx, cancel := e.s.rt.Undoing(ctx)
+	defer cancel()
 	for _, id := range ids {
-		if _, err := e.release(ctx, id); err != nil {
+		err := core.ErrClosed
+		if e.s.rt.Stopped().Err() == nil {
+			_, err = e.releaseOn(dctx, id)
+		}
+		if err != nil {
 			e.s.rt.Logger().Warn("redisson: giving back a permit of "+what+" failed",
 				"semaphore", e.s.name, "permit", id, "err", err)
 		}
@@ -473,12 +506,17 @@ func (e *ExpirableSemaphore) TryRelease(ctx context.Context, id string) (bool, e
 }
 
 func (e *ExpirableSemaphore) release(ctx context.Context, id string) (bool, error) {
+	dctx, cancel := e.s.rt.Detached(ctx)
+	defer cancel()
+	return e.releaseOn(dctx, id)
+}
+
+// releaseOn is release on dctx, a context bounded by the client's timeout.
+func (e *ExpirableSemaphore) releaseOn(dctx context.Context, id string) (bool, error) {
 	raw, err := decodeID(id)
 	if err != nil {
 		return false, err
 	}
-	dctx, cancel := e.s.rt.Detached(ctx)
-	defer cancel()
 	// Sent with retries, as Redisson does: a second run finds the id gone
 	// and changes nothing, so no permit is created; it then answers false
 	// for a release that happened, which the error below cannot tell apart.

@@ -264,6 +264,12 @@ func (s *Semaphore) Release(ctx context.Context, permits int) error {
 func (s *Semaphore) release(ctx context.Context, n int) error {
 	dctx, cancel := s.rt.Detached(ctx)
 	defer cancel()
+	return s.releaseOn(dctx, n)
+}
+
+// releaseOn runs the release script on dctx, a context bounded by the
+// client's timeout.
+func (s *Semaphore) releaseOn(dctx context.Context, n int) error {
 	_, _, err := s.rt.EvalSyncedNoRetry(dctx, releaseScript, []string{s.name, s.channel}, n, s.rt.PublishCommand())
 	if err != nil && !isReply(err) {
 		return fmt.Errorf("no reply to the release of %d permits; they may not have been given back: %w", n, err)
