@@ -86,8 +86,8 @@ func (rt *Runtime) InflightCount() int {
 
 // Undoing returns a context for undoing an acquire (giving permits back):
 // it keeps ctx's values but not its cancellation, is bounded by the client's
-// timeout, and is done once Close has returned. Check Stopped before sending
-// on it: an undo that Close gave up on must not be sent.
+// timeout, and is done once Close has stopped waiting. Check Stopped before
+// sending on it: an undo that Close gave up on must not be sent.
 func (rt *Runtime) Undoing(ctx context.Context) (context.Context, context.CancelFunc) {
 	dctx, cancel := rt.Detached(ctx)
 	stop := context.AfterFunc(rt.inflight.stop, cancel)
@@ -97,8 +97,9 @@ func (rt *Runtime) Undoing(ctx context.Context) (context.Context, context.Cancel
 	}
 }
 
-// Stopped is done once Close has returned: nothing may be sent any more on
-// behalf of the client's own background work.
+// Stopped is done once Close has stopped waiting for registered work (it
+// then returns): nothing may be sent any more on behalf of the client's own
+// background work, since the application may close its go-redis client.
 func (rt *Runtime) Stopped() context.Context { return rt.inflight.stop }
 
 // CloseWait is how long Close waits for registered work: an acquire sent
@@ -123,13 +124,15 @@ func (rt *Runtime) CloseWait() time.Duration {
 
 // drain refuses new work and waits until the registered work has ended or
 // CloseWait has passed; it reports how much work it stopped waiting for.
-// Afterwards Stopped is true.
+// Afterwards Stopped is done. A second call waits again for what is left.
 func (rt *Runtime) drain() (left int, waited time.Duration) {
 	f := &rt.inflight
 	defer f.cancelStop()
 	f.mu.Lock()
 	f.closing = true
-	f.idle = make(chan struct{})
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
 	if f.n == 0 {
 		f.mu.Unlock()
 		return 0, 0

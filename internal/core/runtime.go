@@ -118,7 +118,7 @@ func New(cfg Config) *Runtime {
 // Close marks the runtime closed (later calls fail with ErrClosed), ends
 // every hold with cause ErrClosed, waits up to CloseWait for the acquires
 // in flight and their give-backs (see Begin), and stops the hub and the
-// wheel. Nothing is sent on the client's behalf after it returns.
+// wheel. The registered work sends nothing after it returns.
 func (rt *Runtime) Close() {
 	rt.cancel(ErrClosed)
 	rt.loseAll(ErrClosed)
@@ -230,9 +230,11 @@ func (rt *Runtime) NeedsBound(ctx context.Context) bool {
 // Timeout (3 s) meets the default ReadTimeout (3 s) a moment early.
 const boundSlack = 100 * time.Millisecond
 
-// readTimeoutOf returns the go-redis client's ReadTimeout with go-redis'
-// defaults applied (0 means 3 s, a negative value none) and whether it
-// honours context deadlines itself (ContextTimeoutEnabled).
+// readTimeoutOf returns the go-redis client's ReadTimeout and whether it
+// honours context deadlines itself (ContextTimeoutEnabled). The client's
+// Options are the ones go-redis normalised in New: its default (0 given)
+// is already filled in, and 0 or a negative value there means the client
+// waits for a reply forever (-1 or -2 given); both give 0 here.
 func readTimeoutOf(rdb redis.UniversalClient) (time.Duration, bool) {
 	var d time.Duration
 	var ctxTimeouts bool
@@ -244,10 +246,7 @@ func readTimeoutOf(rdb redis.UniversalClient) (time.Duration, bool) {
 	default:
 		return 0, false
 	}
-	switch {
-	case d == 0:
-		return 3 * time.Second, ctxTimeouts
-	case d < 0:
+	if d <= 0 {
 		return 0, false
 	}
 	return d, ctxTimeouts
