@@ -14,6 +14,8 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/fencedlock"
+	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/rwlock"
 	"github.com/goredisson/redisson/semaphore"
@@ -29,6 +31,29 @@ redisson.getLock(NAME) contends on the same lock.
 lock in the order they asked), --read and --write the read or the write lock of
 the RReadWriteLock NAME (getReadWriteLock: many readers or one writer). Waiting,
 leases, signals and exit codes are the same for all.
+
+--lock given several times takes all the locks or none (Redisson's
+RedissonMultiLock, getMultiLock): they are taken one after another in the
+order given, and if one cannot be taken within its share of the wait, those
+already taken are released and, while --wait lasts, run starts over. With
+--fair, --read or --write every lock of the set is of that kind. The lost-lock
+signal below fires when any one of them is lost.
+
+--redlock with several --redis servers takes the lock NAME on every server, as
+Redisson's RedissonRedLock does: it is held once a majority (n/2+1) of the
+servers granted it, so it survives a minority of servers being down. Each
+server gets at most --wait/n of the wait; a server that does not answer at the
+start is warned about (exit 1 when fewer than a majority answer). With --lease
+the RedLock counts as lost when its validity ends: the lease less the time the
+acquisition took and a clock-drift allowance. A RedLock does not make a stale
+holder harmless (a paused process may still act after its lease ran out):
+where that matters, use --fenced and have the resource check the token.
+
+--fenced takes Redisson's RFencedLock NAME (getFencedLock) and passes CMD the
+fencing token of this acquisition in $REDISSON_FENCING_TOKEN: a number larger
+than any token handed out before for NAME. A resource that remembers the
+largest token it has seen and refuses smaller ones refuses a holder whose lock
+was lost meanwhile.
 
 --semaphore NAME --permits N takes one permit of the RSemaphore NAME instead of
 a lock, first setting it to N permits if it does not exist yet (trySetPermits:
@@ -48,8 +73,9 @@ While CMD runs, SIGINT, SIGTERM and SIGHUP received by run are forwarded to
 CMD (to its process, not its children), and run keeps waiting for CMD to exit
 before it unlocks. If the lock is lost while CMD runs - its key was deleted
 or force-unlocked, the fixed --lease ran out, or a renewal failed until the
-lease ran out - run sends CMD SIGTERM, waits for it to exit and exits 76. A
-watchdog lock notices a deletion at its next renewal (within --watchdog/3).
+lease ran out - run sends CMD SIGTERM, waits for it to exit and exits 76 (a
+multi-lock or RedLock then releases the members it still holds). A watchdog
+lock notices a deletion at its next renewal (within --watchdog/3).
 
 Exit codes:
   CMD's    CMD ran; its exit code (0 included), or 128+n if killed by signal n
@@ -70,6 +96,9 @@ const runExamples = `  redisson run --lock nightly-report -- ./report.sh --full
   redisson run --lock catalog --read -- ./export.sh         # many readers at once
   redisson run --lock catalog --write -- ./import.sh        # one writer, no readers
   redisson run --semaphore encoders --permits 4 -- ./encode.sh in.mov  # at most 4 at once
+  redisson run --lock account:1 --lock account:2 -- ./transfer.sh 1 2  # both or none
+  redisson run --redlock --redis r1:6379 --redis r2:6379 --redis r3:6379 --lock job -- ./job
+  redisson run --fenced --lock ledger -- sh -c './append.sh --token "$REDISSON_FENCING_TOKEN"'
   redisson run --cluster --redis redis://10.0.0.1:7000,10.0.0.2:7000 --lock job -- ./job`
 
 // waitFlag is --wait: a duration, or forever when not set.
@@ -103,12 +132,20 @@ func (w *waitFlag) Set(s string) error {
 }
 
 func cmdRun(args []string) int {
-	fs := newFlagSet("run", "redisson run --lock NAME [--fair | --read | --write] [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
+	fs := newFlagSet("run", "redisson run --lock NAME [--lock NAME...] [--fair | --read | --write] [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
+		"  redisson run --redlock --redis URL --redis URL... --lock NAME [--fair | --read | --write] [--wait D] [--lease D] -- CMD [ARGS...]\n"+
+		"  redisson run --fenced --lock NAME [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
 		"  redisson run --semaphore NAME --permits N [--wait D] [connection flags] -- CMD [ARGS...]",
 		runDescription, runExamples)
 	var cf connFlags
 	cf.register(fs)
-	name := fs.String("lock", "", "`NAME` of the lock (this or --semaphore is required)")
+	var names nameList
+	fs.Var(&names, "lock", "`NAME` of the lock (this or --semaphore is required); repeat it to take several\n"+
+		"locks, all or none (a multi-lock)")
+	fenced := fs.Bool("fenced", false, "with one --lock: a fenced lock (Redisson's RFencedLock); CMD gets the fencing token\n"+
+		"in $"+fencingTokenEnv)
+	redlock := fs.Bool("redlock", false, "with one --lock and several --redis servers: a RedLock, the lock NAME on every\n"+
+		"server, held once a majority of them granted it")
 	fair := fs.Bool("fair", false, "with --lock: a fair lock (Redisson's RFairLock: waiters acquire in the order they asked)")
 	read := fs.Bool("read", false, "with --lock: the read lock of a read-write lock (RReadWriteLock; shared with other readers)")
 	write := fs.Bool("write", false, "with --lock: the write lock of a read-write lock (RReadWriteLock; exclusive)")
@@ -135,20 +172,40 @@ func cmdRun(args []string) int {
 			nKinds++
 		}
 	}
+	if *fenced {
+		kind = lockFenced
+	}
+	redisItems, _ := cf.items()
 	switch {
-	case *name != "" && *semName != "":
+	case len(names) > 0 && *semName != "":
 		return usageError(fs, "--lock and --semaphore are mutually exclusive")
 	case nKinds > 1:
 		return usageError(fs, "--fair, --read and --write are mutually exclusive")
-	case *semName != "" && nKinds > 0:
-		return usageError(fs, "--fair, --read and --write go with --lock, not --semaphore")
+	case *fenced && nKinds > 0:
+		return usageError(fs, "--fenced and --fair, --read or --write are mutually exclusive")
+	case *semName != "" && (nKinds > 0 || *fenced || *redlock):
+		return usageError(fs, "--fair, --read, --write, --fenced and --redlock go with --lock, not --semaphore")
+	case names.hasEmpty():
+		return usageError(fs, "%s (--lock NAME)", errNoName)
+	case names.duplicate() != "":
+		return usageError(fs, "lock %q given twice: a multi-lock takes each lock once", names.duplicate())
+	case *fenced && len(names) > 1:
+		return usageError(fs, "--fenced takes one --lock: a set of locks has no single fencing token")
+	case *fenced && *redlock:
+		return usageError(fs, "--fenced and --redlock are mutually exclusive: a RedLock's servers have unrelated tokens")
+	case *redlock && len(names) > 1:
+		return usageError(fs, "--redlock takes one --lock NAME: the lock NAME is taken on every --redis server")
+	case *redlock && cf.cluster:
+		return usageError(fs, "--redlock needs independent servers, not a --cluster")
+	case *redlock && len(redisItems) < 2:
+		return usageError(fs, "--redlock needs at least 2 --redis servers (3 or 5 recommended), got %d", len(redisItems))
 	case *semName != "" && isSet(fs, "lease"):
 		return usageError(fs, "--lease goes with --lock: semaphore permits have no lease")
 	case *semName != "" && *permits < 1:
 		return usageError(fs, "--semaphore needs --permits N, at least 1")
 	case *semName == "" && isSet(fs, "permits"):
 		return usageError(fs, "--permits goes with --semaphore")
-	case *name == "" && *semName == "":
+	case len(names) == 0 && *semName == "":
 		return usageError(fs, "%s (--lock NAME or --semaphore NAME)", errNoName)
 	case len(rest) == 0:
 		return usageError(fs, "no command given: redisson run --lock NAME -- CMD [ARGS...]")
@@ -171,21 +228,53 @@ func cmdRun(args []string) int {
 	}
 	defer signal.Stop(sigs)
 
-	cn, code := connectOrExit(context.Background(), fs, &cf, nil)
-	if cn == nil {
-		return code
+	var clients []*redisson.Client
+	clientOpts := []redisson.Option{redisson.WithTimeout(cf.timeout), redisson.WithWatchdogTimeout(*watchdog)}
+	if *redlock {
+		cs, closeAll, code := redLockClients(fs, &cf, clientOpts)
+		if cs == nil {
+			return code
+		}
+		defer closeAll()
+		clients = cs
+	} else {
+		cn, code := connectOrExit(context.Background(), fs, &cf, nil)
+		if cn == nil {
+			return code
+		}
+		defer cn.Close()
+		client, err := redisson.New(cn.rdb, clientOpts...)
+		if err != nil {
+			return errorf(fs.Name(), "%v", err)
+		}
+		clients = []*redisson.Client{client}
 	}
-	defer cn.Close()
-	client, err := redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout), redisson.WithWatchdogTimeout(*watchdog))
-	if err != nil {
-		return errorf(fs.Name(), "%v", err)
-	}
-	defer client.Close()
-	what, target := kind.what(), *name
-	if *semName != "" {
+	// Before the go-redis clients (deferred above): Redisson's clients
+	// close first.
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	var (
+		what, target, label string
+		acquire             func(ctx context.Context) (heldLock, bool, error)
+	)
+	multi := *redlock || len(names) > 1
+	switch {
+	case *semName != "":
 		what, target = "semaphore", *semName
+		label = fmt.Sprintf("%s %q", what, target)
+		acquire = acquirer(clients[0], kind, target, *permits, *lease, wait)
+	case multi:
+		m := newMultiLock(clients, kind, names, *redlock)
+		what, target, label = m.what, m.lock.Name(), m.label
+		acquire = m.acquirer(*lease, wait)
+	default:
+		what, target = kind.what(), names[0]
+		label = fmt.Sprintf("%s %q", what, target)
+		acquire = acquirer(clients[0], kind, target, *permits, *lease, wait)
 	}
-	acquire := acquirer(client, kind, target, *permits, *lease, wait)
 
 	// Wait for the lock in a goroutine, so that a signal can stop the wait.
 	waitCtx, cancelWait := context.WithCancelCause(context.Background())
@@ -224,12 +313,12 @@ waiting:
 		}
 	}
 	if interrupted != nil {
-		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for %s %q\n", fs.Name(), interrupted, what, target)
+		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for %s\n", fs.Name(), interrupted, label)
 		return exitSignalBase + signalNumber(interrupted)
 	}
 	if a.err != nil {
 		msg := aboutObject(what, target, a.err)
-		if errors.Is(a.err, redisson.ErrWrongType) {
+		if errors.Is(a.err, redisson.ErrWrongType) && !multi {
 			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, shellQuote(target))
 		}
 		return errorf(fs.Name(), "%s", msg)
@@ -240,10 +329,18 @@ waiting:
 			fmt.Fprintf(os.Stderr, "%s: semaphore %q has no permit available (--wait 0: tried once)\n", fs.Name(), target)
 		case *semName != "":
 			fmt.Fprintf(os.Stderr, "%s: semaphore %q: no permit acquired within %v\n", fs.Name(), target, wait.d)
+		case *redlock && wait.d == 0:
+			fmt.Fprintf(os.Stderr, "%s: %s not acquired: no majority of the servers granted it (--wait 0: tried once; none is kept)\n",
+				fs.Name(), label)
+		case multi && wait.d == 0:
+			fmt.Fprintf(os.Stderr, "%s: %s not acquired: a lock of the set is held by another owner (--wait 0: tried once; none is kept)\n",
+				fs.Name(), label)
+		case multi:
+			fmt.Fprintf(os.Stderr, "%s: %s not acquired within %v (none is kept)\n", fs.Name(), label, wait.d)
 		case wait.d == 0:
-			fmt.Fprintf(os.Stderr, "%s: %s %q is held by another owner (--wait 0: tried once)\n", fs.Name(), what, target)
+			fmt.Fprintf(os.Stderr, "%s: %s is held by another owner (--wait 0: tried once)\n", fs.Name(), label)
 		default:
-			fmt.Fprintf(os.Stderr, "%s: %s %q not acquired within %v\n", fs.Name(), what, target, wait.d)
+			fmt.Fprintf(os.Stderr, "%s: %s not acquired within %v\n", fs.Name(), label, wait.d)
 		}
 		return exitNotAcq
 	}
@@ -251,6 +348,9 @@ waiting:
 
 	cmd := exec.Command(rest[0], rest[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if th, ok := hold.(interface{ Token() int64 }); ok {
+		cmd.Env = withEnv(os.Environ(), fencingTokenEnv, strconv.FormatInt(th.Token(), 10))
+	}
 	if err := cmd.Start(); err != nil {
 		if uerr := hold.Unlock(context.Background()); uerr != nil {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutObject(what, target, uerr))
@@ -276,20 +376,25 @@ running:
 		case <-lostC:
 			lostC = nil
 			lost = true
-			fmt.Fprintf(os.Stderr, "%s: %s %q lost while the command was running: %s; sending the command SIGTERM\n",
-				fs.Name(), what, target, lostReason(target, hold.Err()))
+			fmt.Fprintf(os.Stderr, "%s: %s lost while the command was running: %s; sending the command SIGTERM\n",
+				fs.Name(), label, lostReason(target, hold.Err()))
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 		case <-exited:
 			break running
 		}
 	}
 	if lost {
+		if multi {
+			// The members still held are released (Unlock returns the
+			// loss already reported).
+			_ = hold.Unlock(context.Background())
+		}
 		return exitLockLost
 	}
 	if err := hold.Unlock(context.Background()); err != nil {
 		if errors.Is(err, redisson.ErrNotOwner) || errors.Is(err, redisson.ErrLockLost) {
-			fmt.Fprintf(os.Stderr, "%s: %s %q was lost before the command finished (the unlock found another owner or none)\n",
-				fs.Name(), what, target)
+			fmt.Fprintf(os.Stderr, "%s: %s was lost before the command finished (the unlock found another owner or none)\n",
+				fs.Name(), label)
 			return exitLockLost
 		}
 		if *semName != "" {
@@ -309,6 +414,7 @@ func lostReason(name string, err error) string {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, redisson.ErrLockLost.Error()+": ")
 	msg = strings.TrimPrefix(msg, strconv.Quote(name)+": ")
+	msg = strings.TrimPrefix(msg, name+": ") // a multi-lock's "[a,b]: member ..."
 	return msg
 }
 
@@ -349,6 +455,7 @@ const (
 	lockFair
 	lockRead
 	lockWrite
+	lockFenced
 )
 
 func (k lockKind) what() string {
@@ -359,6 +466,8 @@ func (k lockKind) what() string {
 		return "read lock"
 	case lockWrite:
 		return "write lock"
+	case lockFenced:
+		return "fenced lock"
 	}
 	return "lock"
 }
@@ -404,6 +513,20 @@ func acquirer(client *redisson.Client, kind lockKind, name string, permits int, 
 		}
 	}
 	switch kind {
+	case lockFenced:
+		l := client.FencedLock(name)
+		var opts []fencedlock.Option
+		if lease > 0 {
+			opts = append(opts, fencedlock.WithLease(lease))
+		}
+		return func(ctx context.Context) (heldLock, bool, error) {
+			if !wait.set {
+				h, err := l.Lock(ctx, opts...)
+				return nilIfErr(h, err), err == nil, err
+			}
+			h, ok, err := l.TryLock(ctx, append(opts, fencedlock.WithWait(wait.d))...)
+			return nilIfErr(h, err), ok, err
+		}
 	case lockFair:
 		l := client.FairLock(name)
 		var opts []fairlock.Option
@@ -458,7 +581,7 @@ func acquirer(client *redisson.Client, kind lockKind, name string, permits int, 
 
 // nilIfErr keeps a nil *Hold from becoming a non-nil heldLock.
 func nilIfErr[H interface {
-	*rlock.Hold | *fairlock.Hold | *rwlock.Hold
+	*rlock.Hold | *fairlock.Hold | *rwlock.Hold | *fencedlock.Hold | *multilock.Hold
 	heldLock
 }](h H, err error) heldLock {
 	if h == nil {
