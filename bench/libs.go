@@ -158,6 +158,8 @@ func openLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
 		return &rueidisLocker{l: l}, nil
 	case libFloorRedisson, libFloorSetNX:
 		return newFloorLocker(lib, addr, rec), nil
+	case libRedLock, libRedsyncRedLock, libMulti10, libGroup10:
+		return openMultiLocker(lib, addr, rec) // redlock.go
 	}
 	return nil, fmt.Errorf("unknown library %q", lib)
 }
@@ -270,6 +272,8 @@ func librarySettings(lib string) []Setting {
 			{"acquire", "SET key token NX PX 30000 in a script via go-redis Script.Run (EVALSHA), no library code"},
 			{"unlock", "GET, compare, DEL in a script"},
 		}, goRedisSettings()...)
+	case libRedLock, libRedsyncRedLock, libMulti10, libGroup10:
+		return multiLibSettings(lib) // redlock.go
 	case libTimer:
 		return append([]Setting{
 			{"acquire", "Redisson's RLock acquire script (hash field <uuid>:<i>, PEXPIRE lease) via go-redis EvalSha"},

@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	goredsync "github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/lockable"
+	"github.com/goredisson/redisson/multilock"
+)
+
+// Issue #13's groups: RedLock over several independent redis-servers beside
+// redsync's (redsync.New with several pools is its RedLock), and the
+// multi-lock of 10 RLocks beside the group multi-lock of 10 values.
+
+const (
+	libRedLock        = "redisson-go RedLock" // multilock.NewRedLock(client_i.Lock(key) per server).Lock(ctx)
+	libRedsyncRedLock = "redsync RedLock"     // redsync.New(pool_1, ..., pool_n).NewMutex(key)
+	libMulti10        = "redisson-go MultiLock 10"
+	libGroup10        = "redisson-go group 10"
+
+	grpRedLock = "RedLock: redisson-go beside redsync, independent servers (#13)"
+	grpMulti   = "Multi-lock of 10: 10 RLocks beside the group multi-lock of 10 values (#13)"
+
+	// multiSize is how many locks (values) one multi-lock (group) takes.
+	multiSize = 10
+)
+
+// redLockServers are the server counts of the RedLock rows.
+var redLockServers = []int{3, 5}
+
+func init() {
+	groupBases[grpRedLock] = [2]string{libRedLock, "ours"}
+	groupBases[grpMulti] = [2]string{libGroup10, "group"}
+	register(scenarioDef{Name: "redlock", Run: (*Runner).redLock, Libs: []string{libRedLock, libRedsyncRedLock}})
+	register(scenarioDef{Name: "multilock", Run: (*Runner).multiLock, Libs: []string{libMulti10, libGroup10}})
+}
+
+// redLock starts max(redLockServers) private redis-servers and runs, for
+// each server count, the uncontended and the contended scenario with the
+// RedLock over the first n of them. The workers get the servers as a
+// comma list in Job.Addr.
+func (r *Runner) redLock(ctx context.Context) error {
+	n := 0
+	for _, k := range redLockServers {
+		n = max(n, k)
+	}
+	var servers []*redistest.Server
+	defer func() {
+		for _, s := range servers {
+			_ = s.Stop()
+		}
+	}()
+	for range n {
+		s, err := redistest.Start(ctx, redistest.Options{})
+		if err != nil {
+			return fmt.Errorf("starting the RedLock's redis-servers: %w", err)
+		}
+		servers = append(servers, s)
+	}
+	libs := []string{libRedLock, libRedsyncRedLock}
+	for _, k := range redLockServers {
+		addrs := make([]string, k)
+		for i := range addrs {
+			addrs[i] = servers[i].Addr()
+		}
+		addr := strings.Join(addrs, ",")
+		name := fmt.Sprintf("RedLock over %d servers, uncontended, 1 goroutine", k)
+		err := r.rounds(libs, func(round int, lib string) error {
+			job := Job{Scenario: scUncontended, Lib: lib, Addr: addr, Key: r.key("rlu", lib), Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout}
+			s, err := r.spawn(ctx, []Job{job}, runSpec{duration: r.duration(r.cfg.Duration)})
+			if err != nil {
+				return err
+			}
+			res := s.results[0]
+			rate := float64(res.Ops) / res.Seconds
+			r.report.add(grpRedLock, name, "lock+unlock pairs/s", lib, higher, rate)
+			r.report.add(grpRedLock, name, "client CPU µs per pair", lib, lower, s.clientCPU/float64(max(res.Ops, 1))*1e6)
+			r.logf("redlock       round %d %-20s %d servers %8.0f pairs/s", round, lib, k, rate)
+			if res.Ops == 0 {
+				return errors.New("no pairs")
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		name = fmt.Sprintf("RedLock over %d servers, contended, %d processes × %d goroutines", k, r.cfg.Procs, r.cfg.Goroutines)
+		err = r.rounds(libs, func(round int, lib string) error {
+			counterFile, err := createSharedCounter(r.tmp)
+			if err != nil {
+				return err
+			}
+			defer os.Remove(counterFile)
+			jobs := r.contendedJobs(lib, r.key("rlc", lib), counterFile, "")
+			for i := range jobs {
+				jobs[i].Addr = addr
+			}
+			s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
+			if err != nil {
+				return err
+			}
+			counter, err := readSharedCounter(counterFile)
+			if err != nil {
+				return err
+			}
+			st := analyzeContended(s, counter, true)
+			r.report.add(grpRedLock, name, "acquisitions/s", lib, higher, st.rate)
+			r.report.add(grpRedLock, name, "longest wait (ms)", lib, lower, st.longestWait)
+			r.report.add(grpRedLock, name, "hand-off p50 (ms)", lib, lower, st.handoffP50)
+			r.report.addAgg(grpRedLock, name, "longest wait cut off by the run's end (ms)", lib, lower, aggMax, st.longestCutOff)
+			if r.cfg.Ops > 0 {
+				r.report.addAgg(grpRedLock, name, "stalled Lock calls (by op count)", lib, lower, aggMax, float64(st.cutOff))
+			}
+			r.report.addAgg(grpRedLock, name, "lost updates (shared non-atomic counter)", lib, lower, aggMax, float64(st.lost))
+			r.report.addAgg(grpRedLock, name, "overlapping holds", lib, lower, aggMax, float64(st.overlaps))
+			r.report.addAgg(grpRedLock, name, "lock calls given up and repeated", lib, lower, aggSum, float64(st.retries))
+			r.logf("redlock       round %d %-20s %d servers %8.0f acq/s  hand-off p50 %.3f ms  longest wait %.1f ms (cut off: %d, longest %.1f ms)  lost %d overlaps %d retries %d",
+				round, lib, k, st.rate, st.handoffP50, st.longestWait, st.cutOff, st.longestCutOff, st.lost, st.overlaps, st.retries)
+			if st.acquisitions == 0 {
+				return errors.New("no acquisitions")
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// multiLock runs the multi-lock of 10 RLocks and the group multi-lock of
+// 10 values: uncontended pairs/s for --duration, then a fixed number of
+// pairs (--cost-ops) under MONITOR for the top-level commands per pair.
+func (r *Runner) multiLock(ctx context.Context) error {
+	libs := []string{libMulti10, libGroup10}
+	name := fmt.Sprintf("multi-lock of %d, uncontended, 1 goroutine", multiSize)
+	return r.rounds(libs, func(round int, lib string) error {
+		job := Job{Scenario: scUncontended, Lib: lib, Addr: r.cfg.Addr, Key: r.key("mlu", lib), Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout}
+		s, err := r.spawn(ctx, []Job{job}, runSpec{duration: r.duration(r.cfg.Duration)})
+		if err != nil {
+			return err
+		}
+		res := s.results[0]
+		rate := float64(res.Ops) / res.Seconds
+		r.report.add(grpMulti, name, "lock+unlock pairs/s", lib, higher, rate)
+		r.addCPUTo(grpMulti, name, "pair", lib, s, float64(res.Ops))
+
+		ops := r.cfg.CostOps
+		if r.cfg.Ops > 0 {
+			ops = r.cfg.Ops
+		}
+		job = Job{Scenario: scUncontended, Lib: lib, Addr: r.cfg.Addr, Key: r.key("mlc", lib), Ops: ops, OpsTimeout: r.cfg.OpsTimeout}
+		s2, err := r.spawn(ctx, []Job{job}, runSpec{count: true})
+		if err != nil {
+			return err
+		}
+		total, _ := sumCounts(s2.counts)
+		pairs := float64(s2.results[0].Ops)
+		r.report.add(grpMulti, name, "Redis round trips per lock+unlock (MONITOR)", lib, lower, float64(total)/max(pairs, 1))
+		r.logf("multilock     round %d %-25s %8.0f pairs/s  %.2f commands per pair", round, lib, rate, float64(total)/max(pairs, 1))
+		if res.Ops == 0 || pairs == 0 {
+			return errors.New("no pairs")
+		}
+		return nil
+	})
+}
+
+// openMultiLocker opens the lockers of this file's libraries: addr is a
+// comma list of servers for the RedLocks.
+func openMultiLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
+	addrs := strings.Split(addr, ",")
+	switch lib {
+	case libRedLock:
+		l := &ourMultiLocker{red: true}
+		for _, a := range addrs {
+			rdb := redis.NewClient(goRedisOptions(a, rec))
+			c, err := redisson.New(rdb)
+			if err != nil {
+				rdb.Close()
+				l.Close()
+				return nil, err
+			}
+			l.rdbs, l.clients = append(l.rdbs, rdb), append(l.clients, c)
+		}
+		return l, nil
+	case libMulti10, libGroup10:
+		rdb := redis.NewClient(goRedisOptions(addr, rec))
+		c, err := redisson.New(rdb)
+		if err != nil {
+			rdb.Close()
+			return nil, err
+		}
+		return &ourMultiLocker{rdbs: []*redis.Client{rdb}, clients: []*redisson.Client{c}, group: lib == libGroup10}, nil
+	case libRedsyncRedLock:
+		l := &redsyncRedLocker{}
+		var pools []redsyncredis.Pool
+		for _, a := range addrs {
+			rdb := redis.NewClient(goRedisOptions(a, rec))
+			l.rdbs = append(l.rdbs, rdb)
+			pools = append(pools, goredsync.NewPool(rdb))
+		}
+		l.rs = redsync.New(pools...)
+		return l, nil
+	}
+	return nil, fmt.Errorf("unknown library %q", lib)
+}
+
+// multiLibSettings are the printed settings of this file's libraries.
+func multiLibSettings(lib string) []Setting {
+	switch lib {
+	case libRedLock:
+		return []Setting{
+			{"acquire", "multilock.NewRedLock(c1.Lock(key), ..., cn.Lock(key)).Lock(ctx): one redisson.Client per server, no lease (every member's watchdog)"},
+			{"quorum / per-server wait", "n/2+1; each server gets at most the remaining wait ÷ n (Redisson's RedissonRedLock); Lock's tries wait 1.5 s per member"},
+			{"servers", "3 or 5 private redis-servers started by the runner (also with --redis)"},
+			{"client", "redisson.New(rdb) defaults per server"},
+		}
+	case libRedsyncRedLock:
+		return append([]Setting{
+			{"pools", "one goredis/v9 pool per server (redsync.New(pool1, ..., pooln) = its RedLock): quorum n/2+1"},
+			{"options", "redsync defaults, as redsync: expiry 8 s, 32 tries, random 50–250 ms retry delay, driftFactor 0.01"},
+			{"mutex", "one *redsync.Mutex per goroutine"},
+		}, goRedisSettings()...)
+	case libMulti10:
+		return []Setting{
+			{"acquire", fmt.Sprintf("multilock.New(client.Lock(key:0), ..., client.Lock(key:%d)).Lock(ctx): %d RLocks taken one after another, watchdog", multiSize-1, multiSize)},
+			{"client", "redisson.New(rdb) defaults"},
+		}
+	case libGroup10:
+		return []Setting{
+			{"acquire", fmt.Sprintf("client.MultiLockGroup(key, v0, ..., v%d).Lock(ctx): one script over one hash for all %d values, watchdog", multiSize-1, multiSize)},
+			{"client", "redisson.New(rdb) defaults"},
+		}
+	}
+	return nil
+}
+
+// ourMultiLocker is our RedLock (one client per server), our multi-lock of
+// RLocks or our group multi-lock (one client).
+type ourMultiLocker struct {
+	rdbs    []*redis.Client
+	clients []*redisson.Client
+	red     bool
+	group   bool
+}
+
+func (l *ourMultiLocker) Mutex(key string) Mutex {
+	if l.group {
+		values := make([]string, multiSize)
+		for i := range values {
+			values[i] = fmt.Sprintf("v%d", i)
+		}
+		return &groupMutex{g: l.clients[0].MultiLockGroup(key, values...)}
+	}
+	if l.red {
+		members := make([]lockable.Lock, len(l.clients))
+		for i, c := range l.clients {
+			members[i] = c.Lock(key)
+		}
+		return &multiMutex{l: multilock.NewRedLock(members...)}
+	}
+	members := make([]lockable.Lock, multiSize)
+	for i := range members {
+		members[i] = l.clients[0].Lock(fmt.Sprintf("%s:%d", key, i))
+	}
+	return &multiMutex{l: multilock.New(members...)}
+}
+
+func (l *ourMultiLocker) Retries() int64 { return 0 }
+
+func (l *ourMultiLocker) Close() error {
+	for _, c := range l.clients {
+		c.Close()
+	}
+	var errs []error
+	for _, rdb := range l.rdbs {
+		errs = append(errs, rdb.Close())
+	}
+	return errors.Join(errs...)
+}
+
+type multiMutex struct {
+	l    *multilock.Lock
+	held *multilock.Hold
+}
+
+func (m *multiMutex) Lock(ctx context.Context) error {
+	h, err := m.l.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	m.held = h
+	return nil
+}
+
+func (m *multiMutex) Unlock(ctx context.Context) error { return m.held.Unlock(ctx) }
+
+type groupMutex struct {
+	g    *multilock.Group
+	held *multilock.GroupHold
+}
+
+func (m *groupMutex) Lock(ctx context.Context) error {
+	h, err := m.g.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	m.held = h
+	return nil
+}
+
+func (m *groupMutex) Unlock(ctx context.Context) error { return m.held.Unlock(ctx) }
+
+// redsyncRedLocker is redsync over one pool per server.
+type redsyncRedLocker struct {
+	rdbs    []*redis.Client
+	rs      *redsync.Redsync
+	retries counter
+}
+
+func (l *redsyncRedLocker) Mutex(key string) Mutex {
+	return &redsyncMutex{m: l.rs.NewMutex(key), retries: &l.retries}
+}
+func (l *redsyncRedLocker) Retries() int64 { return l.retries.get() }
+func (l *redsyncRedLocker) Close() error {
+	var errs []error
+	for _, rdb := range l.rdbs {
+		errs = append(errs, rdb.Close())
+	}
+	return errors.Join(errs...)
+}
