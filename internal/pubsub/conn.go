@@ -312,6 +312,17 @@ func (c *conn) read(ps *redis.PubSub) {
 				c.requestReplace()
 				continue
 			}
+			if c.node != nil {
+				// A cluster node's connection broke: the node may be
+				// gone for good (its replica takes over) or its slots
+				// may have moved. Drop this connection and subscribe
+				// every channel on the master that serves it now, per
+				// the cluster client's refreshed slot map (the same
+				// node again when it is back).
+				c.h.cfg.Logger.Warn("redisson pubsub: a node's connection broke; subscribing its channels where their slots are", "err", err)
+				c.h.onNodeGone(c)
+				return
+			}
 			if c.sharded() {
 				// go-redis would resubscribe every shard channel in one
 				// SSUBSCRIBE, which Redis refuses across slots.

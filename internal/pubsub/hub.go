@@ -490,8 +490,9 @@ func (h *Hub) rerouteSlot(c *conn, s int) {
 	}
 }
 
-// onNodeGone drops c, whose node client the cluster client closed, and
-// moves its channels to the masters that serve them now.
+// onNodeGone drops c, whose node client the cluster client closed or whose
+// connection broke, and moves its channels to the masters that serve them
+// now.
 func (h *Hub) onNodeGone(c *conn) {
 	h.mu.Lock()
 	if h.closed {
@@ -521,8 +522,10 @@ func (h *Hub) onNodeGone(c *conn) {
 // wakes every waiter of the channel to re-check. The cluster client's slot
 // map may lag the move for a moment: it is reloaded and asked again for up
 // to rerouteAttempts tries before the channel is subscribed wherever the map
-// says (a refusal then comes back as MOVED and starts over). When no master
-// can be found, the waiters are woken to re-check on their own.
+// says (a refusal then comes back as MOVED and starts over). While no
+// master can be found it keeps asking, once a second after the first tries
+// (when it wakes the waiters to re-check on their own), until the channel
+// has no waiter left or the hub closes.
 func (h *Hub) reroute(old *conn, channel string) {
 	defer h.wg.Done()
 	for attempt := 1; ; attempt++ {
@@ -551,17 +554,21 @@ func (h *Hub) reroute(old *conn, channel string) {
 			c.enqueue(op{subscribe: true, channel: channel})
 			h.mu.Unlock()
 			return
-		case err != nil && attempt >= rerouteAttempts:
+		case err != nil && attempt == rerouteAttempts:
+			// Let the waiters re-check on their own meanwhile; keep
+			// looking, slower.
 			e.wake(All)
-			h.mu.Unlock()
-			h.cfg.Logger.Warn("redisson pubsub: cannot find the channel's master", "channel", channel, "err", err)
-			return
+			h.cfg.Logger.Warn("redisson pubsub: cannot find the channel's master yet", "channel", channel, "err", err)
 		}
 		h.mu.Unlock()
+		pause := rerouteRetry
+		if attempt >= rerouteAttempts {
+			pause = time.Second
+		}
 		select {
 		case <-h.done:
 			return
-		case <-time.After(rerouteRetry):
+		case <-time.After(pause):
 		}
 	}
 }
