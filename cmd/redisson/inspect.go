@@ -30,7 +30,8 @@ Shows what Redis holds under NAME and the keys and channels Redisson derives
 from it: the kind of object, its TTL, the holders of a lock (client id, owner
 id, hold count), the fair-lock queue, semaphore permits (with each acquired
 permit's expiry for a permit-expirable semaphore) or the latch count, a rate
-limiter's config and the state of its window(s), a bucket's value decoded
+limiter's config and the state of its window(s), the values a group
+multi-lock holds (by field id, with owner and expiry), a bucket's value decoded
 with the codec its bytes suggest, and how many
 connections are subscribed to the object's pub/sub channel(s), which is how
 Redisson clients (Java and Go) wait.
@@ -38,6 +39,9 @@ Redisson clients (Java and Go) wait.
 Kinds, from the key's Redis type:
   hash with a "mode" field                          read-write lock
   hash with "rate", "interval" and "type" fields    rate limiter
+  hash whose fields F hold an owner U with a field
+        F:U:expire_time                             group multi-lock (getMultiLock(group,
+                                                    values)): the values held, by field id
   hash, with redisson_lock_queue:{NAME} or
         redisson_lock_timeout:{NAME}                fair lock
   other hash                                        lock
@@ -100,6 +104,13 @@ Kinds, from the key's Redis type:
                  number; refill_in_ms = when the oldest of them leaves the window, null
                  when none; value_ttl_ms = PTTL of the value key. Else null
   fencing_token  last token of a fenced lock (redisson_lock_token:{NAME}); else null
+  group_values   group multi-lock (getMultiLock(group, values)): the values held, []
+                 of {field, client_id, owner_id, holds, expires_ms, expires_in_ms,
+                 expired}: field = the value's field id (Base64 of its HighwayHash;
+                 the value itself cannot be read back); client_id and owner_id from
+                 the owner stored under it; holds = its lock_count; expires_ms = its
+                 expire_time (ms since the epoch, the holder's clock), expires_in_ms =
+                 that minus now, expired = passed (another owner may take it); else []
   channels       [] of {channel, subscribers, shard_subscribers}: PUBSUB NUMSUB and
                  PUBSUB SHARDNUMSUB (null where unsupported, Redis < 7) of each
                  channel of the kind (all candidate channels when the kind is none
@@ -135,6 +146,7 @@ type Report struct {
 	Permits      []Permit     `json:"permits"`
 	RateLimiter  *RateLimiter `json:"rate_limiter"`
 	FencingToken *int64       `json:"fencing_token"`
+	GroupValues  []GroupValue `json:"group_values"`
 	Channels     []ChannelSub `json:"channels"`
 	Waiters      int64        `json:"waiters"`
 	Keys         []KeyInfo    `json:"keys"`
@@ -155,6 +167,17 @@ type Holder struct {
 	Holds      int64   `json:"holds"`
 	Mode       string  `json:"mode"`
 	ReadTTLsms []int64 `json:"read_ttls_ms"`
+}
+
+// GroupValue is one value held in a group multi-lock's hash.
+type GroupValue struct {
+	Field       string  `json:"field"`
+	ClientID    *string `json:"client_id"`
+	OwnerID     *int64  `json:"owner_id"`
+	Holds       int64   `json:"holds"`
+	ExpiresMs   *int64  `json:"expires_ms"`
+	ExpiresInMs *int64  `json:"expires_in_ms"`
+	Expired     bool    `json:"expired"`
 }
 
 // Queued is one waiter of a fair lock.
@@ -200,6 +223,7 @@ const (
 	kindLatch    = "count-down latch"
 	kindAtomic   = "atomiclong"
 	kindBucket   = "bucket"
+	kindGroup    = "group multi-lock"
 )
 
 // pesNoExpiry is the score of a permit without lease (Redisson's
@@ -274,7 +298,7 @@ func derive(name string) derived {
 func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
 	d := derive(name)
 	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{},
-		Alternatives: []string{}}
+		Alternatives: []string{}, GroupValues: []GroupValue{}}
 	head, err := keyInfo(ctx, rdb, name)
 	if err != nil {
 		return nil, err
@@ -320,6 +344,10 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			}
 			rep.RateLimiter = rl
 			rep.Keys = append(rep.Keys, keys...)
+		case isGroup(fields):
+			rep.Kind = kindGroup
+			channels = []string{d.lockChan}
+			rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
 		case hasQueue || hasTimeout:
 			rep.Kind = kindFair
 			channels = []string{d.lockChan}
@@ -327,7 +355,7 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Kind = kindLock
 			channels = []string{d.lockChan}
 		}
-		if rep.Kind != kindRateLimiter {
+		if rep.Kind != kindRateLimiter && rep.Kind != kindGroup {
 			if rep.Holders, err = holders(ctx, rdb, name, fields, isRW); err != nil {
 				return nil, err
 			}
@@ -670,7 +698,10 @@ func printReport(w io.Writer, r *Report) {
 	if r.FencingToken != nil {
 		row("token", "%d (fenced lock's last token)", *r.FencingToken)
 	}
-	if strings.HasSuffix(r.Kind, "lock") {
+	if r.Kind == kindGroup {
+		printGroup(w, r, row)
+	}
+	if strings.HasSuffix(r.Kind, "lock") && r.Kind != kindGroup {
 		if len(r.Holders) == 0 {
 			row("holders", "none")
 		} else {
@@ -875,4 +906,66 @@ func ttlText(ms int64) string {
 
 func fmtMillis(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+// isGroup reports a group multi-lock's hash (RedissonFasterMultiLock): a
+// field whose value is an owner "<uuid>:<id>" with a sibling field
+// "<field>:<owner>:expire_time".
+func isGroup(fields map[string]string) bool {
+	for f, v := range fields {
+		if ownerField.MatchString(v) {
+			if _, ok := fields[f+":"+v+":expire_time"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// groupValues lists the values held in a group's hash, soonest expiry
+// first (field id order among equals).
+func groupValues(fields map[string]string, now int64) []GroupValue {
+	out := []GroupValue{}
+	for f, v := range fields {
+		exp, ok := fields[f+":"+v+":expire_time"]
+		if !ok || !ownerField.MatchString(v) {
+			continue
+		}
+		g := GroupValue{Field: f}
+		g.ClientID, g.OwnerID, _ = parseOwner(v)
+		g.Holds, _ = strconv.ParseInt(fields[f+":"+v+":lock_count"], 10, 64)
+		if ms, err := strconv.ParseInt(exp, 10, 64); err == nil {
+			in := ms - now
+			g.ExpiresMs, g.ExpiresInMs, g.Expired = &ms, &in, ms <= now
+		}
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].ExpiresMs, out[j].ExpiresMs
+		if a != nil && b != nil && *a != *b {
+			return *a < *b
+		}
+		return out[i].Field < out[j].Field
+	})
+	return out
+}
+
+// printGroup prints a group multi-lock's values.
+func printGroup(w io.Writer, r *Report, row func(k, format string, a ...any)) {
+	if len(r.GroupValues) == 0 {
+		row("values", "none held")
+		return
+	}
+	row("values", "%d held (field id = HighwayHash of the value; the value itself is not stored)", len(r.GroupValues))
+	for _, g := range r.GroupValues {
+		exp := "no expire_time"
+		switch {
+		case g.ExpiresInMs == nil:
+		case g.Expired:
+			exp = "expired " + fmtMillis(-*g.ExpiresInMs) + " ago (free for another owner)"
+		default:
+			exp = "expires in " + fmtMillis(*g.ExpiresInMs)
+		}
+		fmt.Fprintf(w, "    %s  %s  holds %d  %s\n", g.Field, ownerText(g.Field, g.ClientID, g.OwnerID), g.Holds, exp)
+	}
 }

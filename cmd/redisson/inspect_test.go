@@ -36,7 +36,7 @@ func inspectJSON(t *testing.T, args ...string) Report {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"name", "kind", "type", "ttl_ms", "mode", "holders", "queue", "value", "permits",
-		"rate_limiter", "fencing_token", "channels", "waiters", "keys", "alternatives", "codec", "decoded", "size"} {
+		"rate_limiter", "fencing_token", "group_values", "channels", "waiters", "keys", "alternatives", "codec", "decoded", "size"} {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("inspect --json lacks field %q", f)
 		}

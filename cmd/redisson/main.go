@@ -149,6 +149,8 @@ Examples:
   redisson run --lock nightly-report -- ./report.sh --full
   redisson run --lock deploy --wait 0 -- make deploy      # skip if someone else deploys
   redisson run --semaphore encoders --permits 4 -- ./encode.sh # at most 4 at once
+  redisson run --lock account:1 --lock account:2 -- ./transfer.sh # both locks or none
+  redisson run --fenced --lock ledger -- ./append.sh      # token in $REDISSON_FENCING_TOKEN
   redisson latch deploy-ready await --timeout 5m          # 0 once counted down to zero
   redisson inspect nightly-report
   redisson inspect --json --redis redis://:secret@10.0.0.5:6379/0 orders:42
