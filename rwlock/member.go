@@ -49,34 +49,47 @@ type member struct {
 	l *Lock
 }
 
-// expireWriteScript sets the lease of a write lock the owner holds
-// (Redisson's expireAsync, which PEXPIREs without the check).
-// KEYS: [name]. ARGV: [lease ms, owner field "<owner>:write"].
+// expireScript sets the lease of a read or write hold the owner has
+// (Redisson's expireAsync after tryLock(wait, lease), which PEXPIREs the
+// whole hash). The hash is shared: other readers, and the owner's hold in
+// the other mode (a writer's own reads, a reader's write), live in it
+// under other fields, with their own leases, which a PEXPIRE to this
+// lease would cut short unsignalled (another writer would get in while
+// they hold). So the hash is set to the longest of the lease and what the
+// other fields need, computed as the read unlock computes it: the PTTLs of
+// their timeout keys, and, for a read hold of the writer, the hash's own
+// TTL (the write hold's lease). The owner's own timeout keys (read hold)
+// are set to the lease; its other holds of the same field share one
+// lease locally, which the caller re-times (core.Runtime.Extended).
+// KEYS: [name, key prefix "{name}"]. ARGV: [lease ms, owner field (with
+// ":write" for the write lock), "1" for the write lock else "0"].
 // Reply: 1 = set, 0 = the owner holds the lock no more.
-var expireWriteScript = core.NewScript("rwlock.expireWrite", `
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return 1
-end
-return 0
-`)
-
-// expireReadScript sets the lease of a read lock the owner holds: the hash
-// and the owner's per-hold timeout keys. Redisson's expireAsync PEXPIREs
-// only the hash, so a longer lease would outlive the timeout keys, and the
-// next read unlock of anyone would shorten the hash to them.
-// KEYS: [name, timeout key prefix of the owner]. ARGV: [lease ms, owner
-// field].
-// Reply: 1 = set, 0 = the owner holds the lock no more.
-var expireReadScript = core.NewScript("rwlock.expireRead", `
+var expireScript = core.NewScript("rwlock.expire", `
 local count = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if count == nil or count <= 0 then
 	return 0
 end
-redis.call('pexpire', KEYS[1], ARGV[1])
-for k = 1, count do
-	redis.call('pexpire', KEYS[2] .. ':' .. k, ARGV[1])
+local lease = tonumber(ARGV[1])
+local need = lease
+if ARGV[3] == '0' then
+	for k = 1, count do
+		redis.call('pexpire', KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. k, lease)
+	end
+	if redis.call('hget', KEYS[1], 'mode') == 'write' then
+		need = math.max(need, redis.call('pttl', KEYS[1]))
+	end
 end
+for _, f in ipairs(redis.call('hkeys', KEYS[1])) do
+	if f ~= ARGV[2] then
+		local n = tonumber(redis.call('hget', KEYS[1], f))
+		if type(n) == 'number' then
+			for k = n, 1, -1 do
+				need = math.max(need, redis.call('pttl', KEYS[2] .. ':' .. f .. ':rwlock_timeout:' .. k))
+			end
+		end
+	end
+end
+redis.call('pexpire', KEYS[1], need)
 return 1
 `)
 
@@ -89,12 +102,12 @@ func (m *member) Expire(ctx context.Context, lease time.Duration) error {
 		return m.l.l.Err("expire", err)
 	}
 	field, name := m.h.OwnerField(), m.l.s.name
-	script, keys := expireWriteScript, []string{name}
-	if !m.l.s.write {
-		script, keys = expireReadScript, []string{name, TimeoutPrefix(name, field)}
+	write := "0"
+	if m.l.s.write {
+		write = "1"
 	}
 	start := time.Now()
-	res, err := m.l.rt.Eval(ctx, script, keys, lease.Milliseconds(), field)
+	res, err := m.l.rt.Eval(ctx, expireScript, []string{name, core.Tagged(name)}, lease.Milliseconds(), field, write)
 	if err != nil {
 		return m.l.l.Err("expire", err)
 	}
