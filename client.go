@@ -202,6 +202,15 @@ func (c *Client) Stats() Stats {
 // holders' contexts end with cause ErrClosed. Locks still held are not
 // released: they expire with their lease, as when a Redisson client shuts
 // down. Close is idempotent and does not close the go-redis client.
+//
+// A semaphore acquire still on its way to Redis (its caller may have left
+// already) would lose its permits for good if the go-redis client closed
+// under it, so Close waits for such acquires and gives back the permits
+// they took, for at most go-redis' ReadTimeout (or, without one, Options.
+// Timeout) plus the replica sync timeout when sync is on, plus
+// Options.Timeout. When Redis does not answer within that, Close logs an
+// error and returns. Nothing is sent on behalf of those acquires after
+// Close returns, so the go-redis client may be closed right after.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.rt.Close()
