@@ -91,6 +91,12 @@ func newGroup(e *engine.Engine, group string, values []string) *Group {
 		Policy:  func(string) int { return pubsub.All },
 		Renew:   groupRenewal{rt: rt},
 		HandOff: false, // a hand-off needs the same value set on both sides
+		// The owner's holds on other value sets share the values' counts:
+		// an acquire with a lost reply is not undone while any exists.
+		Overlaps: func(field string) bool {
+			owner, _, _ := strings.Cut(field, fieldSep)
+			return rt.HoldingLike(group, owner+fieldSep, field)
+		},
 		Scripts: &groupScripts{g: g},
 	})
 	return g

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -185,6 +186,24 @@ func (rt *Runtime) Holding(key, owner string) bool {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	return hs.m[holdKey{key, owner}] != nil
+}
+
+// HoldingLike reports whether an owner field starting with prefix, other
+// than except, holds key through this client (the group multi-lock's
+// owner identities "<owner>|<value set>" of one owner).
+func (rt *Runtime) HoldingLike(key, prefix, except string) bool {
+	hs := &rt.holds
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.owners[key] == 0 {
+		return false
+	}
+	for hk := range hs.m {
+		if hk.key == key && hk.owner != except && strings.HasPrefix(hk.owner, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // HeldByOther reports whether an owner other than owner holds key through

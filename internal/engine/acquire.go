@@ -400,7 +400,7 @@ func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duratio
 func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, error) {
 	ttl, ok, value, sync, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
-	if errors.As(err, &stale) {
+	if errors.As(err, &stale) && !l.overlaps(field) {
 		// The server had closed the connection. Redis counts one more
 		// hold for us than we know of exactly when the script ran: ask,
 		// and try again only if it did not. The same read gives the value
@@ -418,7 +418,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		}
 	}
 	if err != nil {
-		if isTransport(err) && !l.rt.Holding(l.cfg.Name, field) {
+		if isTransport(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
 			// The script may have run with its reply lost. Undo it while we
 			// are sure no earlier hold of ours can be hurt: a non-owner's
 			// release changes nothing.
@@ -435,6 +435,12 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
 	}
 	return 0, true, value, nil
+}
+
+// overlaps reports whether field's counts in Redis are shared with other
+// holds of this client (Config.Overlaps).
+func (l *Lock) overlaps(field string) bool {
+	return l.cfg.Overlaps != nil && l.cfg.Overlaps(field)
 }
 
 // typed turns a WRONGTYPE failure into an error that says what the key

@@ -137,7 +137,17 @@ type Config struct {
 	// (RLock, write lock). Without it waiters of one client compete in
 	// Redis like everyone else (fair lock: never jump the Redis queue).
 	HandOff bool
-	Scripts Scripts
+	// Overlaps, when set, reports whether Redis counts holds of field
+	// together with holds of other owner identities this client has (the
+	// group multi-lock: one owner's holds on overlapping value sets share
+	// the values' counts). While it does, an acquire whose outcome is
+	// unknown (a lost reply, a stale connection) is neither undone nor
+	// resolved by reading counts: either could release, or count as ours, a
+	// hold of the other identity. The acquire fails with its error instead;
+	// a hold the lost script took lives until its lease ends (availability,
+	// not safety). Nil means field's counts are its own.
+	Overlaps func(field string) bool
+	Scripts  Scripts
 }
 
 // Lock is one named lock-like object on the engine. It is cheap and safe
