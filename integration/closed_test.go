@@ -1,0 +1,63 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// TestRedisClientClosedDuringWait: the go-redis client under a waiting
+// Client is closed while the waiter subscribes (or just after): the wait
+// ends at once with an error, whatever the caller's context (it used to
+// wait for a confirmation that could not come, fair lock's
+// TestVanishedWaiterIsSkipped worked around it).
+func TestRedisClientClosedDuringWait(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			if k.compound && !full() {
+				// Known bug, reported: MultiLock and RedLock retry their
+				// members until the caller's context ends even though
+				// the go-redis client is closed for good. The full run
+				// (make integration) keeps failing on it until fixed.
+				t.Skip("multilock keeps retrying members whose go-redis client is closed (reported, #12); REDISSON_INTEGRATION=full runs it")
+			}
+			e := newEnv(t)
+			ctx := context.Background()
+			holder := newClient(t, e.srv)
+			require.NoError(t, k.setup(ctx, holder, "closed", 1))
+			h, err := k.acquire(ctx, holder, "closed", 0, redisson.NewOwnerID())
+			require.NoError(t, err)
+			defer func() { _ = h.release(ctx) }()
+			rdb := e.srv.NewClient()
+			c, err := redisson.New(rdb)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = c.Close() })
+			wk := k
+			if k.waiter != "" {
+				wk, _ = kindByName(k.waiter)
+			}
+			errc := make(chan error, 1)
+			go func() {
+				_, err := wk.acquire(ctx, c, "closed", 0, redisson.NewOwnerID())
+				errc <- err
+			}()
+			redistest.Eventually(t, 10*time.Second, "the waiter registered", func() bool { return c.Stats().PubSub.Waiters >= 1 })
+			start := time.Now()
+			require.NoError(t, rdb.Close())
+			select {
+			case err := <-errc:
+				require.Error(t, err)
+				record("go-redis client closed during a wait", k.name, 0, "the wait ended %d ms after the close with %q",
+					time.Since(start).Milliseconds(), errText(err))
+			case <-time.After(20 * time.Second):
+				record("go-redis client closed during a wait", k.name, 1, "the wait did not end within 20 s of the close")
+				t.Fatal("the wait did not end within 20 s of the close")
+			}
+		})
+	}
+}
