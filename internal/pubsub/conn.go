@@ -292,6 +292,19 @@ func (c *conn) read(ps *redis.PubSub) {
 				}
 				return
 			}
+			// A PubSub replaced meanwhile (replace closes it) reports
+			// its closed socket: nothing to do, its successor reads.
+			c.sendMu.Lock()
+			current := c.ps == ps
+			c.sendMu.Unlock()
+			if !current {
+				return
+			}
+			select {
+			case <-c.stop:
+				return
+			default:
+			}
 			var re redis.Error
 			if errors.As(err, &re) && c.sharded() && strings.HasPrefix(re.Error(), "MOVED ") {
 				// An SSUBSCRIBE refused because its slot lives

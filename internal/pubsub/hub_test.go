@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/internal/slot"
 )
 
 func newHub(t *testing.T, rdb redis.UniversalClient, sharded bool) *pubsub.Hub {
@@ -527,4 +528,63 @@ func TestConfirmTimeout(t *testing.T) {
 	require.Equal(t, int64(1), numSub(t, raw, "after"))
 	require.NoError(t, raw.Publish(ctx, "after", "0").Err())
 	waitSignal(t, w2)
+}
+
+// TestShardedSlotMoved: a slot moves to another master behind the cluster
+// client's back. A channel of that slot, routed by the stale slot map to
+// the old owner, gets MOVED: the hub subscribes it on the new owner in time
+// for Subscribe to return. Then the slot moves back: Redis drops the
+// subscription (a server-sent sunsubscribe) and the hub subscribes again on
+// the owner of the moment. SPUBLISH there wakes the waiter each time.
+func TestShardedSlotMoved(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	cc := cl.Client(t)
+	h := newHub(t, cc, true)
+	ctx := context.Background()
+	const ch = "{moved}a"
+	s := slot.Of(ch)
+	from, err := cl.MasterOf(ctx, s)
+	require.NoError(t, err)
+	to := cl.Masters[0]
+	if to == from {
+		to = cl.Masters[1]
+	}
+	// The client learns the slot map and opens a connection to from, on
+	// a channel of another slot (whose drop would refresh the map).
+	warmCh := ""
+	for i := 0; warmCh == ""; i++ {
+		c := "warm" + strconv.Itoa(i)
+		if m, err := cl.MasterOf(ctx, slot.Of(c)); err == nil && m == from && slot.Of(c) != s {
+			warmCh = c
+		}
+	}
+	warm, err := h.Subscribe(ctx, warmCh, pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer warm.Close(false)
+	require.NoError(t, cl.MoveSlot(ctx, s, from, to))
+	shardNumSub := func(srv *redistest.Server) int64 {
+		n, err := redistest.Client(t, srv).Do(ctx, "PUBSUB", "SHARDNUMSUB", ch).Slice()
+		require.NoError(t, err)
+		return n[1].(int64)
+	}
+	start := time.Now()
+	w, err := h.Subscribe(ctx, ch, pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer w.Close(false)
+	require.Less(t, time.Since(start), pubsub.DefaultConfirmTimeout)
+	require.Equal(t, int64(1), shardNumSub(to))
+	drain := func() {
+		for len(w.C()) > 0 {
+			<-w.C()
+		}
+	}
+	drain()
+	require.NoError(t, redistest.Client(t, to).SPublish(ctx, ch, "0").Err())
+	waitSignal(t, w)
+
+	require.NoError(t, cl.MoveSlot(ctx, s, to, from))
+	eventually(t, "subscribed on the old owner again", func() bool { return shardNumSub(from) == 1 })
+	drain()
+	require.NoError(t, redistest.Client(t, from).SPublish(ctx, ch, "0").Err())
+	waitSignal(t, w)
 }
