@@ -34,9 +34,8 @@ var ErrClosed = errors.New("pubsub: hub is closed")
 // not confirm a subscription within Config.ConfirmTimeout.
 var ErrNotConfirmed = errors.New("pubsub: subscription not confirmed in time")
 
-// DefaultConfirmTimeout bounds the wait for a subscription's confirmation,
-// as Redisson's subscriptionTimeout (1500 ms) times retryAttempts + 1 (5)
-// does: 7.5 s.
+// DefaultConfirmTimeout bounds the wait for a subscription's confirmation:
+// Redisson's subscriptionTimeout default, 7.5 s.
 const DefaultConfirmTimeout = 7500 * time.Millisecond
 
 // All, returned by a WakePolicy, wakes every waiter of the channel.
