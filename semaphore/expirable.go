@@ -467,12 +467,12 @@ func (e *ExpirableSemaphore) heldOn(dctx context.Context, id string) (bool, erro
 // without a lease is missing until SetPermits). It sends nothing once
 // Client.Close has returned: Close waits for give-backs, up to its bound.
 func (e *ExpirableSemaphore) giveBack(ctx context.Context, ids []string, what string) {
-	dctx, cancel := e.s.rt.Undoing(ctx)
-	defer cancel()
 	for _, id := range ids {
 		err := core.ErrClosed
 		if e.s.rt.Stopped().Err() == nil {
+			dctx, cancel := e.s.rt.Undoing(ctx)
 			_, err = e.releaseOn(dctx, id)
+			cancel()
 		}
 		if err != nil {
 			e.s.rt.Logger().Warn("redisson: giving back a permit of "+what+" failed",
