@@ -398,6 +398,9 @@ func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duratio
 // tryAcquire runs the acquire script once: ok with the acquisition's value,
 // or the holder's TTL.
 func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, error) {
+	if err := l.awaitUndo(ctx, field); err != nil {
+		return 0, false, 0, err
+	}
 	ttl, ok, value, sync, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
 	if errors.As(err, &stale) && !l.overlaps(field) {
@@ -421,8 +424,15 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		if isTransport(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
 			// The script may have run with its reply lost. Undo it while we
 			// are sure no earlier hold of ours can be hurt: a non-owner's
-			// release changes nothing.
-			l.undo(ctx, field, lease)
+			// release changes nothing. When the caller's ctx ended the call
+			// (the server may not answer at all; a RedLock moves on to the
+			// next one), the undo runs in the background and the owner's
+			// next acquire waits for it; otherwise it is done on return.
+			if ctx.Err() != nil {
+				l.undoLater(ctx, field, lease)
+			} else {
+				l.undo(ctx, field, lease)
+			}
 		}
 		return 0, false, 0, l.typed(ctx, err)
 	}
@@ -461,6 +471,72 @@ func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 	if _, err := l.releaseOnce(dctx, field, lease, l.rt.RequestID(), nil); err != nil {
 		l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
 			"lock", l.cfg.Name, "err", err)
+	}
+}
+
+// undoLater runs undo in the background, registered with the runtime so
+// that Close waits for it (bounded), and returns at once. Until it is done
+// an acquire of field waits for it (awaitUndo): run after that acquire, it
+// would release the new hold.
+func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration) {
+	w, err := l.rt.Begin()
+	if err != nil {
+		// Close has begun and waits for nothing new: undo now, bounded by
+		// the client's timeout.
+		l.undo(ctx, field, lease)
+		return
+	}
+	key := undoKey{l.queueKey, field}
+	done := make(chan struct{})
+	e := l.e
+	e.undoMu.Lock()
+	prev := e.undos[key]
+	if e.undos == nil {
+		e.undos = make(map[undoKey]chan struct{})
+	}
+	e.undos[key] = done
+	e.undoMu.Unlock()
+	go func() {
+		defer w.End()
+		defer func() {
+			e.undoMu.Lock()
+			if e.undos[key] == done {
+				delete(e.undos, key)
+			}
+			e.undoMu.Unlock()
+			close(done)
+		}()
+		if prev != nil {
+			<-prev // undos of one field in the order of their acquires
+		}
+		uctx, cancel := l.rt.Undoing(ctx)
+		defer cancel()
+		if l.rt.Stopped().Err() != nil {
+			return // Close returned: nothing may be sent
+		}
+		if _, err := l.releaseOnce(uctx, field, lease, l.rt.RequestID(), nil); err != nil {
+			l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
+				"lock", l.cfg.Name, "err", err)
+		}
+	}()
+}
+
+// awaitUndo waits until no undo of field runs in the background, or ctx is
+// done, or the client closes.
+func (l *Lock) awaitUndo(ctx context.Context, field string) error {
+	l.e.undoMu.Lock()
+	done := l.e.undos[undoKey{l.queueKey, field}]
+	l.e.undoMu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-l.rt.Done().Done():
+		return core.ErrClosed
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,7 +29,13 @@ import (
 type Engine struct {
 	rt     *core.Runtime
 	queues registry[*queue]
+
+	undoMu sync.Mutex
+	undos  map[undoKey]chan struct{} // background undos pending, closed when done
 }
+
+// undoKey names an owner field of one object.
+type undoKey struct{ object, field string }
 
 // New returns the engine of rt.
 func New(rt *core.Runtime) *Engine { return &Engine{rt: rt} }
