@@ -48,4 +48,3 @@ func TestGroupLostReplyKeepsOverlappingHold(t *testing.T) {
 	}
 	require.False(t, ok, "two owners of value a")
 }
-

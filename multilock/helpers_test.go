@@ -39,3 +39,13 @@ func ended(done <-chan struct{}) bool {
 		return false
 	}
 }
+
+// rlocksOf returns the RLock called name of each client as multi-lock
+// members.
+func rlocksOf(cs []*redisson.Client, name string) []lockable.Lock {
+	out := make([]lockable.Lock, len(cs))
+	for i, c := range cs {
+		out[i] = c.Lock(name)
+	}
+	return out
+}

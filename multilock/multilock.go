@@ -226,7 +226,8 @@ func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
-	h, err := m.attempt(ctx, o.owner, o.wait, o.lease)
+	var cause error
+	h, err, _ := m.attempt(ctx, o.owner, o.wait, o.lease, &cause)
 	if h == nil {
 		return nil, false, m.opErr("try lock", err)
 	}
@@ -243,23 +244,32 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 	if err != nil {
 		return nil, err
 	}
-	var last error
+	var cause error
 	for {
-		h, err := m.attempt(ctx, o.owner, m.lockWait(o.lease), o.lease)
+		h, err, terminal := m.attempt(ctx, o.owner, m.lockWait(o.lease), o.lease, &cause)
 		if h != nil {
 			return h, nil
 		}
-		if err != nil {
-			last = err
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			cause := context.Cause(ctx)
-			if last != nil && !errors.Is(last, cerr) {
-				cause = fmt.Errorf("%w (last failure: %w)", cause, last)
-			}
-			return nil, m.opErr("lock", cause)
+		if terminal || ctx.Err() != nil {
+			return nil, m.opErr("lock", err)
 		}
 	}
+}
+
+// permanent reports whether a member's error will not go away by trying
+// again: its client is closed, or the request is refused as invalid.
+func permanent(err error) bool {
+	return errors.Is(err, core.ErrClosed) || errors.Is(err, core.ErrInvalidArgument)
+}
+
+// ended returns ctx's cause, with the last member failure when there was
+// one, so that a wait that ran out says why it could not succeed.
+func ended(ctx context.Context, last error) error {
+	cause := context.Cause(ctx)
+	if last != nil && !errors.Is(last, ctx.Err()) {
+		cause = fmt.Errorf("%w (last failure: %w)", cause, last)
+	}
+	return cause
 }
 
 // lockWait is the wait of one try of Lock (Redisson's lockInterruptibly):
@@ -294,8 +304,11 @@ const errorBackoff = 50 * time.Millisecond
 
 // attempt is Redisson's tryLock(waitTime, leaseTime) (protocol §11.1). It
 // returns the hold, or nil and the error that made it fail (nil when members
-// were merely held).
-func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Duration) (*Hold, error) {
+// were merely held), terminal when trying again cannot help (a member's
+// client is closed, or it refuses the request, and the set cannot be
+// taken without it). *cause keeps the last member error across passes and
+// calls: it is reported with ctx's cause when ctx ends.
+func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, error, bool) {
 	n := len(m.members)
 	newLease := time.Duration(0)
 	if lease > 0 {
@@ -315,6 +328,7 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 	last := passStart
 	var lastErr error
 	failedByError := false
+	failedForGood := 0 // members failed with a permanent error this pass
 	for i := 0; i < n; i++ {
 		l := m.members[i]
 		r := lockable.Request{Owner: owner, Lease: newLease}
@@ -340,13 +354,21 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 				acquired = append(acquired, held{l, h})
 			}
 			m.unlockAll(ctx, acquired)
-			return nil, context.Cause(ctx)
+			return nil, ended(ctx, *cause), false
 		}
 		if ok {
 			acquired = append(acquired, held{l, h})
 		} else {
 			if err != nil {
 				lastErr, failedByError = fmt.Errorf("%q: %w", l.Name(), err), true
+				*cause = lastErr
+				if permanent(err) {
+					if failedForGood++; failedForGood > m.failedLimit() {
+						// The set cannot be taken without this member.
+						m.unlockAll(ctx, acquired)
+						return nil, lastErr, true
+					}
+				}
 			}
 			if n-len(acquired) == m.failedLimit() {
 				break // a RedLock's quorum is reached: the rest cannot fail it
@@ -354,16 +376,18 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			if limit == 0 {
 				m.unlockAll(ctx, acquired)
 				if wait <= 0 {
-					return nil, lastErr
+					return nil, lastErr, false
 				}
 				limit, acquired = m.failedLimit(), acquired[:0]
 				i = -1
 				if failedByError {
 					failedByError = false
 					if err := sleep(ctx, min(errorBackoff, remain-time.Since(last))); err != nil {
-						return nil, err
+						return nil, ended(ctx, *cause), false
 					}
 				}
+				// A new pass: its result is its own failures.
+				lastErr, failedForGood = nil, 0
 				passStart = time.Now()
 			} else {
 				limit--
@@ -375,20 +399,26 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			last = now
 			if remain <= 0 {
 				m.unlockAll(ctx, acquired)
-				return nil, lastErr
+				return nil, lastErr, false
 			}
 		}
 	}
 	if len(acquired) < m.Quorum() {
 		// Only when the loop ended on the last member with too few held.
 		m.unlockAll(ctx, acquired)
-		return nil, lastErr
+		return nil, lastErr, false
 	}
 	if lease > 0 && newLease != lease {
 		var err error
 		if acquired, err = m.expireAll(ctx, acquired, lease); err != nil {
-			return nil, err
+			return nil, err, false
 		}
+	}
+	// A member may have been lost, or its client closed, since it was
+	// taken: the hold would start ended.
+	acquired, err := m.dropEnded(ctx, acquired)
+	if err != nil {
+		return nil, err, false
 	}
 	var validUntil time.Time
 	if m.red && lease > 0 {
@@ -398,10 +428,35 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 		validUntil = passStart.Add(lease - lease/100 - 2*time.Millisecond)
 		if !time.Now().Before(validUntil) {
 			m.unlockAll(ctx, acquired)
-			return nil, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost)
+			return nil, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost), false
 		}
 	}
-	return m.newHold(ctx, owner, acquired, validUntil), nil
+	return m.newHold(ctx, owner, acquired, validUntil), nil, false
+}
+
+// dropEnded checks the members taken before the hold is built: a
+// MultiLock fails if any has ended, a RedLock gives back those that ended
+// and fails below its quorum. What fails is given back.
+func (m *Lock) dropEnded(ctx context.Context, hs []held) ([]held, error) {
+	var kept, dropped []held
+	var failed []error
+	for _, x := range hs {
+		if err := x.h.Err(); err != nil {
+			dropped = append(dropped, x)
+			failed = append(failed, fmt.Errorf("%q: %w", x.l.Name(), err))
+			continue
+		}
+		kept = append(kept, x)
+	}
+	if len(dropped) == 0 {
+		return hs, nil
+	}
+	if len(kept) < m.Quorum() {
+		m.unlockAll(ctx, hs)
+		return nil, fmt.Errorf("%w: a member ended before the set was held: %w", core.ErrLockLost, errors.Join(failed...))
+	}
+	m.unlockAll(ctx, dropped)
+	return kept, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -572,8 +627,12 @@ func (h *Hold) Unlock(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	alive := make([]bool, len(h.members))
+	live := 0
 	for i, x := range h.members {
 		alive[i] = x.h.Err() == nil
+		if alive[i] {
+			live++
+		}
 	}
 	errs := h.m.unlockAll(ctx, h.members)
 	for _, stop := range h.stops {
@@ -582,6 +641,13 @@ func (h *Hold) Unlock(ctx context.Context) error {
 	h.cancel(context.Canceled)
 	if ended != nil {
 		return h.m.opErr("unlock", ended)
+	}
+	if h.m.red && live < h.m.Quorum() {
+		// The losses had not reached the hold yet (they are reported
+		// asynchronously, and our Unlock silenced them): the quorum was lost
+		// all the same.
+		return h.m.opErr("unlock", fmt.Errorf("%w: %d of %d members held at Unlock, fewer than the quorum of %d",
+			core.ErrLockLost, live, len(h.m.members), h.m.Quorum()))
 	}
 	var failed []error
 	for i, err := range errs {

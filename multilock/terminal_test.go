@@ -1,0 +1,74 @@
+package multilock_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/multilock"
+)
+
+// A member whose client is closed can never be taken: Lock stops at once
+// with ErrClosed instead of taking and giving back the other members until
+// ctx ends.
+func TestLockStopsOnClosedMember(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c1, c2 := newClient(t, srv), newClient(t, srv)
+	require.NoError(t, c2.Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := multilock.New(c1.Lock("a"), c2.Lock("b")).Lock(ctx)
+	require.ErrorIs(t, err, redisson.ErrClosed)
+	require.NoError(t, ctx.Err(), "Lock returned before its context ended")
+	require.Zero(t, redistest.Client(t, srv).Exists(ctx, "a").Val(), "a was given back")
+}
+
+// A RedLock still gets its quorum with one member's client closed.
+func TestRedLockToleratesOneClosedMember(t *testing.T) {
+	rc := newRedCluster(t, 3)
+	require.NoError(t, rc.clients[2].Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := rc.redLock(rc.clients, "res").Lock(ctx)
+	require.NoError(t, err)
+	require.Len(t, h.Held(), 2)
+	require.NoError(t, h.Unlock(ctx))
+}
+
+// When ctx ends, Lock's error says why the members could not be taken.
+func TestLockDeadlineKeepsLastFailure(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := newClient(t, srv)
+	require.NoError(t, redistest.Client(t, srv).Set(context.Background(), "b", "not a lock", 0).Err())
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := multilock.New(c.Lock("a"), c.Lock("b")).Lock(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, redisson.ErrWrongType)
+}
+
+// A RedLock whose members were lost below the quorum does not report a
+// clean Unlock, even when the losses have not reached the hold yet.
+func TestRedLockUnlockAfterQuorumLost(t *testing.T) {
+	servers := redistest.StartMasters(t, 3)
+	ctx := context.Background()
+	for i := range 10 {
+		var cs []*redisson.Client
+		for _, s := range servers {
+			cs = append(cs, newClient(t, s))
+		}
+		rl := multilock.NewRedLock(rlocksOf(cs, fmt.Sprintf("res%d", i))...)
+		h, err := rl.Lock(ctx)
+		require.NoError(t, err)
+		require.NoError(t, cs[1].Close())
+		require.NoError(t, cs[2].Close())
+		err = h.Unlock(ctx)
+		require.Error(t, err, "round %d", i)
+		require.NoError(t, cs[0].Close())
+	}
+}
