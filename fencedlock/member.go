@@ -71,7 +71,7 @@ func (m *member) Expire(ctx context.Context, lease time.Duration) error {
 	}
 	field := m.h.OwnerField()
 	start := time.Now()
-	res, err := m.l.rt.Eval(ctx, expireScript, []string{m.l.name}, lease.Milliseconds(), field)
+	res, err := m.l.rt.EvalSyncedChecked(ctx, expireScript, []string{m.l.name}, lease.Milliseconds(), field)
 	if err != nil {
 		return m.l.l.Err("expire", m.l.s.wrongType(ctx, err))
 	}

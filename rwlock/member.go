@@ -107,7 +107,7 @@ func (m *member) Expire(ctx context.Context, lease time.Duration) error {
 		write = "1"
 	}
 	start := time.Now()
-	res, err := m.l.rt.Eval(ctx, expireScript, []string{name, core.Tagged(name)}, lease.Milliseconds(), field, write)
+	res, err := m.l.rt.EvalSyncedChecked(ctx, expireScript, []string{name, core.Tagged(name)}, lease.Milliseconds(), field, write)
 	if err != nil {
 		return m.l.l.Err("expire", err)
 	}
