@@ -18,4 +18,12 @@
 // an owner id standing for Redisson's thread: a fresh one by default, or the
 // one given with the object's WithOwner option to re-enter a lock or take
 // several as one owner.
+//
+// The objects live in their own packages: rlock (Client.Lock), fairlock
+// (Client.FairLock), rwlock (Client.ReadWriteLock), fencedlock
+// (Client.FencedLock, a token per acquisition), semaphore (Client.Semaphore,
+// Client.PermitExpirableSemaphore), latch (Client.CountDownLatch), ratelimit
+// (Client.RateLimiter), multilock (multi-lock and RedLock over any locks,
+// Client.MultiLockGroup) and value (buckets and atomic longs on the codecs
+// of package codec).
 package redisson
