@@ -424,11 +424,13 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		if isTransport(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
 			// The script may have run with its reply lost. Undo it while we
 			// are sure no earlier hold of ours can be hurt: a non-owner's
-			// release changes nothing. When the caller's ctx ended the call
-			// (the server may not answer at all; a RedLock moves on to the
-			// next one), the undo runs in the background and the owner's
-			// next acquire waits for it; otherwise it is done on return.
-			if ctx.Err() != nil {
+			// release changes nothing. When the caller's deadline passed
+			// before the reply (the server may not answer at all; a RedLock
+			// moves on to the next one), the undo runs in the background
+			// and the owner's next acquire waits for it; otherwise (a read
+			// timeout, a cancelled call: the server may well answer) it is
+			// done before the call returns, leaving nothing behind.
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				l.undoLater(ctx, field, lease)
 			} else {
 				l.undo(ctx, field, lease)
