@@ -67,7 +67,7 @@ func (c *Cluster) Addrs() []string {
 // NewClient returns a cluster client seeded with all masters, with opts
 // applied to its options. The caller closes it.
 func (c *Cluster) NewClient(opts ...func(*redis.ClusterOptions)) *redis.ClusterClient {
-	o := &redis.ClusterOptions{Addrs: c.Addrs()}
+	o := &redis.ClusterOptions{Addrs: c.Addrs(), MaintNotificationsConfig: maintOff()}
 	for _, f := range opts {
 		f(o)
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // installHint is the error text of a missing redis-server.
@@ -166,12 +167,23 @@ func (s *Server) Dir() string { return s.dir }
 
 // NewClient returns a client of the server with opts applied to its options.
 // The caller closes it.
+//
+// Maintenance notifications are off unless an opt turns them on: go-redis
+// v9.23 writes its shared MaintNotificationsConfig without a lock when the
+// first handshakes of two connections fail together (a redis-server without
+// CLIENT MAINT_NOTIFICATIONS), a data race -race reports in whichever test
+// happens to open two connections at once.
 func (s *Server) NewClient(opts ...func(*redis.Options)) *redis.Client {
-	o := &redis.Options{Addr: s.Addr()}
+	o := &redis.Options{Addr: s.Addr(), MaintNotificationsConfig: maintOff()}
 	for _, f := range opts {
 		f(o)
 	}
 	return redis.NewClient(o)
+}
+
+// maintOff is a fresh maintenance-notifications config that turns them off.
+func maintOff() *maintnotifications.Config {
+	return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 }
 
 // Stop ends the server: SIGTERM, then SIGKILL if it has not exited within 5
