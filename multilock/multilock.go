@@ -227,7 +227,7 @@ func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 		return nil, false, err
 	}
 	var cause error
-	h, err, _ := m.attempt(ctx, o.owner, o.wait, o.lease, &cause)
+	h, _, err := m.attempt(ctx, o.owner, o.wait, o.lease, &cause)
 	if h == nil {
 		return nil, false, m.opErr("try lock", err)
 	}
@@ -246,7 +246,7 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 	}
 	var cause error
 	for {
-		h, err, terminal := m.attempt(ctx, o.owner, m.lockWait(o.lease), o.lease, &cause)
+		h, terminal, err := m.attempt(ctx, o.owner, m.lockWait(o.lease), o.lease, &cause)
 		if h != nil {
 			return h, nil
 		}
@@ -308,7 +308,7 @@ const errorBackoff = 50 * time.Millisecond
 // client is closed, or it refuses the request, and the set cannot be
 // taken without it). *cause keeps the last member error across passes and
 // calls: it is reported with ctx's cause when ctx ends.
-func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, error, bool) {
+func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, bool, error) {
 	n := len(m.members)
 	newLease := time.Duration(0)
 	if lease > 0 {
@@ -354,7 +354,7 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 				acquired = append(acquired, held{l, h})
 			}
 			m.unlockAll(ctx, acquired)
-			return nil, ended(ctx, *cause), false
+			return nil, false, ended(ctx, *cause)
 		}
 		if ok {
 			acquired = append(acquired, held{l, h})
@@ -366,7 +366,7 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 					if failedForGood++; failedForGood > m.failedLimit() {
 						// The set cannot be taken without this member.
 						m.unlockAll(ctx, acquired)
-						return nil, lastErr, true
+						return nil, true, lastErr
 					}
 				}
 			}
@@ -376,14 +376,14 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			if limit == 0 {
 				m.unlockAll(ctx, acquired)
 				if wait <= 0 {
-					return nil, lastErr, false
+					return nil, false, lastErr
 				}
 				limit, acquired = m.failedLimit(), acquired[:0]
 				i = -1
 				if failedByError {
 					failedByError = false
 					if err := sleep(ctx, min(errorBackoff, remain-time.Since(last))); err != nil {
-						return nil, ended(ctx, *cause), false
+						return nil, false, ended(ctx, *cause)
 					}
 				}
 				// A new pass: its result is its own failures.
@@ -399,26 +399,26 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			last = now
 			if remain <= 0 {
 				m.unlockAll(ctx, acquired)
-				return nil, lastErr, false
+				return nil, false, lastErr
 			}
 		}
 	}
 	if len(acquired) < m.Quorum() {
 		// Only when the loop ended on the last member with too few held.
 		m.unlockAll(ctx, acquired)
-		return nil, lastErr, false
+		return nil, false, lastErr
 	}
 	if lease > 0 && newLease != lease {
 		var err error
 		if acquired, err = m.expireAll(ctx, acquired, lease); err != nil {
-			return nil, err, false
+			return nil, false, err
 		}
 	}
 	// A member may have been lost, or its client closed, since it was
 	// taken: the hold would start ended.
 	acquired, err := m.dropEnded(ctx, acquired)
 	if err != nil {
-		return nil, err, false
+		return nil, false, err
 	}
 	var validUntil time.Time
 	if m.red && lease > 0 {
@@ -428,10 +428,10 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 		validUntil = passStart.Add(lease - lease/100 - 2*time.Millisecond)
 		if !time.Now().Before(validUntil) {
 			m.unlockAll(ctx, acquired)
-			return nil, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost), false
+			return nil, false, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost)
 		}
 	}
-	return m.newHold(ctx, owner, acquired, validUntil), nil, false
+	return m.newHold(ctx, owner, acquired, validUntil), false, nil
 }
 
 // dropEnded checks the members taken before the hold is built: a
