@@ -22,6 +22,7 @@ func TestRedLockSilentServerCostsItsShare(t *testing.T) {
 	start := time.Now()
 	h, ok, err := rl.TryLock(ctx, multilock.WithWait(wait))
 	took := time.Since(start)
+	t.Logf("TryLock(WithWait(%v)) with one of 3 servers paused: ok=%v after %v", wait, ok, took)
 	require.NoError(t, err)
 	require.True(t, ok, "2 of 3 servers answer")
 	require.NoError(t, h.Unlock(ctx))
