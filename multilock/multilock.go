@@ -41,6 +41,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/lockable"
@@ -257,9 +259,10 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 }
 
 // permanent reports whether a member's error will not go away by trying
-// again: its client is closed, or the request is refused as invalid.
+// again: its client (or the go-redis client under it) is closed, or the
+// request is refused as invalid.
 func permanent(err error) bool {
-	return errors.Is(err, core.ErrClosed) || errors.Is(err, core.ErrInvalidArgument)
+	return errors.Is(err, core.ErrClosed) || errors.Is(err, redis.ErrClosed) || errors.Is(err, core.ErrInvalidArgument)
 }
 
 // ended returns ctx's cause, with the last member failure when there was

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
@@ -71,4 +72,20 @@ func TestRedLockUnlockAfterQuorumLost(t *testing.T) {
 		require.Error(t, err, "round %d", i)
 		require.NoError(t, cs[0].Close())
 	}
+}
+
+// The same when the go-redis client under a member's Client was closed.
+func TestLockStopsOnClosedRedisClient(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c1 := newClient(t, srv)
+	rdb := srv.NewClient()
+	c2, err := redisson.New(rdb)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c2.Close() })
+	require.NoError(t, rdb.Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = multilock.New(c1.Lock("a"), c2.Lock("b")).Lock(ctx)
+	require.ErrorIs(t, err, redis.ErrClosed)
+	require.NoError(t, ctx.Err(), "Lock returned before its context ended")
 }
