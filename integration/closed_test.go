@@ -19,13 +19,6 @@ import (
 func TestRedisClientClosedDuringWait(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			if k.compound && !full() {
-				// Known bug, reported: MultiLock and RedLock retry their
-				// members until the caller's context ends even though
-				// the go-redis client is closed for good. The full run
-				// (make integration) keeps failing on it until fixed.
-				t.Skip("multilock keeps retrying members whose go-redis client is closed (reported, #12); REDISSON_INTEGRATION=full runs it")
-			}
 			e := newEnv(t)
 			ctx := context.Background()
 			holder := newClient(t, e.srv)
