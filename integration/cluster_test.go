@@ -135,6 +135,11 @@ func TestClusterMasterFailover(t *testing.T) {
 	replicaRaw := redistest.Client(t, replica)
 	require.Equal(t, int64(1), replicaRaw.Exists(ctx, name).Val(), "the acknowledged lock survived the failover")
 	redistest.Eventually(t, 30*time.Second, "the waiter subscribed on the new master", func() bool {
+		select {
+		case err := <-errc:
+			t.Fatalf("the waiter's wait ended during the failover: %v", err)
+		default:
+		}
 		n, err := replicaRaw.Do(ctx, "PUBSUB", "SHARDNUMSUB", channel).Slice()
 		return err == nil && len(n) == 2 && n[1] == int64(1)
 	})
