@@ -2,10 +2,8 @@ package fencedlock
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/lockable"
 )
 
@@ -38,45 +36,16 @@ func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hol
 	if !ok {
 		return nil, false, err
 	}
-	return &member{Hold: h, l: l}, true, nil
+	return &member{Hold: h}, true, nil
 }
 
 // member is a hold taken through TryAcquire.
-type member struct {
-	*Hold
-	l *Lock
-}
+type member struct{ *Hold }
 
-// expireScript sets the lease of a lock the owner holds (Redisson's
-// expireAsync after a multi-lock's tryLock(wait, lease); Redisson's fenced
-// lock PEXPIREs the token key too, which has no TTL of its own and must keep
-// none, so only the hash is touched here).
-// KEYS: [name]. ARGV: [lease ms, owner field].
-// Reply: 1 = set, 0 = the owner holds the lock no more.
-var expireScript = core.NewScript("fencedlock.expire", `
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return 1
-end
-return 0
-`)
-
-// Expire implements lockable.Hold.
+// Expire implements lockable.Hold: the hash alone gets the lease, while
+// this owner holds it (the engine's Hold.Expire).
+// Redisson's fenced lock also PEXPIREs the token key, which must keep no
+// TTL: tokens would start over at 1 once it ran out.
 func (m *member) Expire(ctx context.Context, lease time.Duration) error {
-	if lease < time.Millisecond {
-		return m.l.l.Err("expire", fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
-	}
-	if err := m.Err(); err != nil {
-		return m.l.l.Err("expire", err)
-	}
-	field := m.h.OwnerField()
-	start := time.Now()
-	res, err := m.l.rt.EvalSyncedChecked(ctx, expireScript, []string{m.l.name}, lease.Milliseconds(), field)
-	if err != nil {
-		return m.l.l.Err("expire", m.l.s.wrongType(ctx, err))
-	}
-	if res != int64(1) || !m.l.rt.Extended(m.l.name, field, start, lease) {
-		return m.l.l.Err("expire", fmt.Errorf("%w: %q is held by this owner no more", core.ErrLockLost, m.l.name))
-	}
-	return nil
+	return m.h.Expire(ctx, lease)
 }

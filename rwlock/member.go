@@ -2,7 +2,6 @@ package rwlock
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
@@ -95,24 +94,10 @@ return 1
 
 // Expire implements lockable.Hold.
 func (m *member) Expire(ctx context.Context, lease time.Duration) error {
-	if lease < time.Millisecond {
-		return m.l.l.Err("expire", fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
-	}
-	if err := m.Err(); err != nil {
-		return m.l.l.Err("expire", err)
-	}
-	field, name := m.h.OwnerField(), m.l.s.name
+	name := m.l.s.name
 	write := "0"
 	if m.l.s.write {
 		write = "1"
 	}
-	start := time.Now()
-	res, err := m.l.rt.EvalSyncedChecked(ctx, expireScript, []string{name, core.Tagged(name)}, lease.Milliseconds(), field, write)
-	if err != nil {
-		return m.l.l.Err("expire", err)
-	}
-	if res != int64(1) || !m.l.rt.Extended(name, field, start, lease) {
-		return m.l.l.Err("expire", fmt.Errorf("%w: %q is held by this owner no more", core.ErrLockLost, name))
-	}
-	return nil
+	return m.h.ExpireWith(ctx, lease, expireScript, []string{name, core.Tagged(name)}, write)
 }
