@@ -1,6 +1,9 @@
 package redisson
 
-import "github.com/goredisson/redisson/internal/core"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/pubsub"
+)
 
 // Sentinel errors of every object; check them with errors.Is.
 var (
@@ -27,4 +30,9 @@ var (
 	// ErrUpgrade is returned when an owner holding a read lock asks for the
 	// write lock of the same read-write lock: Redisson would deadlock.
 	ErrUpgrade = core.ErrUpgrade
+	// ErrSubscriptionTimeout is wrapped by a wait's error when Redis did not
+	// confirm its subscription within 7.5 s (Redisson's subscriptionTimeout);
+	// the subscription connection is replaced, and nothing of the wait is
+	// left behind.
+	ErrSubscriptionTimeout = pubsub.ErrNotConfirmed
 )
