@@ -61,6 +61,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		Logger:          o.Logger,
 		// Every client on a fair lock must agree on it (Options).
 		FairLockWaitTimeout: o.FairLockWaitTimeout,
+		Retry:               retryConfig(o.Retry),
 		Sync: core.ReplicaSync{
 			Enabled:      !o.ReplicaSync.Disabled,
 			Timeout:      o.ReplicaSync.Timeout,
@@ -68,6 +69,14 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		},
 	})
 	return &Client{rt: rt, eng: engine.New(rt), opts: o}, nil
+}
+
+// retryConfig turns RetryOptions, defaults applied, into the runtime's.
+func retryConfig(r RetryOptions) core.RetryConfig {
+	if r.Disabled {
+		return core.RetryConfig{}
+	}
+	return core.RetryConfig{Attempts: r.Attempts, Delay: r.Delay}
 }
 
 // shardedPubSub decides PublishAuto: sharded only on a cluster that answers

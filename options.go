@@ -69,6 +69,36 @@ type Options struct {
 	// value: each acquirer moves every queued waiter's deadline by its own
 	// value, so mixed values corrupt the queue's deadlines.
 	FairLockWaitTimeout time.Duration
+	// Retry says how a waiting call (Lock, a TryLock or TryAcquire
+	// WithWait, a semaphore's or rate limiter's Acquire, a latch's Await)
+	// rides out a try that failed for a reason that may pass: a failover,
+	// a restart, a network fault. Default: 4 tries in a row, 0.5–2 s
+	// apart. Not a Redisson setting: Redisson sends acquire scripts
+	// without retry, so its waits end with the first such failure.
+	Retry RetryOptions
+}
+
+// RetryOptions configure how waiting calls ride out failures that may
+// pass. A try fails that way when its connection fails or times out, when
+// Redis turns it away for a passing state (CLUSTERDOWN, TRYAGAIN, LOADING,
+// MASTERDOWN, READONLY), or when no replica acknowledged it
+// (ErrNoSyncedReplicas; the write was undone). The wait then backs off and
+// tries again; after Attempts such tries in a row it ends with the last
+// failure. A try whose reply was lost may have run: a lock's is undone (or
+// found to be ours) before the next try, a semaphore's or rate limiter's
+// permits are missing (fewer admitted, never more). Calls that do not wait
+// (TryLock without WithWait, Unlock, CountDown) never retry.
+type RetryOptions struct {
+	// Disabled turns retrying off: a wait ends with its first failed try.
+	Disabled bool
+	// Attempts is how many failed tries in a row are tried again. Default
+	// 4 (Redisson 3.48+'s retryAttempts).
+	Attempts int
+	// Delay is the back-off's base: before the n-th retry (from 0) a wait
+	// sleeps between half and all of min(Delay·2ⁿ, 2·Delay), Redisson
+	// 3.48+'s EqualJitterDelay. Default 1 s. A wake-up (the object was
+	// released) does not cut the back-off short.
+	Delay time.Duration
 }
 
 // ReplicaSyncOptions configure WAIT after lock writes (protocol §3).
@@ -125,6 +155,11 @@ func WithFairLockWaitTimeout(d time.Duration) Option {
 	return func(o *Options) { o.FairLockWaitTimeout = d }
 }
 
+// WithRetry sets Options.Retry.
+func WithRetry(r RetryOptions) Option {
+	return func(o *Options) { o.Retry = r }
+}
+
 // WithOptions replaces all options at once.
 func WithOptions(opts Options) Option {
 	return func(o *Options) { *o = opts }
@@ -173,6 +208,18 @@ func (o *Options) applyDefaults() error {
 		o.FairLockWaitTimeout = 300 * time.Second
 	case o.FairLockWaitTimeout < time.Millisecond:
 		return fmt.Errorf("%w: FairLockWaitTimeout %v is below 1ms", ErrInvalidArgument, o.FairLockWaitTimeout)
+	}
+	switch {
+	case o.Retry.Attempts < 0:
+		return fmt.Errorf("%w: Retry.Attempts %d", ErrInvalidArgument, o.Retry.Attempts)
+	case o.Retry.Attempts == 0:
+		o.Retry.Attempts = 4
+	}
+	switch {
+	case o.Retry.Delay < 0:
+		return fmt.Errorf("%w: Retry.Delay %v", ErrInvalidArgument, o.Retry.Delay)
+	case o.Retry.Delay == 0:
+		o.Retry.Delay = time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

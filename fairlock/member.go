@@ -21,7 +21,7 @@ func (l *Lock) ClientID() string { return l.rt.ID() }
 // TryAcquire takes the lock for a multi-lock as TryLock does, with r's
 // owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.
 func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hold, bool, error) {
-	opts := []Option{WithOwner(r.Owner)}
+	opts := []Option{WithOwner(r.Owner), memberTry}
 	if r.Wait != 0 {
 		opts = append(opts, WithWait(r.Wait))
 	}
@@ -45,3 +45,9 @@ type member struct{ *Hold }
 func (m *member) Expire(ctx context.Context, lease time.Duration) error {
 	return m.h.Expire(ctx, lease)
 }
+
+// memberTry makes a member's wait end with its first try that fails for a
+// reason that may pass, instead of riding it out (Options.Retry): the
+// multi-lock retries the set itself, and a RedLock must move on to the next
+// server rather than spend its share of the wait on a dead one.
+func memberTry(o *acquireOptions) { o.noRetry = true }

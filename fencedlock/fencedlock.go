@@ -146,6 +146,9 @@ type acquireOptions struct {
 	owner             int64
 	hasLease, hasWait bool
 	hasOwner          bool
+	// noRetry: a multi-lock's member ends its wait with its first failed
+	// try; the multi-lock retries the set (member.go).
+	noRetry bool
 }
 
 // WithLease holds the lock for a fixed lease, without watchdog: it expires
@@ -178,7 +181,7 @@ func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, err
 	for _, opt := range opts {
 		opt(&o)
 	}
-	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait}
+	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait, NoRetry: o.noRetry}
 	var err error
 	switch {
 	case o.hasLease && o.lease < time.Millisecond:

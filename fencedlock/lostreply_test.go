@@ -127,13 +127,15 @@ func TestLostAcquireReplyGetsItsToken(t *testing.T) {
 		require.NoError(t, inner.Unlock(ctx))
 		require.NoError(t, outer.Unlock(ctx))
 
-		// Reply held back past the read timeout: reported and undone.
+		// Reply held back past the read timeout: a single try reports
+		// it, undone.
 		before, err = raw.Get(ctx, tokenKey).Int64()
 		require.NoError(t, err)
 		proxy.hold.Store(int64(time.Second))
 		proxy.armed.Store(true)
-		_, err = lock.Lock(ctx, fencedlock.WithOwner(77))
+		_, ok, err := lock.TryLock(ctx, fencedlock.WithOwner(77))
 		require.Error(t, err, "the lost reply is reported, not retried")
+		require.False(t, ok)
 		require.False(t, proxy.armed.Load(), "the reply was held back")
 		proxy.hold.Store(0)
 		require.Zero(t, raw.Exists(ctx, "fragile").Val(), "undone: fields %v", raw.HGetAll(ctx, "fragile").Val())
@@ -142,6 +144,20 @@ func TestLostAcquireReplyGetsItsToken(t *testing.T) {
 		h, err = lock.Lock(ctx, fencedlock.WithOwner(77))
 		require.NoError(t, err)
 		require.Equal(t, before+2, h.Token(), "the next acquisition is past the burnt token")
+		require.NoError(t, h.Unlock(ctx))
+
+		// A waiting Lock rides a held-back reply out (Options.Retry): the
+		// try is undone, its token burnt, and the retry after a back-off
+		// takes the lock once with the next token.
+		proxy.hold.Store(int64(time.Second))
+		proxy.armed.Store(true)
+		h, err = lock.Lock(ctx, fencedlock.WithOwner(77))
+		require.NoError(t, err, "round %d: the wait retries a try whose reply was lost", round)
+		require.False(t, proxy.armed.Load(), "the reply was held back")
+		proxy.hold.Store(0)
+		require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "fragile").Val(), "held once, not twice")
+		require.Equal(t, before+4, h.Token(), "one token burnt by the lost try, the next is the hold's")
+		require.Equal(t, strconv.FormatInt(before+4, 10), raw.Get(ctx, tokenKey).Val())
 		require.NoError(t, h.Unlock(ctx))
 	}
 }

@@ -93,18 +93,10 @@ func TestClusterSlotMigrationDuringWait(t *testing.T) {
 // master. The replica takes over; the lock is still held there, the holder
 // releases it normally, and the waiter, whose per-node pub/sub connection
 // died with the master, is subscribed on the new master and woken by the
-// release.
-//
-// Full mode only (make integration): about one run in five fails today
-// because a waiter whose retry reaches the dead master before the
-// promotion ends with that connection error, where Redisson retries a
-// command 3 times 1.5 s apart and so waits through a failover (a known gap
-// of #12: the engine's, the semaphore's and the latch's wait loops return
-// on any error of a retry). It stays strict until that is fixed.
+// release. A try of the waiter that meets the dead master before the
+// promotion (woken by its subscription's reroute) is retried after a
+// back-off (Options.Retry), so the wait lives through the failover.
 func TestClusterMasterFailover(t *testing.T) {
-	if !full() {
-		t.Skip("full mode only (REDISSON_INTEGRATION=full, make integration): a waiter does not yet survive a retry that reaches the dead master (#12)")
-	}
 	cl := redistest.StartClusterWithReplicas(t, 3)
 	ctx := context.Background()
 	newCC := func() *redisson.Client {

@@ -209,15 +209,23 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 	if o.hasTimeout {
 		deadline = time.Now().Add(o.timeout)
 	}
+	// The wait rides out reads that fail for a reason that may pass (a
+	// failover): it backs off and reads again, a budget of reads in a row.
+	retry := l.rt.Retry()
+	var backoff time.Duration
 	n, err := l.count(ctx)
 	if err != nil {
-		return false, l.fail(op, err)
+		var again bool
+		if backoff, again = retry.After(ctx, err); !again {
+			return false, l.fail(op, err)
+		}
+		n = 1 // not known to be open
 	}
 	if n <= 0 {
 		return true, nil
 	}
 	if !deadline.IsZero() && !time.Now().Before(deadline) {
-		return false, nil
+		return false, l.fail(op, retry.Err())
 	}
 
 	subCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -233,7 +241,7 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 		case ctx.Err() != nil:
 			err = context.Cause(ctx)
 		case !deadline.IsZero() && !time.Now().Before(deadline):
-			return false, nil
+			return false, l.fail(op, retry.Err())
 		}
 		return false, l.fail(op, err)
 	}
@@ -242,24 +250,34 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	retryAt := time.Now().Add(backoff)
 	for {
-		// Subscribed before this read, so a "0" published after it wakes
-		// us; one published before is seen as an absent key.
-		n, err := l.count(ctx)
-		if err != nil {
-			return false, l.fail(op, err)
-		}
-		if n <= 0 {
-			return true, nil
-		}
 		// Re-check every WatchdogTimeout without a message, as lock waiters
 		// do for a lock without TTL: a "0" lost to a pub/sub outage must
 		// not leave waiters asleep for good (Java's would).
 		sleep := l.rt.WatchdogTimeout()
+		if backoff = time.Until(retryAt); backoff > 0 {
+			sleep = backoff
+		} else {
+			// Subscribed before this read, so a "0" published after it
+			// wakes us; one published before is seen as an absent key.
+			n, err := l.count(ctx)
+			d, again := retry.After(ctx, err)
+			switch {
+			case again:
+				retryAt, sleep = time.Now().Add(d), d
+			case err != nil:
+				return false, l.fail(op, err)
+			case n <= 0:
+				return true, nil
+			default:
+				retry.Reset()
+			}
+		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return false, nil
+				return false, l.fail(op, retry.Err())
 			}
 			sleep = min(sleep, left)
 		}

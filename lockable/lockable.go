@@ -32,7 +32,10 @@ type Lock interface {
 	// once when r.Wait is 0, else waiting up to r.Wait (or until ctx is
 	// done, which is an error); with the watchdog when r.Lease is 0, else
 	// for the fixed lease r.Lease. It reports false with a nil error when
-	// the lock was not acquired in time.
+	// the lock was not acquired in time. A try that fails ends the wait
+	// with its error, even one that may pass (a failover), which the
+	// object's own waits ride out: the multi-lock retries the set, and a
+	// RedLock moves on to the next server.
 	TryAcquire(ctx context.Context, r Request) (Hold, bool, error)
 }
 

@@ -60,18 +60,30 @@ func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool,
 	}
 	deadline := time.Now().Add(wait)
 	var timer *time.Timer
+	// A wait rides out tries that fail for a reason that may pass (a
+	// failover): it backs off and tries again, a budget of tries in a row.
+	// A single try (no wait) does not.
+	retry := l.rt.Retry()
 	for {
 		delay, err := l.tryAcquire(ctx, n)
-		if err != nil {
-			return false, l.fail(op, err)
+		d, again := time.Duration(0), false
+		if err != nil && (forever || wait > 0) {
+			d, again = retry.After(ctx, err)
 		}
-		if delay < 0 {
+		switch {
+		case again:
+			delay = d
+		case err != nil:
+			return false, l.fail(op, err)
+		case delay < 0:
 			return true, nil
+		default:
+			retry.Reset()
 		}
 		if !forever {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return false, nil
+				return false, l.fail(op, retry.Err())
 			}
 			// Redisson waits out the rest of the wait before answering
 			// false when the permits are due later than it.

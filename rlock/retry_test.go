@@ -108,14 +108,25 @@ func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val())
 
-	// Reply held back past the read timeout: reported, and undone.
+	// Reply held back past the read timeout: a single try reports it,
+	// undone.
 	proxy.delay.Store(int64(time.Second))
 	proxy.armed.Store(true)
-	_, err = lock.Lock(ctx, owner)
+	_, ok, err := lock.TryLock(ctx, owner)
 	require.Error(t, err, "the lost reply is reported, not retried")
+	require.False(t, ok)
 	require.False(t, proxy.armed.Load(), "the reply was held back")
 	// The acquire ran once and was undone: no hold, certainly not two.
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val(), "fields: %v", raw.HGetAll(ctx, "fragile").Val())
+
+	// A waiting Lock rides it out (Options.Retry): the try is undone, and
+	// the next one, after a back-off, takes the lock once.
+	proxy.armed.Store(true)
+	h, err = lock.Lock(ctx, owner)
+	require.NoError(t, err, "the wait retries a try whose reply was lost")
+	require.False(t, proxy.armed.Load(), "the reply was held back")
+	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "fragile").Val(), "held once, not twice")
+	require.NoError(t, h.Unlock(ctx))
 	proxy.delay.Store(0)
 
 	h, err = lock.Lock(ctx, owner)

@@ -81,7 +81,17 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 	if budget > 0 {
 		deadline = time.Now().Add(budget)
 	}
+	// A wait rides out tries that fail for a reason that may pass (a
+	// failover): it backs off and tries again, a budget of tries in a row.
+	retry := s.rt.Retry()
+	var backoff time.Duration
 	ok, err := s.tryAcquire(ctx, n)
+	if err != nil && wait {
+		var again bool
+		if backoff, again = retry.After(ctx, err); again {
+			err = nil
+		}
+	}
 	if err != nil || ok || !wait {
 		return ok, s.fail(op, err)
 	}
@@ -99,7 +109,7 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 		case ctx.Err() != nil:
 			err = context.Cause(ctx)
 		case !deadline.IsZero() && !time.Now().Before(deadline):
-			return false, nil
+			return false, s.fail(op, retry.Err())
 		}
 		return false, s.fail(op, err)
 	}
@@ -110,23 +120,33 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	retryAt := time.Now().Add(backoff)
 	for {
-		ok, err := s.tryAcquire(ctx, n)
-		if err != nil {
-			return false, s.fail(op, err)
-		}
-		if ok {
-			acquired = true
-			return true, nil
-		}
 		// Without a message, re-check every WatchdogTimeout, the bound lock
 		// waiters use for a lock without TTL: a message lost to a pub/sub
 		// outage must not leave a waiter asleep for good (Java's would).
 		sleep := s.rt.WatchdogTimeout()
+		if backoff = time.Until(retryAt); backoff > 0 {
+			sleep = backoff
+		} else {
+			ok, err := s.tryAcquire(ctx, n)
+			d, again := retry.After(ctx, err)
+			switch {
+			case again:
+				retryAt, sleep = time.Now().Add(d), d
+			case err != nil:
+				return false, s.fail(op, err)
+			case ok:
+				acquired = true
+				return true, nil
+			default:
+				retry.Reset()
+			}
+		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return false, nil
+				return false, s.fail(op, retry.Err())
 			}
 			sleep = min(sleep, left)
 		}

@@ -219,7 +219,17 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 	if !forever && o.wait > 0 {
 		deadline = time.Now().Add(o.wait)
 	}
+	// A wait rides out tries that fail for a reason that may pass, as
+	// Semaphore's does.
+	retry := e.s.rt.Retry()
+	var backoff time.Duration
 	ids, next, err := e.tryAcquire(ctx, n, o)
+	if err != nil && wait {
+		var again bool
+		if backoff, again = retry.After(ctx, err); again {
+			err = nil
+		}
+	}
 	if err != nil || ids != nil || !wait {
 		return ids, ids != nil, e.fail(op, err)
 	}
@@ -237,7 +247,7 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 		case ctx.Err() != nil:
 			err = context.Cause(ctx)
 		case !deadline.IsZero() && !time.Now().Before(deadline):
-			return nil, false, nil
+			return nil, false, e.fail(op, retry.Err())
 		}
 		return nil, false, e.fail(op, err)
 	}
@@ -246,26 +256,36 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	retryAt := time.Now().Add(backoff)
 	for {
-		ids, next, err = e.tryAcquire(ctx, n, o)
-		if err != nil {
-			return nil, false, e.fail(op, err)
-		}
-		if ids != nil {
-			acquired = true
-			return ids, true, nil
-		}
 		// A message lost to a pub/sub outage must not leave a waiter asleep
 		// for good: re-check every WatchdogTimeout at least, as Semaphore
 		// does; sooner when a lease ends, since nobody publishes then.
 		sleep := e.s.rt.WatchdogTimeout()
-		if !next.IsZero() {
-			sleep = min(sleep, max(time.Until(next), time.Millisecond))
+		if backoff = time.Until(retryAt); backoff > 0 {
+			sleep = backoff
+		} else {
+			ids, next, err = e.tryAcquire(ctx, n, o)
+			d, again := retry.After(ctx, err)
+			switch {
+			case again:
+				retryAt, sleep = time.Now().Add(d), d
+			case err != nil:
+				return nil, false, e.fail(op, err)
+			case ids != nil:
+				acquired = true
+				return ids, true, nil
+			default:
+				retry.Reset()
+				if !next.IsZero() {
+					sleep = min(sleep, max(time.Until(next), time.Millisecond))
+				}
+			}
 		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return nil, false, nil
+				return nil, false, e.fail(op, retry.Err())
 			}
 			sleep = min(sleep, left)
 		}

@@ -33,6 +33,9 @@ type Config struct {
 	// waiter's stale deadline lies past the one ahead of it. Zero means
 	// Redisson's 300 s.
 	FairLockWaitTimeout time.Duration
+	// Retry is how waiting calls ride out failures that may pass. Its zero
+	// value retries nothing.
+	Retry RetryConfig
 }
 
 // Runtime is what every object of one Client shares: the Redis client, the
@@ -56,6 +59,7 @@ type Runtime struct {
 	// ends a call at its context's deadline by itself.
 	ctxTimeouts bool
 	fairWait    time.Duration
+	retry       RetryConfig
 
 	holds    Holds
 	requests requestIDs
@@ -76,6 +80,7 @@ func New(cfg Config) *Runtime {
 		logger:          cfg.Logger,
 		cluster:         cfg.Cluster,
 		fairWait:        cfg.FairLockWaitTimeout,
+		retry:           cfg.Retry,
 	}
 	if cfg.Sharded {
 		rt.publish = "SPUBLISH"

@@ -88,11 +88,24 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			ref.release()
 		}
 	}
+	// A waiting call rides out tries that fail for a reason that may pass
+	// (a failover, a restart): it backs off and tries again, a budget of
+	// tries in a row (core.Retry). Until retryAt it sends nothing; a
+	// hand-off still reaches it.
+	retry := l.rt.Retry()
+	var retryAt time.Time
 	if !busy {
 		start := time.Now()
 		_, ok, value, err := l.tryAcquire(ctx, field, lease, r)
 		if err != nil {
-			return false, err
+			d, again := time.Duration(0), false
+			if r.Wait && !r.NoRetry {
+				d, again = retry.After(ctx, err)
+			}
+			if !again {
+				return false, err
+			}
+			retryAt = time.Now().Add(d)
 		}
 		if ok {
 			return l.acquired(ctx, h, field, watchdog, lease, start, value)
@@ -130,7 +143,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		case ctx.Err() != nil:
 			err = context.Cause(ctx)
 		case !deadline.IsZero() && !time.Now().Before(deadline):
-			err = nil
+			err = retry.Err()
 		}
 		return l.abandon(ctx, q, w, err)
 	}
@@ -153,7 +166,8 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	defer timer.Stop()
 	woken := false // by a message or a local wake-up, not a timer
 	for {
-		state, attempt := parked, true
+		backoff := time.Until(retryAt)
+		state, attempt := parked, backoff <= 0
 		var yieldLeft time.Duration
 		if q != nil {
 			q.mu.Lock()
@@ -168,10 +182,10 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 					busy, yieldLeft = true, q.yieldUntil.Sub(now)
 				}
 			}
-			attempt = state == parked && (!busy || l.reentering(field))
+			attempt = state == parked && backoff <= 0 && (!busy || l.reentering(field))
 			if attempt {
 				w.state = trying
-			} else if state == parked && q.releasing > 0 {
+			} else if state == parked && backoff <= 0 && q.releasing > 0 {
 				// Woken, perhaps by our own release's message, before the
 				// registry knows the lock is free: that release wakes
 				// the oldest waiter when it is done.
@@ -201,23 +215,35 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		case attempt:
 			start := time.Now()
 			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r)
+			d, again := time.Duration(0), false
+			if !r.NoRetry {
+				d, again = retry.After(ctx, err)
+			}
 			if q != nil {
 				q.mu.Lock()
-				if ok || err != nil {
+				if ok || err != nil && !again {
 					q.remove(w)
 				} else {
 					w.state = parked
 				}
 				q.mu.Unlock()
 			}
-			if err != nil {
+			switch {
+			case again:
+				retryAt = time.Now().Add(d)
+				backoff = d
+			case err != nil:
 				return false, err
-			}
-			if ok {
+			case ok:
 				acquired = true
 				return l.acquired(ctx, h, field, watchdog, lease, start, value)
+			default:
+				retry.Reset()
+				sleep = l.sleepFor(ttl)
 			}
-			sleep = l.sleepFor(ttl)
+		}
+		if backoff > 0 {
+			sleep = backoff
 		}
 		if yieldLeft > 0 {
 			sleep = min(sleep, yieldLeft)
@@ -225,7 +251,9 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return l.abandon(ctx, q, w, nil)
+				// Out of wait while retrying: nobody could tell whether
+				// the lock was free, so say why rather than "held".
+				return l.abandon(ctx, q, w, retry.Err())
 			}
 			sleep = min(sleep, left)
 		}
@@ -421,7 +449,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		}
 	}
 	if err != nil {
-		if isTransport(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
+		if isTransport(err) && !core.NotSent(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
 			// The script may have run with its reply lost. Undo it while we
 			// are sure no earlier hold of ours can be hurt: a non-owner's
 			// release changes nothing. When the caller's deadline passed
@@ -431,7 +459,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			// timeout, a cancelled call: the server may well answer) it is
 			// done before the call returns, leaving nothing behind.
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				l.undoLater(ctx, field, lease)
+				l.undoLater(ctx, field, lease, l.rt.RequestID())
 			} else {
 				l.undo(ctx, field, lease)
 			}
@@ -467,25 +495,46 @@ func (l *Lock) typed(ctx context.Context, err error) error {
 }
 
 // undo releases one hold taken by an acquire whose outcome must not stand.
+//
+// An undo that gets no reply (the master is failing over, say) goes on in
+// the background, retried as a waiting call's tries are (undoLater): the
+// owner's next acquire waits for it, so that its acquire, reaching the new
+// master, cannot count a second hold on top of the one the lost acquire may
+// have left there.
 func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
-	if _, err := l.releaseOnce(dctx, field, lease, l.rt.RequestID(), nil); err != nil {
+	id := l.rt.RequestID()
+	_, err := l.releaseOnce(dctx, field, lease, id, nil)
+	switch {
+	case err == nil:
+	case l.rt.Retries() && core.Retryable(err) && l.rt.Done().Err() == nil:
+		// Sent without a reply, it may have run: the same id makes a
+		// second run return the first one's result (the unlock latch).
+		l.undoLater(ctx, field, lease, id)
+	default:
 		l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
 			"lock", l.cfg.Name, "err", err)
 	}
 }
 
-// undoLater runs undo in the background, registered with the runtime so
-// that Close waits for it (bounded), and returns at once. Until it is done
-// an acquire of field waits for it (awaitUndo): run after that acquire, it
-// would release the new hold.
-func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration) {
+// undoLater runs an undo (the release with request id) in the background,
+// registered with the runtime so that Close waits for it (bounded), and
+// returns at once. A try that gets no reply for a reason that may pass is
+// retried as a waiting call's tries are. Until it is done an acquire of
+// field waits for it (awaitUndo): run after that acquire, it would release
+// the new hold.
+func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration, id string) {
 	w, err := l.rt.Begin()
 	if err != nil {
-		// Close has begun and waits for nothing new: undo now, bounded by
-		// the client's timeout.
-		l.undo(ctx, field, lease)
+		// Close has begun and waits for nothing new: undo now, once,
+		// bounded by the client's timeout.
+		dctx, cancel := l.rt.Detached(ctx)
+		defer cancel()
+		if _, err := l.releaseOnce(dctx, field, lease, id, nil); err != nil {
+			l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
+				"lock", l.cfg.Name, "err", err)
+		}
 		return
 	}
 	key := undoKey{l.queueKey, field}
@@ -511,14 +560,30 @@ func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration)
 		if prev != nil {
 			<-prev // undos of one field in the order of their acquires
 		}
-		uctx, cancel := l.rt.Undoing(ctx)
-		defer cancel()
-		if l.rt.Stopped().Err() != nil {
-			return // Close returned: nothing may be sent
-		}
-		if _, err := l.releaseOnce(uctx, field, lease, l.rt.RequestID(), nil); err != nil {
-			l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
-				"lock", l.cfg.Name, "err", err)
+		bg := context.WithoutCancel(ctx)
+		retry := l.rt.Retry()
+		for {
+			if l.rt.Stopped().Err() != nil {
+				return // Close returned: nothing may be sent
+			}
+			uctx, cancel := l.rt.Undoing(ctx)
+			_, err := l.releaseOnce(uctx, field, lease, id, nil)
+			cancel()
+			if err == nil {
+				return
+			}
+			d, again := retry.After(bg, err)
+			if !again {
+				l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
+					"lock", l.cfg.Name, "err", err)
+				return
+			}
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-l.rt.Done().Done():
+				t.Stop()
+			}
 		}
 	}()
 }

@@ -249,6 +249,9 @@ type Request struct {
 	// wait (otherwise only ctx does).
 	Wait    bool
 	WaitFor time.Duration
+	// NoRetry ends a wait with its first try that fails for a reason that
+	// may pass (core.Retry) instead of backing off and trying again.
+	NoRetry bool
 }
 
 // Op returns the name of the call r stands for, for errors.

@@ -1,0 +1,133 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RetryConfig says how a waiting call rides out a failure that may pass (a
+// failover, a restart, a network blip) instead of ending its wait with the
+// first failed try.
+type RetryConfig struct {
+	// Attempts is how many failed tries in a row are tried again; 0 turns
+	// retrying off.
+	Attempts int
+	// Delay is the back-off's base: before retry n (from 0) a call sleeps
+	// half plus a random part of the other half of min(Delay·2ⁿ, 2·Delay),
+	// Redisson 3.48+'s EqualJitterDelay. Zero means 1 s.
+	Delay time.Duration
+}
+
+// Retry counts one waiting call's failed tries in a row. The zero value is
+// not usable; get one from Runtime.Retry. It is not safe for concurrent use.
+// A value, so that the fast path of an acquire that needs no retry
+// allocates nothing.
+type Retry struct {
+	rt   *Runtime
+	n    int
+	last error
+}
+
+// Retry returns a fresh retry budget for one waiting call.
+func (rt *Runtime) Retry() Retry { return Retry{rt: rt} }
+
+// Retries reports whether waiting calls retry at all.
+func (rt *Runtime) Retries() bool { return rt.retry.Attempts > 0 }
+
+// After reports whether the waiting call whose try failed with err should
+// try again, and after how long. It says no when err cannot pass by
+// itself (a reply about the key, a closed client), when ctx is done or the
+// client closes (the caller reports that instead), and once the budget of
+// tries in a row is spent. A connection failure on a cluster also asks the
+// go-redis client to reload its slot map: after a failover it may point at
+// the dead master until its next periodic reload, seconds away.
+func (r *Retry) After(ctx context.Context, err error) (time.Duration, bool) {
+	if err == nil || ctx.Err() != nil || r.rt.done.Err() != nil || !Retryable(err) {
+		return 0, false
+	}
+	if r.n >= r.rt.retry.Attempts {
+		return 0, false
+	}
+	base := r.rt.retry.Delay
+	if base <= 0 {
+		base = time.Second
+	}
+	d := min(base<<min(r.n, 8), 2*base)
+	half := d / 2
+	d = half + rand.N(half+1)
+	r.n++
+	r.last = err
+	if cc, ok := r.rt.redis.(*redis.ClusterClient); ok && !isRejection(err) {
+		cc.ReloadState(ctx)
+	}
+	r.rt.logger.Warn("redisson: a try failed for a reason that may pass; trying again",
+		"attempt", r.n, "of", r.rt.retry.Attempts, "in", d, "err", err)
+	return d, true
+}
+
+// Reset starts a new streak: a try got an answer.
+func (r *Retry) Reset() { r.n, r.last = 0, nil }
+
+// Err returns the error of the streak's last failed try, nil when the last
+// try got an answer: a wait that runs out while retrying reports it instead
+// of "not acquired", since nobody could tell whether the object was free.
+func (r *Retry) Err() error { return r.last }
+
+// Retryable reports whether a try that failed with err may succeed when
+// sent again a moment later: the connection failed or timed out (a server
+// restarting or failing over, a network fault), Redis turned the command
+// away for a passing state without running it (CLUSTERDOWN, TRYAGAIN,
+// LOADING, MASTERDOWN, READONLY), or no replica acknowledged a write that
+// was undone (ErrNoSyncedReplicas, which Redisson retries the same way).
+// Context errors count: the caller checks its own context first, so one
+// here comes from a bound of the client's.
+func Retryable(err error) bool {
+	if err == nil || errors.Is(err, ErrClosed) || errors.Is(err, redis.ErrClosed) {
+		return false
+	}
+	if errors.Is(err, ErrNoSyncedReplicas) || isRejection(err) {
+		return true
+	}
+	var re redis.Error
+	if errors.As(err, &re) || errors.Is(err, ErrWrongType) || errors.Is(err, ErrInvalidArgument) {
+		return false
+	}
+	var ab *AbandonedError
+	var ne net.Error
+	return errors.As(err, &ab) || errors.As(err, &ne) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// isRejection reports whether err is a Redis reply that turned the command
+// away before running it, for a state that passes.
+func isRejection(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	for _, p := range []string{"CLUSTERDOWN ", "TRYAGAIN ", "LOADING ", "MASTERDOWN ", "READONLY "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// NotSent reports whether err certainly came before the command reached
+// the server, so that it cannot have run: the connection could not be
+// made.
+func NotSent(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, syscall.ECONNREFUSED)
+}
