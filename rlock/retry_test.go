@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -136,4 +137,138 @@ func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	require.Equal(t, 1, n)
 	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val())
+}
+
+// lostReplies is a go-redis hook that fails scripts carrying one owner
+// field with a read timeout, as a connection going silent around them
+// would: the first after it ran (its reply lost), the rest before they were
+// sent. The
+// server is real; only the client's view of these replies is cut.
+type lostReplies struct {
+	field string
+	total int32
+	left  atomic.Int32 // scripts still to fail
+	done  chan struct{}
+}
+
+func (h *lostReplies) hit(cmd redis.Cmder) bool {
+	if h.left.Load() <= 0 {
+		return false
+	}
+	for _, a := range cmd.Args() {
+		if s, ok := a.(string); ok && s == h.field {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *lostReplies) fail(cmd redis.Cmder) (bool, error) {
+	if !h.hit(cmd) {
+		return false, nil
+	}
+	n := h.left.Add(-1)
+	if n == 0 {
+		close(h.done)
+	}
+	err := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	cmd.SetErr(err)
+	return true, err
+}
+
+func (h *lostReplies) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *lostReplies) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !h.hit(cmd) {
+			return next(ctx, cmd)
+		}
+		if h.left.Load() == h.total {
+			_ = next(ctx, cmd) // it runs; its reply is lost
+		}
+		_, err := h.fail(cmd)
+		return err
+	}
+}
+func (h *lostReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if h.hit(c) {
+				if h.left.Load() == h.total {
+					_ = next(ctx, cmds)
+				}
+				_, err := h.fail(c)
+				return err
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestOwedUndoBlocksHandOff: a waiter's try loses its reply and the undo
+// of that try fails too, so the waiter owes it and backs off (Options.Retry).
+// Meanwhile another goroutine of the same client takes the lock and unlocks:
+// it must not hand the lock to the waiter, whose owed undo, sent before its
+// next try, would release the lock handed to it (two owners). The unlock
+// releases the lock for real instead, and the waiter gets it after its
+// back-off, held once.
+func TestOwedUndoBlocksHandOff(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	remote, err := redisson.New(redistest.Client(t, srv))
+	require.NoError(t, err)
+	t.Cleanup(func() { remote.Close() })
+	rdb := redistest.Client(t, srv)
+	// A back-off of at least 2 s: far longer than the steps below take.
+	c, err := redisson.New(rdb, redisson.WithRetry(redisson.RetryOptions{Attempts: 4, Delay: 4 * time.Second}))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	const waiterOwner = 2
+	field := c.ID() + ":2"
+	// The waiter's acquire (it runs; its reply times out) and its undo.
+	hook := &lostReplies{field: field, total: 2, done: make(chan struct{})}
+	hook.left.Store(hook.total)
+	rdb.AddHook(hook)
+
+	r, err := remote.Lock("owed").Lock(ctx)
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	var w *rlock.Hold
+	go func() {
+		var err error
+		w, err = c.Lock("owed").Lock(ctx, rlock.WithOwner(waiterOwner))
+		got <- err
+	}()
+	select {
+	case <-hook.done:
+	case err := <-got:
+		t.Fatalf("the wait ended: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter's try and undo were not sent within 10 s")
+	}
+	owed := time.Now()
+	require.NoError(t, r.Unlock(ctx))
+	h, err := c.Lock("owed").Lock(ctx, rlock.WithOwner(1))
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(ctx))
+	require.Less(t, time.Since(owed), 2*time.Second, "the steps ran within the waiter's back-off")
+	select {
+	case err := <-got:
+		t.Fatalf("the waiter returned during its back-off: %v", err)
+	default:
+	}
+	require.Zero(t, raw.Exists(ctx, "owed").Val(),
+		"the unlock released the lock instead of handing it to a waiter that owes an undo: %v", raw.HGetAll(ctx, "owed").Val())
+
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the waiter did not acquire within 30 s")
+	}
+	// A lock handed to the waiter and then released by its owed undo would
+	// leave it holding nothing in Redis: two owners.
+	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "owed").Val(), "the waiter holds the lock in Redis, once")
+	require.NoError(t, w.Unlock(ctx))
+	require.Zero(t, raw.Exists(ctx, "owed").Val())
 }

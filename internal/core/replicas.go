@@ -136,6 +136,17 @@ func (rs *ReplicaSync) store(addr string, n int, ok bool) {
 	rs.c.counts[addr] = replicaCount{n: n, readAt: time.Now()}
 }
 
+// recheck marks addr's cached count stale: the next write answers with it
+// once more and reads it again in the background.
+func (rs *ReplicaSync) recheck(addr string) {
+	rs.c.mu.Lock()
+	defer rs.c.mu.Unlock()
+	if rc, ok := rs.c.counts[addr]; ok {
+		rc.readAt = time.Time{}
+		rs.c.counts[addr] = rc
+	}
+}
+
 // Forget drops cached replica counts (tests, topology changes).
 func (rs *ReplicaSync) Forget() {
 	rs.c.mu.Lock()

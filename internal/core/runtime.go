@@ -348,6 +348,12 @@ func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys [
 			return nil, SyncResult{}, s.wrap(err)
 		}
 		acked, _ := wait.Int64()
-		return cmd.Val(), SyncResult{Replicas: n, Acked: int(acked)}, nil
+		res := SyncResult{Replicas: n, Acked: int(acked)}
+		if res.Failed() {
+			// The count may be stale (a failover, a replica gone): read
+			// it again soon, not a TTL later, so that a retry sees it.
+			rt.sync.recheck(node.Options().Addr)
+		}
+		return cmd.Val(), res, nil
 	}
 }

@@ -94,9 +94,22 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	// hand-off still reaches it.
 	retry := l.rt.Retry()
 	var retryAt time.Time
+	var pend *pendingUndo
+	if r.Wait && !r.NoRetry && l.rt.Retries() {
+		// A try whose reply was lost is undone by the next try, within
+		// the same budget, rather than by an undo of its own that the
+		// next try would wait for: a short outage then costs one round
+		// trip more, and a long one ends the wait after the budget.
+		pend = &pendingUndo{}
+		defer func() {
+			if pend.owes() {
+				l.undoLater(ctx, field, pend.lease, pend.id)
+			}
+		}()
+	}
 	if !busy {
 		start := time.Now()
-		_, ok, value, err := l.tryAcquire(ctx, field, lease, r)
+		_, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend)
 		if err != nil {
 			d, again := time.Duration(0), false
 			if r.Wait && !r.NoRetry {
@@ -116,7 +129,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 
 	var q *queue
-	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, nudge: make(chan struct{}, 1)}
+	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), nudge: make(chan struct{}, 1)}
 	if l.cfg.HandOff {
 		ref := l.e.queues.use(l.queueKey, newQueue)
 		defer ref.release()
@@ -214,7 +227,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			continue
 		case attempt:
 			start := time.Now()
-			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r)
+			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend)
 			d, again := time.Duration(0), false
 			if !r.NoRetry {
 				d, again = retry.After(ctx, err)
@@ -224,7 +237,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 				if ok || err != nil && !again {
 					q.remove(w)
 				} else {
-					w.state = parked
+					w.state, w.owesUndo = parked, pend.owes()
 				}
 				q.mu.Unlock()
 			}
@@ -423,11 +436,33 @@ func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duratio
 	return ttl, ok, 0, sync, err
 }
 
+// pendingUndo is the undo a waiting acquisition owes for a try whose reply
+// was lost: the release's request id (a second run of it replays the
+// first's result) and the try's lease.
+type pendingUndo struct {
+	id    string
+	lease time.Duration
+}
+
+// owes reports whether p holds an undo not yet sent through; false for nil.
+func (p *pendingUndo) owes() bool { return p != nil && p.id != "" }
+
 // tryAcquire runs the acquire script once: ok with the acquisition's value,
-// or the holder's TTL.
-func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, error) {
+// or the holder's TTL. With pend (a waiting acquisition that retries), the
+// undo of a try whose reply was lost is not sent at once but left in pend,
+// and sent first by the next call; it fails that call when it fails.
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request, pend *pendingUndo) (time.Duration, bool, int64, error) {
 	if err := l.awaitUndo(ctx, field); err != nil {
 		return 0, false, 0, err
+	}
+	if pend.owes() {
+		uctx, cancel := l.owedCtx(ctx)
+		_, err := l.releaseOnce(uctx, field, pend.lease, pend.id, nil)
+		cancel()
+		if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+			return 0, false, 0, err
+		}
+		*pend = pendingUndo{}
 	}
 	ttl, ok, value, sync, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
@@ -461,7 +496,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				l.undoLater(ctx, field, lease, l.rt.RequestID())
 			} else {
-				l.undo(ctx, field, lease)
+				l.undoOrOwe(ctx, field, lease, pend)
 			}
 		}
 		return 0, false, 0, l.typed(ctx, err)
@@ -470,7 +505,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		return ttl, false, 0, nil
 	}
 	if sync.Failed() && l.rt.Sync().FailOnNoSync {
-		l.undo(ctx, field, lease)
+		l.undoOrOwe(ctx, field, lease, pend)
 		return 0, false, 0, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
 			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
 	}
@@ -507,7 +542,8 @@ func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
 	id := l.rt.RequestID()
 	_, err := l.releaseOnce(dctx, field, lease, id, nil)
 	switch {
-	case err == nil:
+	case err == nil || errors.Is(err, core.ErrNoSyncedReplicas):
+		// Done (unacknowledged by the replicas, but it ran).
 	case l.rt.Retries() && core.Retryable(err) && l.rt.Done().Err() == nil:
 		// Sent without a reply, it may have run: the same id makes a
 		// second run return the first one's result (the unlock latch).
@@ -569,8 +605,8 @@ func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration,
 			uctx, cancel := l.rt.Undoing(ctx)
 			_, err := l.releaseOnce(uctx, field, lease, id, nil)
 			cancel()
-			if err == nil {
-				return
+			if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
+				return // it ran
 			}
 			d, again := retry.After(bg, err)
 			if !again {
@@ -586,6 +622,49 @@ func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration,
 			}
 		}
 	}()
+}
+
+// undoPending reports whether an undo of field runs in the background.
+func (l *Lock) undoPending(field string) bool {
+	l.e.undoMu.Lock()
+	defer l.e.undoMu.Unlock()
+	return l.e.undos[undoKey{l.queueKey, field}] != nil
+}
+
+// undoOrOwe undoes an acquire whose outcome must not stand (undo); with
+// pend (a waiting acquisition that retries), an undo that fails is owed
+// instead: the next try sends it first, and the wait's end hands it to the
+// background.
+func (l *Lock) undoOrOwe(ctx context.Context, field string, lease time.Duration, pend *pendingUndo) {
+	if pend == nil || ctx.Err() != nil {
+		// Not retrying, or the wait is over (a cancelled call: its undo
+		// is done before it returns, leaving nothing behind).
+		l.undo(ctx, field, lease)
+		return
+	}
+	id := l.rt.RequestID()
+	uctx, cancel := l.owedCtx(ctx)
+	_, err := l.releaseOnce(uctx, field, lease, id, nil)
+	cancel()
+	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		*pend = pendingUndo{id: id, lease: lease}
+	}
+}
+
+// owedCtx bounds an undo a waiting acquisition sends itself by the
+// client's timeout and by ctx: cut short, the undo stays owed and the
+// wait's end hands it to the background (the same request id makes a
+// second run replay the first), so the call does not outlive its ctx.
+func (l *Lock) owedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	dctx, cancel := l.rt.Detached(ctx)
+	cctx, cancelCause := context.WithCancelCause(dctx)
+	// With ctx's cause, so that the error says why (a deadline, say).
+	stop := context.AfterFunc(ctx, func() { cancelCause(context.Cause(ctx)) })
+	return cctx, func() {
+		stop()
+		cancelCause(nil)
+		cancel()
+	}
 }
 
 // awaitUndo waits until no undo of field runs in the background, or ctx is

@@ -75,6 +75,11 @@ type waiter struct {
 	state    waiterState // guarded by queue.mu
 	start    time.Time   // when the hand-off script was sent
 	value    int64       // the hand-off's value (ValueScripts); guarded by queue.mu
+	// owesUndo: a try of its own lost its reply and the undo of that try
+	// has not gone through yet. It is not handed the lock meanwhile: the
+	// undo, sent later, would release the lock handed to it. Guarded by
+	// queue.mu.
+	owesUndo bool
 	nudge    chan struct{}
 }
 
@@ -93,6 +98,18 @@ func (q *queue) remove(w *waiter) {
 func (q *queue) firstParked() *waiter {
 	for _, w := range q.waiters {
 		if w.state == parked {
+			return w
+		}
+	}
+	return nil
+}
+
+// firstHandOff returns the oldest parked waiter the lock may be handed
+// to, or nil: one that owes no undo (waiter.owesUndo), per its own record
+// and per the undos running in the background (pending).
+func (q *queue) firstHandOff(pending func(field string) bool) *waiter {
+	for _, w := range q.waiters {
+		if w.state == parked && !w.owesUndo && !pending(w.field) {
 			return w
 		}
 	}

@@ -140,7 +140,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		q.mu.Lock()
 		q.releasing++
 		if q.streak < maxHandOffStreak {
-			if next = q.firstParked(); next != nil {
+			if next = q.firstHandOff(l.undoPending); next != nil {
 				next.state = handing
 			}
 		} else {
