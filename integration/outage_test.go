@@ -72,11 +72,17 @@ func outageRows() []string {
 // second hold counted by a lost acquire, no permit missing.
 func TestWaitRidesOutOutage(t *testing.T) {
 	for _, row := range outageRows() {
-		t.Run(row, func(t *testing.T) { outageCase(t, row) })
+		t.Run("during/"+row, func(t *testing.T) { outageCase(t, row, false) })
+	}
+	for _, row := range outageRows() {
+		t.Run("from start/"+row, func(t *testing.T) { outageCase(t, row, true) })
 	}
 }
 
-func outageCase(t *testing.T, row string) {
+// outageCase cuts the waiter's connection while it waits, subscribed, or,
+// fromStart, before its wait begins (its first try and its subscription
+// meet the cut).
+func outageCase(t *testing.T, row string, fromStart bool) {
 	e := newEnv(t)
 	ctx := context.Background()
 	p, err := faultproxy.New(e.srv.Addr())
@@ -143,6 +149,10 @@ func outageCase(t *testing.T, row string) {
 	}
 	var released, early atomic.Bool
 	got := make(chan result, 1)
+	cut := time.Now()
+	if fromStart {
+		p.Cut()
+	}
 	go func() {
 		wctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
@@ -153,12 +163,16 @@ func outageCase(t *testing.T, row string) {
 		waiterRelease = rel
 		got <- result{time.Now(), err}
 	}()
-	redistest.Eventually(t, 10*time.Second, "the waiter waits, subscribed", func() bool {
-		return waiterC.Stats().PubSub.Waiters == 1 && subscriptions(t, e.raw) == 1
-	})
-
-	cut := time.Now()
-	p.Cut()
+	subscribed := func() {
+		redistest.Eventually(t, 20*time.Second, "the waiter waits, subscribed", func() bool {
+			return waiterC.Stats().PubSub.Waiters == 1 && subscriptions(t, e.raw) == 1
+		})
+	}
+	if !fromStart {
+		subscribed()
+		cut = time.Now()
+		p.Cut()
+	}
 	var firstErr string
 	select {
 	case firstErr = <-retries:
@@ -169,6 +183,9 @@ func outageCase(t *testing.T, row string) {
 	}
 	met := time.Since(cut)
 	p.Resume()
+	if fromStart {
+		subscribed()
+	}
 	released.Store(true)
 	relAt := time.Now()
 	require.NoError(t, release(ctx), "the holder (direct) releases")
@@ -188,7 +205,11 @@ func outageCase(t *testing.T, row string) {
 		require.NoError(t, waiterRelease(ctx))
 	}
 	clean()
-	record("connection cut during a wait (retried)", row, violations,
+	fault := "connection cut during a wait (retried)"
+	if fromStart {
+		fault = "connection cut as a wait begins (retried)"
+	}
+	record(fault, row, violations,
 		"a try met the cut %d ms after it began (%s), was retried after a back-off; the cut ended then, and the waiter acquired %d ms after the release; nothing left behind",
 		met.Milliseconds(), firstErr, r.at.Sub(relAt).Milliseconds())
 	require.False(t, early.Load(), "the waiter acquired before the release")

@@ -3,6 +3,9 @@ package integration
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,4 +166,86 @@ func TestSentinelFailoverLosesUnsyncedLock(t *testing.T) {
 	require.NoError(t, h2.Unlock(ctx))
 	record("Sentinel failover (master kill -9)", "RLock, replica sync off", 0,
 		"failover in %.1f s; the lock written while replication was stalled is gone on the new master and another client took it while the first hold (fixed 1 min lease, no renewal to find out) was live: two holders, as the README warns", took.Seconds())
+}
+
+// TestSentinelForcedFailoverReadOnly: SENTINEL FAILOVER promotes the
+// replica while the master lives on and demotes it to a replica, so that a
+// client which has not followed yet gets READONLY for its writes. The lock
+// held across it (acknowledged by WAIT) survives, a waiter's tries that
+// meet the demoted master are retried (Options.Retry), the holder unlocks
+// on the new master, and the waiter acquires after that release.
+func TestSentinelForcedFailoverReadOnly(t *testing.T) {
+	s := startSentinelSetup(t)
+	ctx := context.Background()
+	retries := make(retrySignal, 16)
+	a := s.client(t)
+	b := s.client(t, redisson.WithLogger(slog.New(retries)))
+	h, err := a.Lock("forced").Lock(ctx)
+	require.NoError(t, err)
+	var released atomic.Bool
+	type result struct {
+		at  time.Time
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		wh, err := b.Lock("forced").Lock(wctx)
+		if err == nil && !released.Load() {
+			err = errors.New("the waiter acquired before the release")
+		}
+		at := time.Now()
+		if err == nil {
+			err = wh.Unlock(ctx)
+		}
+		got <- result{at, err}
+	}()
+	oldRaw := redistest.Client(t, s.master)
+	redistest.Eventually(t, 10*time.Second, "the waiter subscribed", func() bool {
+		return b.Stats().PubSub.Waiters == 1 && redistest.NumSub(t, oldRaw, rlock.ChannelName("forced")) == 1
+	})
+	start := time.Now()
+	// Sentinel refuses (NOGOODSLAVE) until it has INFO from the replica.
+	redistest.Eventually(t, 30*time.Second, "Sentinel starts the failover", func() bool {
+		err := s.sc.Failover(ctx, redistest.SentinelMasterName).Err()
+		if err != nil && !strings.Contains(err.Error(), "NOGOODSLAVE") {
+			t.Fatalf("SENTINEL FAILOVER: %v", err)
+		}
+		return err == nil
+	})
+	newRaw := redistest.Client(t, s.replica)
+	redistest.Eventually(t, 60*time.Second, "the replica is master and the old master its replica", func() bool {
+		nr, err1 := newRaw.Do(ctx, "ROLE").Slice()
+		or, err2 := oldRaw.Do(ctx, "ROLE").Slice()
+		return err1 == nil && err2 == nil && len(nr) > 0 && len(or) > 0 && nr[0] == "master" && or[0] == "slave"
+	})
+	took := time.Since(start)
+	require.Equal(t, int64(1), newRaw.Exists(ctx, "forced").Val(), "the acknowledged lock is on the new master")
+	readOnly := oldRaw.Set(ctx, "probe", "1", 0).Err()
+	require.ErrorContains(t, readOnly, "READONLY", "the demoted master refuses writes")
+	select {
+	case r := <-got:
+		t.Fatalf("the waiter's wait ended during the failover: %v", r.err)
+	case <-h.Done():
+		t.Fatalf("the holder was told it lost the lock: %v", h.Err())
+	default:
+	}
+	released.Store(true)
+	relAt := time.Now()
+	require.NoError(t, h.Unlock(ctx), "the holder unlocks (on the new master)")
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the waiter did not acquire within 30 s of the release")
+	}
+	require.NoError(t, r.err)
+	var retried []string
+	for len(retries) > 0 {
+		retried = append(retried, <-retries)
+	}
+	record("Sentinel forced failover (SENTINEL FAILOVER, old master demoted)", "RLock, replica sync on", 0,
+		"roles switched %.1f s after the command; the demoted master answers READONLY; the lock survived, the holder unlocked on the new master, the waiter (%d tries retried: %s) acquired %d ms after the release",
+		took.Seconds(), len(retried), strings.Join(retried, "; "), r.at.Sub(relAt).Milliseconds())
 }

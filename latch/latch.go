@@ -232,7 +232,7 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 	if !deadline.IsZero() {
 		subCtx, cancel = context.WithDeadline(ctx, deadline)
 	}
-	sub, err := l.rt.Hub().Subscribe(subCtx, l.channel, wakePolicy)
+	sub, err := retry.Subscribe(subCtx, l.channel, wakePolicy)
 	cancel()
 	if err != nil {
 		switch {

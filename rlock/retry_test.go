@@ -120,8 +120,8 @@ func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	// The acquire ran once and was undone: no hold, certainly not two.
 	require.Equal(t, int64(0), raw.Exists(ctx, "fragile").Val(), "fields: %v", raw.HGetAll(ctx, "fragile").Val())
 
-	// A waiting Lock rides it out (Options.Retry): the try is undone, and
-	// the next one, after a back-off, takes the lock once.
+	// A waiting Lock rides it out (Options.Retry): its next try, after a
+	// back-off, reads that the lost one ran; the lock is its, held once.
 	proxy.armed.Store(true)
 	h, err = lock.Lock(ctx, owner)
 	require.NoError(t, err, "the wait retries a try whose reply was lost")
@@ -204,11 +204,12 @@ func (h *lostReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 	}
 }
 
-// TestOwedUndoBlocksHandOff: a waiter's try loses its reply and the undo
-// of that try fails too, so the waiter owes it and backs off (Options.Retry).
-// Meanwhile another goroutine of the same client takes the lock and unlocks:
-// it must not hand the lock to the waiter, whose owed undo, sent before its
-// next try, would release the lock handed to it (two owners). The unlock
+// TestOwedUndoBlocksHandOff: a waiter's try loses its reply, and so does
+// the read, after a back-off, of whether that try ran: the waiter owes that
+// answer and backs off again (Options.Retry). Meanwhile another goroutine
+// of the same client takes the lock and unlocks: it must not hand the lock
+// to the waiter, whose wait, should it end owing the answer, undoes the
+// lost try (two owners if that undo met the handed lock). The unlock
 // releases the lock for real instead, and the waiter gets it after its
 // back-off, held once.
 func TestOwedUndoBlocksHandOff(t *testing.T) {
@@ -225,7 +226,8 @@ func TestOwedUndoBlocksHandOff(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	const waiterOwner = 2
 	field := c.ID() + ":2"
-	// The waiter's acquire (it runs; its reply times out) and its undo.
+	// The waiter's acquire (it runs; its reply times out) and the read of
+	// whether it ran (not sent).
 	hook := &lostReplies{field: field, total: 2, done: make(chan struct{})}
 	hook.left.Store(hook.total)
 	rdb.AddHook(hook)

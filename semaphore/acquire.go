@@ -100,7 +100,7 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 	if !deadline.IsZero() {
 		subCtx, cancel = context.WithDeadline(ctx, deadline)
 	}
-	sub, err := s.rt.Hub().Subscribe(subCtx, s.channel, wakePolicy)
+	sub, err := retry.Subscribe(subCtx, s.channel, wakePolicy)
 	cancel()
 	if err != nil {
 		switch {

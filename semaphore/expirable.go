@@ -238,7 +238,7 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 	if !deadline.IsZero() {
 		subCtx, cancel = context.WithDeadline(ctx, deadline)
 	}
-	sub, err := e.s.rt.Hub().Subscribe(subCtx, e.s.channel, wakePolicy)
+	sub, err := retry.Subscribe(subCtx, e.s.channel, wakePolicy)
 	cancel()
 	if err != nil {
 		switch {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/pubsub"
 )
 
 // RetryConfig says how a waiting call rides out a failure that may pass (a
@@ -48,7 +50,8 @@ func (rt *Runtime) Retries() bool { return rt.retry.Attempts > 0 }
 // client closes (the caller reports that instead), and once the budget of
 // tries in a row is spent. A connection failure on a cluster also asks the
 // go-redis client to reload its slot map: after a failover it may point at
-// the dead master until its next periodic reload, seconds away.
+// the dead master until its next periodic reload, seconds away; a READONLY
+// or CLUSTERDOWN says the same.
 func (r *Retry) After(ctx context.Context, err error) (time.Duration, bool) {
 	if err == nil || ctx.Err() != nil || r.rt.done.Err() != nil || !Retryable(err) {
 		return 0, false
@@ -62,10 +65,10 @@ func (r *Retry) After(ctx context.Context, err error) (time.Duration, bool) {
 	}
 	d := min(base<<min(r.n, 8), 2*base)
 	half := d / 2
-	d = half + rand.N(half+1)
+	d = max(half+rand.N(half+1), time.Millisecond)
 	r.n++
 	r.last = err
-	if cc, ok := r.rt.redis.(*redis.ClusterClient); ok && !isRejection(err) {
+	if cc, ok := r.rt.redis.(*redis.ClusterClient); ok {
 		cc.ReloadState(ctx)
 	}
 	r.rt.logger.Warn("redisson: a try failed for a reason that may pass; trying again",
@@ -81,6 +84,17 @@ func (r *Retry) Reset() { r.n, r.last = 0, nil }
 // of "not acquired", since nobody could tell whether the object was free.
 func (r *Retry) Err() error { return r.last }
 
+// finalError marks a failure that must end a wait even though its cause
+// may pass: trying again could count a hold twice.
+type finalError struct{ err error }
+
+func (e *finalError) Error() string { return e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
+// Final marks err as ending a wait: Retryable reports false for it, while
+// errors.Is and errors.As still see what it wraps.
+func Final(err error) error { return &finalError{err} }
+
 // Retryable reports whether a try that failed with err may succeed when
 // sent again a moment later: the connection failed or timed out (a server
 // restarting or failing over, a network fault), Redis turned the command
@@ -90,10 +104,16 @@ func (r *Retry) Err() error { return r.last }
 // Context errors count: the caller checks its own context first, so one
 // here comes from a bound of the client's.
 func Retryable(err error) bool {
-	if err == nil || errors.Is(err, ErrClosed) || errors.Is(err, redis.ErrClosed) {
+	var final *finalError
+	if err == nil || errors.As(err, &final) || errors.Is(err, ErrClosed) || errors.Is(err, redis.ErrClosed) {
 		return false
 	}
-	if errors.Is(err, ErrNoSyncedReplicas) || isRejection(err) {
+	if errors.Is(err, pubsub.ErrNotConfirmed) || errors.Is(err, redis.ErrPoolTimeout) {
+		// A subscription not confirmed in time, no free connection: the
+		// command did not reach Redis.
+		return true
+	}
+	if errors.Is(err, ErrNoSyncedReplicas) || Rejected(err) {
 		return true
 	}
 	var re redis.Error
@@ -108,9 +128,10 @@ func Retryable(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// isRejection reports whether err is a Redis reply that turned the command
-// away before running it, for a state that passes.
-func isRejection(err error) bool {
+// Rejected reports whether err is a Redis reply that turned the command
+// away before running it, for a state that passes (CLUSTERDOWN, TRYAGAIN,
+// LOADING, MASTERDOWN, READONLY): sending it again is safe.
+func Rejected(err error) bool {
 	var re redis.Error
 	if !errors.As(err, &re) {
 		return false
@@ -126,8 +147,37 @@ func isRejection(err error) bool {
 
 // NotSent reports whether err certainly came before the command reached
 // the server, so that it cannot have run: the connection could not be
-// made.
+// made, or none was free in time.
 func NotSent(err error) bool {
 	var oe *net.OpError
-	return errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, syscall.ECONNREFUSED)
+	return errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, redis.ErrPoolTimeout)
+}
+
+// Subscribe subscribes a waiting call to channel through the hub, riding
+// out failures that may pass with r, the call's retry budget: a
+// subscription that is not confirmed in time (ConfirmTimeout) during an
+// outage is tried again after a back-off. ctx bounds it all (the caller's
+// wait included); the hub's errors are returned as they are.
+func (r *Retry) Subscribe(ctx context.Context, channel string, policy pubsub.WakePolicy) (*pubsub.Waiter, error) {
+	for {
+		sub, err := r.rt.hub.Subscribe(ctx, channel, policy)
+		if err == nil {
+			return sub, nil
+		}
+		d, again := r.After(ctx, err)
+		if !again {
+			return nil, err
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-r.rt.done.Done():
+			t.Stop()
+			return nil, err
+		}
+	}
 }

@@ -96,14 +96,15 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	var retryAt time.Time
 	var pend *pendingUndo
 	if r.Wait && !r.NoRetry && l.rt.Retries() {
-		// A try whose reply was lost is undone by the next try, within
-		// the same budget, rather than by an undo of its own that the
-		// next try would wait for: a short outage then costs one round
-		// trip more, and a long one ends the wait after the budget.
+		// A try whose reply was lost is resolved by the next one, within
+		// the same budget: it first reads whether that try ran (the lock
+		// is then ours) instead of sending an undo, a copy of which,
+		// delayed in the network, could release the hold a later try
+		// takes. A wait that ends owing it undoes it in the background.
 		pend = &pendingUndo{}
 		defer func() {
 			if pend.owes() {
-				l.undoLater(ctx, field, pend.lease, pend.id)
+				l.undoLater(ctx, field, pend.lease, l.rt.RequestID())
 			}
 		}()
 	}
@@ -129,7 +130,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 
 	var q *queue
-	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), nudge: make(chan struct{}, 1)}
+	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), retryAt: retryAt, nudge: make(chan struct{}, 1)}
 	if l.cfg.HandOff {
 		ref := l.e.queues.use(l.queueKey, newQueue)
 		defer ref.release()
@@ -147,7 +148,13 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	if l.cfg.ChannelFor != nil {
 		channel = l.cfg.ChannelFor(field)
 	}
-	sub, err := l.rt.Hub().Subscribe(subCtx, channel, l.cfg.Policy)
+	var sub *pubsub.Waiter
+	var err error
+	if r.NoRetry {
+		sub, err = l.rt.Hub().Subscribe(subCtx, channel, l.cfg.Policy)
+	} else {
+		sub, err = retry.Subscribe(subCtx, channel, l.cfg.Policy)
+	}
 	cancel()
 	if err != nil {
 		switch {
@@ -228,6 +235,10 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		case attempt:
 			start := time.Now()
 			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend)
+			if ok && pend != nil && !pend.ran.IsZero() {
+				// The lost try ran: its lease counts from its send.
+				start, pend.ran = pend.ran, time.Time{}
+			}
 			d, again := time.Duration(0), false
 			if !r.NoRetry {
 				d, again = retry.After(ctx, err)
@@ -237,7 +248,10 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 				if ok || err != nil && !again {
 					q.remove(w)
 				} else {
-					w.state, w.owesUndo = parked, pend.owes()
+					w.state, w.owesUndo, w.retryAt = parked, pend.owes(), time.Time{}
+					if again {
+						w.retryAt = time.Now().Add(d)
+					}
 				}
 				q.mu.Unlock()
 			}
@@ -436,34 +450,47 @@ func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duratio
 	return ttl, ok, 0, sync, err
 }
 
-// pendingUndo is the undo a waiting acquisition owes for a try whose reply
-// was lost: the release's request id (a second run of it replays the
-// first's result) and the try's lease.
+// pendingUndo is what a waiting acquisition owes for a try whose reply was
+// lost: whether it ran must be read before the next try (a second try
+// would count a second hold), or, when the wait ends first, undone.
 type pendingUndo struct {
-	id    string
-	lease time.Duration
+	start time.Time     // the lost try's send, from which its lease counts
+	lease time.Duration // the lost try's lease
+	// ran is set by the resolution that found the lost try ran: the hold
+	// is the caller's, with its lease counted from ran.
+	ran time.Time
 }
 
-// owes reports whether p holds an undo not yet sent through; false for nil.
-func (p *pendingUndo) owes() bool { return p != nil && p.id != "" }
+// owes reports whether p holds a lost try not yet resolved; false for nil.
+func (p *pendingUndo) owes() bool { return p != nil && !p.start.IsZero() }
 
 // tryAcquire runs the acquire script once: ok with the acquisition's value,
-// or the holder's TTL. With pend (a waiting acquisition that retries), the
-// undo of a try whose reply was lost is not sent at once but left in pend,
-// and sent first by the next call; it fails that call when it fails.
+// or the holder's TTL. With pend (a waiting acquisition that retries), a
+// try whose reply was lost is not undone but left in pend, and the next
+// call first reads whether it ran (pend.ran is then set, and the call
+// reports the lock acquired) or not (it tries); the read failing fails
+// that call.
 func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request, pend *pendingUndo) (time.Duration, bool, int64, error) {
 	if err := l.awaitUndo(ctx, field); err != nil {
 		return 0, false, 0, err
 	}
 	if pend.owes() {
-		uctx, cancel := l.owedCtx(ctx)
-		_, err := l.releaseOnce(uctx, field, pend.lease, pend.id, nil)
+		rctx, cancel := l.owedCtx(ctx)
+		cv, err := l.countValue(rctx, field)
 		cancel()
-		if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+		if err != nil {
 			return 0, false, 0, err
 		}
+		// Nobody else can give this field a hold: no hand-off reaches a
+		// waiter that owes a resolution (firstHandOff).
+		ran := pend.start
 		*pend = pendingUndo{}
+		if cv.count > 0 {
+			pend.ran = ran
+			return 0, true, cv.value, nil
+		}
 	}
+	start := time.Now()
 	ttl, ok, value, sync, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
 	if errors.As(err, &stale) && !l.overlaps(field) {
@@ -493,11 +520,18 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			// and the owner's next acquire waits for it; otherwise (a read
 			// timeout, a cancelled call: the server may well answer) it is
 			// done before the call returns, leaving nothing behind.
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			switch {
+			case pend != nil && ctx.Err() == nil:
+				*pend = pendingUndo{start: start, lease: lease}
+			case errors.Is(ctx.Err(), context.DeadlineExceeded):
 				l.undoLater(ctx, field, lease, l.rt.RequestID())
-			} else {
-				l.undoOrOwe(ctx, field, lease, pend)
+			default:
+				l.undo(ctx, field, lease)
 			}
+		} else if isTransport(err) && !core.NotSent(err) {
+			// Not undone (an earlier hold of ours shares the counts): a
+			// retry could count a second hold on top of a lost one.
+			err = core.Final(err)
 		}
 		return 0, false, 0, l.typed(ctx, err)
 	}
@@ -505,7 +539,12 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		return ttl, false, 0, nil
 	}
 	if sync.Failed() && l.rt.Sync().FailOnNoSync {
-		l.undoOrOwe(ctx, field, lease, pend)
+		if !l.undoNow(ctx, field, lease) {
+			// The undo's reply was lost: a copy of it still on its way
+			// could release a hold a retry takes. End the wait.
+			return 0, false, 0, core.Final(fmt.Errorf("%w: %d replicas, none acknowledged within %v; undoing the acquire got no reply",
+				core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout))
+		}
 		return 0, false, 0, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
 			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
 	}
@@ -625,36 +664,51 @@ func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration,
 }
 
 // undoPending reports whether an undo of field runs in the background.
-func (l *Lock) undoPending(field string) bool {
+func (l *Lock) undoPending(field string) bool { return l.undoRunning(field) != nil }
+
+// undoRunning returns the done channel of an undo running in the
+// background that an acquire of field must wait for, or nil: one of field,
+// or, when counts overlap between identities (Config.Overlaps), one of any
+// identity of the object, whose undo could release counts field takes.
+func (l *Lock) undoRunning(field string) chan struct{} {
 	l.e.undoMu.Lock()
 	defer l.e.undoMu.Unlock()
-	return l.e.undos[undoKey{l.queueKey, field}] != nil
+	if done := l.e.undos[undoKey{l.queueKey, field}]; done != nil {
+		return done
+	}
+	if l.cfg.Overlaps != nil {
+		for k, done := range l.e.undos {
+			if k.object == l.queueKey {
+				return done
+			}
+		}
+	}
+	return nil
 }
 
-// undoOrOwe undoes an acquire whose outcome must not stand (undo); with
-// pend (a waiting acquisition that retries), an undo that fails is owed
-// instead: the next try sends it first, and the wait's end hands it to the
-// background.
-func (l *Lock) undoOrOwe(ctx context.Context, field string, lease time.Duration, pend *pendingUndo) {
-	if pend == nil || ctx.Err() != nil {
-		// Not retrying, or the wait is over (a cancelled call: its undo
-		// is done before it returns, leaving nothing behind).
-		l.undo(ctx, field, lease)
-		return
-	}
+// undoNow is undo that reports whether the undo surely went through (or
+// surely did not run, so that no copy of it can still run): false when its
+// reply was lost, after which it goes on in the background.
+func (l *Lock) undoNow(ctx context.Context, field string, lease time.Duration) bool {
+	dctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
 	id := l.rt.RequestID()
-	uctx, cancel := l.owedCtx(ctx)
-	_, err := l.releaseOnce(uctx, field, lease, id, nil)
-	cancel()
-	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
-		*pend = pendingUndo{id: id, lease: lease}
+	_, err := l.releaseOnce(dctx, field, lease, id, nil)
+	switch {
+	case err == nil || errors.Is(err, core.ErrNoSyncedReplicas):
+		return true
+	case core.NotSent(err) || core.Rejected(err):
+		l.undoLater(ctx, field, lease, id)
+		return true
+	default:
+		l.undoLater(ctx, field, lease, id)
+		return false
 	}
 }
 
-// owedCtx bounds an undo a waiting acquisition sends itself by the
-// client's timeout and by ctx: cut short, the undo stays owed and the
-// wait's end hands it to the background (the same request id makes a
-// second run replay the first), so the call does not outlive its ctx.
+// owedCtx bounds the resolution a waiting acquisition sends itself by the
+// client's timeout and by ctx: cut short, it stays owed and the wait's end
+// hands it to the background, so the call does not outlive its ctx.
 func (l *Lock) owedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	dctx, cancel := l.rt.Detached(ctx)
 	cctx, cancelCause := context.WithCancelCause(dctx)
@@ -667,22 +721,21 @@ func (l *Lock) owedCtx(ctx context.Context) (context.Context, context.CancelFunc
 	}
 }
 
-// awaitUndo waits until no undo of field runs in the background, or ctx is
-// done, or the client closes.
+// awaitUndo waits until no undo an acquire of field must wait for runs in
+// the background (undoRunning), or ctx is done, or the client closes.
 func (l *Lock) awaitUndo(ctx context.Context, field string) error {
-	l.e.undoMu.Lock()
-	done := l.e.undos[undoKey{l.queueKey, field}]
-	l.e.undoMu.Unlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-l.rt.Done().Done():
-		return core.ErrClosed
+	for {
+		done := l.undoRunning(field)
+		if done == nil {
+			return nil
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-l.rt.Done().Done():
+			return core.ErrClosed
+		}
 	}
 }
 

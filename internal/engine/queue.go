@@ -80,7 +80,10 @@ type waiter struct {
 	// undo, sent later, would release the lock handed to it. Guarded by
 	// queue.mu.
 	owesUndo bool
-	nudge    chan struct{}
+	// retryAt: backing off after a failed try until then, it ignores
+	// wake-ups (firstParked passes it over). Guarded by queue.mu.
+	retryAt time.Time
+	nudge   chan struct{}
 }
 
 func (q *queue) add(w *waiter) { q.waiters = append(q.waiters, w) }
@@ -94,10 +97,12 @@ func (q *queue) remove(w *waiter) {
 	}
 }
 
-// firstParked returns the oldest parked waiter, or nil.
+// firstParked returns the oldest parked waiter that a wake-up gets to try
+// (not one backing off after a failed try), or nil.
 func (q *queue) firstParked() *waiter {
+	now := time.Now()
 	for _, w := range q.waiters {
-		if w.state == parked {
+		if w.state == parked && !now.Before(w.retryAt) {
 			return w
 		}
 	}

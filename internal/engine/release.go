@@ -169,7 +169,9 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		actx, cancel := context.WithTimeout(ctx, l.rt.Timeout())
 		res, err = l.releaseOnce(actx, field, lease, reqID, succ)
 		cancel()
-		if err == nil || !isTransport(err) || attempt == releaseAttempts || ctx.Err() != nil {
+		// A rejection (READONLY from a master demoted by a failover the
+		// client has not followed yet, say) did not run: send it again.
+		if err == nil || !isTransport(err) && !core.Rejected(err) || attempt == releaseAttempts || ctx.Err() != nil {
 			break
 		}
 		select {
