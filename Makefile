@@ -23,12 +23,12 @@ GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find 
 
 .PHONY: test help check-go check-race ensure-redis fmt-check fmt vet demo bench install integration
 
-## test: install redis-server if missing, check gofmt, go vet, then go test -race (also in bench/; the integration suite's short subset)
+## test: install redis-server if missing, check gofmt, go vet, then go test -race (also in bench/; the integration suite in full, as make integration runs it)
 test: check-go check-race
 	@bash scripts/ensure-redis.sh
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
-	$(GO) test -race -count=1 -timeout 20m ./...
+	REDISSON_INTEGRATION=full $(GO) test -race -count=1 -timeout 40m ./...
 	@if [[ -f bench/go.mod ]]; then \
 		echo "cd bench && $(GO) test -race -count=1 -timeout 20m ./..."; \
 		cd bench && $(GO) test -race -count=1 -timeout 20m ./...; \

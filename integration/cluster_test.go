@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,4 +185,84 @@ func TestClusterMasterFailover(t *testing.T) {
 		"replica promoted %.1f s after the kill; the lock survived and its hold lived on; the waiter resubscribed on the new master %.1f s after the kill; the holder's client followed %.1f s after it and unlocked; the waiter acquired %d ms after the release",
 		promoted.Seconds(), resubscribed.Seconds(), followed.Seconds(), wake.Milliseconds())
 	require.Less(t, wake, 2*time.Second, "woken by its timer, not by the release")
+}
+
+// movedReplies reads how many MOVED replies srv has sent (INFO
+// errorstats).
+func movedReplies(ctx context.Context, t *testing.T, raw *redis.Client) int64 {
+	t.Helper()
+	info, err := raw.Info(ctx, "errorstats").Result()
+	require.NoError(t, err)
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "errorstat_MOVED:count="); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	return 0
+}
+
+// TestClusterMovedDuringReplicaSync: with replicas, lock scripts go to the
+// key's master with WAIT in one pipeline, through that node's client. The
+// lock's slot moves to another master (with its own replica) and the
+// client's slot map still names the old one: the pipeline gets MOVED, and
+// the script goes through the cluster client instead, which follows the
+// redirect and reloads its slot map. No call fails and the answers are
+// right: another owner's try finds the lock held, the holder unlocks.
+func TestClusterMovedDuringReplicaSync(t *testing.T) {
+	cl := redistest.StartClusterWithReplicas(t, 3)
+	ctx := context.Background()
+	rdb := cl.Client(t)
+	a, err := redisson.New(rdb)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	name := "moved"
+	s := slot.Of(name)
+	h, err := a.Lock(name).Lock(ctx)
+	require.NoError(t, err)
+	// Another client's tries (a's own would not be sent while a holds the
+	// lock: its waiters wait for its hand-off); its first loads its slot
+	// map and the script.
+	rdbB := cl.Client(t)
+	b, err := redisson.New(rdbB)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	_, ok, err := b.Lock(name).TryLock(ctx)
+	require.NoError(t, err)
+	require.False(t, ok)
+	from, err := cl.MasterOf(ctx, s)
+	require.NoError(t, err)
+	var to *redistest.Server
+	for _, m := range cl.Masters {
+		if m != from {
+			to = m
+			break
+		}
+	}
+	require.NoError(t, cl.MoveSlot(ctx, s, from, to))
+	for _, cc := range []*redis.ClusterClient{rdb, rdbB} {
+		stale, err := cc.MasterForKey(ctx, name)
+		require.NoError(t, err)
+		require.Equal(t, from.Addr(), stale.Options().Addr, "the client's slot map still names the old master")
+	}
+	fromRaw, toRaw := redistest.Client(t, from), redistest.Client(t, to)
+	movedBefore := movedReplies(ctx, t, fromRaw)
+
+	_, ok, err = b.Lock(name).TryLock(ctx)
+	require.NoError(t, err, "a try through a stale slot map")
+	require.False(t, ok, "the lock is held (on its new master)")
+	moved := movedReplies(ctx, t, fromRaw) - movedBefore
+	require.Positive(t, moved, "the try went to the old master first and got MOVED")
+	require.NoError(t, h.Unlock(ctx), "the holder unlocks")
+	require.Zero(t, toRaw.Exists(ctx, name).Val(), "released on the new master")
+	redistest.Eventually(t, 10*time.Second, "the client follows the move", func() bool {
+		node, err := rdbB.MasterForKey(ctx, name)
+		return err == nil && node.Options().Addr == to.Addr()
+	})
+	h, err = b.Lock(name).Lock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(ctx))
+	record("Cluster slot migration with replicas (MOVED during replica sync)", "RLock (replica sync on)", 0,
+		"the client's slot map still named the old master: its synced pipeline went there and got MOVED (%d MOVED replies), went through the cluster client, which followed the redirect and reloaded its map; another owner's try found the lock held, the holder unlocked on the new master, no call failed", moved)
 }
