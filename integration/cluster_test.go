@@ -55,13 +55,7 @@ func TestClusterSlotMigrationDuringWait(t *testing.T) {
 		n, err := fromRaw.Do(ctx, "PUBSUB", "SHARDNUMSUB", channel).Slice()
 		return err == nil && len(n) == 2 && n[1] == int64(1)
 	})
-	var to *redistest.Server
-	for _, m := range cl.Masters {
-		if m != from {
-			to = m
-			break
-		}
-	}
+	to := otherMaster(cl, from)
 	require.NoError(t, cl.MoveSlot(ctx, s, from, to))
 	toRaw := redistest.Client(t, to)
 	redistest.Eventually(t, 10*time.Second, "the waiter subscribed on the new owner", func() bool {
@@ -187,6 +181,16 @@ func TestClusterMasterFailover(t *testing.T) {
 	require.Less(t, wake, 2*time.Second, "woken by its timer, not by the release")
 }
 
+// otherMaster returns a master of cl other than m.
+func otherMaster(cl *redistest.Cluster, m *redistest.Server) *redistest.Server {
+	for _, o := range cl.Masters {
+		if o != m {
+			return o
+		}
+	}
+	return nil
+}
+
 // movedReplies reads how many MOVED replies srv has sent (INFO
 // errorstats).
 func movedReplies(ctx context.Context, t *testing.T, raw *redis.Client) int64 {
@@ -233,13 +237,7 @@ func TestClusterMovedDuringReplicaSync(t *testing.T) {
 	require.False(t, ok)
 	from, err := cl.MasterOf(ctx, s)
 	require.NoError(t, err)
-	var to *redistest.Server
-	for _, m := range cl.Masters {
-		if m != from {
-			to = m
-			break
-		}
-	}
+	to := otherMaster(cl, from)
 	require.NoError(t, cl.MoveSlot(ctx, s, from, to))
 	for _, cc := range []*redis.ClusterClient{rdb, rdbB} {
 		stale, err := cc.MasterForKey(ctx, name)

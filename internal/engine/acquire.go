@@ -539,7 +539,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		return ttl, false, 0, nil
 	}
 	if sync.Failed() && l.rt.Sync().FailOnNoSync {
-		if !l.undoNow(ctx, field, lease) {
+		if !l.undo(ctx, field, lease) {
 			// The undo's reply was lost: a copy of it still on its way
 			// could release a hold a retry takes. End the wait.
 			return 0, false, 0, core.Final(fmt.Errorf("%w: %d replicas, none acknowledged within %v; undoing the acquire got no reply",
@@ -574,23 +574,25 @@ func (l *Lock) typed(ctx context.Context, err error) error {
 // the background, retried as a waiting call's tries are (undoLater): the
 // owner's next acquire waits for it, so that its acquire, reaching the new
 // master, cannot count a second hold on top of the one the lost acquire may
-// have left there.
-func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) {
+// have left there. It reports whether no copy of the undo can still run
+// later: false when one was sent and its reply lost.
+func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) bool {
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
 	id := l.rt.RequestID()
 	_, err := l.releaseOnce(dctx, field, lease, id, nil)
-	switch {
-	case err == nil || errors.Is(err, core.ErrNoSyncedReplicas):
-		// Done (unacknowledged by the replicas, but it ran).
-	case l.rt.Retries() && core.Retryable(err) && l.rt.Done().Err() == nil:
+	if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
+		return true // done (unacknowledged by the replicas, but it ran)
+	}
+	if l.rt.Retries() && core.Retryable(err) && l.rt.Done().Err() == nil {
 		// Sent without a reply, it may have run: the same id makes a
 		// second run return the first one's result (the unlock latch).
 		l.undoLater(ctx, field, lease, id)
-	default:
+	} else {
 		l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
 			"lock", l.cfg.Name, "err", err)
 	}
+	return core.NotSent(err) || core.Rejected(err)
 }
 
 // undoLater runs an undo (the release with request id) in the background,
@@ -684,26 +686,6 @@ func (l *Lock) undoRunning(field string) chan struct{} {
 		}
 	}
 	return nil
-}
-
-// undoNow is undo that reports whether the undo surely went through (or
-// surely did not run, so that no copy of it can still run): false when its
-// reply was lost, after which it goes on in the background.
-func (l *Lock) undoNow(ctx context.Context, field string, lease time.Duration) bool {
-	dctx, cancel := l.rt.Detached(ctx)
-	defer cancel()
-	id := l.rt.RequestID()
-	_, err := l.releaseOnce(dctx, field, lease, id, nil)
-	switch {
-	case err == nil || errors.Is(err, core.ErrNoSyncedReplicas):
-		return true
-	case core.NotSent(err) || core.Rejected(err):
-		l.undoLater(ctx, field, lease, id)
-		return true
-	default:
-		l.undoLater(ctx, field, lease, id)
-		return false
-	}
 }
 
 // owedCtx bounds the resolution a waiting acquisition sends itself by the
