@@ -87,7 +87,9 @@ type Options struct {
 // failure. A try whose reply was lost may have run: a lock's is undone (or
 // found to be ours) before the next try, a semaphore's or rate limiter's
 // permits are missing (fewer admitted, never more). Calls that do not wait
-// (TryLock without WithWait, Unlock, CountDown) never retry.
+// (TryLock without WithWait, Unlock, CountDown) do not ride out an outage;
+// an Unlock resends a lost or refused release a few times at once (the
+// unlock latch makes that safe).
 type RetryOptions struct {
 	// Disabled turns retrying off: a wait ends with its first failed try.
 	Disabled bool
