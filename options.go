@@ -98,8 +98,9 @@ type RetryOptions struct {
 	Attempts int
 	// Delay is the back-off's base: before the n-th retry (from 0) a wait
 	// sleeps between half and all of min(Delay·2ⁿ, 2·Delay), Redisson
-	// 3.48+'s EqualJitterDelay. Default 1 s. A wake-up (the object was
-	// released) does not cut the back-off short.
+	// 3.48+'s EqualJitterDelay. Default 1 s. A wake-up (a release
+	// message, or a resubscription after a reconnect) ends a back-off at
+	// once: Redis answers again.
 	Delay time.Duration
 }
 

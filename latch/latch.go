@@ -284,6 +284,7 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 		timer.Reset(sleep)
 		select {
 		case <-sub.C():
+			retryAt = time.Time{} // Redis answers: a back-off ends here
 		case <-timer.C:
 		case <-ctx.Done():
 			return false, l.fail(op, context.Cause(ctx))

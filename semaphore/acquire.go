@@ -153,6 +153,7 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 		timer.Reset(sleep)
 		select {
 		case <-sub.C():
+			retryAt = time.Time{} // Redis answers: a back-off ends here
 		case <-timer.C:
 		case <-ctx.Done():
 			return false, s.fail(op, context.Cause(ctx))

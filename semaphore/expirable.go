@@ -292,6 +292,7 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 		timer.Reset(sleep)
 		select {
 		case <-sub.C():
+			retryAt = time.Time{} // Redis answers: a back-off ends here
 		case <-timer.C:
 		case <-ctx.Done():
 			return nil, false, e.fail(op, context.Cause(ctx))

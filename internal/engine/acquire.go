@@ -90,8 +90,9 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 	// A waiting call rides out tries that fail for a reason that may pass
 	// (a failover, a restart): it backs off and tries again, a budget of
-	// tries in a row (core.Retry). Until retryAt it sends nothing; a
-	// hand-off still reaches it.
+	// tries in a row (core.Retry). Until retryAt it sends nothing, unless
+	// woken (a message, a local wake-up: Redis answers again); a hand-off
+	// still reaches it.
 	retry := l.rt.Retry()
 	var retryAt time.Time
 	var pend *pendingUndo
@@ -130,7 +131,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 
 	var q *queue
-	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), retryAt: retryAt, nudge: make(chan struct{}, 1)}
+	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), nudge: make(chan struct{}, 1)}
 	if l.cfg.HandOff {
 		ref := l.e.queues.use(l.queueKey, newQueue)
 		defer ref.release()
@@ -248,10 +249,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 				if ok || err != nil && !again {
 					q.remove(w)
 				} else {
-					w.state, w.owesUndo, w.retryAt = parked, pend.owes(), time.Time{}
-					if again {
-						w.retryAt = time.Now().Add(d)
-					}
+					w.state, w.owesUndo = parked, pend.owes()
 				}
 				q.mu.Unlock()
 			}
@@ -288,9 +286,11 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		woken = false
 		select {
 		case <-sub.C():
-			woken = true
+			// A message (or a resubscription) means Redis answers: a
+			// back-off ends here.
+			woken, retryAt = true, time.Time{}
 		case <-w.nudge:
-			woken = true
+			woken, retryAt = true, time.Time{}
 		case <-timer.C:
 		case <-ctx.Done():
 			return l.abandon(ctx, q, w, context.Cause(ctx))

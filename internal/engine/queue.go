@@ -80,10 +80,7 @@ type waiter struct {
 	// undo, sent later, would release the lock handed to it. Guarded by
 	// queue.mu.
 	owesUndo bool
-	// retryAt: backing off after a failed try until then, it ignores
-	// wake-ups (firstParked passes it over). Guarded by queue.mu.
-	retryAt time.Time
-	nudge   chan struct{}
+	nudge    chan struct{}
 }
 
 func (q *queue) add(w *waiter) { q.waiters = append(q.waiters, w) }
@@ -97,12 +94,11 @@ func (q *queue) remove(w *waiter) {
 	}
 }
 
-// firstParked returns the oldest parked waiter that a wake-up gets to try
-// (not one backing off after a failed try), or nil.
+// firstParked returns the oldest parked waiter, or nil. A waiter backing
+// off after a failed try counts: a wake-up ends its back-off.
 func (q *queue) firstParked() *waiter {
-	now := time.Now()
 	for _, w := range q.waiters {
-		if w.state == parked && !now.Before(w.retryAt) {
+		if w.state == parked {
 			return w
 		}
 	}
