@@ -116,8 +116,15 @@ func Retryable(err error) bool {
 	if errors.Is(err, ErrNoSyncedReplicas) || Rejected(err) {
 		return true
 	}
+	return Transport(err)
+}
+
+// Transport reports whether err is a failure to get a reply, not a reply
+// from Redis: a network failure or a timeout, which leaves a command's
+// outcome unknown unless NotSent says it never left.
+func Transport(err error) bool {
 	var re redis.Error
-	if errors.As(err, &re) || errors.Is(err, ErrWrongType) || errors.Is(err, ErrInvalidArgument) {
+	if err == nil || errors.As(err, &re) || errors.Is(err, ErrWrongType) || errors.Is(err, ErrInvalidArgument) {
 		return false
 	}
 	var ab *AbandonedError

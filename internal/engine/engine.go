@@ -9,15 +9,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
-	"syscall"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/pubsub"
@@ -263,15 +257,5 @@ func (r Request) Op() string {
 }
 
 // isTransport reports whether err left the outcome of a command unknown: a
-// network failure or a timeout, not a reply from Redis.
-func isTransport(err error) bool {
-	var re redis.Error
-	if errors.As(err, &re) {
-		return false
-	}
-	var ab *core.AbandonedError
-	var ne net.Error
-	return errors.As(err, &ab) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
-}
+// network failure or a timeout, not a reply from Redis (core.Transport).
+func isTransport(err error) bool { return core.Transport(err) }
