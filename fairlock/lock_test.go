@@ -454,13 +454,21 @@ func TestWatchdogKeepsLock(t *testing.T) {
 // TestGiveUpPassesWakeUp: a head that leaves while the lock is free wakes
 // the next waiter at once; without it that waiter would sleep until its
 // timer (minutes here). The lock is freed by a raw DEL, which publishes
-// nothing, as when a holder's lease ran out.
+// nothing, as when a holder's lease ran out. The DEL waits for the head's
+// second try (the one after it subscribed): a try that came after the DEL
+// would take the lock, and the head would have nothing to give up.
 func TestGiveUpPassesWakeUp(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c1, c2 := newClient(t, srv), newClient(t, srv)
-	_, err := c1.FairLock("p").Lock(ctx, fairlock.WithLease(time.Minute))
+	c1 := newClient(t, srv)
+	headRedis := redistest.Client(t, srv)
+	var headScripts scriptReplies
+	headRedis.AddHook(&headScripts)
+	c2, err := redisson.New(headRedis)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c2.Close() })
+	_, err = c1.FairLock("p").Lock(ctx, fairlock.WithLease(time.Minute))
 	require.NoError(t, err)
 
 	actx, cancel := context.WithCancel(ctx)
@@ -470,8 +478,8 @@ func TestGiveUpPassesWakeUp(t *testing.T) {
 		_, err := c2.FairLock("p").Lock(actx)
 		adone <- err
 	}()
-	redistest.Eventually(t, 5*time.Second, "head queued", func() bool {
-		return raw.LLen(ctx, fairlock.QueueName("p")).Val() == 1
+	redistest.Eventually(t, 5*time.Second, "head queued, subscribed and tried again", func() bool {
+		return headScripts.n.Load() >= 2 && raw.LLen(ctx, fairlock.QueueName("p")).Val() == 1
 	})
 	bdone := make(chan error, 1)
 	go func() {
