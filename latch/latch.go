@@ -209,89 +209,15 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 	if o.hasTimeout {
 		deadline = time.Now().Add(o.timeout)
 	}
-	// The wait rides out reads that fail for a reason that may pass (a
-	// failover): it backs off and reads again, a budget of reads in a row.
-	retry := l.rt.Retry()
-	var backoff time.Duration
-	n, err := l.count(ctx)
-	if err != nil {
-		var again bool
-		if backoff, again = retry.After(ctx, err); !again {
-			return false, l.fail(op, err)
-		}
-		n = 1 // not known to be open
-	}
-	if n <= 0 {
-		return true, nil
-	}
-	if !deadline.IsZero() && !time.Now().Before(deadline) {
-		return false, l.fail(op, retry.Err())
-	}
-
-	subCtx, cancel := ctx, context.CancelFunc(func() {})
-	if !deadline.IsZero() {
-		subCtx, cancel = context.WithDeadline(ctx, deadline)
-	}
-	sub, err := retry.Subscribe(subCtx, l.channel, wakePolicy)
-	cancel()
-	if err != nil {
-		switch {
-		case errors.Is(err, pubsub.ErrClosed) || l.rt.Done().Err() != nil:
-			err = core.ErrClosed
-		case ctx.Err() != nil:
-			err = context.Cause(ctx)
-		case !deadline.IsZero() && !time.Now().Before(deadline):
-			return false, l.fail(op, retry.Err())
-		}
-		return false, l.fail(op, err)
-	}
-	// Every waiter is woken by "0": there is no wake-up to pass on.
-	defer sub.Close(true)
-
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	retryAt := time.Now().Add(backoff)
-	for {
-		// Re-check every WatchdogTimeout without a message, as lock waiters
-		// do for a lock without TTL: a "0" lost to a pub/sub outage must
-		// not leave waiters asleep for good (Java's would).
-		sleep := l.rt.WatchdogTimeout()
-		if backoff = time.Until(retryAt); backoff > 0 {
-			sleep = backoff
-		} else {
-			// Subscribed before this read, so a "0" published after it
-			// wakes us; one published before is seen as an absent key.
+	// Broadcast: every waiter is woken by "0", there is no wake-up to pass
+	// on. Subscribed before a read, a waiter is woken by a "0" published
+	// after it; one published before is seen as an absent key.
+	ok, err := l.rt.Wait(ctx, core.WaitSpec{Channel: l.channel, Policy: wakePolicy, Deadline: deadline, Broadcast: true},
+		func(ctx context.Context) (bool, time.Time, error) {
 			n, err := l.count(ctx)
-			d, again := retry.After(ctx, err)
-			switch {
-			case again:
-				retryAt, sleep = time.Now().Add(d), d
-			case err != nil:
-				return false, l.fail(op, err)
-			case n <= 0:
-				return true, nil
-			default:
-				retry.Reset()
-			}
-		}
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return false, l.fail(op, retry.Err())
-			}
-			sleep = min(sleep, left)
-		}
-		timer.Reset(sleep)
-		select {
-		case <-sub.C():
-			retryAt = time.Time{} // Redis answers: a back-off ends here
-		case <-timer.C:
-		case <-ctx.Done():
-			return false, l.fail(op, context.Cause(ctx))
-		case <-l.rt.Done().Done():
-			return false, l.fail(op, core.ErrClosed)
-		}
-	}
+			return err == nil && n <= 0, time.Time{}, err
+		})
+	return ok, l.fail(op, err)
 }
 
 // explain turns a failure that comes from what the key holds into an error

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/pubsub"
 )
 
 // Option changes one TryAcquire or TryAcquirePermits call.
@@ -63,10 +62,9 @@ func (s *Semaphore) TryAcquire(ctx context.Context, permits int, opts ...Option)
 	return s.acquire(ctx, "try acquire", permits, o.wait > 0, o.wait)
 }
 
-// acquire is Redisson's wait: try; if there are not enough permits,
-// subscribe to the channel, try again (a release may have come between the
-// two), then sleep until a message, the wait budget (0: none) or ctx, and
-// try again.
+// acquire tries once or, when wait is set, waits for the permits
+// (core.Runtime.Wait: a release publishes on the channel) until the
+// budget (0: none) or ctx ends.
 func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, budget time.Duration) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail(op, err)
@@ -81,86 +79,16 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 	if budget > 0 {
 		deadline = time.Now().Add(budget)
 	}
-	// A wait rides out tries that fail for a reason that may pass (a
-	// failover): it backs off and tries again, a budget of tries in a row.
-	retry := s.rt.Retry()
-	var backoff time.Duration
-	ok, err := s.tryAcquire(ctx, n)
-	if err != nil && wait {
-		var again bool
-		if backoff, again = retry.After(ctx, err); again {
-			err = nil
-		}
-	}
-	if err != nil || ok || !wait {
+	if !wait {
+		ok, err := s.tryAcquire(ctx, n)
 		return ok, s.fail(op, err)
 	}
-
-	subCtx, cancel := ctx, context.CancelFunc(func() {})
-	if !deadline.IsZero() {
-		subCtx, cancel = context.WithDeadline(ctx, deadline)
-	}
-	sub, err := retry.Subscribe(subCtx, s.channel, wakePolicy)
-	cancel()
-	if err != nil {
-		switch {
-		case errors.Is(err, pubsub.ErrClosed) || s.rt.Done().Err() != nil:
-			err = core.ErrClosed
-		case ctx.Err() != nil:
-			err = context.Cause(ctx)
-		case !deadline.IsZero() && !time.Now().Before(deadline):
-			return false, s.fail(op, retry.Err())
-		}
-		return false, s.fail(op, err)
-	}
-	acquired := false
-	// A wake-up this waiter took but did not use goes to the next local
-	// waiter, so leaving never swallows a release.
-	defer func() { sub.Close(acquired) }()
-
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	retryAt := time.Now().Add(backoff)
-	for {
-		// Without a message, re-check every WatchdogTimeout, the bound lock
-		// waiters use for a lock without TTL: a message lost to a pub/sub
-		// outage must not leave a waiter asleep for good (Java's would).
-		sleep := s.rt.WatchdogTimeout()
-		if backoff = time.Until(retryAt); backoff > 0 {
-			sleep = backoff
-		} else {
+	ok, err := s.rt.Wait(ctx, core.WaitSpec{Channel: s.channel, Policy: wakePolicy, Deadline: deadline},
+		func(ctx context.Context) (bool, time.Time, error) {
 			ok, err := s.tryAcquire(ctx, n)
-			d, again := retry.After(ctx, err)
-			switch {
-			case again:
-				retryAt, sleep = time.Now().Add(d), d
-			case err != nil:
-				return false, s.fail(op, err)
-			case ok:
-				acquired = true
-				return true, nil
-			default:
-				retry.Reset()
-			}
-		}
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return false, s.fail(op, retry.Err())
-			}
-			sleep = min(sleep, left)
-		}
-		timer.Reset(sleep)
-		select {
-		case <-sub.C():
-			retryAt = time.Time{} // Redis answers: a back-off ends here
-		case <-timer.C:
-		case <-ctx.Done():
-			return false, s.fail(op, context.Cause(ctx))
-		case <-s.rt.Done().Done():
-			return false, s.fail(op, core.ErrClosed)
-		}
-	}
+			return ok, time.Time{}, err
+		})
+	return ok, s.fail(op, err)
 }
 
 // tryAcquire runs the acquire script once and reports whether it took n

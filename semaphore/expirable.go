@@ -14,7 +14,6 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 )
 
 func init() {
@@ -219,93 +218,23 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 	if !forever && o.wait > 0 {
 		deadline = time.Now().Add(o.wait)
 	}
-	// A wait rides out tries that fail for a reason that may pass, as
-	// Semaphore's does.
-	retry := e.s.rt.Retry()
-	var backoff time.Duration
-	ids, next, err := e.tryAcquire(ctx, n, o)
-	if err != nil && wait {
-		var again bool
-		if backoff, again = retry.After(ctx, err); again {
-			err = nil
-		}
-	}
-	if err != nil || ids != nil || !wait {
+	if !wait {
+		ids, _, err := e.tryAcquire(ctx, n, o)
 		return ids, ids != nil, e.fail(op, err)
 	}
-
-	subCtx, cancel := ctx, context.CancelFunc(func() {})
-	if !deadline.IsZero() {
-		subCtx, cancel = context.WithDeadline(ctx, deadline)
-	}
-	sub, err := retry.Subscribe(subCtx, e.s.channel, wakePolicy)
-	cancel()
-	if err != nil {
-		switch {
-		case errors.Is(err, pubsub.ErrClosed) || e.s.rt.Done().Err() != nil:
-			err = core.ErrClosed
-		case ctx.Err() != nil:
-			err = context.Cause(ctx)
-		case !deadline.IsZero() && !time.Now().Before(deadline):
-			return nil, false, e.fail(op, retry.Err())
-		}
+	// Nobody publishes when a lease ends: the attempt's next time (the
+	// earliest lease's end) bounds the sleep.
+	var ids []string
+	ok, err := e.s.rt.Wait(ctx, core.WaitSpec{Channel: e.s.channel, Policy: wakePolicy, Deadline: deadline},
+		func(ctx context.Context) (bool, time.Time, error) {
+			got, next, err := e.tryAcquire(ctx, n, o)
+			ids = got
+			return got != nil, next, err
+		})
+	if !ok {
 		return nil, false, e.fail(op, err)
 	}
-	acquired := false
-	defer func() { sub.Close(acquired) }()
-
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	retryAt := time.Now().Add(backoff)
-	for {
-		// A message lost to a pub/sub outage must not leave a waiter asleep
-		// for good: re-check every WatchdogTimeout at least, as Semaphore
-		// does; sooner when a lease ends, since nobody publishes then.
-		sleep := e.s.rt.WatchdogTimeout()
-		if backoff = time.Until(retryAt); backoff > 0 {
-			sleep = backoff
-		} else {
-			ids, next, err = e.tryAcquire(ctx, n, o)
-			d, again := retry.After(ctx, err)
-			switch {
-			case again:
-				retryAt, sleep = time.Now().Add(d), d
-			case err != nil:
-				return nil, false, e.fail(op, err)
-			case ids != nil:
-				acquired = true
-				return ids, true, nil
-			default:
-				retry.Reset()
-				if !next.IsZero() {
-					sleep = min(sleep, max(time.Until(next), time.Millisecond))
-				}
-			}
-		}
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return nil, false, e.fail(op, retry.Err())
-			}
-			sleep = min(sleep, left)
-		}
-		timer.Reset(sleep)
-		select {
-		case <-sub.C():
-			retryAt = time.Time{} // Redis answers: a back-off ends here
-		case <-timer.C:
-		case <-ctx.Done():
-			return nil, false, e.fail(op, context.Cause(ctx))
-		case <-e.s.rt.Done().Done():
-			return nil, false, e.fail(op, core.ErrClosed)
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-	}
+	return ids, true, nil
 }
 
 // tryAcquire runs the acquire script once under fresh ids. It returns the
