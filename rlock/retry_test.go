@@ -276,3 +276,63 @@ func TestOwedUndoBlocksHandOff(t *testing.T) {
 	require.NoError(t, w.Unlock(ctx))
 	require.Zero(t, raw.Exists(ctx, "owed").Val())
 }
+
+// TestPendingUndoBoundedByWait: a wait ends while it owes the answer to a
+// lost try that did take the lock, so its undo runs in the background, and
+// that undo fails and backs off (at least 2 s here). A TryLock of the same
+// owner must not try before that undo ran (the undo would release what it
+// takes), and its wait bounds how long it stands back: it reports the lock
+// not acquired after its 300 ms, while the lost try's hold is still in
+// Redis, and the undo removes that hold afterwards.
+func TestPendingUndoBoundedByWait(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	rdb := redistest.Client(t, srv)
+	c, err := redisson.New(rdb, redisson.WithRetry(redisson.RetryOptions{Attempts: 4, Delay: 4 * time.Second}))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	const owner = 2
+	field := c.ID() + ":2"
+	// The acquire (it runs and takes the lock; its reply times out) and
+	// the first send of the undo (not sent). Added before the client's
+	// first command: connections the client sets aside keep the hooks of
+	// their birth.
+	hook := &lostReplies{field: field, total: 2, done: make(chan struct{})}
+	rdb.AddHook(hook)
+	// Scripts loaded, so the acquire the hook lets through runs rather
+	// than getting NOSCRIPT.
+	h, err := c.Lock("pending").Lock(ctx, rlock.WithOwner(1))
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(ctx))
+	hook.left.Store(hook.total)
+
+	wctx, cancel := context.WithCancel(ctx)
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Lock("pending").Lock(wctx, rlock.WithOwner(owner))
+		got <- err
+	}()
+	redistest.Eventually(t, 10*time.Second, "the lost try ran", func() bool { return hook.left.Load() == 1 })
+	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "pending").Val())
+	cancel()
+	require.ErrorIs(t, <-got, context.Canceled)
+	select {
+	case <-hook.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait ended owing its answer but sent no undo within 10 s")
+	}
+
+	_, ok, err := c.Lock("pending").TryLock(ctx, rlock.WithOwner(owner), rlock.WithWait(300*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "pending").Val(),
+		"TryLock returned before the undo ran (it backs off at least 2 s)")
+	redistest.Eventually(t, 10*time.Second, "the undo ran", func() bool { return raw.Exists(ctx, "pending").Val() == 0 })
+
+	h, ok, err = c.Lock("pending").TryLock(ctx, rlock.WithOwner(owner))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, map[string]string{field: "1"}, raw.HGetAll(ctx, "pending").Val())
+	require.NoError(t, h.Unlock(ctx))
+}

@@ -111,7 +111,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	}
 	if !busy {
 		start := time.Now()
-		_, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend)
+		_, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline)
 		if err != nil {
 			d, again := time.Duration(0), false
 			if r.Wait && !r.NoRetry {
@@ -235,7 +235,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			continue
 		case attempt:
 			start := time.Now()
-			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend)
+			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline)
 			if ok && pend != nil && !pend.ran.IsZero() {
 				// The lost try ran: its lease counts from its send.
 				start, pend.ran = pend.ran, time.Time{}
@@ -469,9 +469,11 @@ func (p *pendingUndo) owes() bool { return p != nil && !p.start.IsZero() }
 // try whose reply was lost is not undone but left in pend, and the next
 // call first reads whether it ran (pend.ran is then set, and the call
 // reports the lock acquired) or not (it tries); the read failing fails
-// that call.
-func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request, pend *pendingUndo) (time.Duration, bool, int64, error) {
-	if err := l.awaitUndo(ctx, field); err != nil {
+// that call. A background undo of field runs first; when the wait's
+// deadline (zero: none) comes before it ends, the call tries nothing and
+// reports the lock not acquired.
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request, pend *pendingUndo, deadline time.Time) (time.Duration, bool, int64, error) {
+	if free, err := l.awaitUndo(ctx, field, deadline); err != nil || !free {
 		return 0, false, 0, err
 	}
 	if pend.owes() {
@@ -704,19 +706,30 @@ func (l *Lock) owedCtx(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 // awaitUndo waits until no undo an acquire of field must wait for runs in
-// the background (undoRunning), or ctx is done, or the client closes.
-func (l *Lock) awaitUndo(ctx context.Context, field string) error {
+// the background (undoRunning), or ctx is done, or the client closes. It
+// reports false when deadline (zero: none) comes first: a TryLock's wait
+// bounds this wait too (an undo retried through an outage can take
+// seconds).
+func (l *Lock) awaitUndo(ctx context.Context, field string, deadline time.Time) (bool, error) {
+	var over <-chan time.Time
 	for {
 		done := l.undoRunning(field)
 		if done == nil {
-			return nil
+			return true, nil
+		}
+		if over == nil && !deadline.IsZero() {
+			t := time.NewTimer(time.Until(deadline))
+			defer t.Stop()
+			over = t.C
 		}
 		select {
 		case <-done:
+		case <-over:
+			return false, nil
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return false, context.Cause(ctx)
 		case <-l.rt.Done().Done():
-			return core.ErrClosed
+			return false, core.ErrClosed
 		}
 	}
 }
