@@ -177,6 +177,9 @@ func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
 		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
 	}
 	if err != nil {
+		if core.NotSent(err) {
+			return false, err // it never reached Redis: nothing taken
+		}
 		if !isReply(err) {
 			s.rt.Logger().Warn("redisson: an acquire got no reply; if it ran, its permits are missing from the semaphore",
 				"semaphore", s.name, "permits", n, "err", err)

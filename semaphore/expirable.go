@@ -318,6 +318,9 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, 
 	}
 	keys := []string{e.s.name, e.timeout, e.s.channel}
 	res, sync, err := e.s.rt.EvalSyncedNoRetry(ctx, expAcquireScript, keys, args...)
+	if core.NotSent(err) {
+		return nil, time.Time{}, err // it never reached Redis: nothing taken
+	}
 	if err != nil && !isReply(err) {
 		ran, cerr := e.held(ctx, ids[0])
 		switch {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -211,7 +210,7 @@ func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script,
 		return v, err
 	}
 	switch {
-	case notSent(err):
+	case NotSent(err):
 		// The command never left: the pool sends it, as if it had been
 		// asked first.
 		return s.run(ctx, node, retry, keys, args)
@@ -243,17 +242,6 @@ func (e *StaleConnError) Unwrap() error { return e.Err }
 func isReply(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re) || errors.Is(err, ErrWrongType)
-}
-
-// notSent reports whether err certainly failed before the command was
-// written: a dedicated connection go-redis already knew to be bad, or a
-// write (or write deadline) on a socket closed under us, which sends nothing.
-func notSent(err error) bool {
-	if strings.Contains(err.Error(), "redis: Conn is in a bad state") {
-		return true
-	}
-	var oe *net.OpError
-	return errors.As(err, &oe) && (oe.Op == "write" || oe.Op == "set") && errors.Is(err, net.ErrClosed)
 }
 
 // isPeerClosed reports whether err says the connection was closed under us:

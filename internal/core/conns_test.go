@@ -96,7 +96,7 @@ func TestErrorClasses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.reply, isReply(tc.err), "isReply")
 			if !tc.reply {
-				require.Equal(t, tc.notSent, notSent(tc.err), "notSent")
+				require.Equal(t, tc.notSent, NotSent(tc.err), "NotSent")
 				require.Equal(t, tc.peerClosed, isPeerClosed(tc.err), "isPeerClosed")
 			}
 		})

@@ -154,11 +154,19 @@ func Rejected(err error) bool {
 
 // NotSent reports whether err certainly came before the command reached
 // the server, so that it cannot have run: the connection could not be
-// made, or none was free in time.
+// made, none was free in time, a dedicated connection go-redis already knew
+// to be bad was used, or the write (or its deadline) met a socket closed
+// under us, which sends nothing.
 func NotSent(err error) bool {
+	if err == nil {
+		return false
+	}
 	var oe *net.OpError
-	return errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, redis.ErrPoolTimeout)
+	if errors.As(err, &oe) && (oe.Op == "dial" || (oe.Op == "write" || oe.Op == "set") && errors.Is(err, net.ErrClosed)) {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) ||
+		strings.Contains(err.Error(), "redis: Conn is in a bad state")
 }
 
 // Subscribe subscribes a waiting call to channel through the hub, riding
