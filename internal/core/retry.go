@@ -156,7 +156,12 @@ func Rejected(err error) bool {
 // the server, so that it cannot have run: the connection could not be
 // made, none was free in time, a dedicated connection go-redis already knew
 // to be bad was used, or the write (or its deadline) met a socket closed
-// under us, which sends nothing.
+// under us, which sends nothing. (Go's poll.FD lets a write under way
+// finish before the descriptor closes; one fails with ErrClosed after
+// sending part of its bytes only when it waited for room in the send
+// buffer, which a script call and its WAIT, a few hundred bytes on a
+// connection with no unanswered command, never do. Redis does not run a
+// command it got part of.)
 func NotSent(err error) bool {
 	if err == nil {
 		return false
