@@ -159,7 +159,7 @@ func Rejected(err error) bool {
 // under us, which sends nothing. (Go's poll.FD lets a write under way
 // finish before the descriptor closes; one fails with ErrClosed after
 // sending part of its bytes only when it waited for room in the send
-// buffer, which a script call and its WAIT, a few hundred bytes on a
+// buffer, which a script call and its WAIT, a few kilobytes at most on a
 // connection with no unanswered command, never do. Redis does not run a
 // command it got part of.)
 func NotSent(err error) bool {
