@@ -3,8 +3,10 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,6 +132,10 @@ func chaosCase(t *testing.T, name string, kindNames []string, permits int, run t
 
 	g, err := gaugeStats(ctx, e.obs, name)
 	require.NoError(t, err)
+	record("Random stalls and cuts (3 of 4 clients behind fault proxies, watchdog 1 s)", name,
+		int(g["violations"]+g["token_violations"]),
+		"%v: %d faults, %d acquisitions (%d holds signalled lost first), %d acquire and %d release errors; most inside at once %s",
+		run, st.faults.Load(), st.acquired.Load(), st.lost.Load(), st.acquireErrs.Load(), st.releaseErrs.Load(), maxInside(g))
 	t.Logf("%s, %v: %d faults; %d acquisitions, %d holds lost, %d acquire errors, %d release errors; gauge %v",
 		name, run, st.faults.Load(), st.acquired.Load(), st.lost.Load(), st.acquireErrs.Load(), st.releaseErrs.Load(), g)
 	require.Zero(t, g["violations"], "overlapping holders")
@@ -191,4 +197,18 @@ func chaosRound(ctx context.Context, e env, c *redisson.Client, k kind, name str
 		st.releaseErrs.Add(1)
 	}
 	return nil
+}
+
+// maxInside lists the most holders of each role the gauge saw at once.
+func maxInside(g map[string]int64) string {
+	var parts []string
+	for _, r := range []struct{ role, what string }{{"x", "exclusive"}, {"w", "writers"}, {"r", "readers"}, {"p", "permits"}} {
+		if n, ok := g["max_"+r.role]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d", r.what, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
