@@ -154,7 +154,8 @@ func Rejected(err error) bool {
 
 // NotSent reports whether err certainly came before the command reached
 // the server, so that it cannot have run: the connection could not be
-// made, none was free in time, a dedicated connection go-redis already knew
+// made, none was free in time, the go-redis client was closed (it says so
+// before taking a connection), a dedicated connection go-redis already knew
 // to be bad was used, or the write (or its deadline) met a socket closed
 // under us, which sends nothing. (Go's poll.FD lets a write under way
 // finish before the descriptor closes; one fails with ErrClosed after
@@ -170,7 +171,7 @@ func NotSent(err error) bool {
 	if errors.As(err, &oe) && (oe.Op == "dial" || (oe.Op == "write" || oe.Op == "set") && errors.Is(err, net.ErrClosed)) {
 		return true
 	}
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) ||
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrClosed) ||
 		strings.Contains(err.Error(), "redis: Conn is in a bad state")
 }
 

@@ -49,7 +49,9 @@ func TestRetryable(t *testing.T) {
 		{"script error", replyErr("ERR user_script:1: Script attempted to access nonexistent global variable"), false, false},
 		{"NOSCRIPT is handled elsewhere", replyErr("NOSCRIPT No matching script."), false, false},
 		{"closed Client", ErrClosed, false, false},
-		{"closed go-redis client", redis.ErrClosed, false, false},
+		{"closed go-redis client", redis.ErrClosed, false, true},
+		{"write on a closed socket", &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}, true, true},
+		{"bad sticky connection", errors.New("redis: Conn is in a bad state: EOF"), false, true},
 		{"bad argument", ErrInvalidArgument, false, false},
 		{"not owner", ErrNotOwner, false, false},
 	}
