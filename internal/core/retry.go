@@ -156,8 +156,8 @@ func Rejected(err error) bool {
 // the server, so that it cannot have run: the connection could not be
 // made, none was free in time, the go-redis client was closed (it says so
 // before taking a connection), a dedicated connection go-redis already knew
-// to be bad was used, or the write (or its deadline) met a socket closed
-// under us, which sends nothing. (Go's poll.FD lets a write under way
+// to be bad was used, or the write met a socket closed under us, which
+// sends nothing. (Go's poll.FD lets a write under way
 // finish before the descriptor closes; one fails with ErrClosed after
 // sending part of its bytes only when it waited for room in the send
 // buffer, which a script call and its WAIT, a few kilobytes at most on a
@@ -168,7 +168,10 @@ func NotSent(err error) bool {
 		return false
 	}
 	var oe *net.OpError
-	if errors.As(err, &oe) && (oe.Op == "dial" || (oe.Op == "write" || oe.Op == "set") && errors.Is(err, net.ErrClosed)) {
+	// Not "set" (a deadline on a closed socket): go-redis sets the read
+	// deadline after the command was written, and a failed SetReadDeadline
+	// reads the same as a failed SetWriteDeadline.
+	if errors.As(err, &oe) && (oe.Op == "dial" || oe.Op == "write" && errors.Is(err, net.ErrClosed)) {
 		return true
 	}
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrClosed) ||
