@@ -45,10 +45,29 @@ func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 	if !ok {
 		return
 	}
+	field := l.Field(h.owner)
+	if l.undoRunning(field) != nil {
+		// A try the caller stopped waiting for, or its undo, is still to
+		// settle: leaving first, the waiter would be queued again by it.
+		done := l.later(ctx, field, func(bg context.Context) {
+			if l.rt.Stopped().Err() == nil { // else Close returned: nothing may be sent
+				l.acquireFailed(bg, qs, field, r.WaitFor)
+			}
+		})
+		if errors.Is(ctx.Err(), context.Canceled) {
+			l.awaitDone(done)
+		}
+		return
+	}
 	// The caller's ctx may be what ended the wait.
+	l.acquireFailed(ctx, qs, field, r.WaitFor)
+}
+
+// acquireFailed sends AcquireFailed for field on a context of its own.
+func (l *Lock) acquireFailed(ctx context.Context, qs QueueScripts, field string, wait time.Duration) {
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
-	if err := qs.AcquireFailed(dctx, l.Field(h.owner), r.WaitFor); err != nil {
+	if err := qs.AcquireFailed(dctx, field, wait); err != nil {
 		l.rt.Logger().Warn("redisson: leaving the wait queue failed; the entry turns stale at its deadline",
 			"lock", l.cfg.Name, "err", err)
 	}
@@ -493,25 +512,27 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		}
 	}
 	start := time.Now()
-	ttl, ok, value, sync, err := l.acquireOnce(ctx, field, lease, r)
-	var stale *core.StaleConnError
-	if errors.As(err, &stale) && !l.overlaps(field) {
-		// The server had closed the connection. Redis counts one more
-		// hold for us than we know of exactly when the script ran: ask,
-		// and try again only if it did not. The same read gives the value
-		// the lost reply carried: nobody else can have acquired since,
-		// while the count says we hold the lock.
-		before := l.rt.HoldDepth(l.cfg.Name, field)
-		cv, cerr := l.countValue(ctx, field)
-		switch {
-		case cerr != nil:
-			err = cerr
-		case cv.count == before+1:
-			return 0, true, cv.value, nil
-		case cv.count == before:
-			ttl, ok, value, sync, err = l.acquireOnce(ctx, field, lease, r)
+	var o try
+	var err error
+	if cctx, inline := l.rt.Inline(ctx); inline {
+		o, err = l.try(cctx, field, lease, r)
+	} else {
+		var p *core.Pending[try]
+		o, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (try, error) {
+			return l.try(ctx, field, lease, r)
+		})
+		if p != nil {
+			// ctx ended with the try on the wire: whatever it does in
+			// Redis is compensated after it, once its outcome is known.
+			done := l.settleLater(ctx, field, lease, p)
+			if errors.Is(ctx.Err(), context.Canceled) {
+				// A cancelled call leaves nothing behind when it returns.
+				l.awaitDone(done)
+			}
+			return 0, false, 0, err
 		}
 	}
+	ttl, ok, value, sync := o.ttl, o.ok, o.value, o.sync
 	if err != nil {
 		if isTransport(err) && !core.NotSent(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
 			// The script may have run with its reply lost. Undo it while we
@@ -551,6 +572,40 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
 	}
 	return 0, true, value, nil
+}
+
+// try is the outcome of one acquire script call.
+type try struct {
+	ttl   time.Duration
+	ok    bool
+	value int64
+	sync  core.SyncResult
+}
+
+// try sends the acquire script once and, when the server had closed the
+// connection before it (a stale connection), finds out whether it ran.
+func (l *Lock) try(ctx context.Context, field string, lease time.Duration, r Request) (try, error) {
+	var o try
+	var err error
+	o.ttl, o.ok, o.value, o.sync, err = l.acquireOnce(ctx, field, lease, r)
+	var stale *core.StaleConnError
+	if errors.As(err, &stale) && !l.overlaps(field) {
+		// Redis counts one more hold for us than we know of exactly when
+		// the script ran: ask, and try again only if it did not. The same
+		// read gives the value the lost reply carried: nobody else can
+		// have acquired since, while the count says we hold the lock.
+		before := l.rt.HoldDepth(l.cfg.Name, field)
+		cv, cerr := l.countValue(ctx, field)
+		switch {
+		case cerr != nil:
+			err = cerr
+		case cv.count == before+1:
+			return try{ok: true, value: cv.value}, nil
+		case cv.count == before:
+			o.ttl, o.ok, o.value, o.sync, err = l.acquireOnce(ctx, field, lease, r)
+		}
+	}
+	return o, err
 }
 
 // overlaps reports whether field's counts in Redis are shared with other
@@ -597,35 +652,46 @@ func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) bool
 	return core.NotSent(err) || core.Rejected(err)
 }
 
-// undoLater runs an undo (the release with request id) in the background,
-// registered with the runtime so that Close waits for it (bounded), and
-// returns at once. A try that gets no reply for a reason that may pass is
-// retried as a waiting call's tries are. Until it is done an acquire of
-// field waits for it (awaitUndo): run after that acquire, it would release
-// the new hold.
+// undoLater runs an undo (the release with request id) in the background
+// (see later) and returns at once. A try that gets no reply for a reason
+// that may pass is retried as a waiting call's tries are. Until it is done
+// an acquire of field waits for it (awaitUndo): run after that acquire, it
+// would release the new hold.
 func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration, id string) {
-	w, err := l.rt.Begin()
-	if err != nil {
-		// Close has begun and waits for nothing new: undo now, once,
-		// bounded by the client's timeout.
-		dctx, cancel := l.rt.Detached(ctx)
-		defer cancel()
-		if _, err := l.releaseOnce(dctx, field, lease, id, nil); err != nil {
-			l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
-				"lock", l.cfg.Name, "err", err)
-		}
-		return
-	}
+	l.later(ctx, field, func(bg context.Context) { l.runUndo(bg, field, lease, id) })
+}
+
+// later runs fn for field in the background, registered with the runtime
+// so that Close waits for it (bounded), after the background work of field
+// already registered (in the order of the acquires it compensates), and
+// returns a channel closed when fn has run. Until then an acquire of field
+// waits for it (awaitUndo), and so does the compensation of a later
+// acquire. bg keeps ctx's values only. Once Close has begun fn runs on the
+// caller's goroutine, after the registered work (bounded by the client's
+// timeout): Close waits for nothing new.
+func (l *Lock) later(ctx context.Context, field string, fn func(bg context.Context)) chan struct{} {
 	key := undoKey{l.queueKey, field}
 	done := make(chan struct{})
 	e := l.e
 	e.undoMu.Lock()
 	prev := e.undos[key]
-	if e.undos == nil {
-		e.undos = make(map[undoKey]chan struct{})
+	w, err := l.rt.Begin()
+	if err == nil {
+		if e.undos == nil {
+			e.undos = make(map[undoKey]chan struct{})
+		}
+		e.undos[key] = done
 	}
-	e.undos[key] = done
 	e.undoMu.Unlock()
+	bg := context.WithoutCancel(ctx)
+	if err != nil {
+		if prev != nil {
+			l.awaitDone(prev)
+		}
+		fn(bg)
+		close(done)
+		return done
+	}
 	go func() {
 		defer w.End()
 		defer func() {
@@ -637,34 +703,93 @@ func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration,
 			close(done)
 		}()
 		if prev != nil {
-			<-prev // undos of one field in the order of their acquires
+			<-prev
 		}
-		bg := context.WithoutCancel(ctx)
-		retry := l.rt.Retry()
-		for {
-			if l.rt.Stopped().Err() != nil {
-				return // Close returned: nothing may be sent
-			}
-			uctx, cancel := l.rt.Undoing(ctx)
-			_, err := l.releaseOnce(uctx, field, lease, id, nil)
-			cancel()
-			if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
-				return // it ran
-			}
-			d, again := retry.After(bg, err)
-			if !again {
-				l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
-					"lock", l.cfg.Name, "err", err)
-				return
-			}
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-l.rt.Done().Done():
-				t.Stop()
-			}
-		}
+		fn(bg)
 	}()
+	return done
+}
+
+// awaitDone waits for background work's done channel, bounded by how long
+// Close would wait for it.
+func (l *Lock) awaitDone(done <-chan struct{}) {
+	t := time.NewTimer(l.rt.CloseWait())
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// runUndo sends the release with request id until it ran, a try that gets
+// no reply for a reason that may pass being retried as a waiting call's
+// tries are, or until Close returns (nothing may be sent then).
+func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id string) {
+	retry := l.rt.Retry()
+	for {
+		if l.rt.Stopped().Err() != nil {
+			return // Close returned: nothing may be sent
+		}
+		uctx, cancel := l.rt.Undoing(bg)
+		_, err := l.releaseOnce(uctx, field, lease, id, nil)
+		cancel()
+		if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
+			return // it ran
+		}
+		d, again := time.Duration(0), false
+		if l.rt.Done().Err() == nil {
+			d, again = retry.After(bg, err)
+		}
+		if !again {
+			l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
+				"lock", l.cfg.Name, "err", err)
+			return
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-l.rt.Done().Done():
+			t.Stop()
+		}
+	}
+}
+
+// settleLater compensates, in the background (see later), a try whose
+// caller stopped waiting while it was on the wire, once its outcome p is
+// known: a hold it took is undone; a try that did not take the lock needs
+// nothing (a fair lock's queue entry goes with leaveQueue, sequenced after
+// this). Sent before the try has run, the undo would find nothing to
+// release and the try would then take the lock for nobody (and a fair
+// lock's leaveQueue would come before the try queued the waiter again).
+//
+// When no outcome comes within SettleWait, or the try ended without a
+// reply (the connection broke, go-redis' ReadTimeout passed: go-redis
+// closes the connection), whether it ran is unknown and it is undone as a
+// lost reply is; see docs on what a command still in the network then
+// does.
+func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, p *core.Pending[try]) chan struct{} {
+	id := l.rt.RequestID()
+	return l.later(ctx, field, func(bg context.Context) {
+		wctx, cancel := context.WithTimeout(context.Background(), l.rt.SettleWait())
+		o, err, known := p.Wait(wctx)
+		cancel()
+		switch {
+		case known && err == nil && !o.ok:
+			return // it ran and took nothing
+		case known && err == nil:
+			// It took a hold (a re-entry's included): give exactly that
+			// one back.
+		case known && (core.NotSent(err) || !isTransport(err)):
+			return // it never reached Redis, or Redis refused it
+		case l.rt.Holding(l.cfg.Name, field) || l.overlaps(field):
+			// Unknown, and an undo could release a hold this client
+			// has: leave it to its lease.
+			l.rt.Logger().Warn("redisson: an abandoned acquire got no reply; if it ran, its hold lives until its lease ends",
+				"lock", l.cfg.Name, "err", err)
+			return
+		}
+		l.runUndo(bg, field, lease, id)
+	})
 }
 
 // undoPending reports whether an undo of field runs in the background.

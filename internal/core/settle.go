@@ -1,0 +1,113 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// A call that writes and must be compensated when its caller gives up (an
+// acquire, undone when its caller has gone) cannot let the caller's context
+// cut its exchange short: go-redis then stops reading, but the command may
+// already be on its way and run later, after the compensation sent on
+// another connection (Redis orders one connection's commands, never two).
+// Settle therefore sends such a call on a context the caller cannot cancel
+// and, when the caller's context ends first, hands the caller a Pending
+// whose outcome the compensation waits for: the reply, or go-redis giving
+// up on it (its ReadTimeout, a broken connection).
+
+// Pending is the outcome of a call whose caller stopped waiting for it.
+type Pending[T any] struct {
+	done chan struct{}
+	v    T
+	err  error
+}
+
+// Done is closed when the call has ended.
+func (p *Pending[T]) Done() <-chan struct{} { return p.done }
+
+// Result returns the call's outcome; call it after Done is closed.
+func (p *Pending[T]) Result() (T, error) { return p.v, p.err }
+
+// Wait waits for the call's outcome until ctx is done, which reports false.
+func (p *Pending[T]) Wait(ctx context.Context) (T, error, bool) {
+	select {
+	case <-p.done:
+		return p.v, p.err, true
+	case <-ctx.Done():
+		var zero T
+		return zero, nil, false
+	}
+}
+
+// Settle runs call (at most once) and returns its outcome, or, when ctx
+// ends before the outcome is known, an *AbandonedError and the Pending the
+// outcome arrives on. The call never sees ctx's cancellation or deadline:
+// go-redis bounds it by its own ReadTimeout, so it ends with a reply or
+// with go-redis giving up, never half-read.
+//
+// A call under a context that cannot end early enough to matter runs on
+// the caller's goroutine, as Runtime.NeedsBound decides: a context without
+// Done, or one whose deadline lies beyond go-redis' ReadTimeout (its
+// cancellation is then seen when the reply comes, within ReadTimeout). On a
+// go-redis client with ContextTimeoutEnabled, which would cut the read at
+// the context's deadline, such an inline call gets the context without its
+// cancellation.
+func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) (T, error)) (T, error, *Pending[T]) {
+	if cctx, ok := rt.Inline(ctx); ok {
+		v, err := call(cctx)
+		return v, err, nil
+	}
+	p := &Pending[T]{done: make(chan struct{})}
+	go func() {
+		p.v, p.err = call(context.WithoutCancel(ctx))
+		close(p.done)
+	}()
+	select {
+	case <-p.done:
+		return p.v, p.err, nil
+	case <-ctx.Done():
+		// An outcome racing ctx wins: it is the real one.
+		select {
+		case <-p.done:
+			return p.v, p.err, nil
+		default:
+		}
+		var zero T
+		return zero, &AbandonedError{Cause: context.Cause(ctx)}, p
+	}
+}
+
+// Inline reports whether Settle would run a call under ctx on the caller's
+// goroutine, and with which context: a caller on the hot path asks first and
+// builds no closure when it may.
+func (rt *Runtime) Inline(ctx context.Context) (context.Context, bool) {
+	if ctx.Done() == nil {
+		return ctx, true
+	}
+	if rt.needsBound(ctx) {
+		return nil, false
+	}
+	if rt.ctxTimeouts {
+		return context.WithoutCancel(ctx), true
+	}
+	return ctx, true
+}
+
+// needsBound is NeedsBound whatever the go-redis client's
+// ContextTimeoutEnabled: whether ctx may end before go-redis' ReadTimeout
+// would end a silent call.
+func (rt *Runtime) needsBound(ctx context.Context) bool {
+	if rt.readTimeout <= 0 {
+		return ctx.Done() != nil
+	}
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline)+boundSlack < rt.readTimeout
+}
+
+// SettleWait bounds how long a compensation waits for the outcome of a call
+// its caller abandoned: go-redis ends the call within its ReadTimeout (and
+// a synced call's WAIT within the sync timeout); without a ReadTimeout, the
+// client's Timeout.
+func (rt *Runtime) SettleWait() time.Duration {
+	return rt.CloseWait() - rt.timeout + boundSlack
+}
