@@ -1,11 +1,14 @@
 package redisson_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,9 +19,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/rwlock"
 )
 
 // giveUpCase is one object raced by waiters that give up: take tries once
@@ -301,13 +308,17 @@ func raceGiveUps(t *testing.T, tc giveUpCase) {
 		t.Fatalf("an acquire or release failed: %v", err)
 	}
 	require.Positive(t, gaveUp.Load(), "no waiter gave up: the race was not run")
+	// Every waiter has returned: its subscription goes (the hub
+	// unsubscribes in the background), while the clients stay open.
+	redistest.Eventually(t, 5*time.Second, "no subscription left", func() bool {
+		channels, err := rdb.PubSubChannels(context.Background(), "*").Result()
+		require.NoError(t, err)
+		return len(channels) == 0
+	})
 	for _, c := range clients {
 		require.NoError(t, c.Close())
 	}
 	tc.check(t, rdb)
-	channels, err := rdb.PubSubChannels(context.Background(), "*").Result()
-	require.NoError(t, err)
-	require.Empty(t, channels, "subscriptions left behind")
 	tc.fresh(t, newRaceClient(t, srv))
 }
 
@@ -318,4 +329,139 @@ func newRaceClient(t *testing.T, srv *redistest.Server) *redisson.Client {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// A try held back on its way to Redis past its caller's deadline is
+// compensated after it ran, for every lock kind: sent at once, the undo
+// would find nothing to release and the try would then take the lock (or
+// queue the waiter) for nobody. The try's write is delayed 200 ms on the
+// socket; the caller's deadline is 30 ms.
+func TestCompensationAfterDelayedTry(t *testing.T) {
+	type take func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error)
+	cases := []struct {
+		name string
+		// held is taken by another client first (the try then queues).
+		held  func(c *redisson.Client) taker
+		take  take
+		check func(t *testing.T, rdb *redis.Client)
+	}{
+		{name: "lock", check: noKeys, take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+			return unlockerOf(c.Lock("d").Lock(ctx, rlock.WithOwner(owner)))
+		}},
+		{name: "fenced lock", take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+			return unlockerOf(c.FencedLock("d").Lock(ctx, fencedlock.WithOwner(owner)))
+		}, check: func(t *testing.T, rdb *redis.Client) {
+			require.Equal(t, []string{"redisson_lock_token:{d}"}, keysBut(t, rdb))
+		}},
+		{name: "read lock", check: noKeys, take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+			return unlockerOf(c.ReadWriteLock("d").ReadLock().Lock(ctx, rwlock.WithOwner(owner)))
+		}},
+		{name: "write lock", check: noKeys, take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+			return unlockerOf(c.ReadWriteLock("d").WriteLock().Lock(ctx, rwlock.WithOwner(owner)))
+		}},
+		{name: "multi-lock", check: noKeys, take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+			return unlockerOf(multilock.New(c.Lock("d1"), c.Lock("d2")).Lock(ctx, multilock.WithOwner(owner)))
+		}},
+		{name: "group multi-lock", check: noKeys, take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+			return unlockerOf(c.MultiLockGroup("d", "a", "b").Lock(ctx, multilock.WithOwner(owner)))
+		}},
+		{
+			name: "fair lock", take: func(ctx context.Context, c *redisson.Client, owner int64) (unlocker, error) {
+				return unlockerOf(c.FairLock("d").Lock(ctx, fairlock.WithOwner(owner)))
+			},
+			held: func(c *redisson.Client) taker { return holdOf(c.FairLock("d").Lock) },
+			check: func(t *testing.T, rdb *redis.Client) {
+				require.Equal(t, []string{"d"}, keysBut(t, rdb), "queue or timeout entries left behind")
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := redistest.StartServer(t)
+			rdb := redistest.Client(t, srv)
+			ctx := context.Background()
+			owner := redisson.NewOwnerID()
+			delay := &delayFirst{marker: []byte(":" + strconv.FormatInt(owner, 10)), written: make(chan struct{})}
+			delay.armed.Store(true)
+			brdb := redistest.Client(t, srv, func(o *redis.Options) { o.ClientName = "delayed" })
+			brdb.AddHook(delay)
+			b, err := redisson.New(brdb)
+			require.NoError(t, err)
+			// A first acquisition loads the scripts: a try answered NOSCRIPT
+			// would be sent again with EVAL after its caller had gone,
+			// which go-redis refuses for a done context.
+			h, err := tc.take(ctx, b, redisson.NewOwnerID())
+			require.NoError(t, err)
+			require.NoError(t, h.Unlock(ctx))
+			if tc.held != nil {
+				_, ok, err := tc.held(newRaceClient(t, srv))(ctx)
+				require.NoError(t, err)
+				require.True(t, ok)
+			}
+			wctx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+			_, err = tc.take(wctx, b, owner)
+			cancel()
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			select {
+			case <-delay.written:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the held-back try was never written")
+			}
+			// Close waits for what is still settling.
+			require.NoError(t, b.Close())
+			// Redis runs what a connection sent before it drops it: once
+			// B's connections are gone, the try has run.
+			require.NoError(t, brdb.Close())
+			redistest.Eventually(t, 5*time.Second, "B's connections closed", func() bool {
+				list, err := rdb.ClientList(ctx).Result()
+				require.NoError(t, err)
+				return !strings.Contains(list, "name=delayed")
+			})
+			tc.check(t, rdb)
+		})
+	}
+}
+
+// unlockerOf returns a lock kind's hold as an unlocker, nil when err is set.
+func unlockerOf[H unlocker](h H, err error) (unlocker, error) {
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// delayFirst holds back, on the socket, the first write that carries
+// marker by 200 ms, and closes written once that write is done: the
+// command is on its way while its caller gives up.
+type delayFirst struct {
+	marker  []byte
+	armed   atomic.Bool
+	written chan struct{}
+}
+
+func (d *delayFirst) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := next(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return delayConn{Conn: c, d: d}, nil
+	}
+}
+func (d *delayFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (d *delayFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+type delayConn struct {
+	net.Conn
+	d *delayFirst
+}
+
+func (c delayConn) Write(b []byte) (int, error) {
+	if bytes.Contains(b, c.d.marker) && c.d.armed.CompareAndSwap(true, false) {
+		time.Sleep(200 * time.Millisecond) // the command's delay on its way, not a wait for a result
+		defer close(c.d.written)
+	}
+	return c.Conn.Write(b)
 }
