@@ -226,7 +226,10 @@ func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 
 // ForceUnlock deletes the lock whoever holds it and wakes the queue's head,
 // as Redisson's forceUnlock does. It reports whether there was a lock. Holds
-// of this client on it end with ErrLockLost.
+// of this client on it end with ErrLockLost. When the lock's key holds
+// anything but a hash, or its queue or timeout key another type than a list
+// or a zset, nothing is changed and the error wraps ErrWrongType and names
+// the key and its type (Redisson deletes a lock key of any type).
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
@@ -236,6 +239,9 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 		"0", nowMS(), l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("force unlock", s.wrongType(ctx, err))
+	}
+	if kt, ok := res.([]any); ok && len(kt) == 3 {
+		return false, l.l.Err("force unlock", fmt.Errorf("%w: %v holds a %v, not a %v", core.ErrWrongType, kt[0], kt[1], kt[2]))
 	}
 	deleted := res == int64(1)
 	if deleted {

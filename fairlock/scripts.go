@@ -167,9 +167,23 @@ return 1
 `)
 
 // forceUnlockScript deletes the lock whoever holds it and wakes the head.
+// The three keys' types are checked first, in the script, so that a key of
+// another type under any of them (no fair lock of ours) stops it before it
+// writes anything, stale heads included, and nothing can replace a key
+// between the check and the DEL. Redisson's would delete a lock key of any
+// type (see README, Interoperability).
 // KEYS: [name, queue, timeout, channel]. ARGV: [message "0", now,
-// PUBLISH|SPUBLISH]. Reply: 1 = deleted, 0 = there was no lock.
-var forceUnlockScript = core.NewScript("fairlock.forceUnlock", dropStaleHead("ARGV[2]")+`
+// PUBLISH|SPUBLISH]. Reply: 1 = deleted, 0 = there was no lock, {key,
+// type, wanted type} = that key holds another type (nothing done).
+var forceUnlockScript = core.NewScript("fairlock.forceUnlock", `
+local want = {'hash', 'list', 'zset'}
+for i = 1, 3 do
+	local t = redis.call('type', KEYS[i])['ok']
+	if t ~= 'none' and t ~= want[i] then
+		return {KEYS[i], t, want[i]}
+	end
+end
+`+dropStaleHead("ARGV[2]")+`
 if redis.call('del', KEYS[1]) == 1 then
 	local head = redis.call('lindex', KEYS[2], 0)
 	if head ~= false then

@@ -217,7 +217,9 @@ func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
 // Redisson's forceUnlock does. It reports whether there was a lock. Holds of
-// this client on it end with ErrLockLost.
+// this client on it end with ErrLockLost. A key holding anything but a hash
+// is not deleted: the error wraps ErrWrongType and names the type (Redisson
+// deletes it).
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
@@ -225,6 +227,9 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.name, l.channel}, "0", l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("force unlock", err)
+	}
+	if typ, ok := res.(string); ok {
+		return false, l.l.Err("force unlock", fmt.Errorf("%w: the key holds a %s, not a hash", core.ErrWrongType, typ))
 	}
 	deleted := res == int64(1)
 	if deleted {

@@ -51,15 +51,24 @@ redis.call('set', KEYS[3], 1, 'px', ARGV[5])
 return 1
 `)
 
-// forceUnlockScript deletes the lock whoever holds it.
+// forceUnlockScript deletes the lock whoever holds it. A key of another
+// type is no lock of ours and stays (Redisson's DEL would remove it; see
+// README, Interoperability): the type is checked in the script itself so
+// that nothing can replace the key between the check and the DEL.
 // KEYS: [name, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
-// Reply: 1 = deleted (and published), 0 = there was no lock.
+// Reply: 1 = deleted (and published), 0 = there was no lock, a string =
+// the type the key holds instead of a hash (nothing done).
 var forceUnlockScript = core.NewScript("rlock.forceUnlock", `
-if redis.call('del', KEYS[1]) == 1 then
-	redis.call(ARGV[2], KEYS[2], ARGV[1])
-	return 1
+local t = redis.call('type', KEYS[1])['ok']
+if t == 'none' then
+	return 0
 end
-return 0
+if t ~= 'hash' then
+	return t
+end
+redis.call('del', KEYS[1])
+redis.call(ARGV[2], KEYS[2], ARGV[1])
+return 1
 `)
 
 // unlockHandOffScript is unlockScript that, on the final release, hands the

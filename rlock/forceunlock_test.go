@@ -1,0 +1,100 @@
+package rlock_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
+)
+
+// TestForceUnlockDeletesOnlyLocks: ForceUnlock deletes a lock's hash and
+// publishes the unlock message, answers false for no key, and refuses a key
+// of any other type with ErrWrongType naming the type, leaving the key and
+// its value as they were and publishing nothing (Redisson's DEL would
+// remove it).
+func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	c := newClient(t, srv)
+	ctx := context.Background()
+
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, key string) *rlock.Hold
+		want    bool
+		wantErr error
+		detail  string
+	}{
+		{"string key", func(t *testing.T, key string) *rlock.Hold {
+			require.NoError(t, raw.Set(ctx, key, "x", 0).Err())
+			return nil
+		}, false, redisson.ErrWrongType, "holds a string, not a hash"},
+		{"list key", func(t *testing.T, key string) *rlock.Hold {
+			require.NoError(t, raw.RPush(ctx, key, "a", "b").Err())
+			return nil
+		}, false, redisson.ErrWrongType, "holds a list, not a hash"},
+		{"set key", func(t *testing.T, key string) *rlock.Hold {
+			require.NoError(t, raw.SAdd(ctx, key, "m").Err())
+			return nil
+		}, false, redisson.ErrWrongType, "holds a set, not a hash"},
+		{"held lock", func(t *testing.T, key string) *rlock.Hold {
+			h, err := c.Lock(key).Lock(ctx)
+			require.NoError(t, err)
+			return h
+		}, true, nil, ""},
+		{"absent", func(t *testing.T, key string) *rlock.Hold { return nil }, false, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "force:" + tc.name
+			h := tc.setup(t, key)
+			before := dump(t, raw, key)
+			msgs := redistest.Capture(t, raw)
+
+			deleted, err := c.Lock(key).ForceUnlock(ctx)
+			require.Equal(t, tc.want, deleted)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				require.Contains(t, err.Error(), `lock "`+key+`": force unlock: `)
+				require.Contains(t, err.Error(), tc.detail)
+				require.Equal(t, before, dump(t, raw, key), "the key is left as it was")
+				require.Empty(t, msgs.Drain(t), "nothing published")
+				return
+			}
+			require.NoError(t, err)
+			require.Zero(t, raw.Exists(ctx, key).Val())
+			var want []redistest.Message
+			if tc.want {
+				want = []redistest.Message{{Channel: rlock.ChannelName(key), Payload: "0"}}
+			}
+			require.Equal(t, want, msgs.Drain(t))
+			if h != nil {
+				select {
+				case <-h.Done():
+				case <-time.After(5 * time.Second):
+					t.Fatal("the force-unlocked hold did not end")
+				}
+				require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+			}
+		})
+	}
+}
+
+// dump returns key's serialized value ("" when it does not exist), to
+// compare a key before and after a call.
+func dump(t *testing.T, raw *redis.Client, key string) string {
+	t.Helper()
+	v, err := raw.Dump(context.Background(), key).Result()
+	if errors.Is(err, redis.Nil) {
+		return ""
+	}
+	require.NoError(t, err)
+	return v
+}
