@@ -129,5 +129,8 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 	case int64:
 		return max(time.Duration(v)*time.Millisecond, time.Millisecond), nil
 	}
+	if err := fault(res); err != nil {
+		return 0, err
+	}
 	return 0, fmt.Errorf("unexpected reply %T %v", res, res)
 }

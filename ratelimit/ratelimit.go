@@ -189,7 +189,9 @@ func (l *Limiter) SetRate(ctx context.Context, typ RateType, rate int64, interva
 }
 
 // Config returns the limiter's config; ErrNotInitialized when it has none
-// (where Redisson's getConfig returns OVERALL with rate and interval 0).
+// (where Redisson's getConfig returns OVERALL with rate and interval 0). A
+// config key of another type, or a field holding no integer, is an error
+// wrapping ErrWrongType that names it.
 func (l *Limiter) Config(ctx context.Context) (Config, error) {
 	const op = "config"
 	if err := l.check(ctx); err != nil {
@@ -205,11 +207,13 @@ func (l *Limiter) Config(ctx context.Context) (Config, error) {
 		return Config{}, l.fail(op, ErrNotInitialized)
 	}
 	var c Config
+	// perr keeps the first bad field, in the order pick checks them, so
+	// that Config and the scripts name the same one.
 	var perr error
 	num := func(f string) int64 {
 		n, err := strconv.ParseInt(h[f], 10, 64)
-		if err != nil && h[f] != "" {
-			perr = fmt.Errorf("%w: the field %s holds %q", core.ErrWrongType, f, h[f])
+		if err != nil && h[f] != "" && perr == nil {
+			perr = badField(f, h[f])
 		}
 		return n
 	}
@@ -232,6 +236,9 @@ func (l *Limiter) AvailablePermits(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, l.fail(op, l.explain(ctx, err))
 	}
+	if err := fault(res); err != nil {
+		return 0, l.fail(op, err)
+	}
 	n, _ := res.(int64)
 	return n, nil
 }
@@ -251,8 +258,11 @@ func (l *Limiter) Release(ctx context.Context, permits int64) error {
 		return nil
 	}
 	// At most once: a second run after a lost reply would give back twice.
-	_, _, err := l.rt.EvalSyncedNoRetry(ctx, releaseScript, l.keys, permits)
-	return l.fail(op, l.explain(ctx, err))
+	res, _, err := l.rt.EvalSyncedNoRetry(ctx, releaseScript, l.keys, permits)
+	if err != nil {
+		return l.fail(op, l.explain(ctx, err))
+	}
+	return l.fail(op, fault(res))
 }
 
 // Delete deletes the config and this client's state (and the shared
@@ -297,15 +307,63 @@ func (l *Limiter) explain(ctx context.Context, err error) error {
 	var re redis.Error
 	switch {
 	case errors.Is(err, core.ErrWrongType):
-		return core.WrongTypeError(ctx, l.rt.Redis(), l.name, "hash")
+		return l.configWrongType(ctx)
 	case !errors.As(err, &re):
 		return err
+	case strings.HasPrefix(re.Error(), "WRONGTYPE"):
+		return l.configWrongType(ctx)
 	case strings.Contains(err.Error(), "RateLimiter is not initialized"):
 		return ErrNotInitialized
 	case strings.Contains(err.Error(), "cannot exceed defined rate"):
 		return ErrExceedsRate
 	}
 	return err
+}
+
+// configWrongType names what the config key holds when a command on it
+// failed with WRONGTYPE: the scripts check the state keys themselves (see
+// pick), so a WRONGTYPE that reaches here comes from the config key. The
+// type is read after the failure, so a key changed in between makes the
+// message vaguer, never wrong about the sentinel.
+func (l *Limiter) configWrongType(ctx context.Context) error {
+	tctx, cancel := l.rt.Detached(ctx)
+	defer cancel()
+	typ, err := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+		return l.rt.Redis().Type(ctx, l.name).Result()
+	})
+	if err != nil || typ == "hash" || typ == "none" {
+		return fmt.Errorf("%w: %s holds another type than a hash", core.ErrWrongType, l.name)
+	}
+	return fmt.Errorf("%w: %s holds a %s, not a hash", core.ErrWrongType, l.name, typ)
+}
+
+// fault returns the error a script's refusal reply stands for, nil for any
+// other reply. The refusals are {'key', key, its type, the type wanted},
+// {'field', config field, its value} and {'value', value key, its value}.
+func fault(res any) error {
+	r, ok := res.([]any)
+	if !ok {
+		return nil
+	}
+	s := make([]string, len(r))
+	for i, v := range r {
+		s[i], _ = v.(string)
+	}
+	switch {
+	case len(s) == 4 && s[0] == "key":
+		return fmt.Errorf("%w: %s holds a %s, not a %s", core.ErrWrongType, s[1], s[2], s[3])
+	case len(s) == 3 && s[0] == "field":
+		return badField(s[1], s[2])
+	case len(s) == 3 && s[0] == "value":
+		return fmt.Errorf("%w: %s holds %q, not a number of permits", core.ErrWrongType, s[1], s[2])
+	}
+	return fmt.Errorf("unexpected reply %v", res)
+}
+
+// badField is the error for a config field that holds no integer, the same
+// from Config and from the scripts.
+func badField(field, value string) error {
+	return fmt.Errorf("%w: the field %s holds %q", core.ErrWrongType, field, value)
 }
 
 // nowMS is the clock grants are scored with: ms since the epoch, as Java's
