@@ -61,7 +61,8 @@ type Lock struct {
 // New returns the multi-lock of locks (Redisson's getMultiLock(locks...)):
 // acquired when every member is. The members may belong to different
 // Clients. An empty list, a nil member or a lock given twice makes every
-// call fail with an error wrapping ErrInvalidArgument.
+// call fail with an error wrapping ErrInvalidArgument, and a member with an
+// empty name with one wrapping ErrInvalidName, before anything is sent.
 func New(locks ...lockable.Lock) *Lock { return newLock(false, locks) }
 
 // NewRedLock returns the RedLock of locks (Redisson's RedissonRedLock):
@@ -83,6 +84,12 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 			continue
 		}
 		names[i] = l.Name()
+		if err := core.ValidateName(l.Name()); err != nil {
+			// The member would refuse every call, but only once the
+			// members before it were taken: refuse the set up front.
+			errs = append(errs, fmt.Errorf("%w: lock %d of the set has an empty name", err, i+1))
+			continue
+		}
 		id := l.LockID()
 		if j, dup := seen[id]; dup {
 			errs = append(errs, fmt.Errorf("%w: locks %d and %d of the set are the same lock %q", core.ErrInvalidArgument, j+1, i+1, l.Name()))
@@ -240,7 +247,9 @@ func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 // Redisson each try has a wait of 1.5s per member, or with WithLease a
 // random wait below the lease, so that owners racing for overlapping sets
 // in different orders do not fail each other forever. ctx only bounds the
-// wait.
+// wait. A member that no retry can take (its client closed, its key holding
+// another type: ErrClosed, ErrWrongType) ends Lock at once with its error
+// when the set cannot be taken without it, having given back what it took.
 func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 	o, err := m.options("lock", true, opts)
 	if err != nil {
@@ -259,10 +268,15 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 }
 
 // permanent reports whether a member's error will not go away by trying
-// again: its client (or the go-redis client under it) is closed, or the
-// request is refused as invalid.
+// again: its client (or the go-redis client under it) is closed, the
+// request is refused as invalid, or the member's key holds another Redis
+// type. Something else could delete a key of the wrong type, but nothing
+// here waits for that: a wait would only take and give back the other
+// members until ctx ends.
 func permanent(err error) bool {
-	return errors.Is(err, core.ErrClosed) || errors.Is(err, redis.ErrClosed) || errors.Is(err, core.ErrInvalidArgument)
+	return errors.Is(err, core.ErrClosed) || errors.Is(err, redis.ErrClosed) ||
+		errors.Is(err, core.ErrInvalidArgument) || errors.Is(err, core.ErrInvalidName) ||
+		errors.Is(err, core.ErrWrongType)
 }
 
 // ended returns ctx's cause, with the last member failure when there was
