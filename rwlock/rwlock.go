@@ -370,6 +370,11 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 		return engine.NotOwner, sync, nil
 	case res == int64(1):
 		return engine.Freed, sync, nil
+	case !s.write:
+		// The read unlock answers 0 both for a re-entrant reader's inner
+		// hold and for a reader whose last hold went while others still
+		// read: the engine's local holds tell them apart.
+		return engine.Shared, sync, nil
 	}
 	return engine.StillHeld, sync, nil
 }

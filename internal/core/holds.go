@@ -220,6 +220,22 @@ func (rt *Runtime) HeldByOther(key, owner string) bool {
 // of the owner ends); otherwise only h ends and the lease, re-applied by the
 // script at start, runs on.
 func (rt *Runtime) Released(h *Hold, full bool, start time.Time) {
+	rt.released(h, full, false, start)
+}
+
+// ReleasedShared records the release of h when Redis says only that the
+// lock stays held, not whether by this owner (a read lock's other readers
+// keep it): h ends, and if it was the owner's last local hold the owner's
+// record ends as released. The owner's own count in Redis has then reached
+// 0, the usual case, or holds a surplus nobody here will release; either
+// way renewal stops and anything left expires with its lease, as after
+// Released, but without the surplus warning, which would fire on every
+// read unlock while another reader holds.
+func (rt *Runtime) ReleasedShared(h *Hold, start time.Time) {
+	rt.released(h, false, true, start)
+}
+
+func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 	hs := &rt.holds
 	hs.mu.Lock()
 	o := hs.m[holdKey{h.key, h.owner}]
@@ -256,11 +272,16 @@ func (rt *Runtime) Released(h *Hold, full bool, start time.Time) {
 	}
 	h.cancel(context.Canceled)
 	if len(o.holds) == 0 {
-		// Redis counts more holds than we handed out: stop renewing, so the
-		// surplus expires with the lease instead of living forever.
-		rt.logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
-			"lock", h.key, "owner", h.owner)
+		// Redis still counts holds of the owner that we never handed out:
+		// stop renewing, so the surplus expires with the lease instead of
+		// living forever. A shared release cannot tell a surplus from the
+		// usual case (the owner holds nothing more, others do), so it ends
+		// the record the same way, without a warning.
 		hs.mu.Unlock()
+		if !shared {
+			rt.logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
+				"lock", h.key, "owner", h.owner)
+		}
 		rt.lose(o, context.Canceled)
 		return
 	}

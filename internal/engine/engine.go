@@ -112,6 +112,12 @@ const (
 	StillHeld
 	// Freed: the last hold was released (and, with a successor, handed over).
 	Freed
+	// Shared: one hold was released and the lock stays held, by other
+	// owners or by more holds of this owner; the reply does not say which
+	// (the read lock's, with other readers). The owner's local holds
+	// decide: when this was its last one, its holds end as released, not
+	// as a surplus Redis counts.
+	Shared
 )
 
 // Config names what varies between lock-like objects.

@@ -89,7 +89,11 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		l.wakeLocal()
 		return err
 	}
-	l.rt.Released(&h.Hold, res.full, res.start)
+	if res.shared {
+		l.rt.ReleasedShared(&h.Hold, res.start)
+	} else {
+		l.rt.Released(&h.Hold, res.full, res.start)
+	}
 	deferred := false
 	if q != nil {
 		q.mu.Lock()
@@ -119,11 +123,17 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		// current.
 		l.wakeLocal()
 	}
+	// A shared release wakes nobody, even when it ended this owner's
+	// holds: the lock is still held by others (a read lock's other
+	// readers), so a local waiter of this object could only find it held
+	// again. The release that frees it (the last reader's) publishes and
+	// wakes them.
 	return err
 }
 
 type releaseResult struct {
 	full      bool // the owner's last hold was released
+	shared    bool // one hold was released; the lock stays held (Shared)
 	handedOff bool // ... and the lock went straight to a local waiter
 	yielded   bool // ... or not, because a hand-off streak had reached its end
 	start     time.Time
@@ -218,7 +228,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	if res == NotOwner {
 		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
 	}
-	return releaseResult{full: freed, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
+	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
 }
 
 func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, error) {
