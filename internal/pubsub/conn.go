@@ -109,6 +109,11 @@ func (c *conn) control() {
 		case <-c.stop:
 			return
 		case <-c.kick:
+			// select picks at random among ready cases: with stop closed
+			// too, the ops are void (the connection is going away).
+			if c.stopping() {
+				return
+			}
 			if !c.flush() {
 				c.requestReplace()
 			}
@@ -130,8 +135,12 @@ func (c *conn) control() {
 				c.replace()
 			case silent > every:
 				c.sendMu.Lock()
+				if c.stopping() {
+					c.sendMu.Unlock()
+					return
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), every)
-				if err := c.ps.Ping(ctx); err != nil {
+				if err := c.ps.Ping(ctx); err != nil && !c.stopping() {
 					c.h.cfg.Logger.Warn("redisson pubsub: ping failed", "err", err)
 				}
 				cancel()
@@ -145,6 +154,11 @@ func (c *conn) control() {
 func (c *conn) flush() bool {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
+	if c.stopping() {
+		// close closes stop before it takes sendMu to close ps: a flush
+		// that got sendMu after it would write on a closed PubSub.
+		return true
+	}
 	c.queueMu.Lock()
 	ops := c.queue
 	c.queue = nil
@@ -164,6 +178,17 @@ func (c *conn) flush() bool {
 }
 
 func (c *conn) sharded() bool { return c.node != nil || c.h.cfg.Sharded }
+
+// stopping reports whether the conn is closing: nothing needs sending on it
+// any more, and a command that fails now failed because of the close.
+func (c *conn) stopping() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
 
 // requestReplace asks the control goroutine for a fresh connection.
 func (c *conn) requestReplace() {
@@ -195,6 +220,9 @@ func (c *conn) send(subscribe bool, chans []string) bool {
 			err = c.ps.Unsubscribe(ctx, group...)
 		}
 		if err != nil {
+			if c.stopping() {
+				return true // the conn is closing: nothing to replace
+			}
 			ok = false
 			c.h.cfg.Logger.Warn("redisson pubsub: subscription command failed; replacing the connection",
 				"subscribe", subscribe, "channels", len(group), "err", err)
