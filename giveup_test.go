@@ -24,6 +24,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/rwlock"
 )
@@ -40,6 +41,9 @@ type giveUpCase struct {
 	take   func(c *redisson.Client) taker
 	check  func(t *testing.T, rdb *redis.Client)
 	fresh  func(t *testing.T, c *redisson.Client)
+	// granted, when set, checks what the acquisitions that succeeded
+	// (took) left, on a fresh client.
+	granted func(t *testing.T, c *redisson.Client, took int64)
 }
 
 // taker acquires under ctx (waiting until ctx ends) and returns how to let
@@ -58,6 +62,10 @@ func holdOf[H unlocker, O any](lock func(ctx context.Context, opts ...O) (H, err
 		return h.Unlock, true, nil
 	}
 }
+
+// giveUpRate is the rate limiter's rate in the give-up race: more than it
+// grants in an hour.
+const giveUpRate = 10_000_000
 
 // giveUpDuration is how long each object is raced: REDISSON_GIVEUP (a Go
 // duration) or 1.5 s.
@@ -228,6 +236,35 @@ func TestGiveUpLeavesNothingBehind(t *testing.T) {
 				require.True(t, ok)
 			},
 		},
+		{
+			// A rate that the race cannot use up within a window that
+			// does not move: every permit the window lacks is one that a
+			// caller got.
+			name: "rate limiter",
+			take: func(c *redisson.Client) taker {
+				return func(ctx context.Context) (func(context.Context) error, bool, error) {
+					ok, err := c.RateLimiter("gu").TryAcquire(ctx, 1)
+					return func(context.Context) error { return nil }, ok, err
+				}
+			},
+			setup: func(t *testing.T, c *redisson.Client) {
+				_, err := c.RateLimiter("gu").TrySetRate(context.Background(), ratelimit.Overall, giveUpRate, time.Hour)
+				require.NoError(t, err)
+			},
+			check: func(t *testing.T, rdb *redis.Client) {
+				require.Equal(t, []string{"gu", "{gu}:permits", "{gu}:value"}, keysBut(t, rdb))
+			},
+			granted: func(t *testing.T, c *redisson.Client, took int64) {
+				n, err := c.RateLimiter("gu").AvailablePermits(context.Background())
+				require.NoError(t, err)
+				require.Equal(t, giveUpRate-took, n, "permits granted to nobody")
+			},
+			fresh: func(t *testing.T, c *redisson.Client) {
+				ok, err := c.RateLimiter("gu").TryAcquire(context.Background(), 1)
+				require.NoError(t, err)
+				require.True(t, ok)
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { raceGiveUps(t, tc) })
@@ -319,7 +356,11 @@ func raceGiveUps(t *testing.T, tc giveUpCase) {
 		require.NoError(t, c.Close())
 	}
 	tc.check(t, rdb)
-	tc.fresh(t, newRaceClient(t, srv))
+	fresh := newRaceClient(t, srv)
+	if tc.granted != nil {
+		tc.granted(t, fresh, took.Load())
+	}
+	tc.fresh(t, fresh)
 }
 
 // newRaceClient returns a client of srv on a go-redis client of its own.

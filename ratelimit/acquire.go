@@ -109,17 +109,34 @@ func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool,
 // granted, otherwise how long until they may be.
 //
 // It is sent at most once: a second run after a lost reply could grant
-// twice. A lost reply is reported as an error; if the script ran, its grant
-// counts against the window although nobody uses it, which admits fewer
-// calls, never more.
+// twice. When ctx ends with the script on the wire, tryAcquire returns and
+// the grant, if the script makes one, is taken back once its reply is in
+// (core.Settle, undoGrant); so is a grant whose reply was lost, by its id:
+// the window does not count permits nobody uses.
 func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error) {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
-	res, _, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, l.keys, n, nowMS(), string(id[:]))
+	var res any
+	var err error
+	if cctx, inline := l.rt.Inline(ctx); inline {
+		res, err = l.acquireOnce(cctx, n, id)
+	} else {
+		var p *core.Pending[any]
+		res, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (any, error) {
+			return l.acquireOnce(ctx, n, id)
+		})
+		if p != nil {
+			l.undoGrant(ctx, n, id, p)
+			return 0, err
+		}
+	}
 	if err != nil {
 		var re redis.Error
-		if !errors.As(err, &re) && !errors.Is(err, core.ErrWrongType) && ctx.Err() == nil {
-			return 0, fmt.Errorf("no reply to the acquire of %d permits; if it ran they count against the window: %w", n, err)
+		if !errors.As(err, &re) && !errors.Is(err, core.ErrWrongType) && !core.NotSent(err) {
+			l.undoGrant(ctx, n, id, nil)
+			if ctx.Err() == nil {
+				return 0, fmt.Errorf("no reply to the acquire of %d permits; a grant it made is taken back: %w", n, err)
+			}
 		}
 		return 0, l.explain(ctx, err)
 	}
@@ -133,4 +150,53 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 		return 0, err
 	}
 	return 0, fmt.Errorf("unexpected reply %T %v", res, res)
+}
+
+// acquireOnce sends the acquire script for n permits as grant id.
+func (l *Limiter) acquireOnce(ctx context.Context, n int64, id [16]byte) (any, error) {
+	res, _, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, l.keys, n, nowMS(), string(id[:]))
+	return res, err
+}
+
+// undoGrant takes back, in the background, the grant id of n permits that
+// its caller will not use, once the outcome of the acquire p is in (nil:
+// the acquire ended without a reply). Client.Close waits for it, bounded.
+// Sent before the acquire ran, it would find nothing, and the grant would
+// then count against the window for nobody; after an acquire that got no
+// reply it may still come first (the command may sit in the network), and
+// the grant then only admits fewer calls, never more.
+func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.Pending[any]) {
+	bg := context.WithoutCancel(ctx)
+	run := func() {
+		if p != nil {
+			wctx, cancel := context.WithTimeout(context.Background(), l.rt.SettleWait())
+			res, err, known := p.Wait(wctx)
+			cancel()
+			if known && (err == nil && res != nil || err != nil && core.NotSent(err)) {
+				return // refused, or never sent: nothing was granted
+			}
+			var re redis.Error
+			if known && err != nil && (errors.As(err, &re) || errors.Is(err, core.ErrWrongType)) {
+				return // Redis refused it
+			}
+		}
+		if l.rt.Stopped().Err() != nil {
+			return // Close returned: nothing may be sent
+		}
+		uctx, cancel := l.rt.Undoing(bg)
+		defer cancel()
+		if _, err := l.rt.Eval(uctx, undoGrantScript, l.keys, n, string(id[:])); err != nil {
+			l.rt.Logger().Warn("redisson: taking back a grant nobody uses failed; it counts against the window until it leaves it",
+				"ratelimiter", l.name, "permits", n, "err", err)
+		}
+	}
+	w, err := l.rt.Begin()
+	if err != nil {
+		run() // Close has begun and waits for nothing new
+		return
+	}
+	go func() {
+		defer w.End()
+		run()
+	}()
 }

@@ -134,6 +134,32 @@ end
 return res
 `)
 
+// undoGrantScript takes back the grant of ARGV[1] permits with id ARGV[2]
+// (acquireScript's ARGV[3]) that nobody uses: its caller gave up while it
+// was on the wire, or its reply was lost. The grant leaves the window and
+// its permits go back to the value (clamped at the rate), so Java and Go
+// peers see the window as if it had not been made. A grant that is not in
+// the window (it never ran, or it has left the window and been counted
+// back) changes nothing, so the script may run more than once. Not
+// Redisson's: it has no such undo.
+// ARGV: [permits, id]. Reply: 1 = taken back, 0 = no such grant.
+var undoGrantScript = core.NewScript("ratelimit.undoGrant", pick+`
+local member = struct.pack('Bc0I', string.len(ARGV[2]), ARGV[2], ARGV[1])
+if redis.call('zrem', permitsName, member) == 0 then
+	return 0
+end
+local currentValue = redis.call('get', valueName)
+if currentValue ~= false then
+	local newValue = tonumber(currentValue) + tonumber(ARGV[1])
+	if newValue > tonumber(rate) then
+		newValue = tonumber(rate)
+	end
+	redis.call('set', valueName, newValue)
+end
+`+keepAlive+`
+return 1
+`)
+
 // availableScript returns the permits left in the window, adding back the
 // permits of grants that left it (not clamped, as in Redisson); an absent
 // value key is created at the full rate.
