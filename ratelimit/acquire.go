@@ -169,14 +169,15 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 	bg := context.WithoutCancel(ctx)
 	run := func() {
 		if p != nil {
-			wctx, cancel := context.WithTimeout(context.Background(), l.rt.SettleWait())
-			res, err, known := p.Wait(wctx)
-			cancel()
-			if known && (err == nil && res != nil || err != nil && core.NotSent(err)) {
+			res, err, known := p.Wait(l.rt.Stopped())
+			if !known {
+				return // Close returned: nothing may be sent
+			}
+			if err == nil && res != nil || err != nil && core.NotSent(err) {
 				return // refused, or never sent: nothing was granted
 			}
 			var re redis.Error
-			if known && err != nil && (errors.As(err, &re) || errors.Is(err, core.ErrWrongType)) {
+			if err != nil && (errors.As(err, &re) || errors.Is(err, core.ErrWrongType)) {
 				return // Redis refused it
 			}
 		}

@@ -42,16 +42,19 @@ func (p *Pending[T]) Wait(ctx context.Context) (T, error, bool) {
 // Settle runs call (at most once) and returns its outcome, or, when ctx
 // ends before the outcome is known, an *AbandonedError and the Pending the
 // outcome arrives on. The call never sees ctx's cancellation or deadline:
-// go-redis bounds it by its own ReadTimeout, so it ends with a reply or
-// with go-redis giving up, never half-read.
+// go-redis bounds it by its own timeouts (the pool's, the dial's, its
+// ReadTimeout), so it ends with a reply or with go-redis giving up, never
+// half-read. Off the caller's goroutine it is cancelled only when Close has
+// stopped waiting (Stopped): a try still waiting for a connection then is
+// never sent, since nothing may be sent once Close has returned.
 //
 // A call under a context that cannot end early enough to matter runs on
 // the caller's goroutine, as Runtime.NeedsBound decides: a context without
-// Done, or one whose deadline lies beyond go-redis' ReadTimeout (its
-// cancellation is then seen when the reply comes, within ReadTimeout). On a
-// go-redis client with ContextTimeoutEnabled, which would cut the read at
-// the context's deadline, such an inline call gets the context without its
-// cancellation.
+// Done, or one whose deadline lies beyond go-redis' ReadTimeout. It gets
+// the context without its cancellation, so that neither go-redis (with
+// ContextTimeoutEnabled, it would cut the read at the deadline) nor a
+// nested bound (NeedsBound, asked again later, when the deadline may be
+// near) can leave its outcome unknown.
 func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) (T, error)) (T, error, *Pending[T]) {
 	if cctx, ok := rt.Inline(ctx); ok {
 		v, err := call(cctx)
@@ -59,7 +62,11 @@ func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) 
 	}
 	p := &Pending[T]{done: make(chan struct{})}
 	go func() {
-		p.v, p.err = call(context.WithoutCancel(ctx))
+		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		stop := context.AfterFunc(rt.Stopped(), cancel)
+		p.v, p.err = call(cctx)
+		stop()
+		cancel()
 		close(p.done)
 	}()
 	select {
@@ -87,10 +94,7 @@ func (rt *Runtime) Inline(ctx context.Context) (context.Context, bool) {
 	if rt.needsBound(ctx) {
 		return nil, false
 	}
-	if rt.ctxTimeouts {
-		return context.WithoutCancel(ctx), true
-	}
-	return ctx, true
+	return context.WithoutCancel(ctx), true
 }
 
 // needsBound is NeedsBound whatever the go-redis client's
@@ -102,12 +106,4 @@ func (rt *Runtime) needsBound(ctx context.Context) bool {
 	}
 	deadline, ok := ctx.Deadline()
 	return ok && time.Until(deadline)+boundSlack < rt.readTimeout
-}
-
-// SettleWait bounds how long a compensation waits for the outcome of a call
-// its caller abandoned: go-redis ends the call within its ReadTimeout (and
-// a synced call's WAIT within the sync timeout); without a ReadTimeout, the
-// client's Timeout.
-func (rt *Runtime) SettleWait() time.Duration {
-	return rt.CloseWait() - rt.timeout + boundSlack
 }

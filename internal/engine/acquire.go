@@ -50,9 +50,12 @@ func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 		// A try the caller stopped waiting for, or its undo, is still to
 		// settle: leaving first, the waiter would be queued again by it.
 		done := l.later(ctx, field, func(bg context.Context) {
-			if l.rt.Stopped().Err() == nil { // else Close returned: nothing may be sent
-				l.acquireFailed(bg, qs, field, r.WaitFor)
+			if l.rt.Stopped().Err() != nil {
+				return // Close returned: nothing may be sent
 			}
+			uctx, cancel := l.rt.Undoing(bg)
+			defer cancel()
+			l.acquireFailed(uctx, qs, field, r.WaitFor)
 		})
 		if errors.Is(ctx.Err(), context.Canceled) {
 			l.awaitDone(done)
@@ -60,13 +63,14 @@ func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 		return
 	}
 	// The caller's ctx may be what ended the wait.
-	l.acquireFailed(ctx, qs, field, r.WaitFor)
-}
-
-// acquireFailed sends AcquireFailed for field on a context of its own.
-func (l *Lock) acquireFailed(ctx context.Context, qs QueueScripts, field string, wait time.Duration) {
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
+	l.acquireFailed(dctx, qs, field, r.WaitFor)
+}
+
+// acquireFailed sends AcquireFailed for field on dctx, a context of its
+// own bounded by the client's timeout.
+func (l *Lock) acquireFailed(dctx context.Context, qs QueueScripts, field string, wait time.Duration) {
 	if err := qs.AcquireFailed(dctx, field, wait); err != nil {
 		l.rt.Logger().Warn("redisson: leaving the wait queue failed; the entry turns stale at its deadline",
 			"lock", l.cfg.Name, "err", err)
@@ -711,7 +715,8 @@ func (l *Lock) later(ctx context.Context, field string, fn func(bg context.Conte
 }
 
 // awaitDone waits for background work's done channel, bounded by how long
-// Close would wait for it.
+// Close would wait for it: a cancelled call does not stay past that while
+// Redis does not answer (the work goes on, and Close waits for it).
 func (l *Lock) awaitDone(done <-chan struct{}) {
 	t := time.NewTimer(l.rt.CloseWait())
 	defer t.Stop()
@@ -762,24 +767,28 @@ func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id
 // release and the try would then take the lock for nobody (and a fair
 // lock's leaveQueue would come before the try queued the waiter again).
 //
-// When no outcome comes within SettleWait, or the try ended without a
-// reply (the connection broke, go-redis' ReadTimeout passed: go-redis
-// closes the connection), whether it ran is unknown and it is undone as a
-// lost reply is; see docs on what a command still in the network then
-// does.
+// The outcome is waited for as long as go-redis takes to end the call
+// (Settle), or until Close has stopped waiting, when nothing may be sent
+// any more (the try, still unsent then, never is). A try that ended
+// without a reply (the connection broke, go-redis' ReadTimeout passed and
+// it closed the connection) may have run: it is undone as a lost reply is;
+// docs/giving-up.md says what a command still in the network then does.
 func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, p *core.Pending[try]) chan struct{} {
 	id := l.rt.RequestID()
 	return l.later(ctx, field, func(bg context.Context) {
-		wctx, cancel := context.WithTimeout(context.Background(), l.rt.SettleWait())
-		o, err, known := p.Wait(wctx)
-		cancel()
+		o, err, known := p.Wait(l.rt.Stopped())
 		switch {
-		case known && err == nil && !o.ok:
+		case !known:
+			return // Close returned: nothing may be sent
+		case err == nil && !o.ok:
 			return // it ran and took nothing
-		case known && err == nil:
+		case err == nil:
 			// It took a hold (a re-entry's included): give exactly that
-			// one back.
-		case known && (core.NotSent(err) || !isTransport(err)):
+			// one back, re-applying the lease of the owner's hold that
+			// lives on (the release script sets it when the count stays
+			// above 0), not the abandoned try's.
+			lease = l.rt.LeaseOf(l.cfg.Name, field, lease)
+		case core.NotSent(err) || !isTransport(err):
 			return // it never reached Redis, or Redis refused it
 		case l.rt.Holding(l.cfg.Name, field) || l.overlaps(field):
 			// Unknown, and an undo could release a hold this client
