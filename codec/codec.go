@@ -57,12 +57,37 @@
 //	int8                        byte / Byte              1, or ["java.lang.Byte",1] as an Object
 //	float64                     double / Double          1.5 (NaN: "NaN", ["java.lang.Double","NaN"] as an Object)
 //	float32                     float / Float            1.5, or ["java.lang.Float",1.5] as an Object
-//	[]byte                      byte[]                   base64 text (MessagePack: bin)
-//	[]T                         java.util.ArrayList      ["java.util.ArrayList",[...]]
-//	map[string]T                java.util.HashMap        {"@class":"java.util.HashMap",...}
+//	[]byte, [N]byte             byte[]                   base64 text (MessagePack: bin)
+//	[]T, [N]T                   java.util.ArrayList      ["java.util.ArrayList",[...]]
+//	map[K]T                     java.util.HashMap        {"@class":"java.util.HashMap",...}
+//	time.Time, *time.Time       java.util.Date           ["java.util.Date",1700000000123] (milliseconds)
+//	uuid.UUID, *uuid.UUID       java.util.UUID           "0f8f...", or ["java.util.UUID","0f8f..."] as an Object
+//	*big.Int                    java.math.BigInteger     ["java.math.BigInteger",123...]
+//	Decimal, *big.Float         java.math.BigDecimal     ["java.math.BigDecimal",19.990]
 //	registered struct           the registered class     {"@class":"com.example.Person",...}
 //	registered string type      a Java enum              "RED", or ["com.example.Color","RED"] as an Object
+//	json.Marshaler              what its JSON reads as   its JSON, objects as java.util.HashMap (or the registered class)
+//	encoding.TextMarshaler      String (or the enum)     "its text"
 //	any                         Object                   per the dynamic value
+//
+// java.util.Date, BigInteger and BigDecimal are not final, so they carry
+// their class everywhere; UUID is final and carries it only as an Object,
+// unless the codec has UUIDTypeInfo (Redisson 4.2+ writes it everywhere).
+// TypedJsonJackson writes the same values without any class: a Date as
+// epoch milliseconds, a UUID as text, numbers plain.
+//
+// Map keys are written as encoding/json writes them: a string kind as it
+// is, else its MarshalText (uuid.UUID, netip.Addr), else an integer in
+// decimal; the entries are ordered as a java.util.HashMap of the Java key
+// type orders them (Integer and Long keys by their own hash codes).
+//
+// A type with its own MarshalJSON (or MarshalText) is written with the JSON
+// (or text) it gives and read back with UnmarshalJSON (UnmarshalText), as
+// encoding/json does; the built-in types above take precedence. In the typed
+// codecs its JSON gets the type information Java needs to read the same data
+// as Object values: objects become java.util.HashMaps (or carry the
+// registered class), arrays java.util.ArrayLists, integers beyond an int
+// Longs; decoding strips it again before UnmarshalJSON.
 //
 // "As an Object" means a value whose declared Java type is Object: an element
 // of a slice or map, or a field of Go type any. A Go pointer stands for a
@@ -82,24 +107,47 @@
 // writes a slice of strings, booleans or numbers as a Java array (String[],
 // long[]: a plain JSON array). Getting boxed/primitive right matters: Jackson
 // refuses a plain number for a Long field and a wrapper for a long field.
-// Embedded structs are flattened, as Java superclass fields are.
+// Embedded structs, also through pointers, are flattened, as Java
+// superclass fields are.
 //
 // Decoding a JsonJackson or MsgPackJackson value into an `any` gives: nil,
-// bool, string, int32 (Integer), int64 (Long), uint64 (a BigInteger beyond
-// a long), float64 (Double), float32 (Float), int16, int8, []byte, []any (any
-// collection class), map[string]any (java.util maps), the registered Go type for a registered "@class" (a
-// struct value, not a pointer), or, for an unknown class, a map[string]any
-// that keeps its "@class" entry: encoding such a map writes it back as that
-// class with its properties sorted, so unknown objects pass through. Other
-// wrapped scalars (java.math.BigDecimal, java.util.Date, ...) decode to their
-// plain value. A property of an unknown class may also hold a plain array (a
-// Java array of a final type: String[], long[]), which decodes to []any.
-// These two come back in another form when such a map is encoded again (a
-// plain value, a java.util.ArrayList), which Java may refuse for that field:
-// register the class to write it back exactly. Decoding into a registered
-// struct requires the registered "@class"; another class is an error
-// wrapping ErrWrongClass. Unknown properties are ignored, as Redisson's
-// mapper does.
+// bool, string, int32 (Integer), int64 (Long), *big.Int (BigInteger, also a
+// plain integer beyond a long), float64 (Double), float32 (Float), int16,
+// int8, []byte, time.Time (Date, in UTC), uuid.UUID (UUID), Decimal
+// (BigDecimal), []any (any collection class), map[string]any (java.util
+// maps), the registered Go type for a registered "@class" (a struct value,
+// not a pointer), or, for an unknown class, a map[string]any that keeps its
+// "@class" entry: encoding such a map writes it back as that class with its
+// properties sorted, so unknown objects pass through. Other wrapped classes
+// (an unregistered enum, java.time types written by another client...)
+// decode to their plain value. A property of an unknown class may also hold
+// a plain array (a Java array of a final type: String[], long[]), which
+// decodes to []any. These two come back in another form when such a map is
+// encoded again (a plain value, a java.util.ArrayList), which Java may refuse
+// for that field: register the class to write it back exactly. Decoding into
+// a registered struct requires the registered "@class"; another class is an
+// error wrapping ErrWrongClass. Unknown properties are ignored, as
+// Redisson's mapper does. Typed targets accept more than Java does (a bare
+// number or RFC 3339 text for a time.Time, a plain array for a slice, a
+// plain-text UUID where Redisson 4.2+ wants the wrapper), never less.
+//
+// # What no codec writes
+//
+// A value the Java peer could not read back with the same data is an error
+// at Encode, wrapping ErrEncode and naming the Go type and the path to it
+// (".items[2].when"), and nothing is written: funcs, channels, complex
+// numbers, unsafe pointers and map keys without a text form (wrapping
+// ErrUnsupportedType); time.Duration, because Redisson's mapper refuses
+// java.time types and a bare number would leave the unit to guesswork
+// (ErrUnsupportedType: store an integer of a stated unit); a struct that
+// keeps data in unexported fields only and has no MarshalJSON or
+// MarshalText, which would become an object without properties
+// (ErrUnsupportedType; its zero value is written); and values beyond the
+// Java type: an integer beyond a long, a time beyond a Date, text that is no
+// Decimal, a big.Float infinity, and in MessagePack a BigInteger beyond 64
+// bits or a BigDecimal MessagePack cannot give back digit for digit. A
+// time.Time keeps milliseconds, as a Date does; a struct's unexported fields
+// beside exported ones are left out, as encoding/json leaves them out.
 //
 // # What is not byte-identical
 //
@@ -108,17 +156,22 @@
 // for a few rare values). Map entries whose keys fall in the same HashMap
 // bucket are written in sorted order (Java: insertion order), and maps built
 // by Java's copy constructors or with an initial capacity may iterate in
-// another order. Java types without a Go counterpart here (BigDecimal, Date,
-// UUID, Java records, final classes) are not produced by the encoder. None of
-// this affects what either side reads, only byte comparisons.
+// another order. Java classes without a Go counterpart here (LinkedHashMap,
+// TreeSet and other sets, Character, Java records, java.time types, which
+// Redisson's mapper refuses) are not produced by the encoder: a Go map is a
+// HashMap, a slice an ArrayList. None of this affects what either side
+// reads, only byte comparisons. docs/codecs.md has the whole mapping and
+// what differs between Redisson 3.52 and 4.7.
 package codec
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -139,6 +192,13 @@ var (
 	// ErrWrongClass is wrapped (together with ErrDecode) when a value's Java
 	// class does not match the Go type it is decoded into.
 	ErrWrongClass = errors.New("codec: wrong Java class")
+	// ErrUnsupportedType is wrapped (together with ErrEncode or ErrDecode)
+	// when a Go type has no representation the Java peer would read back
+	// with the same data: funcs, channels, complex numbers, unsafe
+	// pointers, time.Duration, structs that keep their data in unexported
+	// fields, map keys without a text form. The message names the type
+	// and the path to it.
+	ErrUnsupportedType = errors.New("codec: unsupported Go type")
 )
 
 func encodeErrorf(codec, format string, a ...any) error {
@@ -191,9 +251,14 @@ func deref(v any) any {
 //
 // Encode accepts strings, []byte (written as they are), integers and
 // booleans (in decimal and "true"/"false", as Java's toString), floats (in
-// Java's Double.toString layout) and fmt.Stringer. Decode stores into a
-// *string, *[]byte or *any (a string). Bytes that are not UTF-8 are kept as
-// they are (Java would read U+FFFD in their place).
+// Java's Double.toString layout), a time.Time as Java's Instant.toString
+// ("2023-11-14T22:13:20.123Z"), a time.Duration as Java's
+// Duration.toString ("PT1.5S"), encoding.TextMarshaler (a uuid.UUID, a
+// big.Int, a netip.Addr: their text) and fmt.Stringer. Decode stores into a
+// *string, *[]byte or *any (a string), a *time.Duration (Java's
+// Duration.toString text) or any encoding.TextUnmarshaler (a *time.Time
+// reads RFC 3339, which Instant.toString writes). Bytes that are not UTF-8
+// are kept as they are (Java would read U+FFFD in their place).
 func String() Codec { return stringCodec{} }
 
 type stringCodec struct{}
@@ -204,6 +269,16 @@ func (stringCodec) Encode(v any) ([]byte, error) {
 		return []byte(x), nil
 	case []byte:
 		return append([]byte{}, x...), nil
+	case time.Time:
+		return []byte(instantString(x)), nil
+	case time.Duration:
+		return []byte(durationString(x)), nil
+	case encoding.TextMarshaler:
+		text, err := x.MarshalText()
+		if err != nil {
+			return nil, encodeErrorf("String", "MarshalText of %T: %v", x, err)
+		}
+		return text, nil
 	case fmt.Stringer:
 		return []byte(x.String()), nil
 	case nil:
@@ -228,7 +303,7 @@ func (stringCodec) Encode(v any) ([]byte, error) {
 			return append([]byte{}, rv.Bytes()...), nil
 		}
 	}
-	return nil, encodeErrorf("String", "unsupported Go type %T", v)
+	return nil, fmt.Errorf("%w: String: %w", ErrEncode, unsupported(rv.Type(), "no text form (want a string, a number, a boolean, a time or a TextMarshaler)"))
 }
 
 func (stringCodec) Decode(data []byte, v any) error {
@@ -237,6 +312,16 @@ func (stringCodec) Decode(data []byte, v any) error {
 		return err
 	}
 	switch {
+	case t.Type() == typeDuration:
+		d, err := parseDuration(string(data))
+		if err != nil {
+			return decodeErrorf("String", "%v", err)
+		}
+		t.SetInt(int64(d))
+	case reflect.PointerTo(t.Type()).Implements(typeTextUnmarshaler):
+		if err := t.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(data); err != nil {
+			return decodeErrorf("String", "UnmarshalText of %s: %v", t.Type(), err)
+		}
 	case t.Kind() == reflect.String:
 		t.SetString(string(data))
 	case t.Kind() == reflect.Slice && t.Type().Elem().Kind() == reflect.Uint8:

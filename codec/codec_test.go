@@ -4,11 +4,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"math/big"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/codec"
@@ -242,11 +245,13 @@ func TestDecodeJavaShapes(t *testing.T) {
 		name, data string
 		want       any
 	}{
-		{"BigDecimal", `["java.math.BigDecimal",1.10]`, 1.1},
-		{"BigInteger", `["java.math.BigInteger",18446744073709551615]`, uint64(math.MaxUint64)},
+		{"BigDecimal keeps its digits", `["java.math.BigDecimal",1.10]`, codec.Decimal("1.10")},
+		{"BigInteger", `["java.math.BigInteger",18446744073709551615]`, new(big.Int).SetUint64(math.MaxUint64)},
+		{"plain integer beyond long", `123456789012345678901234567890`, bigInt("123456789012345678901234567890")},
 		{"LinkedList", `["java.util.LinkedList",[1,2]]`, []any{int32(1), int32(2)}},
 		{"Object[]", `["[Ljava.lang.Object;",["a"]]`, []any{"a"}},
-		{"Date", `["java.util.Date",1700000000000]`, int64(1700000000000)},
+		{"Date", `["java.util.Date",1700000000000]`, time.UnixMilli(1700000000000).UTC()},
+		{"UUID", `["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"]`, uuid.MustParse("0f8fad5b-d9cb-469f-a165-70867728950e")},
 		{"unregistered enum", `["com.x.Size","XL"]`, "XL"},
 		{"LinkedHashMap", `{"@class":"java.util.LinkedHashMap","b":1,"a":null}`, map[string]any{"b": int32(1), "a": nil}},
 		{"unknown POJO", `{"@class":"com.x.Thing","a":1}`, map[string]any{"@class": "com.x.Thing", "a": int32(1)}},
@@ -313,7 +318,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"json unregistered struct", json, `{"@class":"x.Y"}`, func() any { return new(struct{ A int }) }, false, "no Java class"},
 		{"json string into int", json, `{"@class":"com.example.Address","zip":"x"}`, addrPtr, false, "at .zip: cannot decode a string into int64"},
 		{"json overflow", json, `["java.lang.Integer",3000000000]`, anyPtr, false, "overflows int32"},
-		{"json integer too big", json, `123456789012345678901234567890`, anyPtr, false, "does not fit 64 bits"},
+		{"json integer too big for a long", json, `123456789012345678901234567890`, int64Ptr, false, "overflows int64"},
 		{"json bad base64", json, `"%%%"`, func() any { return new([]byte) }, false, "base64"},
 		{"msgpack truncated", msgpack, "92ae6a6176612e6c616e", anyPtr, false, "truncated"},
 		{"msgpack truncated map", msgpack, "88a640636c617373", anyPtr, false, "does not fit"},
@@ -379,7 +384,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"cycle through a pointer", codec.TypedJsonJackson(), loop, "nesting deeper"},
 		{"cycle through a slice", json, self, "nesting deeper"},
 		{"not UTF-8", json, "\xff", "not UTF-8"},
-		{"int map keys", json, map[int]string{1: "a"}, "map keys must be strings"},
+		{"float map keys", json, map[float64]string{1: "a"}, "not a map key type"},
 		{"channel", json, make(chan int), "unsupported Go type"},
 		{"uint64 beyond long", json, uint64(math.MaxUint64), "does not fit a Java long"},
 		{"array option on a list of structs", json, struct {
@@ -411,6 +416,8 @@ func TestTypesRegister(t *testing.T) {
 	require.ErrorContains(t, types.Register("com.x.N", 1), "not a struct or string type")
 	require.ErrorContains(t, types.Register("com.x.S", ""), "not a named string type")
 	require.ErrorContains(t, types.Register("com.x.Nil", nil), "nil sample")
+	require.ErrorContains(t, types.Register("java.time.Instant", time.Time{}), "built-in Java class")
+	require.ErrorContains(t, types.Register("com.x.Money", codec.Decimal("")), "built-in Java class")
 	class, ok := types.ClassOf(&Address{})
 	require.True(t, ok)
 	require.Equal(t, "com.example.Address", class)
@@ -450,4 +457,12 @@ func TestLongCodec(t *testing.T) {
 	var a any
 	require.NoError(t, c.Decode([]byte("-9"), &a))
 	require.Equal(t, int64(-9), a)
+}
+
+func bigInt(s string) *big.Int {
+	x, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		panic(s)
+	}
+	return x
 }

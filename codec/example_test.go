@@ -2,7 +2,11 @@ package codec_test
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/goredisson/redisson/codec"
 )
@@ -110,4 +114,44 @@ func ExampleTypes_Register() {
 	inList, _ := c.Encode([]any{Level("HIGH")})
 	fmt.Println(string(top), string(inList))
 	// Output: "HIGH" ["java.util.ArrayList",[["com.example.Level","HIGH"]]]
+}
+
+// Invoice is the Go side of a Java class with a Date, a UUID and a
+// BigDecimal:
+//
+//	public class Invoice { UUID id; Date issued; BigDecimal total; }
+type Invoice struct {
+	ID     uuid.UUID     `json:"id"`
+	Issued time.Time     `json:"issued"`
+	Total  codec.Decimal `json:"total"`
+}
+
+// time.Time is a java.util.Date, uuid.UUID a java.util.UUID and
+// codec.Decimal a java.math.BigDecimal that keeps its digits. With
+// UUIDTypeInfo the codec writes UUIDs as Redisson 4.2 and later do.
+func ExampleJsonJackson_javaTypes() {
+	types := codec.NewTypes().MustRegister("com.example.Invoice", Invoice{})
+	inv := Invoice{
+		ID:     uuid.MustParse("0f8fad5b-d9cb-469f-a165-70867728950e"),
+		Issued: time.UnixMilli(1700000000123),
+		Total:  codec.Decimal("19.990"),
+	}
+	for _, c := range []codec.Codec{codec.JsonJackson(types), codec.JsonJackson(types, codec.UUIDTypeInfo())} {
+		data, err := c.Encode(inv)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(string(data))
+	}
+
+	// What has no Java form fails at Encode, naming the type and the path.
+	type Job struct {
+		Timeout time.Duration `json:"timeout"`
+	}
+	_, err := codec.TypedJsonJackson().Encode(Job{Timeout: time.Second})
+	fmt.Println(errors.Is(err, codec.ErrUnsupportedType), err)
+	// Output:
+	// {"@class":"com.example.Invoice","id":"0f8fad5b-d9cb-469f-a165-70867728950e","issued":["java.util.Date",1700000000123],"total":["java.math.BigDecimal",19.990]}
+	// {"@class":"com.example.Invoice","id":["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"],"issued":["java.util.Date",1700000000123],"total":["java.math.BigDecimal",19.990]}
+	// true codec: cannot encode: TypedJsonJackson: codec_test.Job: at .timeout: unsupported Go type time.Duration: Redisson's mapper refuses java.time.Duration (no jackson-datatype-jsr310 module); store an integer with its unit in the name, e.g. d.Milliseconds()
 }

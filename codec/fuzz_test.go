@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/big"
 	"reflect"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/goredisson/redisson/codec"
@@ -188,7 +190,27 @@ func dropNulls(v any) any {
 	return v
 }
 
-// same is reflect.DeepEqual with NaN equal to NaN.
+func hasExported(fields []reflect.StructField) bool {
+	for _, f := range fields {
+		if f.IsExported() {
+			return true
+		}
+	}
+	return false
+}
+
+// addr returns a pointer to v, or to a copy of it.
+func addr(v reflect.Value) reflect.Value {
+	if v.CanAddr() {
+		return v.Addr()
+	}
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	return p
+}
+
+// same is reflect.DeepEqual with NaN equal to NaN, times equal when they
+// are the same instant and big numbers by value.
 func same(a, b any) bool {
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b))
 }
@@ -202,6 +224,17 @@ func sameValue(a, b reflect.Value) bool {
 	}
 	if a.Type() != b.Type() {
 		return false
+	}
+	// Types whose state is not in exported fields: compared by value.
+	switch a.Type() {
+	case reflect.TypeFor[time.Time]():
+		return a.Interface().(time.Time).Equal(b.Interface().(time.Time))
+	case reflect.TypeFor[big.Int]():
+		return addr(a).Interface().(*big.Int).Cmp(addr(b).Interface().(*big.Int)) == 0
+	case reflect.TypeFor[big.Float]():
+		// A big.Float travels as its shortest decimal and comes back with
+		// the precision that decimal needs.
+		return addr(a).Interface().(*big.Float).Text('e', -1) == addr(b).Interface().(*big.Float).Text('e', -1)
 	}
 	switch a.Kind() {
 	case reflect.Float32, reflect.Float64:
@@ -233,6 +266,9 @@ func sameValue(a, b reflect.Value) bool {
 		}
 		return true
 	case reflect.Struct:
+		if exported := reflect.VisibleFields(a.Type()); !hasExported(exported) && a.CanInterface() {
+			return reflect.DeepEqual(a.Interface(), b.Interface()) // a type with its own JSON or text
+		}
 		for i := 0; i < a.NumField(); i++ {
 			if a.Type().Field(i).IsExported() && !sameValue(a.Field(i), b.Field(i)) {
 				return false

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -16,9 +15,12 @@ import (
 // default typing as Redisson configures it (class names for non-final types
 // and java.lang.Long, properties sorted, nulls left out). types declares the
 // Java classes of Go structs and enums; nil means none (such a codec still
-// handles scalars, slices and maps).
-func JsonJackson(types *Types) Codec {
-	return &jackson{name: "JsonJackson", typed: true, f: jsonFormat{}, types: types}
+// handles scalars, slices and maps). Options adapt it to the Redisson
+// version of the Java peers (UUIDTypeInfo).
+func JsonJackson(types *Types, opts ...Option) Codec {
+	c := &jackson{name: "JsonJackson", typed: true, f: jsonFormat{}, types: types}
+	c.apply(opts)
+	return c
 }
 
 // TypedJsonJackson returns Redisson's TypedJsonJacksonCodec: the same JSON
@@ -33,15 +35,46 @@ func TypedJsonJackson() Codec {
 // rules (type information, order, nulls) in MessagePack instead of JSON, as
 // msgpack-java's Jackson factory writes it (Long 42 is 92 ae
 // "java.lang.Long" 2a). The Java side needs org.msgpack:jackson-dataformat-msgpack.
-func MsgPackJackson(types *Types) Codec {
-	return &jackson{name: "MsgPackJackson", typed: true, f: msgpackFormat{}, types: types}
+func MsgPackJackson(types *Types, opts ...Option) Codec {
+	c := &jackson{name: "MsgPackJackson", typed: true, f: msgpackFormat{}, types: types}
+	c.apply(opts)
+	return c
+}
+
+// Option adapts JsonJackson or MsgPackJackson to what the Java peers run.
+type Option func(*jackson)
+
+// UUIDTypeInfo makes the codec write every java.util.UUID with type
+// information, ["java.util.UUID","<uuid>"], as Redisson 4.2.0 and later do
+// (recorded on 4.7.0, whose mapper adds it for UUID fields too and then
+// refuses a UUID field written as plain text). Use it when the Java peers
+// run such a version. Without it the codec writes what Redisson 3.x writes:
+// the plain text, wrapped only where the Java type is Object (an element of
+// a list or map, a field of Go type any). Decoding reads both forms either
+// way.
+func UUIDTypeInfo() Option { return func(c *jackson) { c.uuidTyped = true } }
+
+func (c *jackson) apply(opts []Option) {
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
 }
 
 type jackson struct {
-	name  string
-	typed bool // default typing on (JsonJackson, MsgPackJackson)
-	f     format
-	types *Types
+	name      string
+	typed     bool // default typing on (JsonJackson, MsgPackJackson)
+	f         format
+	types     *Types
+	uuidTyped bool // UUIDTypeInfo
+}
+
+// msgpack reports whether the codec writes MessagePack, which holds no
+// integer beyond 64 bits and no decimal text.
+func (c *jackson) msgpack() bool {
+	_, ok := c.f.(msgpackFormat)
+	return ok
 }
 
 // Encode implements Codec.
@@ -49,7 +82,11 @@ func (c *jackson) Encode(v any) ([]byte, error) {
 	e := encoder{c: c}
 	n, err := e.encode(reflect.ValueOf(v), posRoot, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrEncode, c.name, err)
+		if _, ok := err.(*unsupportedError); ok {
+			return nil, fmt.Errorf("%w: %s: %w", ErrEncode, c.name, err) // it names the type
+		}
+		// Name the Go type of the value (the path, if any, starts there).
+		return nil, fmt.Errorf("%w: %s: %T: %w", ErrEncode, c.name, v, err)
 	}
 	b, err := c.f.write(&n)
 	if err != nil {
@@ -93,6 +130,19 @@ func atPath(err error, seg string) error {
 	return &pathError{path: seg, err: err}
 }
 
+// unsupportedError is a Go type no codec of this package can represent.
+type unsupportedError struct {
+	t   reflect.Type
+	why string
+}
+
+func (e *unsupportedError) Error() string {
+	return fmt.Sprintf("unsupported Go type %s: %s", e.t, e.why)
+}
+func (e *unsupportedError) Unwrap() error { return ErrUnsupportedType }
+
+func unsupported(t reflect.Type, why string) error { return &unsupportedError{t: t, why: why} }
+
 // pos is the Java type a value is written as, which decides whether Jackson
 // writes type information for it.
 type pos uint8
@@ -118,6 +168,8 @@ const (
 	classBoolean    = "java.lang.Boolean"
 	classBigInt     = "java.math.BigInteger"
 	classBigDecimal = "java.math.BigDecimal"
+	classDate       = "java.util.Date"
+	classUUID       = "java.util.UUID"
 	classBytes      = "[B"
 	classArrayList  = "java.util.ArrayList"
 	classHashMap    = "java.util.HashMap"
@@ -147,6 +199,11 @@ func (e *encoder) encode(v reflect.Value, p pos, depth int) (node, error) {
 			p = posBoxed
 		}
 		return e.encode(v.Elem(), p, depth+1)
+	}
+	if n, ok, err := e.special(v, p, depth); ok {
+		return n, err
+	}
+	switch v.Kind() {
 	case reflect.Bool:
 		return node{kind: kBool, b: v.Bool()}, nil
 	case reflect.String:
@@ -177,11 +234,21 @@ func (e *encoder) encode(v reflect.Value, p pos, depth int) (node, error) {
 		finite := !math.IsNaN(f) && !math.IsInf(f, 0)
 		return e.wrapIf(node{kind: kFloat, f: f}, classDouble, p == posObject && !finite), nil
 	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			if v.IsNil() {
+				return node{kind: kNull}, nil
+			}
+			return e.wrapIf(node{kind: kBytes, bin: append([]byte{}, v.Bytes()...)}, classBytes, p == posObject), nil
+		}
 		if v.IsNil() {
 			return node{kind: kNull}, nil
 		}
+		return e.list(v, p, depth)
+	case reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return e.wrapIf(node{kind: kBytes, bin: append([]byte{}, v.Bytes()...)}, classBytes, p == posObject), nil
+			b := make([]byte, v.Len())
+			reflect.Copy(reflect.ValueOf(b), v)
+			return e.wrapIf(node{kind: kBytes, bin: b}, classBytes, p == posObject), nil
 		}
 		return e.list(v, p, depth)
 	case reflect.Map:
@@ -192,7 +259,7 @@ func (e *encoder) encode(v reflect.Value, p pos, depth int) (node, error) {
 	case reflect.Struct:
 		return e.structValue(v, depth)
 	}
-	return node{}, fmt.Errorf("unsupported Go type %s", v.Type())
+	return node{}, unsupported(v.Type(), "Java has no counterpart")
 }
 
 func intNode(v reflect.Value) node {
@@ -266,48 +333,47 @@ func (e *encoder) javaArray(v reflect.Value, depth int) (node, error) {
 }
 
 func (e *encoder) mapValue(v reflect.Value, p pos, depth int) (node, error) {
-	kt := v.Type().Key()
-	if kt.Kind() != reflect.String {
-		return node{}, fmt.Errorf("map keys must be strings, not %s", kt)
-	}
 	vp := elemPos(p)
-	keys := make([]string, 0, v.Len())
-	for _, k := range v.MapKeys() {
-		s := k.String()
-		if !utf8.ValidString(s) {
-			return node{}, fmt.Errorf("map key %.40q is not UTF-8", s)
+	entries := make([]mapEntry, 0, v.Len())
+	iter := v.MapRange()
+	for iter.Next() {
+		me, err := newMapEntry(iter.Key())
+		if err != nil {
+			return node{}, err
 		}
-		keys = append(keys, s)
+		me.val = iter.Value()
+		entries = append(entries, me)
 	}
-	members := make([]member, 0, len(keys)+1)
 	class := classHashMap
-	if e.c.typed && v.Type().Elem().Kind() == reflect.Interface {
+	if e.c.typed && v.Type().Elem().Kind() == reflect.Interface && v.Type().Key().Kind() == reflect.String {
 		// An object of an unknown class decoded into a map: write it back
 		// as that class, properties sorted.
-		if cv := v.MapIndex(reflect.ValueOf(classKey).Convert(kt)); cv.IsValid() && !cv.IsNil() &&
+		if cv := v.MapIndex(reflect.ValueOf(classKey).Convert(v.Type().Key())); cv.IsValid() && !cv.IsNil() &&
 			cv.Elem().Kind() == reflect.String && !strings.HasPrefix(cv.Elem().String(), "java.util.") {
 			class = cv.Elem().String()
-			sort.Slice(keys, func(i, j int) bool { return compareJava(keys[i], keys[j]) < 0 })
 		}
 	}
 	if class == classHashMap {
-		keys = hashMapOrder(keys)
+		hashMapOrder(entries)
+	} else {
+		sort.Slice(entries, func(i, j int) bool { return compareJava(entries[i].key, entries[j].key) < 0 })
 	}
+	members := make([]member, 0, len(entries)+1)
 	if e.c.typed {
 		members = append(members, member{key: classKey, val: node{kind: kString, s: class}})
 	}
-	for _, k := range keys {
-		if class != classHashMap && k == classKey {
+	for _, me := range entries {
+		if class != classHashMap && me.key == classKey {
 			continue
 		}
-		n, err := e.encode(v.MapIndex(reflect.ValueOf(k).Convert(kt)), vp, depth+1)
+		n, err := e.encode(me.val, vp, depth+1)
 		if err != nil {
-			return node{}, atPath(err, "."+k)
+			return node{}, atPath(err, "."+me.key)
 		}
 		if n.kind == kNull {
 			continue // Include.NON_NULL applies to map values too
 		}
-		members = append(members, member{key: k, val: n})
+		members = append(members, member{key: me.key, val: n})
 	}
 	return node{kind: kObject, obj: members}, nil
 }
@@ -317,6 +383,11 @@ func (e *encoder) structValue(v reflect.Value, depth int) (node, error) {
 	fields, err := structFields(rt)
 	if err != nil {
 		return node{}, err
+	}
+	if len(fields) == 0 && hiddenData(v) {
+		return node{}, unsupported(rt, "its data is in unexported fields, which the codec cannot see, "+
+			"so it would be written as an object without properties (give the type MarshalJSON or MarshalText, "+
+			"or exported fields)")
 	}
 	members := make([]member, 0, len(fields)+1)
 	if e.c.typed {
@@ -328,9 +399,11 @@ func (e *encoder) structValue(v reflect.Value, depth int) (node, error) {
 	}
 	for i := range fields {
 		f := &fields[i]
-		fv := v.FieldByIndex(f.index)
+		fv, err := v.FieldByIndexErr(f.index)
+		if err != nil {
+			continue // inside a nil embedded pointer: Java's null, left out
+		}
 		var n node
-		var err error
 		switch {
 		case f.array:
 			n, err = e.javaArray(fv, depth+1)
@@ -348,6 +421,19 @@ func (e *encoder) structValue(v reflect.Value, depth int) (node, error) {
 		members = append(members, member{key: f.name, val: n})
 	}
 	return node{kind: kObject, obj: members}, nil
+}
+
+// hiddenData reports whether a struct holds a non-zero value in an
+// unexported field (blank fields aside).
+func hiddenData(v reflect.Value) bool {
+	rt := v.Type()
+	for i := 0; i < rt.NumField(); i++ {
+		sf := rt.Field(i)
+		if !sf.IsExported() && sf.Name != "_" && !v.Field(i).IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldInfo is one property of a struct.
@@ -376,7 +462,7 @@ func cachedFields(rt reflect.Type) *fieldsResult {
 		return r.(*fieldsResult)
 	}
 	r := &fieldsResult{byName: map[string]int{}}
-	r.fields, r.err = collectFields(rt, nil)
+	r.fields, r.err = collectFields(rt, nil, map[reflect.Type]bool{rt: true})
 	if r.err == nil {
 		sort.Slice(r.fields, func(i, j int) bool { return compareJava(r.fields[i].name, r.fields[j].name) < 0 })
 		for i, f := range r.fields {
@@ -391,7 +477,11 @@ func cachedFields(rt reflect.Type) *fieldsResult {
 	return r
 }
 
-func collectFields(rt reflect.Type, prefix []int) ([]fieldInfo, error) {
+// collectFields lists the properties of rt, embedded structs (also through
+// pointers, as encoding/json does) flattened as Java superclass fields.
+// seen holds the embedded types on the way, which a type embedding itself
+// through a pointer would otherwise repeat for ever.
+func collectFields(rt reflect.Type, prefix []int, seen map[reflect.Type]bool) ([]fieldInfo, error) {
 	var out []fieldInfo
 	for i := 0; i < rt.NumField(); i++ {
 		sf := rt.Field(i)
@@ -400,8 +490,13 @@ func collectFields(rt reflect.Type, prefix []int) ([]fieldInfo, error) {
 			continue
 		}
 		index := append(append([]int{}, prefix...), i)
-		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
-			inner, err := collectFields(sf.Type, index)
+		if et := embeddedStruct(sf); et != nil && name == "" {
+			if seen[et] {
+				continue
+			}
+			seen[et] = true
+			inner, err := collectFields(et, index, seen)
+			delete(seen, et)
 			if err != nil {
 				return nil, err
 			}
@@ -431,6 +526,23 @@ func collectFields(rt reflect.Type, prefix []int) ([]fieldInfo, error) {
 	return out, nil
 }
 
+// embeddedStruct returns the struct type an embedded field flattens, or
+// nil: a struct or a pointer to one, unless the type has a mapping of its
+// own (time.Time, big.Int, a json.Marshaler...), which makes it a value.
+func embeddedStruct(sf reflect.StructField) reflect.Type {
+	if !sf.Anonymous {
+		return nil
+	}
+	t := sf.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || hasOwnMapping(t) {
+		return nil
+	}
+	return t
+}
+
 // fieldTag reads the `redisson` tag (name and options), falling back to
 // the name of the `json` tag.
 func fieldTag(sf reflect.StructField) (name string, opts []string, skip bool) {
@@ -450,408 +562,4 @@ func fieldTag(sf reflect.StructField) (name string, opts []string, skip bool) {
 		}
 	}
 	return name, opts, false
-}
-
-type decoder struct{ c *jackson }
-
-var (
-	typeInt64   = reflect.TypeFor[int64]()
-	typeInt32   = reflect.TypeFor[int32]()
-	typeInt16   = reflect.TypeFor[int16]()
-	typeInt8    = reflect.TypeFor[int8]()
-	typeFloat64 = reflect.TypeFor[float64]()
-	typeFloat32 = reflect.TypeFor[float32]()
-	typeString  = reflect.TypeFor[string]()
-	typeBool    = reflect.TypeFor[bool]()
-	typeBytes   = reflect.TypeFor[[]byte]()
-)
-
-// wrappedTypes are the Go types of the scalar classes a ["<class>", value]
-// wrapper may name.
-var wrappedTypes = map[string]reflect.Type{
-	classLong:    typeInt64,
-	classInteger: typeInt32,
-	classShort:   typeInt16,
-	classByte:    typeInt8,
-	classDouble:  typeFloat64,
-	classFloat:   typeFloat32,
-	classString:  typeString,
-	classBoolean: typeBool,
-	classBytes:   typeBytes,
-}
-
-func isScalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
-}
-
-func isBytes(t reflect.Type) bool {
-	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
-}
-
-func (d *decoder) decode(n *node, t reflect.Value) error {
-	switch t.Kind() {
-	case reflect.Interface:
-		if t.NumMethod() != 0 {
-			return fmt.Errorf("cannot decode into interface type %s", t.Type())
-		}
-		v, err := d.anyValue(n, 0)
-		if err != nil {
-			return err
-		}
-		if v == nil {
-			t.SetZero()
-		} else {
-			t.Set(reflect.ValueOf(v))
-		}
-		return nil
-	case reflect.Pointer:
-		if n.kind == kNull {
-			t.SetZero()
-			return nil
-		}
-		if t.IsNil() {
-			t.Set(reflect.New(t.Type().Elem()))
-		}
-		return d.decode(n, t.Elem())
-	}
-	if n.kind == kNull {
-		t.SetZero() // as Jackson, which leaves a primitive at its default
-		return nil
-	}
-	rt := t.Type()
-	if d.c.typed && (isScalar(rt.Kind()) || isBytes(rt)) {
-		if class, inner, ok := n.asWrapper(); ok {
-			want, registered := d.c.types.class(rt)
-			_, scalar := wrappedTypes[class]
-			switch {
-			case registered && class != want:
-				return fmt.Errorf("%w: %q, want %q for Go type %s", ErrWrongClass, class, want, rt)
-			case !registered && !scalar && class != classBigInt && class != classBigDecimal:
-				return fmt.Errorf("%w: %q is not a scalar class (decoding into %s)", ErrWrongClass, class, rt)
-			}
-			n = inner
-		}
-	}
-	switch k := rt.Kind(); {
-	case k == reflect.Bool:
-		if n.kind != kBool {
-			return mismatch(n, rt)
-		}
-		t.SetBool(n.b)
-	case k == reflect.String:
-		if n.kind != kString {
-			return mismatch(n, rt)
-		}
-		t.SetString(n.s)
-	case k >= reflect.Int && k <= reflect.Uintptr:
-		switch n.kind {
-		case kInt:
-			return setInt(t, n.i)
-		case kUint:
-			if !t.CanUint() || t.OverflowUint(n.u) {
-				return fmt.Errorf("%d overflows %s", n.u, rt)
-			}
-			t.SetUint(n.u)
-		default:
-			return mismatch(n, rt)
-		}
-	case k == reflect.Float32 || k == reflect.Float64:
-		f, ok := floatValue(n)
-		if !ok {
-			return mismatch(n, rt)
-		}
-		if k == reflect.Float32 && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
-			return fmt.Errorf("%v overflows %s", f, rt)
-		}
-		t.SetFloat(f)
-	case isBytes(rt):
-		b, err := bytesValue(n)
-		if err != nil {
-			return err
-		}
-		t.SetBytes(b)
-	case k == reflect.Slice:
-		arr := n
-		if d.c.typed {
-			if _, inner, ok := n.asWrapper(); ok && inner.kind == kArray {
-				arr = inner
-			}
-		}
-		if arr.kind != kArray {
-			return mismatch(n, rt)
-		}
-		s := reflect.MakeSlice(rt, len(arr.arr), len(arr.arr))
-		for i := range arr.arr {
-			if err := d.decode(&arr.arr[i], s.Index(i)); err != nil {
-				return atPath(err, fmt.Sprintf("[%d]", i))
-			}
-		}
-		t.Set(s)
-	case k == reflect.Map:
-		if rt.Key().Kind() != reflect.String {
-			return fmt.Errorf("cannot decode into %s: map keys must be strings", rt)
-		}
-		if n.kind != kObject {
-			return mismatch(n, rt)
-		}
-		keep := d.keepClass(n) && rt.Elem().Kind() == reflect.Interface
-		m := reflect.MakeMapWithSize(rt, len(n.obj))
-		for i := range n.obj {
-			mb := &n.obj[i]
-			if d.c.typed && mb.key == classKey && !keep {
-				continue
-			}
-			ev := reflect.New(rt.Elem()).Elem()
-			if err := d.decode(&mb.val, ev); err != nil {
-				return atPath(err, "."+mb.key)
-			}
-			m.SetMapIndex(reflect.ValueOf(mb.key).Convert(rt.Key()), ev)
-		}
-		t.Set(m)
-	case k == reflect.Struct:
-		return d.structValue(n, t)
-	default:
-		return fmt.Errorf("unsupported Go type %s", rt)
-	}
-	return nil
-}
-
-// keepClass reports whether an object's "@class" stays in a map it is
-// decoded into: for classes other than java.util maps.
-func (d *decoder) keepClass(n *node) bool {
-	if !d.c.typed {
-		return false
-	}
-	class, ok := n.classProperty()
-	return ok && !strings.HasPrefix(class, "java.util.")
-}
-
-func (d *decoder) structValue(n *node, t reflect.Value) error {
-	rt := t.Type()
-	if n.kind != kObject {
-		return mismatch(n, rt)
-	}
-	r := cachedFields(rt)
-	if r.err != nil {
-		return r.err
-	}
-	if d.c.typed {
-		want, ok := d.c.types.class(rt)
-		if !ok {
-			return fmt.Errorf("Go type %s has no Java class: register it with Types.Register", rt)
-		}
-		got, ok := n.classProperty()
-		if !ok {
-			return fmt.Errorf("%w: the object has no \"@class\", want %q for Go type %s", ErrWrongClass, want, rt)
-		}
-		if got != want {
-			return fmt.Errorf("%w: \"@class\" is %q, want %q for Go type %s", ErrWrongClass, got, want, rt)
-		}
-	}
-	t.SetZero()
-	for i := range n.obj {
-		mb := &n.obj[i]
-		fi, ok := r.byName[mb.key]
-		if !ok {
-			continue // unknown properties are ignored, as Redisson's mapper does
-		}
-		if err := d.decode(&mb.val, t.FieldByIndex(r.fields[fi].index)); err != nil {
-			return atPath(err, "."+mb.key)
-		}
-	}
-	return nil
-}
-
-func mismatch(n *node, rt reflect.Type) error {
-	return fmt.Errorf("cannot decode a %s into %s", n.kind, rt)
-}
-
-func floatValue(n *node) (float64, bool) {
-	switch n.kind {
-	case kFloat:
-		return n.f, true
-	case kInt:
-		return float64(n.i), true
-	case kUint:
-		return float64(n.u), true
-	case kString: // Jackson writes not-finite doubles as strings in JSON
-		switch n.s {
-		case "NaN":
-			return math.NaN(), true
-		case "Infinity", "+Infinity":
-			return math.Inf(1), true
-		case "-Infinity":
-			return math.Inf(-1), true
-		}
-	}
-	return 0, false
-}
-
-func bytesValue(n *node) ([]byte, error) {
-	switch n.kind {
-	case kBytes:
-		return append([]byte{}, n.bin...), nil
-	case kString: // JSON: base64
-		b, err := base64.StdEncoding.DecodeString(n.s)
-		if err != nil {
-			return nil, fmt.Errorf("bad base64 for a byte[]: %v", err)
-		}
-		return b, nil
-	}
-	return nil, fmt.Errorf("cannot decode a %s into []byte", n.kind)
-}
-
-// anyValue decodes a value whose Java type is Object.
-func (d *decoder) anyValue(n *node, depth int) (any, error) {
-	switch n.kind {
-	case kNull:
-		return nil, nil
-	case kBool:
-		return n.b, nil
-	case kInt:
-		if n.i >= math.MinInt32 && n.i <= math.MaxInt32 {
-			return int32(n.i), nil // Jackson: Integer when it fits
-		}
-		return n.i, nil
-	case kUint:
-		return n.u, nil
-	case kFloat:
-		return n.f, nil // msgpack-java reads float32 as a Double too
-	case kString:
-		return n.s, nil
-	case kBytes:
-		return append([]byte{}, n.bin...), nil
-	case kArray:
-		if d.c.typed {
-			class, inner, ok := n.asWrapper()
-			if !ok {
-				return nil, fmt.Errorf(`expected a ["<class>", value] type wrapper, got an array of %d`, len(n.arr))
-			}
-			v, err := d.wrapped(class, inner, depth)
-			if err != nil {
-				return nil, atPath(err, "[1]")
-			}
-			return v, nil
-		}
-		return d.anyList(n, depth)
-	case kObject:
-		if d.c.typed {
-			if class, ok := n.classProperty(); ok {
-				if rt, ok := d.c.types.lookup(class); ok {
-					if rt.Kind() != reflect.Struct {
-						return nil, fmt.Errorf("%w: %q is registered for %s, not an object", ErrWrongClass, class, rt)
-					}
-					v := reflect.New(rt).Elem()
-					if err := d.structValue(n, v); err != nil {
-						return nil, err
-					}
-					return v.Interface(), nil
-				}
-			}
-		}
-		keep := d.keepClass(n)
-		m := make(map[string]any, len(n.obj))
-		for i := range n.obj {
-			mb := &n.obj[i]
-			if d.c.typed && mb.key == classKey && !keep {
-				continue
-			}
-			var v any
-			var err error
-			if keep && plainArray(&mb.val) {
-				// A field of an unknown class: a Java array of a final
-				// type (String[], long[]) has no type information.
-				v, err = d.javaArray(&mb.val, depth+1)
-			} else {
-				v, err = d.anyValue(&mb.val, depth+1)
-			}
-			if err != nil {
-				return nil, atPath(err, "."+mb.key)
-			}
-			m[mb.key] = v
-		}
-		return m, nil
-	}
-	return nil, fmt.Errorf("unknown node kind %d", n.kind)
-}
-
-// plainArray reports whether n is an array without type information: not
-// a ["<Java class>", value] wrapper.
-func plainArray(n *node) bool {
-	if n.kind != kArray {
-		return false
-	}
-	class, _, ok := n.asWrapper()
-	return !ok || !javaClassName.MatchString(class)
-}
-
-// javaArray decodes a plain array, a Java array of a final type, into
-// []any: its elements are of that final type, so arrays among them (long[][])
-// are plain too.
-func (d *decoder) javaArray(n *node, depth int) ([]any, error) {
-	out := make([]any, len(n.arr))
-	for i := range n.arr {
-		var v any
-		var err error
-		if plainArray(&n.arr[i]) {
-			v, err = d.javaArray(&n.arr[i], depth+1)
-		} else {
-			v, err = d.anyValue(&n.arr[i], depth+1)
-		}
-		if err != nil {
-			return nil, atPath(err, fmt.Sprintf("[%d]", i))
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-func (d *decoder) anyList(n *node, depth int) ([]any, error) {
-	out := make([]any, len(n.arr))
-	for i := range n.arr {
-		v, err := d.anyValue(&n.arr[i], depth+1)
-		if err != nil {
-			return nil, atPath(err, fmt.Sprintf("[%d]", i))
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// wrapped decodes the value of a ["<class>", value] wrapper.
-func (d *decoder) wrapped(class string, n *node, depth int) (any, error) {
-	if rt, ok := wrappedTypes[class]; ok {
-		v := reflect.New(rt).Elem()
-		if err := d.decode(n, v); err != nil {
-			return nil, err
-		}
-		return v.Interface(), nil
-	}
-	if class == classBigInt {
-		switch n.kind {
-		case kInt:
-			return n.i, nil
-		case kUint:
-			return n.u, nil
-		}
-		return nil, fmt.Errorf("cannot decode a %s as %s", n.kind, class)
-	}
-	if rt, ok := d.c.types.lookup(class); ok {
-		if rt.Kind() != reflect.String || n.kind != kString {
-			return nil, fmt.Errorf("%w: %q is registered for %s, got a %s", ErrWrongClass, class, rt, n.kind)
-		}
-		return reflect.ValueOf(n.s).Convert(rt).Interface(), nil
-	}
-	if n.kind == kArray {
-		return d.anyList(n, depth) // any collection or array class
-	}
-	// Other classes (BigDecimal, Date, UUID, enums not registered...): the
-	// plain value.
-	return d.anyValue(n, depth)
 }

@@ -126,24 +126,32 @@ func utf16Lead(r rune) rune {
 	return r
 }
 
-// hashMapOrder sorts keys into the iteration order of a java.util.HashMap
-// created with the default capacity and filled by put() in sorted order:
-// by bucket index (the spread hash masked by the table size the map has
-// grown to), then by insertion order. It returns a new slice.
-func hashMapOrder(keys []string) []string {
-	out := append([]string(nil), keys...)
-	sort.Slice(out, func(i, j int) bool { return compareJava(out[i], out[j]) < 0 })
+// hashMapOrder sorts entries into the iteration order of a
+// java.util.HashMap created with the default capacity and filled by put()
+// in key order (numbers by value, text as Java compares it): by bucket index
+// (the spread hash masked by the table size the map has grown to), then by
+// insertion order.
+func hashMapOrder(entries []mapEntry) {
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := &entries[i], &entries[j]
+		switch {
+		case a.intKey && a.signed:
+			return a.i < b.i
+		case a.intKey:
+			return a.u < b.u
+		}
+		return compareJava(a.key, b.key) < 0
+	})
 	size := 16
-	for len(out) > size*3/4 {
+	for len(entries) > size*3/4 {
 		size *= 2
 	}
 	mask := uint32(size - 1)
-	index := func(k string) uint32 {
-		h := uint32(javaStringHash(k))
-		return (h ^ h>>16) & mask
+	index := func(h int32) uint32 {
+		u := uint32(h)
+		return (u ^ u>>16) & mask
 	}
-	sort.SliceStable(out, func(i, j int) bool { return index(out[i]) < index(out[j]) })
-	return out
+	sort.SliceStable(entries, func(i, j int) bool { return index(entries[i].hash) < index(entries[j].hash) })
 }
 
 // javaName returns the property name Go field name gets without a tag: the

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -36,7 +37,13 @@ func writeJSON(b *bytes.Buffer, n *node) error {
 		b.WriteString(strconv.FormatInt(n.i, 10))
 	case kUint:
 		b.WriteString(strconv.FormatUint(n.u, 10))
+	case kBigInt, kDecimal:
+		b.WriteString(n.s)
 	case kFloat:
+		if n.lit != "" {
+			b.WriteString(n.lit)
+			return nil
+		}
 		bits := 64
 		if n.f32 {
 			bits = 32
@@ -85,7 +92,8 @@ const hexDigits = "0123456789ABCDEF"
 
 // writeJSONString escapes as Jackson does: '"' and '\\', the control
 // characters below 0x20 (\b \t \n \f \r, others \u00XX with upper-case
-// hex); everything else as UTF-8.
+// hex), characters beyond U+FFFF as their UTF-16 surrogate pair
+// (\uD83D\uDE00, as the records show); everything else as UTF-8.
 func writeJSONString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
@@ -95,6 +103,16 @@ func writeJSONString(b *bytes.Buffer, s string) {
 			b.WriteString(`\"`)
 		case c == '\\':
 			b.WriteString(`\\`)
+		case c >= 0xF0:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError || r < 0x10000 {
+				b.WriteByte(c) // not UTF-8 here: Encode refuses such strings before
+				continue
+			}
+			hi, lo := utf16.EncodeRune(r)
+			writeUnicodeEscape(b, hi)
+			writeUnicodeEscape(b, lo)
+			i += size - 1
 		case c >= 0x20:
 			b.WriteByte(c)
 		case c == '\b':
@@ -108,12 +126,18 @@ func writeJSONString(b *bytes.Buffer, s string) {
 		case c == '\r':
 			b.WriteString(`\r`)
 		default:
-			b.WriteString(`\u00`)
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&0xF])
+			writeUnicodeEscape(b, rune(c))
 		}
 	}
 	b.WriteByte('"')
+}
+
+// writeUnicodeEscape writes \uXXXX with upper-case hex.
+func writeUnicodeEscape(b *bytes.Buffer, r rune) {
+	b.WriteString(`\u`)
+	for shift := 12; shift >= 0; shift -= 4 {
+		b.WriteByte(hexDigits[(r>>shift)&0xF])
+	}
 }
 
 func (jsonFormat) parse(data []byte) (node, error) {
@@ -193,11 +217,16 @@ func parseJSONNumber(s string) (node, error) {
 		if u, err := strconv.ParseUint(s, 10, 64); err == nil {
 			return node{kind: kUint, u: u}, nil
 		}
-		return node{}, fmt.Errorf("integer %.40s does not fit 64 bits", s)
+		// Jackson reads a BigInteger; the digits are kept as they are.
+		if len(s) > maxScale {
+			return node{}, fmt.Errorf("integer of %d digits is longer than %d", len(s), maxScale)
+		}
+		return node{kind: kBigInt, s: s}, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return node{}, fmt.Errorf("bad number %.40s", s)
 	}
-	return node{kind: kFloat, f: f}, nil
+	// The digits as written decode a BigDecimal without loss.
+	return node{kind: kFloat, f: f, lit: s}, nil
 }

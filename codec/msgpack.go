@@ -43,6 +43,9 @@ func writeMsgpack(e *msgpack.Encoder, b *bytes.Buffer, n *node) error {
 			return e.EncodeFloat32(float32(n.f))
 		}
 		return e.EncodeFloat64(n.f)
+	case kBigInt, kDecimal:
+		// The encoder converts or refuses these before (msgpackDecimal).
+		return fmt.Errorf("number %.40s does not fit MessagePack", n.s)
 	case kString:
 		return e.EncodeString(n.s)
 	case kBytes:

@@ -10,8 +10,9 @@ type node struct {
 	i    int64
 	u    uint64 // kUint: an integer above math.MaxInt64
 	f    float64
-	f32  bool // kFloat written as a 32-bit float
-	s    string
+	f32  bool   // kFloat written as a 32-bit float
+	lit  string // kFloat parsed from JSON or given by a json.Marshaler: its digits as written
+	s    string // kString; kBigInt and kDecimal: the number in plain decimal notation
 	bin  []byte
 	arr  []node
 	obj  []member
@@ -30,6 +31,8 @@ const (
 	kInt
 	kUint
 	kFloat
+	kBigInt  // an integer beyond 64 bits (Java BigInteger)
+	kDecimal // a decimal number written with all its digits (Java BigDecimal)
 	kString
 	kBytes
 	kArray
@@ -37,7 +40,7 @@ const (
 )
 
 func (k kind) String() string {
-	return [...]string{"null", "boolean", "integer", "integer", "number", "string", "binary", "array", "object"}[k]
+	return [...]string{"null", "boolean", "integer", "integer", "number", "integer", "number", "string", "binary", "array", "object"}[k]
 }
 
 // maxDepth bounds the nesting of parsed and encoded values (Jackson's own

@@ -28,7 +28,10 @@ func NewTypes() *Types {
 // (nested classes with '$': "com.example.Outer$Inner"). Registering the same
 // pair again is a no-op; giving a type or a class a second meaning is an
 // error, as is a class of java.lang, java.util, java.math or an array class,
-// which the codecs map themselves.
+// or a Go type with a built-in mapping (time.Time, big.Int, big.Float,
+// Decimal), which the codecs map themselves. A type with its own
+// MarshalJSON or MarshalText may be registered: the class is then written
+// with the JSON or text it gives.
 func (t *Types) Register(javaClass string, sample any) error {
 	rt := reflect.TypeOf(sample)
 	for rt != nil && rt.Kind() == reflect.Pointer {
@@ -43,6 +46,8 @@ func (t *Types) Register(javaClass string, sample any) error {
 		return fmt.Errorf("codec: Register(%q): %s is not a struct or string type", javaClass, rt)
 	case rt.Kind() == reflect.String && rt.PkgPath() == "":
 		return fmt.Errorf("codec: Register(%q): %s is not a named string type", javaClass, rt)
+	case isBuiltin(rt):
+		return fmt.Errorf("codec: Register(%q): %s has a built-in Java class (see the package documentation)", javaClass, rt)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

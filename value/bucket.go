@@ -69,10 +69,14 @@ func (b *Bucket[T]) Name() string { return b.name }
 func (b *Bucket[T]) check(op string) error { return usable(b.err, b.life, op) }
 
 // isNull reports whether v is Java's null: a nil pointer, interface, map,
-// slice, channel or function.
+// slice, channel or function, or the empty codec.Decimal (which the codecs
+// write as null).
 func isNull(v any) bool {
 	if v == nil {
 		return true
+	}
+	if d, ok := v.(codec.Decimal); ok {
+		return d == ""
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
