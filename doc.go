@@ -25,5 +25,9 @@
 // Client.PermitExpirableSemaphore), latch (Client.CountDownLatch), ratelimit
 // (Client.RateLimiter), multilock (multi-lock and RedLock over any locks,
 // Client.MultiLockGroup) and value (buckets and atomic longs on the codecs
-// of package codec).
+// of package codec). The lock kinds share package locks: the Hold their
+// Lock and TryLock return and the options WithLease, WithWait and
+// WithOwner. Every other object has option types of its own, so that an
+// option it does not understand (a lease on a plain semaphore's permits)
+// does not compile.
 package redisson

@@ -36,8 +36,10 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/locks"
 )
 
 func init() {
@@ -93,135 +95,43 @@ func ChannelName(name, field string) string {
 // Name returns the lock's name (its Redis key).
 func (l *Lock) Name() string { return l.s.name }
 
-// Hold is one acquisition of a fair lock. Keep it: Unlock releases exactly
-// this hold, once. It is safe for concurrent use.
-type Hold struct {
-	h engine.Hold
-}
+// Hold is one acquisition of the fair lock: a locks.Hold, whose Unlock
+// releases exactly what it took; the owner's last hold wakes the queue's
+// head.
+type Hold = locks.Hold
 
-// Unlock releases this hold. The owner's last hold deletes the lock and
-// wakes the queue's head. It works with a done ctx: the release runs on its
-// own context bounded by the client's Timeout. A second Unlock of the same
-// hold sends nothing and returns an error wrapping ErrNotOwner; a hold that
-// ended returns why (ErrLockLost, ErrClosed) and sends nothing.
-func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+// Option changes one Lock or TryLock call: a locks.Option.
+type Option = locks.Option
 
-// Done is closed when the hold ends: after Unlock, or when ownership is lost
-// or the client closes (see Err).
-func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+// WithLease holds the lock for a fixed lease, without the watchdog
+// (locks.WithLease).
+func WithLease(lease time.Duration) Option { return locks.WithLease(lease) }
 
-// Err is nil while the hold lasts, then context.Canceled after Unlock, an
-// error wrapping ErrLockLost when ownership was lost, or ErrClosed.
-func (h *Hold) Err() error { return h.h.Err() }
+// WithWait makes TryLock wait in the queue for at most wait
+// (locks.WithWait). The wait is also the caller's stale interval in the
+// queue, as Redisson's tryLock(waitTime), so a positive wait must be at
+// least 1ms.
+func WithWait(wait time.Duration) Option { return locks.WithWait(wait) }
 
-// Context returns a context that is done when the hold ends, with Err as its
-// cause; it carries the values of the context given to Lock, not its
-// cancellation.
-func (h *Hold) Context() context.Context { return h.h.Context() }
+// WithOwner acquires for owner, which re-enters a lock it holds
+// (locks.WithOwner).
+func WithOwner(owner int64) Option { return locks.WithOwner(owner) }
 
-// Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
-// or to HoldCount and IsHeldByOwner.
-func (h *Hold) Owner() int64 { return h.h.Owner() }
-
-// Name returns the lock's name.
-func (h *Hold) Name() string { return h.h.Key() }
-
-// Option changes one acquisition.
-type Option func(*acquireOptions)
-
-type acquireOptions struct {
-	lease, wait       time.Duration
-	owner             int64
-	hasLease, hasWait bool
-	hasOwner          bool
-	// noRetry: a multi-lock's member ends its wait with its first failed
-	// try; the multi-lock retries the set (member.go).
-	noRetry bool
-}
-
-// WithLease holds the lock for a fixed lease (at least 1ms), without the
-// watchdog.
-func WithLease(lease time.Duration) Option {
-	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
-}
-
-// WithWait makes TryLock wait in the queue for at most wait (0: try once
-// without queueing, the default). The wait is also the caller's stale
-// interval in the queue, as Redisson's tryLock(waitTime). Not for Lock,
-// whose wait only ctx bounds.
-func WithWait(wait time.Duration) Option {
-	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
-}
-
-// WithOwner acquires for owner (a positive id such as a Hold's Owner): an
-// owner that holds the lock re-enters it. Without it every acquisition gets
-// a fresh owner.
-func WithOwner(owner int64) Option {
-	return func(o *acquireOptions) { o.owner, o.hasOwner = owner, true }
-}
-
-func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, error) {
-	var o acquireOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait, NoRetry: o.noRetry}
-	var err error
-	switch {
-	case o.hasLease && o.lease < time.Millisecond:
-		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
-	case o.hasWait && wait:
-		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
-	case o.hasWait && o.wait < 0:
-		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
-	case o.hasWait && o.wait > 0 && o.wait < time.Millisecond:
-		// The wait is also a queue interval in whole ms.
-		err = fmt.Errorf("%w: a wait must be 0 or at least 1ms, got %v", core.ErrInvalidArgument, o.wait)
-	case o.hasOwner && o.owner <= 0:
-		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
-	}
-	if err != nil {
-		return r, l.l.Err(op, err)
-	}
-	if !wait && o.wait > 0 {
-		r.Wait, r.WaitFor = true, o.wait
-	}
-	return r, nil
-}
+// rules: the wait is also a queue interval in whole ms.
+var rules = lockkit.Rules{WholeMSWait: true}
 
 // Lock queues for the lock and waits until it is this caller's turn and the
 // lock is free, or until ctx is done (then the caller leaves the queue).
 // ctx only bounds the wait; ending it later does not release the hold.
 func (l *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
-	r, err := l.request("lock", true, opts)
-	if err != nil {
-		return nil, err
-	}
-	h := &Hold{}
-	ok, err := l.l.Acquire(ctx, &h.h, r)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, l.l.Err("lock", context.Cause(ctx))
-	}
-	return h, nil
+	return lockkit.Lock(ctx, l.l, new(Hold), opts, rules)
 }
 
 // TryLock tries once without queueing, or, WithWait, queues and waits until
 // the wait runs out. It reports false (and no error) when the lock was not
 // acquired in time; ctx being done is an error.
 func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
-	r, err := l.request("try lock", false, opts)
-	if err != nil {
-		return nil, false, err
-	}
-	h := &Hold{}
-	ok, err := l.l.Acquire(ctx, &h.h, r)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return h, true, nil
+	return lockkit.TryLock(ctx, l.l, new(Hold), opts, rules)
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes the queue's head,

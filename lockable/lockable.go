@@ -3,10 +3,12 @@
 //
 // A multi-lock takes several locks as one owner (Redisson's thread id), each
 // with its own wait and lease, and needs nothing else from them than what
-// this package names. *rlock.Lock, *fairlock.Lock and the read and write
-// *rwlock.Lock implement Lock; so may any other lock-like object, which then
-// composes with them. Users of those objects never need this package
-// directly: pass the objects to multilock.New or multilock.NewRedLock.
+// this package names. *rlock.Lock, *fairlock.Lock, *fencedlock.Lock and
+// the read and write *rwlock.Lock implement Lock; so may any other
+// lock-like object, which then composes with them. Users of those objects
+// never need this package directly: pass the objects to multilock.New or
+// multilock.NewRedLock. (The hold and the options users see are package
+// locks'.)
 package lockable
 
 import (

@@ -12,9 +12,11 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/locks"
 )
 
 func init() {
@@ -121,69 +123,21 @@ func (g *Group) check(ctx context.Context, op string) error {
 	return nil
 }
 
-func (g *Group) request(op string, lock bool, opts []Option) (engine.Request, error) {
-	if g.err != nil {
-		return engine.Request{}, g.l.Err(op, g.err)
-	}
-	o, err := parseOptions(lock, opts)
-	if err != nil {
-		return engine.Request{}, g.l.Err(op, err)
-	}
-	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: lock}
-	if !lock && o.wait > 0 {
-		r.Wait, r.WaitFor = true, o.wait
-	}
-	return r, nil
-}
-
-// GroupHold is one acquisition of a group's values. Keep it: Unlock
-// releases exactly this hold, once. It is safe for concurrent use.
-type GroupHold struct {
-	h engine.Hold
-}
-
-// Unlock releases this hold of every value: the owner's last hold of a
-// value frees it, and an unlock message wakes the group's waiters. It
-// works with a done ctx (the release is bounded by the client's Timeout). A
-// second Unlock sends nothing and returns an error wrapping ErrNotOwner; a
-// hold that ended returns why (ErrLockLost, ErrClosed) and sends nothing.
-func (h *GroupHold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
-
-// Done is closed when the hold ends: after Unlock, or when ownership is
-// lost (before the values' expiry can have passed, by this process's
-// clock) or the client closes (see Err).
-func (h *GroupHold) Done() <-chan struct{} { return h.h.Done() }
-
-// Err is nil while the hold lasts. Then it is context.Canceled after
-// Unlock, an error wrapping ErrLockLost when ownership was lost, or
-// ErrClosed when the client closed.
-func (h *GroupHold) Err() error { return h.h.Err() }
-
-// Context returns a context that is done when the hold ends, with Err as
-// its cause; it carries the values of the context given to Lock, not its
-// cancellation.
-func (h *GroupHold) Context() context.Context { return h.h.Context() }
-
-// Owner returns the hold's owner id: pass it WithOwner to re-enter.
-func (h *GroupHold) Owner() int64 { return h.h.Owner() }
+// GroupHold is one acquisition of a group's values: a locks.Hold, whose
+// Unlock releases this hold of every value (the owner's last hold of a
+// value frees it, and an unlock message wakes the group's waiters). A lost
+// hold's Done is closed before the values' expiry can have passed, by this
+// process's clock.
+type GroupHold = locks.Hold
 
 // Lock waits until every value is acquired or ctx is done, and returns the
 // hold (Redisson's lock(), the waiting acquire script). ctx only bounds the
 // wait. WithLease and WithOwner apply; WithWait is an error.
 func (g *Group) Lock(ctx context.Context, opts ...Option) (*GroupHold, error) {
-	r, err := g.request("lock", true, opts)
-	if err != nil {
-		return nil, err
+	if g.err != nil {
+		return nil, g.l.Err("lock", g.err)
 	}
-	h := &GroupHold{}
-	ok, err := g.l.Acquire(ctx, &h.h, r)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, g.l.Err("lock", context.Cause(ctx))
-	}
-	return h, nil
+	return lockkit.Lock(ctx, g.l, new(GroupHold), opts, lockkit.Rules{})
 }
 
 // TryLock takes every value at once or none: once (Redisson's tryLock(),
@@ -191,16 +145,10 @@ func (g *Group) Lock(ctx context.Context, opts ...Option) (*GroupHold, error) {
 // the waiting script). It reports false (and no error) when some value
 // stayed held by another owner; ctx being done is an error.
 func (g *Group) TryLock(ctx context.Context, opts ...Option) (*GroupHold, bool, error) {
-	r, err := g.request("try lock", false, opts)
-	if err != nil {
-		return nil, false, err
+	if g.err != nil {
+		return nil, false, g.l.Err("try lock", g.err)
 	}
-	h := &GroupHold{}
-	ok, err := g.l.Acquire(ctx, &h.h, r)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return h, true, nil
+	return lockkit.TryLock(ctx, g.l, new(GroupHold), opts, lockkit.Rules{})
 }
 
 // ForceUnlock frees the handle's values whoever holds them and publishes

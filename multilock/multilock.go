@@ -45,7 +45,9 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/lockable"
+	"github.com/goredisson/redisson/locks"
 )
 
 // Lock is a MultiLock or a RedLock over a fixed list of member locks. It is
@@ -158,70 +160,37 @@ func (m *Lock) memberWait(remain time.Duration) time.Duration {
 	return max(remain/time.Duration(len(m.members)), time.Millisecond)
 }
 
-// Option changes one acquisition.
-type Option func(*options)
+// Option changes one Lock or TryLock call of a multi-lock, a RedLock or a
+// Group: a locks.Option, the options of every lock kind.
+type Option = locks.Option
 
-type options struct {
-	wait, lease                 time.Duration
-	owner                       int64
-	hasWait, hasLease, hasOwner bool
-}
+// WithLease holds every member (every value of a Group) for a fixed lease,
+// without the watchdog (locks.WithLease).
+func WithLease(lease time.Duration) Option { return locks.WithLease(lease) }
 
-// WithLease holds every member for a fixed lease, without watchdog; lease
-// must be at least 1ms. Without it the members' watchdogs keep them until
-// Unlock.
-func WithLease(lease time.Duration) Option {
-	return func(o *options) { o.lease, o.hasLease = lease, true }
-}
+// WithWait bounds how long TryLock tries (locks.WithWait); a multi-lock
+// starts over after a failed pass until the wait runs out.
+func WithWait(wait time.Duration) Option { return locks.WithWait(wait) }
 
-// WithWait bounds how long TryLock tries: 0 tries each member once (the
-// default), a positive wait keeps trying, starting over after a failed
-// pass, until it runs out. A negative wait is an error, and so is WithWait
-// on Lock, which waits until ctx is done.
-func WithWait(wait time.Duration) Option {
-	return func(o *options) { o.wait, o.hasWait = wait, true }
-}
+// WithOwner acquires every member for owner (locks.WithOwner): an owner
+// that holds a member already re-enters it.
+func WithOwner(owner int64) Option { return locks.WithOwner(owner) }
 
-// WithOwner acquires every member for owner (a positive id such as a Hold's
-// Owner): an owner that holds a member already re-enters it. Without
-// WithOwner every acquisition gets a fresh owner.
-func WithOwner(owner int64) Option {
-	return func(o *options) { o.owner, o.hasOwner = owner, true }
-}
-
-func (m *Lock) options(op string, lock bool, opts []Option) (options, error) {
+// options reads and checks opts for Lock (lock) or TryLock; without
+// WithOwner the set gets a fresh owner, the one every member is taken by.
+func (m *Lock) options(op string, lock bool, opts []Option) (lockkit.Options, error) {
 	err := m.err
-	var o options
+	var o lockkit.Options
 	if err == nil {
-		o, err = parseOptions(lock, opts)
+		o, err = lockkit.Parse(lock, opts, lockkit.Rules{})
 	}
 	if err != nil {
 		return o, m.opErr(op, err)
 	}
-	if !o.hasOwner {
-		o.owner = core.NewOwnerID()
+	if !o.HasOwner {
+		o.Owner = core.NewOwnerID()
 	}
 	return o, nil
-}
-
-// parseOptions applies opts for Lock (lock) or TryLock and checks them.
-func parseOptions(lock bool, opts []Option) (options, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	var err error
-	switch {
-	case o.hasLease && o.lease < time.Millisecond:
-		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
-	case o.hasWait && lock:
-		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
-	case o.hasWait && o.wait < 0:
-		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
-	case o.hasOwner && o.owner <= 0:
-		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
-	}
-	return o, err
 }
 
 // TryLock takes every member (a quorum for a RedLock) once, or, WithWait,
@@ -236,7 +205,7 @@ func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 		return nil, false, err
 	}
 	var cause error
-	h, _, err := m.attempt(ctx, o.owner, o.wait, o.lease, &cause)
+	h, _, err := m.attempt(ctx, o.Owner, o.Wait, o.Lease, &cause)
 	if h == nil {
 		return nil, false, m.opErr("try lock", err)
 	}
@@ -257,7 +226,7 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 	}
 	var cause error
 	for {
-		h, terminal, err := m.attempt(ctx, o.owner, m.lockWait(o.lease), o.lease, &cause)
+		h, terminal, err := m.attempt(ctx, o.Owner, m.lockWait(o.Lease), o.Lease, &cause)
 		if h != nil {
 			return h, nil
 		}

@@ -33,8 +33,10 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/locks"
 )
 
 func init() {
@@ -80,139 +82,36 @@ func LatchPrefix(name string) string {
 // Name returns the lock's name (its Redis key).
 func (l *Lock) Name() string { return l.name }
 
-// Hold is one acquisition of a lock. Keep it: Unlock releases exactly this
-// hold, once. It is safe for concurrent use.
-type Hold struct {
-	h engine.Hold
-}
+// Hold is one acquisition of the lock: a locks.Hold, whose Unlock
+// releases exactly what it took.
+type Hold = locks.Hold
 
-// Unlock releases this hold. The owner's last hold deletes the lock and
-// wakes a waiter (or hands the lock straight to a waiter of this client).
-// It works with a done ctx: the release runs on its own context bounded by
-// the client's Timeout. A second Unlock of the same hold sends nothing and
-// returns an error wrapping ErrNotOwner; so does an Unlock after Redis lost
-// the hold (the lease ran out unseen); a hold that ended returns why
-// (ErrLockLost, ErrClosed) and sends nothing.
-func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+// Option changes one Lock or TryLock call: a locks.Option.
+type Option = locks.Option
 
-// Done is closed when the hold ends: after Unlock, or when ownership is lost
-// or the client closes (see Err). A lost hold's Done is closed before its
-// lease can have run out in Redis, by this process's clock.
-func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+// WithLease holds the lock for a fixed lease, without the watchdog
+// (locks.WithLease).
+func WithLease(lease time.Duration) Option { return locks.WithLease(lease) }
 
-// Err is nil while the hold lasts. Then it is context.Canceled after
-// Unlock, an error wrapping ErrLockLost when ownership was lost, or
-// ErrClosed when the client closed.
-func (h *Hold) Err() error { return h.h.Err() }
+// WithWait bounds how long TryLock waits (locks.WithWait).
+func WithWait(wait time.Duration) Option { return locks.WithWait(wait) }
 
-// Context returns a context that is done when the hold ends, with Err as its
-// cause (context.Cause); it carries the values of the context given to Lock,
-// not its cancellation. Run the critical section under it.
-func (h *Hold) Context() context.Context { return h.h.Context() }
-
-// Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
-// or to query HoldCount and IsHeldByOwner.
-func (h *Hold) Owner() int64 { return h.h.Owner() }
-
-// Name returns the lock's name.
-func (h *Hold) Name() string { return h.h.Key() }
-
-// Option changes one acquisition.
-type Option func(*acquireOptions)
-
-type acquireOptions struct {
-	lease, wait       time.Duration
-	owner             int64
-	hasLease, hasWait bool
-	hasOwner          bool
-	// noRetry: a multi-lock's member ends its wait with its first failed
-	// try; the multi-lock retries the set (member.go).
-	noRetry bool
-}
-
-// WithLease holds the lock for a fixed lease, without watchdog: it expires
-// lease after the acquire unless unlocked before. lease must be at least
-// 1ms. Without WithLease the watchdog keeps the lock until Unlock.
-func WithLease(lease time.Duration) Option {
-	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
-}
-
-// WithWait bounds how long TryLock waits for the lock: 0 tries once (the
-// default), a positive wait keeps trying until it runs out (or ctx is done).
-// A negative wait is an error, and so is WithWait on Lock, which waits until
-// ctx is done.
-func WithWait(wait time.Duration) Option {
-	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
-}
-
-// WithOwner acquires for owner (a Java thread's id, a positive number such
-// as a Hold's Owner): an owner that holds the lock re-enters it, and its
-// field is "<client id>:<owner>". Without WithOwner every acquisition gets a
-// fresh owner. Goroutines sharing an owner must not lock the same lock at
-// the same time (one Java thread cannot either).
-func WithOwner(owner int64) Option {
-	return func(o *acquireOptions) { o.owner, o.hasOwner = owner, true }
-}
-
-func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, error) {
-	var o acquireOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait, NoRetry: o.noRetry}
-	var err error
-	switch {
-	case o.hasLease && o.lease < time.Millisecond:
-		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
-	case o.hasWait && wait:
-		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
-	case o.hasWait && o.wait < 0:
-		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
-	case o.hasOwner && o.owner <= 0:
-		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
-	}
-	if err != nil {
-		return r, l.l.Err(op, err)
-	}
-	if !wait && o.wait > 0 {
-		r.Wait, r.WaitFor = true, o.wait
-	}
-	return r, nil
-}
+// WithOwner acquires for owner, which re-enters a lock it holds
+// (locks.WithOwner).
+func WithOwner(owner int64) Option { return locks.WithOwner(owner) }
 
 // Lock waits until the lock is acquired or ctx is done, and returns the
 // hold. ctx only bounds the wait: it is never cancelled by the lock, and
 // ending it later does not release the hold.
 func (l *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
-	r, err := l.request("lock", true, opts)
-	if err != nil {
-		return nil, err
-	}
-	h := &Hold{}
-	ok, err := l.l.Acquire(ctx, &h.h, r)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, l.l.Err("lock", context.Cause(ctx))
-	}
-	return h, nil
+	return lockkit.Lock(ctx, l.l, new(Hold), opts, lockkit.Rules{})
 }
 
 // TryLock tries to acquire the lock once, or, WithWait, until the wait runs
 // out. It reports false (and no error) when the lock was not acquired in
 // time; ctx being done is an error.
 func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
-	r, err := l.request("try lock", false, opts)
-	if err != nil {
-		return nil, false, err
-	}
-	h := &Hold{}
-	ok, err := l.l.Acquire(ctx, &h.h, r)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return h, true, nil
+	return lockkit.TryLock(ctx, l.l, new(Hold), opts, lockkit.Rules{})
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter, as

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/lockable"
 )
 
@@ -28,24 +30,7 @@ func (l *Lock) ClientID() string { return l.rt.ID() }
 // TryAcquire takes the lock for a multi-lock as TryLock does, with r's
 // owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.
 func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hold, bool, error) {
-	opts := []Option{WithOwner(r.Owner), memberTry}
-	if r.Wait != 0 {
-		opts = append(opts, WithWait(r.Wait))
-	}
-	if r.Lease != 0 {
-		opts = append(opts, WithLease(r.Lease))
-	}
-	h, ok, err := l.TryLock(ctx, opts...)
-	if !ok {
-		return nil, false, err
-	}
-	return &member{Hold: h, l: l}, true, nil
-}
-
-// member is a hold taken through TryAcquire.
-type member struct {
-	*Hold
-	l *Lock
+	return lockkit.TryMember(ctx, l.l, r, l.rules, l.expire)
 }
 
 // expireScript sets the lease of a read or write hold the owner has
@@ -92,18 +77,12 @@ redis.call('pexpire', KEYS[1], need)
 return 1
 `)
 
-// Expire implements lockable.Hold.
-func (m *member) Expire(ctx context.Context, lease time.Duration) error {
-	name := m.l.s.name
+// expire sets the lease of a member hold h (lockable.Hold's Expire) with
+// expireScript.
+func (l *Lock) expire(ctx context.Context, h *engine.Hold, lease time.Duration) error {
 	write := "0"
-	if m.l.s.write {
+	if l.s.write {
 		write = "1"
 	}
-	return m.h.ExpireWith(ctx, lease, expireScript, []string{name, core.Tagged(name)}, write)
+	return h.ExpireWith(ctx, lease, expireScript, []string{l.s.name, core.Tagged(l.s.name)}, write)
 }
-
-// memberTry makes a member's wait end with its first try that fails for a
-// reason that may pass, instead of riding it out (Options.Retry): the
-// multi-lock retries the set itself, and a RedLock must move on to the next
-// server rather than spend its share of the wait on a dead one.
-func memberTry(o *acquireOptions) { o.noRetry = true }

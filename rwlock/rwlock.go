@@ -29,9 +29,11 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/locks"
 )
 
 func init() {
@@ -70,7 +72,11 @@ func newReadWriteLock(e *engine.Engine, name string) *ReadWriteLock {
 		if write {
 			cfg.Kind, cfg.FieldSuffix, cfg.Renew = "write lock", ":write", engine.PlainRenewal{RT: rt}
 		}
-		return &Lock{l: e.Lock(cfg), rt: rt, s: s}
+		l := &Lock{l: e.Lock(cfg), rt: rt, s: s}
+		if write {
+			l.rules.Check = l.upgrade
+		}
+		return l
 	}
 	return &ReadWriteLock{read: mk(false), write: mk(true)}
 }
@@ -87,133 +93,54 @@ func (rw *ReadWriteLock) Name() string { return rw.read.s.name }
 // Lock is the read or the write lock of a ReadWriteLock. It is cheap and
 // safe for concurrent use.
 type Lock struct {
-	l  *engine.Lock
-	rt *core.Runtime
-	s  *scripts
+	l     *engine.Lock
+	rt    *core.Runtime
+	s     *scripts
+	rules lockkit.Rules
 }
 
 // Name returns the lock's name.
 func (l *Lock) Name() string { return l.s.name }
 
-// Hold is one acquisition. Keep it: Unlock releases exactly this hold, once.
-type Hold struct {
-	h engine.Hold
-}
+// Hold is one acquisition of the read or the write lock: a locks.Hold,
+// whose Unlock releases exactly what it took.
+type Hold = locks.Hold
 
-// Unlock releases this hold; it works with a done ctx (the release is
-// bounded by the client's Timeout). A second Unlock returns an error
-// wrapping ErrNotOwner and sends nothing.
-func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+// Option changes one Lock or TryLock call: a locks.Option.
+type Option = locks.Option
 
-// Done is closed when the hold ends (see Err).
-func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+// WithLease holds for a fixed lease, without the watchdog
+// (locks.WithLease).
+func WithLease(lease time.Duration) Option { return locks.WithLease(lease) }
 
-// Err is nil while the hold lasts, then context.Canceled after Unlock, an
-// error wrapping ErrLockLost, or ErrClosed.
-func (h *Hold) Err() error { return h.h.Err() }
+// WithWait bounds how long TryLock waits (locks.WithWait).
+func WithWait(wait time.Duration) Option { return locks.WithWait(wait) }
 
-// Context is done when the hold ends, with Err as its cause.
-func (h *Hold) Context() context.Context { return h.h.Context() }
+// WithOwner acquires for owner (locks.WithOwner): an owner re-enters its
+// holds, and a writer's owner may take read holds (downgrade).
+func WithOwner(owner int64) Option { return locks.WithOwner(owner) }
 
-// Owner returns the hold's owner id, for WithOwner, HoldCount and
-// IsHeldByOwner.
-func (h *Hold) Owner() int64 { return h.h.Owner() }
-
-// Name returns the lock's name.
-func (h *Hold) Name() string { return h.h.Key() }
-
-// Option changes one acquisition.
-type Option func(*acquireOptions)
-
-type acquireOptions struct {
-	lease, wait       time.Duration
-	owner             int64
-	hasLease, hasWait bool
-	hasOwner          bool
-	// noRetry: a multi-lock's member ends its wait with its first failed
-	// try; the multi-lock retries the set (member.go).
-	noRetry bool
-}
-
-// WithLease holds for a fixed lease (at least 1ms), without the watchdog.
-func WithLease(lease time.Duration) Option {
-	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
-}
-
-// WithWait makes TryLock wait up to wait (0: try once, the default). Not
-// for Lock, whose wait only ctx bounds.
-func WithWait(wait time.Duration) Option {
-	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
-}
-
-// WithOwner acquires for owner (positive): an owner re-enters its holds,
-// and a writer's owner may take read holds (downgrade).
-func WithOwner(owner int64) Option {
-	return func(o *acquireOptions) { o.owner, o.hasOwner = owner, true }
-}
-
-func (l *Lock) request(op string, wait bool, opts []Option) (engine.Request, error) {
-	var o acquireOptions
-	for _, opt := range opts {
-		opt(&o)
+// upgrade refuses the write lock to an owner that holds the read lock
+// through this client, when the acquisition would wait: Redisson's write
+// acquire answers a reader of the same owner with the lock's TTL, and the
+// caller would wait for itself. A single try just fails, as in Java.
+func (l *Lock) upgrade(o lockkit.Options, waits bool) error {
+	if waits && o.HasOwner && l.rt.Holding(l.s.name, core.OwnerField(l.rt.ID(), o.Owner)) {
+		return fmt.Errorf("%w: owner %d holds the read lock", core.ErrUpgrade, o.Owner)
 	}
-	r := engine.Request{Owner: o.owner, Lease: o.lease, Wait: wait, NoRetry: o.noRetry}
-	var err error
-	switch {
-	case o.hasLease && o.lease < time.Millisecond:
-		err = fmt.Errorf("%w: the lease must be at least 1ms, got %v (leave WithLease out for the watchdog)", core.ErrInvalidArgument, o.lease)
-	case o.hasWait && wait:
-		err = fmt.Errorf("%w: Lock waits until ctx is done; bound the wait with ctx, or use TryLock with WithWait", core.ErrInvalidArgument)
-	case o.hasWait && o.wait < 0:
-		err = fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait)
-	case o.hasOwner && o.owner <= 0:
-		err = fmt.Errorf("%w: the owner id must be positive, got %d", core.ErrInvalidArgument, o.owner)
-	case l.s.write && (wait || o.wait > 0) && o.hasOwner && l.rt.Holding(l.s.name, core.OwnerField(l.rt.ID(), o.owner)):
-		// Redisson's write acquire answers a reader of the same owner
-		// with the lock's TTL, and the caller would wait for itself. A
-		// single try just fails, as in Java.
-		err = fmt.Errorf("%w: owner %d holds the read lock", core.ErrUpgrade, o.owner)
-	}
-	if err != nil {
-		return r, l.l.Err(op, err)
-	}
-	if !wait && o.wait > 0 {
-		r.Wait, r.WaitFor = true, o.wait
-	}
-	return r, nil
+	return nil
 }
 
 // Lock waits until the lock is acquired or ctx is done. ctx only bounds the
 // wait.
 func (l *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
-	r, err := l.request("lock", true, opts)
-	if err != nil {
-		return nil, err
-	}
-	h := &Hold{}
-	ok, err := l.l.Acquire(ctx, &h.h, r)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, l.l.Err("lock", context.Cause(ctx))
-	}
-	return h, nil
+	return lockkit.Lock(ctx, l.l, new(Hold), opts, l.rules)
 }
 
 // TryLock tries once, or WithWait until the wait runs out; false (and no
 // error) when the lock was not acquired in time.
 func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
-	r, err := l.request("try lock", false, opts)
-	if err != nil {
-		return nil, false, err
-	}
-	h := &Hold{}
-	ok, err := l.l.Acquire(ctx, &h.h, r)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return h, true, nil
+	return lockkit.TryLock(ctx, l.l, new(Hold), opts, l.rules)
 }
 
 // ForceUnlock deletes the lock if it is in this lock's mode (read or write)

@@ -7,17 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
-	"github.com/goredisson/redisson/fencedlock"
-	"github.com/goredisson/redisson/multilock"
-	"github.com/goredisson/redisson/rlock"
-	"github.com/goredisson/redisson/rwlock"
+	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -512,82 +509,49 @@ func acquirer(client *redisson.Client, kind lockKind, name string, permits int, 
 			return permitHold{p}, true, nil
 		}
 	}
+	var opts []locks.Option
+	if lease > 0 {
+		opts = append(opts, locks.WithLease(lease))
+	}
 	switch kind {
 	case lockFenced:
 		l := client.FencedLock(name)
-		var opts []fencedlock.Option
-		if lease > 0 {
-			opts = append(opts, fencedlock.WithLease(lease))
-		}
-		return func(ctx context.Context) (heldLock, bool, error) {
-			if !wait.set {
-				h, err := l.Lock(ctx, opts...)
-				return nilIfErr(h, err), err == nil, err
-			}
-			h, ok, err := l.TryLock(ctx, append(opts, fencedlock.WithWait(wait.d))...)
-			return nilIfErr(h, err), ok, err
-		}
+		return take(l.Lock, l.TryLock, opts, wait)
 	case lockFair:
 		l := client.FairLock(name)
-		var opts []fairlock.Option
-		if lease > 0 {
-			opts = append(opts, fairlock.WithLease(lease))
-		}
-		return func(ctx context.Context) (heldLock, bool, error) {
-			if !wait.set {
-				h, err := l.Lock(ctx, opts...)
-				return nilIfErr(h, err), err == nil, err
-			}
-			h, ok, err := l.TryLock(ctx, append(opts, fairlock.WithWait(wait.d))...)
-			return nilIfErr(h, err), ok, err
-		}
+		return take(l.Lock, l.TryLock, opts, wait)
 	case lockRead, lockWrite:
 		rw := client.ReadWriteLock(name)
 		l := rw.WriteLock()
 		if kind == lockRead {
 			l = rw.ReadLock()
 		}
-		var opts []rwlock.Option
-		if lease > 0 {
-			opts = append(opts, rwlock.WithLease(lease))
-		}
-		return func(ctx context.Context) (heldLock, bool, error) {
-			if !wait.set {
-				h, err := l.Lock(ctx, opts...)
-				return nilIfErr(h, err), err == nil, err
-			}
-			h, ok, err := l.TryLock(ctx, append(opts, rwlock.WithWait(wait.d))...)
-			return nilIfErr(h, err), ok, err
-		}
+		return take(l.Lock, l.TryLock, opts, wait)
 	}
 	l := client.Lock(name)
-	var opts []rlock.Option
-	if lease > 0 {
-		opts = append(opts, rlock.WithLease(lease))
-	}
-	return func(ctx context.Context) (heldLock, bool, error) {
-		if !wait.set {
-			h, err := l.Lock(ctx, opts...)
-			return nilIfErr(h, err), err == nil, err
-		}
-		o := opts
-		if wait.d > 0 {
-			o = append(o, rlock.WithWait(wait.d))
-		}
-		h, ok, err := l.TryLock(ctx, o...)
-		return nilIfErr(h, err), ok, err
-	}
+	return take(l.Lock, l.TryLock, opts, wait)
 }
 
-// nilIfErr keeps a nil *Hold from becoming a non-nil heldLock.
-func nilIfErr[H interface {
-	*rlock.Hold | *fairlock.Hold | *rwlock.Hold | *fencedlock.Hold | *multilock.Hold
-	heldLock
-}](h H, err error) heldLock {
-	if h == nil {
-		return nil
+// take returns the function that takes a lock of any kind (or a
+// multi-lock) with opts: Lock without --wait, else TryLock WithWait. A hold
+// not taken is a nil heldLock, not a nil *Hold inside a non-nil one.
+func take[H heldLock](lock func(context.Context, ...locks.Option) (H, error),
+	try func(context.Context, ...locks.Option) (H, bool, error),
+	opts []locks.Option, wait waitFlag) func(ctx context.Context) (heldLock, bool, error) {
+	return func(ctx context.Context) (heldLock, bool, error) {
+		if !wait.set {
+			h, err := lock(ctx, opts...)
+			if err != nil {
+				return nil, false, err
+			}
+			return h, true, nil
+		}
+		h, ok, err := try(ctx, append(slices.Clip(opts), locks.WithWait(wait.d))...)
+		if !ok {
+			return nil, false, err
+		}
+		return h, true, nil
 	}
-	return h
 }
 
 // aboutObject is the message of an error about the lock or semaphore: the

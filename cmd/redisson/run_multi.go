@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/lockable"
+	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/multilock"
 )
 
@@ -112,18 +113,11 @@ func newMultiLock(clients []*redisson.Client, kind lockKind, names []string, red
 // acquirer returns the function that takes the set: ok is false when it
 // was not acquired within wait (nothing is held then).
 func (m *multiLock) acquirer(lease time.Duration, wait waitFlag) func(ctx context.Context) (heldLock, bool, error) {
-	var opts []multilock.Option
+	var opts []locks.Option
 	if lease > 0 {
-		opts = append(opts, multilock.WithLease(lease))
+		opts = append(opts, locks.WithLease(lease))
 	}
-	return func(ctx context.Context) (heldLock, bool, error) {
-		if !wait.set {
-			h, err := m.lock.Lock(ctx, opts...)
-			return nilIfErr(h, err), err == nil, err
-		}
-		h, ok, err := m.lock.TryLock(ctx, append(opts, multilock.WithWait(wait.d))...)
-		return nilIfErr(h, err), ok, err
-	}
+	return take(m.lock.Lock, m.lock.TryLock, opts, wait)
 }
 
 // redLockClients connects to every --redis server separately, for a

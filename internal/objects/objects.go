@@ -3,7 +3,9 @@
 // (a public rlock.New(*engine.Engine, ...) would put the engine in the
 // public API). Each object package sets its constructor here in its init;
 // the root package imports the object packages, so they are set before any
-// Client exists, and nothing writes them afterwards.
+// Client exists, and nothing writes them afterwards. Package locks, in the
+// same way, lends the lock kinds (through internal/lockkit) what its public
+// Hold and Option keep unexported (locks.go).
 package objects
 
 import (

@@ -1,0 +1,60 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/locks"
+)
+
+// guarded runs the critical section under h, whatever kind of lock h is
+// of, and releases it.
+func guarded(h *locks.Hold, work func(ctx context.Context)) error {
+	work(h.Context())
+	return h.Unlock(context.Background())
+}
+
+// One option set and one hold for every lock kind: the options are built
+// once and given to a lock, a fair lock and a fenced lock, whose hold
+// embeds the shared one.
+func Example() {
+	srv, err := redistest.Start(context.Background(), redistest.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Stop()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	opts := []locks.Option{locks.WithLease(time.Minute), locks.WithWait(time.Second)}
+
+	h, _, _ := client.Lock("orders").TryLock(ctx, opts...)
+	fmt.Println(guarded(h, func(context.Context) { fmt.Println("holding", h.Name()) }))
+	fh, _, _ := client.FairLock("queue").TryLock(ctx, opts...)
+	fmt.Println(guarded(fh, func(context.Context) { fmt.Println("holding", fh.Name()) }))
+	th, _, _ := client.FencedLock("ledger").TryLock(ctx, opts...)
+	fmt.Println(guarded(&th.Hold, func(context.Context) { fmt.Println("holding", th.Name(), "token", th.Token()) }))
+
+	// Lock waits until ctx is done: a wait is refused, not ignored.
+	_, err = client.Lock("orders").Lock(ctx, opts...)
+	fmt.Println(errors.Is(err, redisson.ErrInvalidArgument))
+	// Output:
+	// holding orders
+	// <nil>
+	// holding queue
+	// <nil>
+	// holding ledger token 1
+	// <nil>
+	// true
+}
