@@ -184,7 +184,7 @@ var kinds = []kind{
 		},
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, _ int64) (hold, error) {
 			s := c.PermitExpirableSemaphore(name)
-			var opts []semaphore.Option
+			var opts []semaphore.ExpirableAcquireOption
 			if lease > 0 {
 				opts = append(opts, semaphore.WithLease(lease))
 			}

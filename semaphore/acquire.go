@@ -10,22 +10,6 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 )
 
-// Option changes one TryAcquire or TryAcquirePermits call.
-type Option func(*acquireOptions)
-
-type acquireOptions struct {
-	wait     time.Duration
-	hasWait  bool
-	lease    time.Duration // ExpirableSemaphore only
-	hasLease bool
-}
-
-// WithWait makes TryAcquire wait up to wait for the permits (and no longer
-// than ctx allows): 0 tries once, the default. A negative wait is an error.
-func WithWait(wait time.Duration) Option {
-	return func(o *acquireOptions) { o.wait, o.hasWait = wait, true }
-}
-
 // wakePolicy is Redisson's SemaphorePubSub: a message carries the permit
 // count after a release, an add or a set, and wakes as many local waiters
 // as there are permits (each re-runs the acquire; none trusts the number).
@@ -52,10 +36,7 @@ func (s *Semaphore) Acquire(ctx context.Context, permits int) error {
 // (Redisson's tryAcquire(permits[, wait])). Running out of wait is false
 // with a nil error; ctx ending is an error.
 func (s *Semaphore) TryAcquire(ctx context.Context, permits int, opts ...Option) (bool, error) {
-	var o acquireOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := apply(opts, Option.applyTry)
 	if o.hasWait && o.wait < 0 {
 		return false, s.fail("try acquire", fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait))
 	}

@@ -61,14 +61,6 @@ func (e *ExpirableSemaphore) fail(op string, err error) error {
 	return &core.OpError{Op: fmt.Sprintf("permit-expirable semaphore %q: %s", e.s.name, op), Err: err}
 }
 
-// WithLease gives the permits an ExpirableSemaphore's Acquire, AcquireN or
-// TryAcquire takes a lease: each comes back to the pool lease after it was
-// taken unless released first. Without it (Redisson's leaseTime -1) permits
-// are held until released. lease must be at least 1ms. Semaphore ignores it.
-func WithLease(lease time.Duration) Option {
-	return func(o *acquireOptions) { o.lease, o.hasLease = lease, true }
-}
-
 // TrySetPermits makes permits available if the semaphore does not exist and
 // publishes the count, reporting true; it reports false and changes nothing
 // if it exists.
@@ -155,9 +147,9 @@ func (e *ExpirableSemaphore) Delete(ctx context.Context) (bool, error) {
 
 // Acquire takes one permit, waiting until one is available or ctx is done,
 // and returns its id (Redisson's acquire([leaseTime])). WithLease gives it
-// a lease; WithWait is ignored. On error nothing is held.
-func (e *ExpirableSemaphore) Acquire(ctx context.Context, opts ...Option) (string, error) {
-	ids, _, err := e.acquire(ctx, "acquire", 1, true, opts)
+// a lease. On error nothing is held.
+func (e *ExpirableSemaphore) Acquire(ctx context.Context, opts ...ExpirableAcquireOption) (string, error) {
+	ids, _, err := e.acquire(ctx, "acquire", 1, true, apply(opts, ExpirableAcquireOption.applyExpirableAcquire))
 	if err != nil {
 		return "", err
 	}
@@ -167,8 +159,8 @@ func (e *ExpirableSemaphore) Acquire(ctx context.Context, opts ...Option) (strin
 // AcquireN takes permits permits at once, waiting until that many are
 // available or ctx is done, and returns their ids (Redisson's
 // acquire(permits[, leaseTime])). 0 permits returns no ids at once.
-func (e *ExpirableSemaphore) AcquireN(ctx context.Context, permits int, opts ...Option) ([]string, error) {
-	ids, _, err := e.acquire(ctx, "acquire", permits, true, opts)
+func (e *ExpirableSemaphore) AcquireN(ctx context.Context, permits int, opts ...ExpirableAcquireOption) ([]string, error) {
+	ids, _, err := e.acquire(ctx, "acquire", permits, true, apply(opts, ExpirableAcquireOption.applyExpirableAcquire))
 	return ids, err
 }
 
@@ -176,8 +168,8 @@ func (e *ExpirableSemaphore) AcquireN(ctx context.Context, permits int, opts ...
 // becomes available within the wait, and returns its id and true; running
 // out of wait is "", false and a nil error (Redisson's tryAcquire returning
 // null). WithLease gives the permit a lease.
-func (e *ExpirableSemaphore) TryAcquire(ctx context.Context, opts ...Option) (string, bool, error) {
-	ids, ok, err := e.acquire(ctx, "try acquire", 1, false, opts)
+func (e *ExpirableSemaphore) TryAcquire(ctx context.Context, opts ...ExpirableTryOption) (string, bool, error) {
+	ids, ok, err := e.acquire(ctx, "try acquire", 1, false, apply(opts, ExpirableTryOption.applyExpirableTry))
 	if err != nil || !ok {
 		return "", false, err
 	}
@@ -185,19 +177,15 @@ func (e *ExpirableSemaphore) TryAcquire(ctx context.Context, opts ...Option) (st
 }
 
 // TryAcquireN is TryAcquire for permits permits taken together.
-func (e *ExpirableSemaphore) TryAcquireN(ctx context.Context, permits int, opts ...Option) ([]string, bool, error) {
-	return e.acquire(ctx, "try acquire", permits, false, opts)
+func (e *ExpirableSemaphore) TryAcquireN(ctx context.Context, permits int, opts ...ExpirableTryOption) ([]string, bool, error) {
+	return e.acquire(ctx, "try acquire", permits, false, apply(opts, ExpirableTryOption.applyExpirableTry))
 }
 
 // acquire is Redisson's wait (§9.5): try; if the permits are not there,
 // subscribe, try again, then sleep until a message, the end of the earliest
 // lease the script reported (when that permit comes back), the wait budget
 // or ctx, and try again.
-func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, forever bool, opts []Option) ([]string, bool, error) {
-	var o acquireOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, forever bool, o acquireOptions) ([]string, bool, error) {
 	if err := e.s.check(ctx); err != nil {
 		return nil, false, e.fail(op, err)
 	}

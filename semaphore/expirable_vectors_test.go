@@ -31,12 +31,11 @@ func permitArg(a *pesActor, st vectors.Step) (string, error) {
 	return id, nil
 }
 
-// leaseOpts turns a step's lease_ms into WithLease.
-func leaseOpts(st vectors.Step) []semaphore.Option {
-	if d, ok := st.Arg("lease_ms"); ok {
-		return []semaphore.Option{semaphore.WithLease(d)}
-	}
-	return nil
+// leaseOpt turns a step's lease_ms into WithLease, which Acquire and
+// TryAcquire both take (as different option types).
+func leaseOpt(st vectors.Step) (semaphore.LeaseOption, bool) {
+	d, ok := st.Arg("lease_ms")
+	return semaphore.WithLease(d), ok
 }
 
 // newest is the permit the actor acquired last.
@@ -84,7 +83,11 @@ var pesActions = vectors.Actions[*redisson.Client, string]{
 			return nil, a.Client.PermitExpirableSemaphore(st.Object).AddPermits(ctx, n)
 		},
 		"acquire": func(ctx context.Context, a *pesActor, st vectors.Step) (any, error) {
-			id, err := a.Client.PermitExpirableSemaphore(st.Object).Acquire(ctx, leaseOpts(st)...)
+			var opts []semaphore.ExpirableAcquireOption
+			if lease, ok := leaseOpt(st); ok {
+				opts = append(opts, lease)
+			}
+			id, err := a.Client.PermitExpirableSemaphore(st.Object).Acquire(ctx, opts...)
 			if err != nil {
 				return nil, err
 			}
@@ -92,7 +95,10 @@ var pesActions = vectors.Actions[*redisson.Client, string]{
 			return vectors.PermitID(id), nil
 		},
 		"tryAcquire": func(ctx context.Context, a *pesActor, st vectors.Step) (any, error) {
-			opts := leaseOpts(st)
+			var opts []semaphore.ExpirableTryOption
+			if lease, ok := leaseOpt(st); ok {
+				opts = append(opts, lease)
+			}
 			if d, ok := st.Arg("wait_ms"); ok {
 				opts = append(opts, semaphore.WithWait(d))
 			}
