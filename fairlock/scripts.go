@@ -171,7 +171,7 @@ return 1
 // another type under any of them (no fair lock of ours) stops it before it
 // writes anything, stale heads included, and nothing can replace a key
 // between the check and the DEL. Redisson's would delete a lock key of any
-// type (see README, Interoperability).
+// type (see docs/interop.md).
 // KEYS: [name, queue, timeout, channel]. ARGV: [message "0", now,
 // PUBLISH|SPUBLISH]. Reply: 1 = deleted, 0 = there was no lock, {key,
 // type, wanted type} = that key holds another type (nothing done).

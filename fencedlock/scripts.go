@@ -107,7 +107,7 @@ return {1, token}
 
 // forceUnlockScript is RLock's: it deletes the lock whoever holds it. The
 // token key stays. A key of another type is no lock of ours and stays
-// (Redisson's DEL would remove it; see README, Interoperability): the type
+// (Redisson's DEL would remove it; see docs/interop.md): the type
 // is checked in the script itself so that nothing can replace the key
 // between the check and the DEL.
 // KEYS: [name, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].

@@ -135,7 +135,7 @@ func TestSentinelUnsyncedAcquireFails(t *testing.T) {
 		"acquire failed with ErrNoSyncedReplicas after %d ms (WAIT's 1 s timeout) and was undone on the master", took.Milliseconds())
 }
 
-// TestSentinelFailoverLosesUnsyncedLock shows the README's warning true:
+// TestSentinelFailoverLosesUnsyncedLock shows docs/failures.md's warning true:
 // with replica sync off, a lock written to a master whose replica has not
 // received it yet is lost by a failover, and another client takes it while
 // its first holder still holds it.
@@ -165,7 +165,7 @@ func TestSentinelFailoverLosesUnsyncedLock(t *testing.T) {
 	require.True(t, twoHolders, "the first hold was still live when the other client took the lock")
 	require.NoError(t, h2.Unlock(ctx))
 	record("Sentinel failover (master kill -9)", "RLock, replica sync off", 0,
-		"failover in %.1f s; the lock written while replication was stalled is gone on the new master and another client took it while the first hold (fixed 1 min lease, no renewal to find out) was live: two holders, as the README warns", took.Seconds())
+		"failover in %.1f s; the lock written while replication was stalled is gone on the new master and another client took it while the first hold (fixed 1 min lease, no renewal to find out) was live: two holders, as docs/failures.md warns", took.Seconds())
 }
 
 // TestSentinelForcedFailoverReadOnly: SENTINEL FAILOVER promotes the

@@ -25,7 +25,7 @@
 // loss of the set: of any member for a MultiLock, of so many members that
 // fewer than a quorum remain for a RedLock, and for a RedLock with a fixed
 // lease the end of its validity (the lease minus the time the acquisition
-// took and a clock-drift allowance). Read the package README section on
+// took and a clock-drift allowance). Read docs/multilock.md on
 // RedLock before relying on it for correctness: it needs fencing tokens
 // where a late writer must be refused.
 package multilock

@@ -163,7 +163,7 @@ func TestRedLockValidityEnd(t *testing.T) {
 // quorum (0 and 1 are A's). Server 2 is let back only once A's hold has
 // signalled its end, as the holder must honour: then B gets its quorum, and
 // the two never hold at once. Letting server 2 back at once would let B in
-// while A's hold is still valid: the README's RedLock section.
+// while A's hold is still valid: docs/multilock.md's RedLock section.
 func TestRedLockRestartedServer(t *testing.T) {
 	rc := newRedCluster(t, 5)
 	ctx := context.Background()
@@ -206,7 +206,7 @@ func TestRedLockRestartedServer(t *testing.T) {
 	require.ErrorIs(t, a.Unlock(ctx), redisson.ErrLockLost, "A's hold had ended")
 }
 
-// TestRedLockRestartedServerAtOnceIsUnsafe documents what the README says
+// TestRedLockRestartedServerAtOnceIsUnsafe documents what docs/multilock.md says
 // RedLock does not guarantee: a server that restarts empty and rejoins at
 // once lets a second owner get a quorum while the first owner's hold is
 // still valid. Only a delayed restart (or fsync'd persistence) and fencing

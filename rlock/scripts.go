@@ -53,7 +53,7 @@ return 1
 
 // forceUnlockScript deletes the lock whoever holds it. A key of another
 // type is no lock of ours and stays (Redisson's DEL would remove it; see
-// README, Interoperability): the type is checked in the script itself so
+// docs/interop.md): the type is checked in the script itself so
 // that nothing can replace the key between the check and the DEL.
 // KEYS: [name, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
 // Reply: 1 = deleted (and published), 0 = there was no lock, a string =
@@ -77,7 +77,7 @@ return 1
 // release, in one round trip. The lock never becomes free, so nothing is
 // published: a waiter elsewhere could only find it held (a deliberate
 // deviation from Redisson, which would publish "0" after its DEL; see
-// README, Interoperability). The real release after at most
+// docs/interop.md). The real release after at most
 // engine.maxHandOffStreak hand-offs publishes as Redisson does.
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms, next owner field, next lease ms].

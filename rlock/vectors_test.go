@@ -91,7 +91,7 @@ var rlockActions = vectors.Actions[*redisson.Client, *rlock.Hold]{
 	Deviations: []vectors.Deviation{{
 		// T1's unlock hands the lock straight to T2, parked on the same
 		// client: the lock never becomes free, and we publish nothing
-		// there (issue 8, point 4; README, Interoperability). Java's
+		// there (issue 8, point 4; docs/interop.md). Java's
 		// unlock publishes "0" after its DEL. Everything else of the step
 		// (T2 holds the lock, the latch, T2's Lock returning) is as
 		// recorded, and the real release of step 5 publishes as Java does.

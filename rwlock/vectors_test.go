@@ -121,7 +121,7 @@ func ttlKey(lo, hi float64) map[string]any {
 // deviations: Redisson 3.44–3.52's read renewal fails for a re-entrant
 // read hold and leaves its timeout keys unrenewed (protocol §5.2); ours
 // renews them like Redisson 4.4+, so they stay near a full lease and the
-// next unlock keeps the hash as long (README, Interoperability).
+// next unlock keeps the hash as long (docs/interop.md).
 var deviations = []vectors.Deviation{
 	{
 		Scenario: "rwlock.read_watchdog_reentrant_bug", Step: 3,
