@@ -4,31 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rlock"
 )
-
-// exampleRedis starts a private redis-server for the examples.
-func exampleRedis() (addr string, stop func()) {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	return srv.Addr(), func() { _ = srv.Stop() }
-}
 
 // A lock held with the watchdog: the lease is renewed until the hold is
 // released.
 func Example() {
-	addr, stop := exampleRedis()
-	defer stop()
-
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, err := redisson.New(rdb)
 	if err != nil {
@@ -52,9 +40,7 @@ func Example() {
 
 // TryLock with a wait budget and a fixed lease (no watchdog).
 func Example_tryLock() {
-	addr, stop := exampleRedis()
-	defer stop()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, _ := redisson.New(rdb)
 	defer client.Close()
@@ -78,9 +64,7 @@ func Example_tryLock() {
 // A hold's Done is closed when ownership is lost, before the lease can have
 // run out in Redis; Err says why.
 func Example_lockLost() {
-	addr, stop := exampleRedis()
-	defer stop()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, _ := redisson.New(rdb, redisson.WithWatchdogTimeout(300*time.Millisecond))
 	defer client.Close()
@@ -99,9 +83,7 @@ func Example_lockLost() {
 // Reentrancy: the same owner re-enters; another owner waits. A hold is
 // released once.
 func Example_reentrant() {
-	addr, stop := exampleRedis()
-	defer stop()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, _ := redisson.New(rdb)
 	defer client.Close()
@@ -128,9 +110,7 @@ func Example_reentrant() {
 
 // Several locks as one owner, the way code on one Java thread takes them.
 func ExampleNewOwnerID() {
-	addr, stop := exampleRedis()
-	defer stop()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, _ := redisson.New(rdb)
 	defer client.Close()

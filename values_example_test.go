@@ -3,27 +3,17 @@ package redisson_test
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/redistest"
 )
 
-// valuesRedis starts a private redis-server for the value examples.
-func valuesRedis() (rdb *redis.Client, stop func()) {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	rdb = redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	return rdb, func() { _ = rdb.Close(); _ = srv.Stop() }
-}
-
-// person is the Go side of a Java class com.example.Person with fields
+// Person is the Go side of a Java class com.example.Person with fields
 // String name, int age and Long id.
-type person struct {
+type Person struct {
 	Name string `json:"name"`
 	Age  int32  `json:"age"`
 	ID   *int64 `json:"id"` // a pointer: Java's boxed Long
@@ -32,8 +22,8 @@ type person struct {
 // A bucket a Java service reads with
 // redisson.getBucket("person:7", new JsonJacksonCodec()).
 func ExampleNewBucket() {
-	rdb, stop := valuesRedis()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
 	client, err := redisson.New(rdb)
 	if err != nil {
 		panic(err)
@@ -41,10 +31,10 @@ func ExampleNewBucket() {
 	defer client.Close()
 	ctx := context.Background()
 
-	types := codec.NewTypes().MustRegister("com.example.Person", person{})
-	people := redisson.NewBucket[person](client, "person:7", codec.JsonJackson(types))
+	types := codec.NewTypes().MustRegister("com.example.Person", Person{})
+	people := redisson.NewBucket[Person](client, "person:7", codec.JsonJackson(types))
 	id := int64(7)
-	if err := people.Set(ctx, person{Name: "Ann", Age: 42, ID: &id}); err != nil {
+	if err := people.Set(ctx, Person{Name: "Ann", Age: 42, ID: &id}); err != nil {
 		panic(err)
 	}
 	stored, _ := rdb.Get(ctx, "person:7").Result()
@@ -59,8 +49,8 @@ func ExampleNewBucket() {
 
 // A counter shared with Java's redisson.getAtomicLong("visits").
 func ExampleClient_AtomicLong() {
-	rdb, stop := valuesRedis()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
 	client, err := redisson.New(rdb)
 	if err != nil {
 		panic(err)

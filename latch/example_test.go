@@ -3,38 +3,25 @@ package latch_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
 )
-
-// exampleClient starts a private redis-server and returns a Client on it.
-func exampleClient() (client *redisson.Client, stop func()) {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	client, err = redisson.New(rdb)
-	if err != nil {
-		panic(err)
-	}
-	return client, func() {
-		_ = client.Close()
-		_ = rdb.Close()
-		_ = srv.Stop()
-	}
-}
 
 // A coordinator waits until three workers, anywhere in the fleet (Java's
 // RCountDownLatch of the same name included), have each counted down once.
 func Example() {
-	client, stop := exampleClient()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	ready := client.CountDownLatch("warmup")
@@ -59,8 +46,13 @@ func Example() {
 // WithTimeout bounds the wait: false means the count did not reach zero in
 // time.
 func ExampleWithTimeout() {
-	client, stop := exampleClient()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	l := client.CountDownLatch("migration")

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/locks"
 )
 
@@ -24,12 +24,7 @@ func guarded(h *locks.Hold, work func(ctx context.Context)) error {
 // once and given to a lock, a fair lock and a fenced lock, whose hold
 // embeds the shared one.
 func Example() {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer srv.Stop()
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, err := redisson.New(rdb)
 	if err != nil {
@@ -39,22 +34,22 @@ func Example() {
 	ctx := context.Background()
 	opts := []locks.Option{locks.WithLease(time.Minute), locks.WithWait(time.Second)}
 
-	h, _, _ := client.Lock("orders").TryLock(ctx, opts...)
+	h, _, _ := client.Lock("example:locks:orders").TryLock(ctx, opts...)
 	fmt.Println(guarded(h, func(context.Context) { fmt.Println("holding", h.Name()) }))
-	fh, _, _ := client.FairLock("queue").TryLock(ctx, opts...)
+	fh, _, _ := client.FairLock("example:locks:queue").TryLock(ctx, opts...)
 	fmt.Println(guarded(fh, func(context.Context) { fmt.Println("holding", fh.Name()) }))
-	th, _, _ := client.FencedLock("ledger").TryLock(ctx, opts...)
-	fmt.Println(guarded(&th.Hold, func(context.Context) { fmt.Println("holding", th.Name(), "token", th.Token()) }))
+	th, _, _ := client.FencedLock("example:locks:ledger").TryLock(ctx, opts...)
+	fmt.Println(guarded(&th.Hold, func(context.Context) { fmt.Println("holding", th.Name(), "token > 0:", th.Token() > 0) }))
 
 	// Lock waits until ctx is done: a wait is refused, not ignored.
-	_, err = client.Lock("orders").Lock(ctx, opts...)
+	_, err = client.Lock("example:locks:orders").Lock(ctx, opts...)
 	fmt.Println(errors.Is(err, redisson.ErrInvalidArgument))
 	// Output:
-	// holding orders
+	// holding example:locks:orders
 	// <nil>
-	// holding queue
+	// holding example:locks:queue
 	// <nil>
-	// holding ledger token 1
+	// holding example:locks:ledger token > 0: true
 	// <nil>
 	// true
 }

@@ -3,24 +3,19 @@ package ratelimit_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/ratelimit"
 )
 
 // Every process calling a partner's API shares 10 calls per second (Java's
 // RRateLimiter of the same name included).
 func Example() {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer srv.Stop()
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
 	client, err := redisson.New(rdb)
 	if err != nil {

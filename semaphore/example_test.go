@@ -4,39 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/semaphore"
 )
-
-// exampleClient starts a private redis-server and returns a Client on it.
-func exampleClient() (client *redisson.Client, stop func()) {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	client, err = redisson.New(rdb)
-	if err != nil {
-		panic(err)
-	}
-	return client, func() {
-		_ = client.Close()
-		_ = rdb.Close()
-		_ = srv.Stop()
-	}
-}
 
 // At most two jobs run at once, across every process sharing the
 // semaphore "reports" (Java's RSemaphore of that name included).
 func Example() {
-	client, stop := exampleClient()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	sem := client.Semaphore("reports")
@@ -64,8 +51,13 @@ func Example() {
 
 // TryAcquire gives up when the permits do not come within the wait.
 func ExampleSemaphore_TryAcquire() {
-	client, stop := exampleClient()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	sem := client.Semaphore("exports")
@@ -87,8 +79,13 @@ func ExampleSemaphore_TryAcquire() {
 
 // A semaphore that vanishes unless used: its key gets a TTL.
 func ExampleWithTTL() {
-	client, stop := exampleClient()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	sem := client.Semaphore("batch")
@@ -102,11 +99,16 @@ func ExampleWithTTL() {
 // comes back by itself; a Java RPermitExpirableSemaphore of the same name
 // shares the permits.
 func ExampleExpirableSemaphore() {
-	client, stop := exampleClient()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	sem := client.PermitExpirableSemaphore("exports")
+	sem := client.PermitExpirableSemaphore("uploads")
 	if _, err := sem.TrySetPermits(ctx, 2); err != nil {
 		panic(err)
 	}

@@ -3,30 +3,20 @@ package value_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/value"
 )
-
-// exampleRedis starts a private redis-server for the examples.
-func exampleRedis() (rdb *redis.Client, stop func()) {
-	srv, err := redistest.Start(context.Background(), redistest.Options{})
-	if err != nil {
-		panic(err)
-	}
-	rdb = redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	return rdb, func() { _ = rdb.Close(); _ = srv.Stop() }
-}
 
 // A feature flag shared with Java's
 // redisson.getBucket("flags:checkout", StringCodec.INSTANCE).
 func ExampleBucket() {
-	rdb, stop := exampleRedis()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
 	ctx := context.Background()
 
 	flag := value.NewBucket[string](rdb, "flags:checkout", codec.String())
@@ -41,8 +31,8 @@ func ExampleBucket() {
 
 // Java's null is a nil pointer: setting it deletes the key.
 func ExampleBucket_Set_nil() {
-	rdb, stop := exampleRedis()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
 	ctx := context.Background()
 
 	b := value.NewBucket[*int64](rdb, "limit", codec.JsonJackson(nil))
@@ -57,8 +47,8 @@ func ExampleBucket_Set_nil() {
 
 // A counter shared with Java's redisson.getAtomicLong("orders:seq").
 func ExampleAtomicLong() {
-	rdb, stop := exampleRedis()
-	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
 	ctx := context.Background()
 
 	seq := value.NewAtomicLong(rdb, "orders:seq")
