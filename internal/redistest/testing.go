@@ -3,6 +3,7 @@ package redistest
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,4 +165,43 @@ func replicaInSync(ctx context.Context, mc, rc *redis.Client, online string) err
 		}
 	}
 	return fmt.Errorf("master does not list the replica as online")
+}
+
+// Main runs a package's tests with servers private redis-servers started
+// for it (at least 1): the first one's address goes in REDIS_ADDR and, with
+// more than one, all of them comma-separated in REDLOCK_ADDRS, where the
+// package's Examples find them as a user's program would. Tests that need
+// servers of their own still start them. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(redistest.Main(m, 1)) }
+func Main(m *testing.M, servers int) int {
+	var started []*Server
+	defer func() {
+		for _, s := range started {
+			if err := s.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "redistest.Main:", err)
+			}
+		}
+	}()
+	addrs := make([]string, 0, servers)
+	for range max(servers, 1) {
+		s, err := Start(context.Background(), Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "redistest.Main:", err)
+			return 1
+		}
+		started = append(started, s)
+		addrs = append(addrs, s.Addr())
+	}
+	env := map[string]string{"REDIS_ADDR": addrs[0]}
+	if len(addrs) > 1 {
+		env["REDLOCK_ADDRS"] = strings.Join(addrs, ",")
+	}
+	for k, v := range env {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, "redistest.Main:", err)
+			return 1
+		}
+	}
+	return m.Run()
 }
