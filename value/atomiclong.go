@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,73 +19,80 @@ import (
 // INCR, DECR, GETSET and Redisson's compare-and-set script. A missing key
 // counts as 0, as in Java.
 type AtomicLong struct {
-	rdb  redis.UniversalClient
-	name string
-	err  error
-	life context.Context
+	object
 }
 
 // NewAtomicLong returns the counter called name. An empty name or a nil
 // client gives a handle whose every call fails (ErrInvalidName,
 // ErrInvalidArgument). Options: WithLifetime.
 func NewAtomicLong(rdb redis.UniversalClient, name string, opts ...Option) *AtomicLong {
-	a := &AtomicLong{rdb: rdb, name: name, life: applyOptions(opts).life}
-	switch {
-	case name == "":
-		a.err = fmt.Errorf("atomiclong: %w: empty name", core.ErrInvalidName)
-	case rdb == nil:
-		a.err = fmt.Errorf("atomiclong %q: %w: nil Redis client", name, core.ErrInvalidArgument)
-	}
-	return a
+	return &AtomicLong{object: newObject("atomic long", rdb, name, opts)}
 }
 
 // Name returns the counter's name, which is also its key.
 func (a *AtomicLong) Name() string { return a.name }
 
-// check returns why a call cannot be made: an invalid handle, or the end of
-// its lifetime (WithLifetime).
-func (a *AtomicLong) check(op string) error { return usable(a.err, a.life, op) }
-
 // parse reads a decimal reply; nil (no key) is 0, as Redisson's
-// LongReplayConvertor reads it.
-func parseLong(op, s string, err error) (int64, error) {
+// LongReplayConvertor reads it. A string that is not a Java long is
+// ErrWrongType, saying what the key held: for GETSET and Redisson's
+// get-and-delete script the command has replaced or deleted it by then (Java
+// sends the same commands and fails the same way), so the error says so.
+func (a *AtomicLong) parse(ctx context.Context, op, s string, err error, after string) (int64, error) {
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, core.WrapRedisError(op, err)
+		return 0, a.fail(ctx, op, err)
 	}
 	var n int64
 	if err := codec.Long().Decode([]byte(s), &n); err != nil {
-		return 0, &core.OpError{Op: op, Err: err}
+		verb := "holds"
+		if after != "" {
+			verb = "held"
+		}
+		return 0, a.fail(ctx, op, fmt.Errorf("%w: the key %s the string %.40q, not a long%s", core.ErrWrongType, verb, s, after))
+	}
+	return n, nil
+}
+
+// counted maps the reply of INCRBY, INCR or DECR: Redis refuses a value
+// that is not a decimal int64 ("ERR value is not an integer or out of
+// range") and changes nothing, which is ErrWrongType here.
+func (a *AtomicLong) counted(ctx context.Context, op string, n int64, err error) (int64, error) {
+	var re redis.Error
+	if errors.As(err, &re) && strings.Contains(re.Error(), "not an integer") {
+		return 0, a.fail(ctx, op, fmt.Errorf("%w: the key holds a string that is not a long", core.ErrWrongType))
+	}
+	if err != nil {
+		return 0, a.fail(ctx, op, err)
 	}
 	return n, nil
 }
 
 // Get returns the value, 0 when the key does not exist (GET).
 func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
-	if err := a.check("atomiclong.get"); err != nil {
+	if err := a.check("get"); err != nil {
 		return 0, err
 	}
 	s, err := a.rdb.Get(ctx, a.name).Result()
-	return parseLong("atomiclong.get", s, err)
+	return a.parse(ctx, "get", s, err, "")
 }
 
 // Set stores v, removing any TTL (SET).
 func (a *AtomicLong) Set(ctx context.Context, v int64) error {
-	if err := a.check("atomiclong.set"); err != nil {
+	if err := a.check("set"); err != nil {
 		return err
 	}
-	return core.WrapRedisError("atomiclong.set", a.rdb.Set(ctx, a.name, strconv.FormatInt(v, 10), 0).Err())
+	return a.fail(ctx, "set", a.rdb.Set(ctx, a.name, strconv.FormatInt(v, 10), 0).Err())
 }
 
 // AddAndGet adds delta and returns the new value (INCRBY).
 func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) {
-	if err := a.check("atomiclong.addAndGet"); err != nil {
+	if err := a.check("add and get"); err != nil {
 		return 0, err
 	}
 	n, err := a.rdb.IncrBy(ctx, a.name, delta).Result()
-	return n, core.WrapRedisError("atomiclong.addAndGet", err)
+	return a.counted(ctx, "add and get", n, err)
 }
 
 // GetAndAdd adds delta and returns the previous value (INCRBY).
@@ -98,63 +106,57 @@ func (a *AtomicLong) GetAndAdd(ctx context.Context, delta int64) (int64, error) 
 
 // IncrementAndGet adds 1 and returns the new value (INCR).
 func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
-	if err := a.check("atomiclong.incrementAndGet"); err != nil {
+	if err := a.check("increment and get"); err != nil {
 		return 0, err
 	}
 	n, err := a.rdb.Incr(ctx, a.name).Result()
-	return n, core.WrapRedisError("atomiclong.incrementAndGet", err)
+	return a.counted(ctx, "increment and get", n, err)
 }
 
 // DecrementAndGet subtracts 1 and returns the new value (DECR).
 func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
-	if err := a.check("atomiclong.decrementAndGet"); err != nil {
+	if err := a.check("decrement and get"); err != nil {
 		return 0, err
 	}
 	n, err := a.rdb.Decr(ctx, a.name).Result()
-	return n, core.WrapRedisError("atomiclong.decrementAndGet", err)
+	return a.counted(ctx, "decrement and get", n, err)
 }
 
 // GetAndSet stores v (removing any TTL) and returns the previous value, 0
 // when there was none (GETSET).
 func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
-	if err := a.check("atomiclong.getAndSet"); err != nil {
+	if err := a.check("get and set"); err != nil {
 		return 0, err
 	}
 	s, err := a.rdb.GetSet(ctx, a.name, strconv.FormatInt(v, 10)).Result()
-	return parseLong("atomiclong.getAndSet", s, err)
+	return a.parse(ctx, "get and set", s, err, fmt.Sprintf(" (it now holds %d)", v))
 }
 
 // CompareAndSet stores update when the value is expect (an absent counter
 // matches 0) and reports whether it did, with Redisson's script (the TTL
 // is removed).
 func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (bool, error) {
-	if err := a.check("atomiclong.compareAndSet"); err != nil {
+	if err := a.check("compare and set"); err != nil {
 		return false, err
 	}
 	n, err := longCompareAndSetScript.Run(ctx, a.rdb, []string{a.name},
 		strconv.FormatInt(expect, 10), strconv.FormatInt(update, 10)).Int64()
-	return boolResult(n == 1, "atomiclong.compareAndSet", err)
+	return a.boolResult(ctx, n == 1, "compare and set", err)
 }
 
 // GetAndDelete deletes the key and returns the value it held, 0 when there
 // was none (Redisson's GET + DEL script).
 func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
-	if err := a.check("atomiclong.getAndDelete"); err != nil {
+	if err := a.check("get and delete"); err != nil {
 		return 0, err
 	}
 	s, err := getAndDeleteScript.Run(ctx, a.rdb, []string{a.name}).Text()
-	return parseLong("atomiclong.getAndDelete", s, err)
+	return a.parse(ctx, "get and delete", s, err, " (it was deleted)")
 }
 
 // Delete deletes the key and reports whether it existed (DEL).
-func (a *AtomicLong) Delete(ctx context.Context) (bool, error) {
-	const op = "atomiclong.delete"
-	return deleteKey(ctx, a.rdb, a.check(op), op, a.name)
-}
+func (a *AtomicLong) Delete(ctx context.Context) (bool, error) { return a.delete(ctx) }
 
 // RemainTTL returns the key's remaining time to live (PTTL), -2 (ns) when
 // it does not exist, -1 when it has no expiry, as Bucket.RemainTTL.
-func (a *AtomicLong) RemainTTL(ctx context.Context) (time.Duration, error) {
-	const op = "atomiclong.remainTTL"
-	return remainTTL(ctx, a.rdb, a.check(op), op, a.name)
-}
+func (a *AtomicLong) RemainTTL(ctx context.Context) (time.Duration, error) { return a.remainTTL(ctx) }

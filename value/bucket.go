@@ -38,35 +38,23 @@ import (
 // it deletes the key, as RBucket.set(null) does; a missing key reads as
 // (zero T, false).
 type Bucket[T any] struct {
-	rdb   redis.UniversalClient
-	name  string
+	object
 	codec codec.Codec
-	err   error
-	life  context.Context
 }
 
 // NewBucket returns the bucket called name, encoded with c. An empty name, a
 // nil client or a nil codec gives a handle whose every call fails
 // (ErrInvalidName, ErrInvalidArgument). Options: WithLifetime.
 func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec, opts ...Option) *Bucket[T] {
-	b := &Bucket[T]{rdb: rdb, name: name, codec: c, life: applyOptions(opts).life}
-	switch {
-	case name == "":
-		b.err = fmt.Errorf("bucket: %w: empty name", core.ErrInvalidName)
-	case rdb == nil:
-		b.err = fmt.Errorf("bucket %q: %w: nil Redis client", name, core.ErrInvalidArgument)
-	case c == nil:
-		b.err = fmt.Errorf("bucket %q: %w: nil codec", name, core.ErrInvalidArgument)
+	b := &Bucket[T]{object: newObject("bucket", rdb, name, opts), codec: c}
+	if b.err == nil && c == nil {
+		b.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
 	}
 	return b
 }
 
 // Name returns the bucket's name, which is also its key.
 func (b *Bucket[T]) Name() string { return b.name }
-
-// check returns why a call cannot be made: an invalid handle, or the end of
-// its lifetime (WithLifetime).
-func (b *Bucket[T]) check(op string) error { return usable(b.err, b.life, op) }
 
 // isNull reports whether v is Java's null: a nil pointer, interface, map,
 // slice, channel or function, or the empty codec.Decimal (which the codecs
@@ -89,98 +77,98 @@ func isNull(v any) bool {
 func (b *Bucket[T]) encode(op string, v T) ([]byte, error) {
 	data, err := b.codec.Encode(v)
 	if err != nil {
-		return nil, &core.OpError{Op: op, Err: err}
+		return nil, b.fail(nil, op, err)
 	}
 	return data, nil
 }
 
 // decode decodes a reply holding the value, or redis.Nil for none.
-func (b *Bucket[T]) decode(op string, data string, err error) (T, bool, error) {
+func (b *Bucket[T]) decode(ctx context.Context, op string, data string, err error) (T, bool, error) {
 	var v T
 	if errors.Is(err, redis.Nil) {
 		return v, false, nil
 	}
 	if err != nil {
-		return v, false, core.WrapRedisError(op, err)
+		return v, false, b.fail(ctx, op, err)
 	}
 	if err := b.codec.Decode([]byte(data), &v); err != nil {
-		return v, false, &core.OpError{Op: op, Err: err}
+		return v, false, b.fail(ctx, op, err)
 	}
 	return v, true, nil
 }
 
 // ttlMillis validates a TTL and converts it as Java's Duration.toMillis
 // does (truncating).
-func ttlMillis(op string, ttl time.Duration) (int64, error) {
+func (o *object) ttlMillis(op string, ttl time.Duration) (int64, error) {
 	if ttl < time.Millisecond {
-		return 0, &core.OpError{Op: op, Err: fmt.Errorf("%w: ttl must be at least 1ms, got %v", core.ErrInvalidArgument, ttl)}
+		return 0, o.fail(nil, op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
 	}
 	return ttl.Milliseconds(), nil
 }
 
-func nullArgument(op string) error {
-	return &core.OpError{Op: op, Err: fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument)}
+func (o *object) nullArgument(op string) error {
+	return o.fail(nil, op, fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument))
 }
 
 // Get returns the value, and false when the key does not exist (GET).
 func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
-	if err := b.check("bucket.get"); err != nil {
+	if err := b.check("get"); err != nil {
 		var zero T
 		return zero, false, err
 	}
 	data, err := b.rdb.Get(ctx, b.name).Result()
-	return b.decode("bucket.get", data, err)
+	return b.decode(ctx, "get", data, err)
 }
 
 // Set stores v without a TTL, removing any TTL (SET); a nil v deletes the
 // key (DEL).
 func (b *Bucket[T]) Set(ctx context.Context, v T) error {
-	const op = "bucket.set"
+	const op = "set"
 	if err := b.check(op); err != nil {
 		return err
 	}
 	if isNull(v) {
-		return core.WrapRedisError(op, b.rdb.Del(ctx, b.name).Err())
+		return b.fail(ctx, op, b.rdb.Del(ctx, b.name).Err())
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return err
 	}
-	return core.WrapRedisError(op, b.rdb.Set(ctx, b.name, data, 0).Err())
+	return b.fail(ctx, op, b.rdb.Set(ctx, b.name, data, 0).Err())
 }
 
 // SetTTL stores v with a time to live, at least 1ms, in whole milliseconds
 // (PSETEX); a nil v deletes the key (DEL).
 func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
-	const op = "bucket.setTTL"
+	const op = "set with TTL"
 	if err := b.check(op); err != nil {
 		return err
 	}
-	ms, err := ttlMillis(op, ttl)
+	ms, err := b.ttlMillis(op, ttl)
 	if err != nil {
 		return err
 	}
 	if isNull(v) {
-		return core.WrapRedisError(op, b.rdb.Del(ctx, b.name).Err())
+		return b.fail(ctx, op, b.rdb.Del(ctx, b.name).Err())
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return err
 	}
-	return core.WrapRedisError(op, b.rdb.Do(ctx, "psetex", b.name, ms, data).Err())
+	return b.fail(ctx, op, b.rdb.Do(ctx, "psetex", b.name, ms, data).Err())
 }
 
 // SetIfAbsent stores v when the key does not exist and reports whether it
 // did (SETNX). For a nil v it only reports whether the key is absent
 // (EXISTS), as Java's setIfAbsent(null).
 func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
-	const op = "bucket.setIfAbsent"
+	const op = "set if absent"
 	if err := b.check(op); err != nil {
 		return false, err
 	}
 	if isNull(v) {
 		n, err := b.rdb.Exists(ctx, b.name).Result()
-		return boolResult(n == 0, op, err)
+		return b.boolResult(ctx, n == 0, op, err)
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
@@ -188,65 +176,65 @@ func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 	}
 	// SETNX itself, as Java sends it (go-redis' SetNX sends SET ... NX).
 	n, err := b.rdb.Do(ctx, "setnx", b.name, data).Int64()
-	return boolResult(n == 1, op, err)
+	return b.boolResult(ctx, n == 1, op, err)
 }
 
 // SetIfAbsentTTL stores v with a TTL when the key does not exist and
 // reports whether it did (SET key v PX ms NX). v must not be nil.
 func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
-	return b.setWithMode(ctx, "bucket.setIfAbsentTTL", v, ttl, "nx")
+	return b.setWithMode(ctx, "set if absent with TTL", v, ttl, "nx")
 }
 
 // SetIfExists replaces the value when the key exists and reports whether it
 // did (SET key v XX; the TTL is removed, as in Java). A nil v deletes an
 // existing key, with Redisson's script.
 func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
-	const op = "bucket.setIfExists"
+	const op = "set if exists"
 	if err := b.check(op); err != nil {
 		return false, err
 	}
 	if isNull(v) {
 		n, err := deleteIfExistsScript.Run(ctx, b.rdb, []string{b.name}).Int64()
-		return boolResult(n == 1, op, err)
+		return b.boolResult(ctx, n == 1, op, err)
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return false, err
 	}
-	return setReply(op, b.rdb.Do(ctx, "set", b.name, data, "xx").Err())
+	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "xx").Err())
 }
 
 // SetIfExistsTTL replaces the value and sets a TTL when the key exists and
 // reports whether it did (SET key v PX ms XX). v must not be nil.
 func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
-	return b.setWithMode(ctx, "bucket.setIfExistsTTL", v, ttl, "xx")
+	return b.setWithMode(ctx, "set if exists with TTL", v, ttl, "xx")
 }
 
 func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Duration, mode string) (bool, error) {
 	if err := b.check(op); err != nil {
 		return false, err
 	}
-	ms, err := ttlMillis(op, ttl)
+	ms, err := b.ttlMillis(op, ttl)
 	if err != nil {
 		return false, err
 	}
 	if isNull(v) {
-		return false, nullArgument(op)
+		return false, b.nullArgument(op)
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return false, err
 	}
-	return setReply(op, b.rdb.Do(ctx, "set", b.name, data, "px", ms, mode).Err())
+	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "px", ms, mode).Err())
 }
 
 // setReply maps a conditional SET reply: OK → true, nil → false.
-func setReply(op string, err error) (bool, error) {
+func (b *Bucket[T]) setReply(ctx context.Context, op string, err error) (bool, error) {
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
 	if err != nil {
-		return false, core.WrapRedisError(op, err)
+		return false, b.fail(ctx, op, err)
 	}
 	return true, nil
 }
@@ -256,7 +244,7 @@ func setReply(op string, err error) (bool, error) {
 // script comparing bytes (the TTL is removed); a nil expect means "absent"
 // (SETNX update), a nil update deletes the key on a match.
 func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, error) {
-	const op = "bucket.compareAndSet"
+	const op = "compare and set"
 	if err := b.check(op); err != nil {
 		return false, err
 	}
@@ -277,21 +265,21 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 		}
 		n, err = compareAndSetScript.Run(ctx, b.rdb, []string{b.name}, want, data).Int64()
 	}
-	return boolResult(n == 1, op, err)
+	return b.boolResult(ctx, n == 1, op, err)
 }
 
 // GetAndSet stores v (removing the TTL) and returns the previous value, and
 // whether there was one (GETSET). A nil v deletes the key, with Redisson's
 // script.
 func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
-	const op = "bucket.getAndSet"
+	const op = "get and set"
 	if err := b.check(op); err != nil {
 		var zero T
 		return zero, false, err
 	}
 	if isNull(v) {
 		data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
-		return b.decode(op, data, err)
+		return b.decode(ctx, op, data, err)
 	}
 	enc, err := b.encode(op, v)
 	if err != nil {
@@ -299,81 +287,48 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 		return zero, false, err
 	}
 	data, err := b.rdb.GetSet(ctx, b.name, enc).Result()
-	return b.decode(op, data, err)
+	return b.decode(ctx, op, data, err)
 }
 
 // GetAndSetTTL stores v with a TTL and returns the previous value, and
 // whether there was one (Redisson's GET + PSETEX script).
 func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T, bool, error) {
-	const op = "bucket.getAndSetTTL"
+	const op = "get and set with TTL"
 	var zero T
 	if err := b.check(op); err != nil {
 		return zero, false, err
 	}
-	ms, err := ttlMillis(op, ttl)
+	ms, err := b.ttlMillis(op, ttl)
 	if err != nil {
 		return zero, false, err
 	}
 	if isNull(v) {
-		return zero, false, nullArgument(op)
+		return zero, false, b.nullArgument(op)
 	}
 	enc, err := b.encode(op, v)
 	if err != nil {
 		return zero, false, err
 	}
 	data, err := getAndSetTTLScript.Run(ctx, b.rdb, []string{b.name}, enc, ms).Text()
-	return b.decode(op, data, err)
+	return b.decode(ctx, op, data, err)
 }
 
 // GetAndDelete deletes the key and returns the value it held, and whether
 // there was one (Redisson's GET + DEL script).
 func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
-	if err := b.check("bucket.getAndDelete"); err != nil {
+	if err := b.check("get and delete"); err != nil {
 		var zero T
 		return zero, false, err
 	}
 	data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
-	return b.decode("bucket.getAndDelete", data, err)
+	return b.decode(ctx, "get and delete", data, err)
 }
 
 // Delete deletes the key and reports whether it existed (DEL).
-func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
-	const op = "bucket.delete"
-	return deleteKey(ctx, b.rdb, b.check(op), op, b.name)
-}
+func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) { return b.delete(ctx) }
 
 // RemainTTL returns the key's remaining time to live (PTTL), with go-redis'
 // conventions for the special cases: -2 (nanoseconds) when the key does not
 // exist, -1 when it has no expiry. Java's remainTimeToLive returns the same
 // numbers in milliseconds.
-func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) {
-	const op = "bucket.remainTTL"
-	return remainTTL(ctx, b.rdb, b.check(op), op, b.name)
-}
-
-func deleteKey(ctx context.Context, rdb redis.UniversalClient, invalid error, op, key string) (bool, error) {
-	if invalid != nil {
-		return false, invalid
-	}
-	n, err := rdb.Del(ctx, key).Result()
-	return boolResult(n == 1, op, err)
-}
-
-// boolResult returns ok, or false and the wrapped error.
-func boolResult(ok bool, op string, err error) (bool, error) {
-	if err != nil {
-		return false, core.WrapRedisError(op, err)
-	}
-	return ok, nil
-}
-
-func remainTTL(ctx context.Context, rdb redis.UniversalClient, invalid error, op, key string) (time.Duration, error) {
-	if invalid != nil {
-		return 0, invalid
-	}
-	d, err := rdb.PTTL(ctx, key).Result()
-	if err != nil {
-		return 0, core.WrapRedisError(op, err)
-	}
-	return d, nil
-}
+func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) { return b.remainTTL(ctx) }

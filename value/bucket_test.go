@@ -148,8 +148,10 @@ func TestBucketWrongTypeAndBadData(t *testing.T) {
 	h := value.NewBucket[string](redistest.Client(t, srv), "h", codec.String())
 	_, _, err := h.Get(ctx)
 	require.ErrorIs(t, err, core.ErrWrongType)
+	require.EqualError(t, err, `bucket "h": get: wrong type: the key holds a hash, not a string`)
 	_, err = h.CompareAndSet(ctx, "a", "b")
 	require.ErrorIs(t, err, core.ErrWrongType, "inside a script")
+	require.EqualError(t, err, `bucket "h": compare and set: wrong type: the key holds a hash, not a string`)
 	_, _, err = h.GetAndDelete(ctx)
 	require.ErrorIs(t, err, core.ErrWrongType)
 	_, _, err = h.GetAndSet(ctx, "x")
@@ -158,7 +160,7 @@ func TestBucketWrongTypeAndBadData(t *testing.T) {
 	j := value.NewBucket[any](redistest.Client(t, srv), "j", codec.JsonJackson(nil))
 	_, _, err = j.Get(ctx)
 	require.ErrorIs(t, err, codec.ErrDecode)
-	require.ErrorContains(t, err, "bucket.get")
+	require.ErrorContains(t, err, `bucket "j": get: `)
 }
 
 // TestBucketJavaBytes: a Go bucket reads what Java stored and, because it

@@ -61,7 +61,7 @@ func TestBucketBuiltinTypes(t *testing.T) {
 	d := value.NewBucket[time.Duration](rdb, "d", jj)
 	err = d.Set(ctx, time.Second)
 	require.ErrorIs(t, err, codec.ErrUnsupportedType)
-	require.ErrorContains(t, err, "bucket.set: codec: cannot encode: JsonJackson: unsupported Go type time.Duration")
+	require.ErrorContains(t, err, `bucket "d": set: codec: cannot encode: JsonJackson: unsupported Go type time.Duration`)
 	type secret struct{ pin int }
 	s := value.NewBucket[secret](rdb, "s", typed)
 	require.ErrorIs(t, s.Set(ctx, secret{pin: 1234}), codec.ErrUnsupportedType)

@@ -1,10 +1,6 @@
 package value
 
-import (
-	"context"
-
-	"github.com/goredisson/redisson/internal/core"
-)
+import "context"
 
 // Option configures a Bucket or an AtomicLong at construction.
 type Option func(*options)
@@ -32,16 +28,4 @@ func applyOptions(opts []Option) options {
 		}
 	}
 	return o
-}
-
-// usable returns the error of a handle that cannot send: invalid (the
-// constructor's error) or past its lifetime.
-func usable(invalid error, life context.Context, op string) error {
-	if invalid != nil {
-		return invalid
-	}
-	if life != nil && life.Err() != nil {
-		return &core.OpError{Op: op, Err: context.Cause(life)}
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -403,10 +404,14 @@ running:
 }
 
 // lostReason is why a hold ended, without what the message around it says
-// already (redisson: lock ownership lost: "X": ...).
+// already (`lock "X": ownership lost: ...`).
 func lostReason(name string, err error) string {
 	if err == nil {
 		return "no reason given"
+	}
+	var oe *core.ObjectError
+	if errors.As(err, &oe) && oe.Name == name {
+		err = oe.Err
 	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, redisson.ErrLockLost.Error()+": ")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -11,30 +13,33 @@ import (
 
 // Sentinel errors shared by every object. The root package re-exports them, so
 // callers check them with errors.Is against redisson.ErrNotOwner and friends.
+// Their texts are short phrases without a package prefix: every error a
+// caller gets is an ObjectError that starts with the object's kind and name,
+// so a prefix would only repeat where the error comes from.
 var (
 	// ErrNotOwner is returned when an owner releases or inspects a lock it does
 	// not hold: Redisson's IllegalMonitorStateException.
-	ErrNotOwner = errors.New("redisson: lock is not held by this owner")
+	ErrNotOwner = errors.New("not held by this owner")
 	// ErrLockLost is the cause of a holder's context when ownership ended
 	// without an unlock: the key vanished, or the lease ran out.
-	ErrLockLost = errors.New("redisson: lock ownership lost")
+	ErrLockLost = errors.New("ownership lost")
 	// ErrClosed is returned by every call on a closed Client.
-	ErrClosed = errors.New("redisson: client is closed")
+	ErrClosed = errors.New("client is closed")
 	// ErrInvalidName is returned for an empty object name.
-	ErrInvalidName = errors.New("redisson: invalid object name")
+	ErrInvalidName = errors.New("invalid name")
 	// ErrInvalidArgument is returned for a duration or count that makes no sense.
-	ErrInvalidArgument = errors.New("redisson: invalid argument")
+	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrWrongType is returned when the object's key holds a value of another
 	// Redis type (WRONGTYPE).
-	ErrWrongType = errors.New("redisson: key holds a value of the wrong type")
+	ErrWrongType = errors.New("wrong type")
 	// ErrNoSyncedReplicas is returned when replica sync is on and no replica
 	// acknowledged a lock write within the sync timeout (Redisson's
 	// NoSyncedSlavesException).
-	ErrNoSyncedReplicas = errors.New("redisson: no replica acknowledged the write")
+	ErrNoSyncedReplicas = errors.New("no replica acknowledged the write")
 	// ErrUpgrade is returned when a read holder asks for the write lock of
 	// the same read-write lock with the same owner: Redisson would wait for
 	// itself forever.
-	ErrUpgrade = errors.New("redisson: a read holder cannot take the write lock (no upgrade)")
+	ErrUpgrade = errors.New("a read holder cannot take the write lock (no upgrade)")
 )
 
 // WrongTypeError says what key holds instead of the Redis type want, for a
@@ -51,3 +56,64 @@ func WrongTypeError(ctx context.Context, rdb redis.UniversalClient, key, want st
 	}
 	return fmt.Errorf("%w: the key holds a %s, not a %s", ErrWrongType, typ, want)
 }
+
+// ObjectError is the error every call of an object returns: it names the
+// object once and the operation, then the cause, as
+// `<kind> "<name>": <op>: <cause>`. Unwrap gives the cause (a sentinel such
+// as ErrWrongType, a context error, a network error).
+type ObjectError struct {
+	Kind, Name, Op string
+	Err            error
+}
+
+func (e *ObjectError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Kind)
+	b.WriteString(" ")
+	b.WriteString(strconv.Quote(e.Name))
+	err := error(e)
+	// A cause that is already this object's error (a hold's loss cause
+	// returned by Unlock) adds its operation, not the name a second time.
+	for {
+		oe, ok := err.(*ObjectError)
+		if !ok || oe.Kind != e.Kind || oe.Name != e.Name {
+			break
+		}
+		if oe.Op != "" {
+			b.WriteString(": ")
+			b.WriteString(oe.Op)
+		}
+		err = oe.Err
+	}
+	if err != nil {
+		b.WriteString(": ")
+		b.WriteString(err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// Errorf formats like fmt.Errorf (%w included) and also matches is with
+// errors.Is, without is's text: the words can fit the object (a permit
+// released twice is ErrNotOwner, but it does not talk about an owner).
+func Errorf(is error, format string, a ...any) error {
+	inner := fmt.Errorf(format, a...)
+	errs := []error{is}
+	switch u := inner.(type) {
+	case interface{ Unwrap() error }:
+		errs = append(errs, u.Unwrap())
+	case interface{ Unwrap() []error }:
+		errs = append(errs, u.Unwrap()...)
+	}
+	return &wordedError{msg: inner.Error(), errs: errs}
+}
+
+type wordedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *wordedError) Error() string   { return e.msg }
+func (e *wordedError) Unwrap() []error { return e.errs }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -27,12 +28,23 @@ type holdKey struct{ key, owner string }
 // owned is what one owner holds of one key: one lease for all its holds.
 type owned struct {
 	key, owner string
+	object     string
 	ttl        time.Duration
 	lease      *renewal.Lease
 	holds      []*Hold
 	holdBuf    [1]*Hold // holds' storage for the usual single hold
 	onEnd      func(cause error)
 	gen        uint64 // bumped with every new lease; a stale lease's OnLost is ignored
+}
+
+// lost is the cause the owner's holds end with when ownership is lost:
+// `<kind> "<key>": ownership lost: <why>`, wrapping ErrLockLost and why.
+func (o *owned) lost(why error) error {
+	kind := o.object
+	if kind == "" {
+		kind = "lock"
+	}
+	return &ObjectError{Kind: kind, Name: o.key, Err: fmt.Errorf("%w: %w", ErrLockLost, why)}
 }
 
 // Hold is one acquisition: the value a caller keeps to release it and to
@@ -82,6 +94,9 @@ type Acquire struct {
 	TTL  time.Duration
 	// Start is when the acquire request was sent.
 	Start time.Time
+	// Object is the object's kind as errors name it ("lock", "read lock"):
+	// a lost hold's cause starts with it and the key.
+	Object string
 	// OnEnd, if set on the owner's first hold, is called once when the
 	// owner's holds end: cause context.Canceled for an unlock, ErrLockLost
 	// (wrapped) or ErrClosed otherwise. It must not block.
@@ -123,11 +138,11 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	defer func() {
 		hs.mu.Unlock()
 		if stale != nil {
-			rt.endHolds(stale, fmt.Errorf("%w: %q: %w", ErrLockLost, stale.key, renewal.ErrLeaseExpired))
+			rt.endHolds(stale, stale.lost(renewal.ErrLeaseExpired))
 		}
 	}()
 	if o == nil {
-		o = &owned{key: a.Key, owner: a.Owner, onEnd: a.OnEnd}
+		o = &owned{key: a.Key, owner: a.Owner, object: a.Object, onEnd: a.OnEnd}
 		o.holds = o.holdBuf[:0]
 		hs.m[hk] = o
 		hs.owners[a.Key]++
@@ -142,7 +157,7 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		TTL:   a.TTL,
 		Start: a.Start,
 		OnLost: func(cause error) {
-			rt.loseIf(o, gen, fmt.Errorf("%w: %q: %w", ErrLockLost, o.key, cause))
+			rt.loseIf(o, gen, o.lost(cause))
 		},
 	})
 	o.holds = append(o.holds, h)
@@ -255,7 +270,7 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		hs.mu.Unlock()
 		h.cancel(context.Canceled)
 		if full {
-			rt.lose(o, fmt.Errorf("%w: %q: released by an earlier, lost hold of the same owner", ErrLockLost, h.key))
+			rt.lose(o, o.lost(errors.New("released by an earlier, lost hold of the same owner")))
 		}
 		return
 	}

@@ -873,7 +873,7 @@ func (l *Lock) register(ctx context.Context, h *Hold, field string, watchdog boo
 	if watchdog {
 		kind = l.cfg.Renew
 	}
-	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: field, Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
+	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: field, Object: l.cfg.Kind, Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
 }
 
 // acquired registers a successful acquire, which got value, in h and

@@ -201,19 +201,8 @@ func (l *Lock) Err(op string, err error) error {
 	return &OpError{Kind: l.cfg.Kind, Name: l.cfg.Name, Op: op, Err: err}
 }
 
-// OpError names the object and the call that failed; Unwrap gives the cause
-// (a sentinel such as ErrWrongType, a context error, a network error).
-type OpError struct {
-	Kind, Name, Op string
-	Err            error
-}
-
-func (e *OpError) Error() string {
-	return fmt.Sprintf("%s %q: %s: %v", e.Kind, e.Name, e.Op, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *OpError) Unwrap() error { return e.Err }
+// OpError names the object and the call that failed (core.ObjectError).
+type OpError = core.ObjectError
 
 // Field returns the owner field of owner in this client.
 func (l *Lock) Field(owner int64) string {

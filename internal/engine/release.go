@@ -25,10 +25,6 @@ func LatchTTL(rt *core.Runtime) time.Duration {
 // latch and replay, not release a later hold of the same owner again.
 const minLatchTTL = 20 * time.Second
 
-// ErrReleased wraps ErrNotOwner for a hold released before: the second
-// release sends nothing.
-var errReleased = errors.New("this hold was already released")
-
 // Unlock releases h: one hold of its owner. The owner's last hold frees the
 // lock and wakes a waiter, or hands the lock straight to a waiter of this
 // client. It does not need a live ctx: the release runs on its own context
@@ -38,14 +34,16 @@ var errReleased = errors.New("this hold was already released")
 func (h *Hold) Unlock(ctx context.Context) error {
 	l := h.l
 	if l == nil {
-		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+		return core.Errorf(core.ErrNotOwner, "unlock: not an acquired hold (a nil or zero Hold)")
 	}
 	return l.Err("unlock", l.unlock(ctx, h))
 }
 
 func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 	if !h.BeginRelease() {
-		return fmt.Errorf("%w: %w", core.ErrNotOwner, errReleased)
+		// A second release of one hold sends nothing: it could release a
+		// later hold of the same owner.
+		return core.Errorf(core.ErrNotOwner, "this hold was already released")
 	}
 	if err := h.Err(); err != nil {
 		// Lost or closed: another hold of the same owner may exist by now,
@@ -77,7 +75,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 	case errors.Is(err, core.ErrNotOwner):
 		// Redis says the owner holds nothing: the lease ran out (or the key
 		// was deleted) before we could tell. The hold is over.
-		l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: %w", core.ErrLockLost, l.cfg.Name, err))
+		l.rt.Abandon(l.cfg.Name, field, l.lost("%w", err))
 		return err
 	case err != nil && !errors.Is(err, core.ErrNoSyncedReplicas):
 		// Whether the release ran is unknown (no reply), or Redis refused
@@ -85,7 +83,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		// is spent, so stop renewing and let the lock expire with its lease
 		// if it is still there (Redisson cancels renewal whatever the
 		// unlock's outcome). The hold ends, and a local waiter learns it.
-		l.rt.Abandon(l.cfg.Name, field, fmt.Errorf("%w: %q: the unlock failed: %w", core.ErrLockLost, l.cfg.Name, err))
+		l.rt.Abandon(l.cfg.Name, field, l.lost("the unlock failed: %w", err))
 		l.wakeLocal()
 		return err
 	}
@@ -245,5 +243,11 @@ func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duratio
 
 // Lost ends every local hold of the lock after a force unlock.
 func (l *Lock) Lost() {
-	l.rt.Lost(l.cfg.Name, fmt.Errorf("%w: %q was force-unlocked", core.ErrLockLost, l.cfg.Name))
+	l.rt.Lost(l.cfg.Name, l.lost("force-unlocked"))
+}
+
+// lost is the cause a hold of this lock ends with when ownership is lost
+// for the reason format gives: `<kind> "<name>": ownership lost: <why>`.
+func (l *Lock) lost(format string, a ...any) error {
+	return &core.ObjectError{Kind: l.cfg.Kind, Name: l.cfg.Name, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrLockLost}, a...)...)}
 }

@@ -1,0 +1,91 @@
+package value
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+)
+
+// object is what every value handle has: its key, its client, and how its
+// errors name it (`<kind> "<name>": <op>: <cause>`).
+type object struct {
+	kind string // "bucket", "atomic long"
+	rdb  redis.UniversalClient
+	name string
+	err  error           // the constructor's: an empty name, a nil client or codec
+	life context.Context // WithLifetime; nil: no limit
+}
+
+func newObject(kind string, rdb redis.UniversalClient, name string, opts []Option) object {
+	o := object{kind: kind, rdb: rdb, name: name, life: applyOptions(opts).life}
+	switch {
+	case name == "":
+		o.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	case rdb == nil:
+		o.err = fmt.Errorf("%w: nil Redis client", core.ErrInvalidArgument)
+	}
+	return o
+}
+
+// check returns why a call cannot be made: an invalid handle, or the end of
+// its lifetime (WithLifetime).
+func (o *object) check(op string) error {
+	if o.err != nil {
+		return o.fail(nil, op, o.err)
+	}
+	if o.life != nil && o.life.Err() != nil {
+		return o.fail(nil, op, context.Cause(o.life))
+	}
+	return nil
+}
+
+// fail names the object and op in err. A WRONGTYPE reply becomes
+// ErrWrongType saying what the key holds (one TYPE, on this error path
+// only): the user learns what is in the way, not Redis' generic text.
+func (o *object) fail(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re redis.Error
+	if ctx != nil && errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE") {
+		err = core.WrongTypeError(ctx, o.rdb, o.name, "string")
+	}
+	return &core.ObjectError{Kind: o.kind, Name: o.name, Op: op, Err: err}
+}
+
+// boolResult returns ok, or false and the object's error.
+func (o *object) boolResult(ctx context.Context, ok bool, op string, err error) (bool, error) {
+	if err != nil {
+		return false, o.fail(ctx, op, err)
+	}
+	return ok, nil
+}
+
+// delete is Delete of either kind (DEL).
+func (o *object) delete(ctx context.Context) (bool, error) {
+	const op = "delete"
+	if err := o.check(op); err != nil {
+		return false, err
+	}
+	n, err := o.rdb.Del(ctx, o.name).Result()
+	return o.boolResult(ctx, n == 1, op, err)
+}
+
+// remainTTL is RemainTTL of either kind.
+func (o *object) remainTTL(ctx context.Context) (time.Duration, error) {
+	const op = "remain TTL"
+	if err := o.check(op); err != nil {
+		return 0, err
+	}
+	d, err := o.rdb.PTTL(ctx, o.name).Result()
+	if err != nil {
+		return 0, o.fail(ctx, op, err)
+	}
+	return d, nil
+}
