@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -55,6 +56,16 @@ type SyncResult struct {
 
 // Failed reports whether the write was not acknowledged by any replica.
 func (r SyncResult) Failed() bool { return r.Replicas > 0 && r.Acked == 0 }
+
+// Err is the error of a write that Failed, WAIT having waited timeout:
+// "no replica acknowledged the write within 1s (2 replicas connected)".
+func (r SyncResult) Err(timeout time.Duration) error {
+	unit := "replicas"
+	if r.Replicas == 1 {
+		unit = "replica"
+	}
+	return fmt.Errorf("%w within %v (%d %s connected)", ErrNoSyncedReplicas, timeout, r.Replicas, unit)
+}
 
 // master returns the node client that owns key, or nil when the client type
 // offers no per-node access (then no WAIT is sent).

@@ -1,9 +1,6 @@
 package core
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // EvalSyncedChecked is EvalSynced for a write whose outcome must survive a
 // failover as surely as the acquire it follows (a multi-lock member's
@@ -15,7 +12,7 @@ func (rt *Runtime) EvalSyncedChecked(ctx context.Context, s *Script, keys []stri
 		return nil, err
 	}
 	if sync.Failed() && rt.sync.FailOnNoSync {
-		return nil, fmt.Errorf("%w: %d replicas, none acknowledged within %v", ErrNoSyncedReplicas, sync.Replicas, rt.sync.Timeout)
+		return nil, sync.Err(rt.sync.Timeout)
 	}
 	return res, nil
 }

@@ -569,11 +569,9 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		if !l.undo(ctx, field, lease) {
 			// The undo's reply was lost: a copy of it still on its way
 			// could release a hold a retry takes. End the wait.
-			return 0, false, 0, core.Final(fmt.Errorf("%w: %d replicas, none acknowledged within %v; undoing the acquire got no reply",
-				core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout))
+			return 0, false, 0, core.Final(fmt.Errorf("%w; undoing the acquire got no reply", sync.Err(l.rt.Sync().Timeout)))
 		}
-		return 0, false, 0, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
-			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
+		return 0, false, 0, sync.Err(l.rt.Sync().Timeout)
 	}
 	return 0, true, value, nil
 }

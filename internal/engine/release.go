@@ -235,8 +235,7 @@ func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duratio
 		return NotOwner, l.typed(ctx, err)
 	}
 	if res != NotOwner && sync.Failed() && l.rt.Sync().FailOnNoSync {
-		return res, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
-			core.ErrNoSyncedReplicas, sync.Replicas, l.rt.Sync().Timeout)
+		return res, sync.Err(l.rt.Sync().Timeout)
 	}
 	return res, nil
 }

@@ -28,11 +28,11 @@ import (
 )
 
 // ErrClosed is returned by Subscribe on a closed hub.
-var ErrClosed = errors.New("pubsub: hub is closed")
+var ErrClosed = errors.New("subscriptions are closed")
 
 // ErrNotConfirmed is wrapped by the error Subscribe returns when Redis did
 // not confirm a subscription within Config.ConfirmTimeout.
-var ErrNotConfirmed = errors.New("pubsub: subscription not confirmed in time")
+var ErrNotConfirmed = errors.New("subscription not confirmed in time")
 
 // DefaultConfirmTimeout bounds the wait for a subscription's confirmation:
 // Redisson's subscriptionTimeout default, 7.5 s.
@@ -156,7 +156,7 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 	if h.broken != nil {
 		err := h.broken
 		h.mu.Unlock()
-		return nil, fmt.Errorf("pubsub: subscribing to %q: %w", channel, err)
+		return nil, fmt.Errorf("subscribing to %q: %w", channel, err)
 	}
 	e := h.entries[channel]
 	if e == nil {
@@ -426,7 +426,7 @@ func (h *Hub) onClientClosed(err error) {
 			e.wake(All)
 			continue
 		}
-		e.err = fmt.Errorf("pubsub: subscribing to %q: %w", ch, err)
+		e.err = fmt.Errorf("subscribing to %q: %w", ch, err)
 		close(e.ready)
 		delete(h.entries, ch)
 	}
