@@ -179,6 +179,12 @@ type PubSubStats struct {
 	Channels int
 	// Waiters is the number of goroutines waiting on them.
 	Waiters int
+	// Topics is the number of open topic subscriptions (package pubsub);
+	// they ride the same connections.
+	Topics int
+	// TopicDropped counts topic messages dropped since New because a
+	// subscription's buffer was full.
+	TopicDropped uint64
 }
 
 // RenewalStats count the watchdog's work.
@@ -202,7 +208,7 @@ func (c *Client) Stats() Stats {
 	rs := c.rt.Wheel().Stats()
 	return Stats{
 		Leases:  c.rt.Wheel().Len(),
-		PubSub:  PubSubStats{Connections: ps.Connections, Channels: ps.Channels, Waiters: ps.Waiters},
+		PubSub:  PubSubStats{Connections: ps.Connections, Channels: ps.Channels, Waiters: ps.Waiters, Topics: ps.Listeners, TopicDropped: ps.Dropped},
 		Renewal: RenewalStats{Rounds: rs.Rounds, Scripts: rs.Scripts, Renewed: rs.Renewed, Lost: rs.Lost, Errors: rs.Errors},
 	}
 }

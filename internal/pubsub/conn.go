@@ -19,7 +19,7 @@ import (
 // unsubscribed before it is subscribed anew.
 type op struct {
 	subscribe bool
-	channel   string
+	key       subKey
 }
 
 // conn is one subscription connection: a control goroutine sends queued
@@ -29,8 +29,9 @@ type conn struct {
 	h        *Hub
 	key      string         // its key in h.conns
 	node     *redis.Client  // sharded cluster: the master this conn is on
-	unsubs   map[string]int // unsubscribes sent, replies not seen; guarded by h.mu
-	inflight map[string]int // subscribes sent but not confirmed; guarded by h.mu
+	shard    bool           // carries SSUBSCRIBE (Shard); else SUBSCRIBE and PSUBSCRIBE
+	unsubs   map[subKey]int // unsubscribes sent, replies not seen; guarded by h.mu
+	inflight map[subKey]int // subscribes sent but not confirmed; guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
 	kick     chan struct{}  // queue is not empty
 	renew    chan struct{}  // the connection must be replaced
@@ -43,13 +44,14 @@ type conn struct {
 }
 
 // newConn starts a connection's goroutines; called with h.mu held.
-func (h *Hub) newConn(key string, node *redis.Client) *conn {
+func (h *Hub) newConn(key string, node *redis.Client, shard bool) *conn {
 	c := &conn{
 		h:        h,
 		key:      key,
 		node:     node,
-		unsubs:   make(map[string]int),
-		inflight: make(map[string]int),
+		shard:    shard,
+		unsubs:   make(map[subKey]int),
+		inflight: make(map[subKey]int),
 		kick:     make(chan struct{}, 1),
 		renew:    make(chan struct{}, 1),
 		stop:     make(chan struct{}),
@@ -67,7 +69,7 @@ func (c *conn) open() *redis.PubSub {
 	switch {
 	case c.node != nil:
 		return c.node.SSubscribe(ctx)
-	case c.h.cfg.Sharded:
+	case c.shard:
 		return c.h.cfg.Client.SSubscribe(ctx)
 	default:
 		return c.h.cfg.Client.Subscribe(ctx)
@@ -167,17 +169,17 @@ func (c *conn) flush() bool {
 	for i := 0; i < len(ops); {
 		j := i
 		chans := make([]string, 0, 8)
-		for j < len(ops) && ops[j].subscribe == ops[i].subscribe {
-			chans = append(chans, ops[j].channel)
+		for j < len(ops) && ops[j].subscribe == ops[i].subscribe && ops[j].key.kind == ops[i].key.kind {
+			chans = append(chans, ops[j].key.name)
 			j++
 		}
-		ok = c.send(ops[i].subscribe, chans) && ok
+		ok = c.send(ops[i].subscribe, ops[i].key.kind, chans) && ok
 		i = j
 	}
 	return ok
 }
 
-func (c *conn) sharded() bool { return c.node != nil || c.h.cfg.Sharded }
+func (c *conn) sharded() bool { return c.shard }
 
 // stopping reports whether the conn is closing: nothing needs sending on it
 // any more, and a command that fails now failed because of the close.
@@ -198,24 +200,28 @@ func (c *conn) requestReplace() {
 	}
 }
 
-// send writes (S)SUBSCRIBE or (S)UNSUBSCRIBE commands for chans, one per
-// slot in sharded mode (Redis refuses a sharded command spanning slots);
-// called with sendMu held. It reports whether every write succeeded: after
-// a failed one the connection is replaced, because go-redis records a
-// channel only after its write and would not resend it.
-func (c *conn) send(subscribe bool, chans []string) bool {
+// send writes (S|P)SUBSCRIBE or (S|P)UNSUBSCRIBE commands of kind for
+// chans, one per slot in sharded mode (Redis refuses a sharded command
+// spanning slots); called with sendMu held. It reports whether every write
+// succeeded: after a failed one the connection is replaced, because go-redis
+// records a channel only after its write and would not resend it.
+func (c *conn) send(subscribe bool, kind Kind, chans []string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ok := true
-	for _, group := range c.groups(chans) {
+	for _, group := range c.groups(kind, chans) {
 		var err error
 		switch {
-		case subscribe && c.sharded():
+		case subscribe && kind == Shard:
 			err = c.ps.SSubscribe(ctx, group...)
+		case subscribe && kind == Pattern:
+			err = c.ps.PSubscribe(ctx, group...)
 		case subscribe:
 			err = c.ps.Subscribe(ctx, group...)
-		case c.sharded():
+		case kind == Shard:
 			err = c.ps.SUnsubscribe(ctx, group...)
+		case kind == Pattern:
+			err = c.ps.PUnsubscribe(ctx, group...)
 		default:
 			err = c.ps.Unsubscribe(ctx, group...)
 		}
@@ -231,9 +237,9 @@ func (c *conn) send(subscribe bool, chans []string) bool {
 	return ok
 }
 
-// groups splits channels into one group per slot in sharded mode.
-func (c *conn) groups(chans []string) [][]string {
-	if !c.sharded() || len(chans) < 2 {
+// groups splits shard channels into one group per slot.
+func (c *conn) groups(kind Kind, chans []string) [][]string {
+	if kind != Shard || len(chans) < 2 {
 		return [][]string{chans}
 	}
 	bySlot := make(map[int][]string)
@@ -269,10 +275,10 @@ func (c *conn) replace() {
 	c.h.mu.Lock()
 	clear(c.inflight)
 	clear(c.unsubs)
-	var chans []string
-	for ch, e := range c.h.entries {
+	chans := map[Kind][]string{}
+	for key, e := range c.h.entries {
 		if e.c == c {
-			chans = append(chans, ch)
+			chans[key.kind] = append(chans[key.kind], key.name)
 		}
 	}
 	// The new connection gets exactly the channels of the entries now;
@@ -284,7 +290,13 @@ func (c *conn) replace() {
 	_ = old.Close()
 	c.h.wg.Add(1)
 	go c.read(c.ps)
-	if len(chans) > 0 && !c.send(true, chans) {
+	ok := true
+	for _, kind := range []Kind{Channel, Pattern, Shard} {
+		if len(chans[kind]) > 0 {
+			ok = c.send(true, kind, chans[kind]) && ok
+		}
+	}
+	if !ok {
 		c.requestReplace()
 	}
 }
@@ -391,13 +403,29 @@ func (c *conn) read(ps *redis.PubSub) {
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			switch m.Kind {
-			case "subscribe", "ssubscribe":
-				c.h.onSubscribed(c, m.Channel)
-			case "unsubscribe", "sunsubscribe":
-				c.h.onUnsubscribed(c, m.Channel)
+			case "subscribe":
+				c.h.onSubscribed(c, subKey{Channel, m.Channel})
+			case "ssubscribe":
+				c.h.onSubscribed(c, subKey{Shard, m.Channel})
+			case "psubscribe":
+				c.h.onSubscribed(c, subKey{Pattern, m.Channel})
+			case "unsubscribe":
+				c.h.onUnsubscribed(c, subKey{Channel, m.Channel})
+			case "sunsubscribe":
+				c.h.onUnsubscribed(c, subKey{Shard, m.Channel})
+			case "punsubscribe":
+				c.h.onUnsubscribed(c, subKey{Pattern, m.Channel})
 			}
 		case *redis.Message:
-			c.h.onMessage(m.Channel, m.Payload)
+			key := subKey{Channel, m.Channel}
+			switch {
+			case c.shard:
+				// A shard connection carries SSUBSCRIBE only.
+				key.kind = Shard
+			case m.Pattern != "":
+				key = subKey{Pattern, m.Pattern}
+			}
+			c.h.onMessage(key, Message{Channel: m.Channel, Pattern: m.Pattern, Payload: m.Payload})
 		}
 	}
 }

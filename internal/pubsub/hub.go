@@ -12,6 +12,15 @@
 // happens between its failed try and the subscription. After a reconnect it
 // resubscribes and wakes every waiter, so a message lost in the gap costs one
 // retry, never a hang.
+//
+// Topic subscriptions (package pubsub's Topic, PatternTopic, ShardedTopic)
+// ride the same hub as Listeners: a Listener receives every message of its
+// channel or pattern through a Sink that must never block, so a slow topic
+// consumer cannot delay the reader goroutine that wakes lock waiters. A
+// subscription has a Kind: SUBSCRIBE and PSUBSCRIBE share the plain
+// connection, SSUBSCRIBE uses shard connections (one per master on a
+// cluster). Lock waiters use the hub's own kind: Shard when Config.Sharded,
+// else Channel.
 package pubsub
 
 import (
@@ -57,6 +66,49 @@ func LockPolicy(payload string) int {
 	return 0
 }
 
+// Kind is the flavour of a subscription.
+type Kind uint8
+
+const (
+	// Channel is SUBSCRIBE, matching PUBLISH.
+	Channel Kind = iota
+	// Pattern is PSUBSCRIBE: the name is a glob pattern of channels.
+	Pattern
+	// Shard is SSUBSCRIBE, matching SPUBLISH (Redis 7+).
+	Shard
+)
+
+// subKey names one Redis subscription: a channel and a pattern of the same
+// text, or a channel subscribed both plainly and sharded, are different
+// subscriptions.
+type subKey struct {
+	kind Kind
+	name string
+}
+
+// Message is one message a Listener receives.
+type Message struct {
+	Channel string // the channel it was published to
+	Pattern string // the pattern that matched (Pattern subscriptions only)
+	Payload string
+}
+
+// Sink receives what a Listener's subscription brings. Its methods are
+// called from the connection's reader goroutine with the hub's lock held:
+// they must return at once and must not call the hub.
+type Sink interface {
+	// Message hands over one message; false means the sink dropped it
+	// (its buffer was full), which the hub counts in Stats.Dropped.
+	Message(m Message) bool
+	// Gap says that messages may have been missed: the subscription was
+	// made again after a reconnect, a failover or a slot move, and what
+	// was published while it was down did not arrive.
+	Gap()
+	// End says that the hub ended the subscription for good (the hub was
+	// closed, or the Redis client was closed under it); nothing follows.
+	End(err error)
+}
+
 // Config configures a Hub.
 type Config struct {
 	// Client is the Redis client whose connections carry the subscriptions.
@@ -83,21 +135,27 @@ type Hub struct {
 	mu      sync.Mutex
 	closed  bool
 	broken  error // the client was closed under the hub; guarded by mu
-	entries map[string]*entry
+	entries map[subKey]*entry
 	conns   map[string]*conn
+	dropped uint64 // messages Sinks refused; guarded by mu
 }
 
-// entry is one subscribed channel and its local waiters, in arrival order.
+// entry is one subscribed channel and its local waiters, in arrival order,
+// and its listeners.
 type entry struct {
-	channel    string
-	policy     WakePolicy
+	key        subKey
+	policy     WakePolicy // nil until a waiter comes: listeners only
 	c          *conn
 	head, tail *Waiter
 	n          int
 	confirmed  bool
 	ready      chan struct{} // closed when confirmed or failed
 	err        error         // why the subscription failed; set before ready closes
+	listeners  []*Listener
 }
+
+// unused reports whether nobody needs the entry's subscription any more.
+func (e *entry) unused() bool { return e.n == 0 && len(e.listeners) == 0 }
 
 // Waiter is one goroutine's registration on a channel. Its C is signalled
 // when a message (or a reconnect) says the waited-for state may have changed.
@@ -125,7 +183,7 @@ func New(cfg Config) *Hub {
 	return &Hub{
 		cfg:     cfg,
 		done:    make(chan struct{}),
-		entries: make(map[string]*entry),
+		entries: make(map[subKey]*entry),
 		conns:   make(map[string]*conn),
 	}
 }
@@ -136,7 +194,8 @@ func (h *Hub) Done() <-chan struct{} { return h.done }
 // Subscribe registers a waiter on channel and returns once Redis has
 // confirmed the subscription (at once when another waiter already holds it).
 // policy decides how many waiters a message wakes; the first waiter of a
-// channel sets it. The caller must Close the waiter.
+// channel sets it. The caller must Close the waiter. The channel is
+// subscribed with the hub's kind: Shard when Config.Sharded, else Channel.
 //
 // The wait for the confirmation ends with the caller's context, with
 // Config.ConfirmTimeout (an error wrapping ErrNotConfirmed; the connection
@@ -144,56 +203,95 @@ func (h *Hub) Done() <-chan struct{} { return h.done }
 // stuck), or at once with an error wrapping redis.ErrClosed when the Redis
 // client was closed under the hub.
 func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) (*Waiter, error) {
-	connKey, node, err := h.route(ctx, channel)
+	kind := Channel
+	if h.cfg.Sharded {
+		kind = Shard
+	}
+	var w *Waiter
+	err := h.register(ctx, subKey{kind, channel}, func(e *entry) func() {
+		if e.policy == nil {
+			e.policy = policy
+		}
+		w = &Waiter{h: h, e: e, sig: make(chan struct{}, 1)}
+		e.push(w)
+		return func() { w.Close(false) }
+	})
 	if err != nil {
 		return nil, err
+	}
+	return w, nil
+}
+
+// Listen registers sink for every message of the subscription kind/name and
+// returns once Redis has confirmed it, with the same bounds as Subscribe.
+// The caller must Close the listener.
+func (h *Hub) Listen(ctx context.Context, kind Kind, name string, sink Sink) (*Listener, error) {
+	var l *Listener
+	err := h.register(ctx, subKey{kind, name}, func(e *entry) func() {
+		l = &Listener{h: h, e: e, sink: sink}
+		e.listeners = append(e.listeners, l)
+		return l.Close
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// register adds a registrant (made by add, under the hub's lock, which
+// returns how to take it out again) to the entry of key, subscribing key
+// when it is new, and waits for the confirmation.
+func (h *Hub) register(ctx context.Context, key subKey, add func(*entry) (undo func())) error {
+	channel := key.name
+	connKey, node, err := h.route(ctx, key)
+	if err != nil {
+		return err
 	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	if h.broken != nil {
 		err := h.broken
 		h.mu.Unlock()
-		return nil, fmt.Errorf("subscribing to %q: %w", channel, err)
+		return fmt.Errorf("subscribing to %q: %w", channel, err)
 	}
-	e := h.entries[channel]
+	e := h.entries[key]
 	if e == nil {
 		c := h.conns[connKey]
 		if c == nil {
-			c = h.newConn(connKey, node)
+			c = h.newConn(connKey, node, key.kind == Shard)
 			h.conns[connKey] = c
 		}
-		e = &entry{channel: channel, policy: policy, c: c, ready: make(chan struct{})}
-		h.entries[channel] = e
-		c.inflight[channel]++
-		c.enqueue(op{subscribe: true, channel: channel})
+		e = &entry{key: key, c: c, ready: make(chan struct{})}
+		h.entries[key] = e
+		c.inflight[key]++
+		c.enqueue(op{subscribe: true, key: key})
 	}
-	w := &Waiter{h: h, e: e, sig: make(chan struct{}, 1)}
-	e.push(w)
+	undo := add(e)
 	confirmed, ready := e.confirmed, e.ready
 	h.mu.Unlock()
 	if confirmed {
-		return w, nil
+		return nil
 	}
 	timer := time.NewTimer(h.cfg.ConfirmTimeout)
 	defer timer.Stop()
 	select {
 	case <-ready:
 		if e.err != nil {
-			w.Close(false)
-			return nil, e.err
+			undo()
+			return e.err
 		}
-		return w, nil
+		return nil
 	case <-ctx.Done():
-		w.Close(false)
-		return nil, context.Cause(ctx)
+		undo()
+		return context.Cause(ctx)
 	case <-h.done:
-		w.Close(false)
-		return nil, ErrClosed
+		undo()
+		return ErrClosed
 	case <-timer.C:
-		w.Close(false)
+		undo()
 		h.mu.Lock()
 		stuck := !e.confirmed && e.err == nil
 		h.mu.Unlock()
@@ -202,25 +300,26 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 				"channel", channel, "timeout", h.cfg.ConfirmTimeout)
 			e.c.requestReplace()
 		}
-		return nil, fmt.Errorf("%w: no reply to the subscribe of %q within %v", ErrNotConfirmed, channel, h.cfg.ConfirmTimeout)
+		return fmt.Errorf("%w: no reply to the subscribe of %q within %v", ErrNotConfirmed, channel, h.cfg.ConfirmTimeout)
 	}
 }
 
-// route tells which connection carries channel: the only one, or in sharded
-// cluster mode the one to the channel's master.
-func (h *Hub) route(ctx context.Context, channel string) (string, *redis.Client, error) {
-	if !h.cfg.Sharded {
-		return "", nil, nil
+// route tells which connection carries key: the plain one for Channel and
+// Pattern, else the shard connection, on a cluster the one to the channel's
+// master.
+func (h *Hub) route(ctx context.Context, key subKey) (string, *redis.Client, error) {
+	if key.kind != Shard {
+		return "plain", nil, nil
 	}
 	cc, ok := h.cfg.Client.(*redis.ClusterClient)
 	if !ok {
-		return "", nil, nil
+		return "shard", nil, nil
 	}
-	node, err := cc.MasterForKey(ctx, channel)
+	node, err := cc.MasterForKey(ctx, key.name)
 	if err != nil {
 		return "", nil, err
 	}
-	return node.Options().Addr, node, nil
+	return "shard:" + node.Options().Addr, node, nil
 }
 
 // C is signalled when the waiter should re-check what it waits for.
@@ -258,13 +357,57 @@ func (w *Waiter) Close(acquired bool) {
 	if pending && !acquired && e.n > 0 {
 		e.wake(1)
 	}
-	if e.n == 0 && h.entries[e.channel] == e {
-		delete(h.entries, e.channel)
+	h.dropIfUnused(e)
+}
+
+// dropIfUnused unsubscribes e's subscription when nobody needs it any more;
+// called with h.mu held.
+func (h *Hub) dropIfUnused(e *entry) {
+	if e.unused() && h.entries[e.key] == e {
+		delete(h.entries, e.key)
 		if !h.closed {
-			e.c.unsubs[e.channel]++
-			e.c.enqueue(op{subscribe: false, channel: e.channel})
+			e.c.unsubs[e.key]++
+			e.c.enqueue(op{subscribe: false, key: e.key})
 		}
 	}
+}
+
+// Listener is one topic subscription's registration (Listen).
+type Listener struct {
+	h    *Hub
+	e    *entry
+	sink Sink
+	gone bool // guarded by h.mu
+}
+
+// Close unregisters the listener; the Redis subscription goes when nobody
+// else needs it. The sink gets nothing after Close returns.
+func (l *Listener) Close() {
+	h := l.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if l.gone {
+		return
+	}
+	l.gone = true
+	e := l.e
+	for i, x := range e.listeners {
+		if x == l {
+			e.listeners = append(e.listeners[:i:i], e.listeners[i+1:]...)
+			break
+		}
+	}
+	h.dropIfUnused(e)
+}
+
+// Listeners returns how many listeners the subscription kind/name has.
+func (h *Hub) Listeners(kind Kind, name string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e := h.entries[subKey{kind, name}]; e != nil {
+		return len(e.listeners)
+	}
+	return 0
 }
 
 // Close drops every subscription and connection; waiting Subscribe calls
@@ -278,11 +421,22 @@ func (h *Hub) Close() {
 	h.closed = true
 	close(h.done)
 	conns := h.conns
+	var ended []*Listener
+	for _, e := range h.entries {
+		for _, l := range e.listeners {
+			l.gone = true
+			ended = append(ended, l)
+		}
+		e.listeners = nil
+	}
 	h.mu.Unlock()
 	for _, c := range conns {
 		c.close()
 	}
 	h.wg.Wait()
+	for _, l := range ended {
+		l.sink.End(ErrClosed)
+	}
 }
 
 // Stats describes the hub's current load.
@@ -290,15 +444,19 @@ type Stats struct {
 	Connections int // Redis connections carrying subscriptions
 	Channels    int // subscribed channels
 	Waiters     int // registered waiters
+	Listeners   int // registered listeners (topic subscriptions)
+	// Dropped counts messages the listeners' sinks dropped since New.
+	Dropped uint64
 }
 
 // Stats returns the hub's current load.
 func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := Stats{Connections: len(h.conns), Channels: len(h.entries)}
+	s := Stats{Connections: len(h.conns), Channels: len(h.entries), Dropped: h.dropped}
 	for _, e := range h.entries {
 		s.Waiters += e.n
+		s.Listeners += len(e.listeners)
 	}
 	return s
 }
@@ -374,18 +532,19 @@ func (e *entry) wakeSome(n int, passOver bool) {
 
 // onSubscribed handles a subscribe confirmation: the first confirms a new
 // subscription, later ones come from a resubscribe after a reconnect and wake
-// every waiter so each re-checks its state.
-func (h *Hub) onSubscribed(c *conn, channel string) {
+// every waiter so each re-checks its state, and tell every listener that
+// messages may have been missed meanwhile.
+func (h *Hub) onSubscribed(c *conn, key subKey) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if c.inflight[channel] > 0 {
-		c.inflight[channel]--
-		if c.inflight[channel] == 0 {
-			delete(c.inflight, channel)
+	if c.inflight[key] > 0 {
+		c.inflight[key]--
+		if c.inflight[key] == 0 {
+			delete(c.inflight, key)
 		}
 	}
-	e := h.entries[channel]
-	if e == nil || e.c != c || c.inflight[channel] > 0 {
+	e := h.entries[key]
+	if e == nil || e.c != c || c.inflight[key] > 0 {
 		return
 	}
 	if !e.confirmed {
@@ -394,18 +553,29 @@ func (h *Hub) onSubscribed(c *conn, channel string) {
 		return
 	}
 	e.wake(All)
+	for _, l := range e.listeners {
+		l.sink.Gap()
+	}
 }
 
-// onMessage wakes waiters of the message's channel as its policy says.
-func (h *Hub) onMessage(channel, payload string) {
+// onMessage wakes waiters of the message's subscription as its policy says
+// and hands the message to its listeners.
+func (h *Hub) onMessage(key subKey, m Message) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e := h.entries[channel]
+	e := h.entries[key]
 	if e == nil {
 		return
 	}
-	if n := e.policy(payload); n != 0 {
-		e.wakeSome(n, true)
+	if e.policy != nil && e.n > 0 {
+		if n := e.policy(m.Payload); n != 0 {
+			e.wakeSome(n, true)
+		}
+	}
+	for _, l := range e.listeners {
+		if !l.sink.Message(m) {
+			h.dropped++
+		}
 	}
 }
 
@@ -421,14 +591,23 @@ func (h *Hub) onClientClosed(err error) {
 	}
 	h.cfg.Logger.Warn("redisson pubsub: the Redis client was closed", "err", err)
 	h.broken = err
-	for ch, e := range h.entries {
+	for key, e := range h.entries {
 		if e.confirmed {
 			e.wake(All)
+			// Nothing will come for the listeners any more.
+			for _, l := range e.listeners {
+				l.gone = true
+				l.sink.End(fmt.Errorf("subscription to %q: %w", key.name, err))
+			}
+			e.listeners = nil
+			if e.n == 0 {
+				delete(h.entries, key)
+			}
 			continue
 		}
-		e.err = fmt.Errorf("subscribing to %q: %w", ch, err)
+		e.err = fmt.Errorf("subscribing to %q: %w", key.name, err)
 		close(e.ready)
-		delete(h.entries, ch)
+		delete(h.entries, key)
 	}
 }
 
@@ -446,23 +625,23 @@ func (h *Hub) onConnLost(c *conn) {
 // Redis does that to the shard channels of a slot that moved to another
 // master; the channel's waiters would then sleep until their timers, so it
 // is subscribed again where the slot lives now.
-func (h *Hub) onUnsubscribed(c *conn, channel string) {
+func (h *Hub) onUnsubscribed(c *conn, key subKey) {
 	h.mu.Lock()
-	if c.unsubs[channel] > 0 {
-		c.unsubs[channel]--
-		if c.unsubs[channel] == 0 {
-			delete(c.unsubs, channel)
+	if c.unsubs[key] > 0 {
+		c.unsubs[key]--
+		if c.unsubs[key] == 0 {
+			delete(c.unsubs, key)
 		}
 		h.mu.Unlock()
 		return
 	}
-	e := h.entries[channel]
+	e := h.entries[key]
 	moved := !h.closed && e != nil && e.c == c
 	h.mu.Unlock()
 	if moved {
-		h.cfg.Logger.Warn("redisson pubsub: the server dropped a subscription; subscribing again", "channel", channel)
+		h.cfg.Logger.Warn("redisson pubsub: the server dropped a subscription; subscribing again", "channel", key.name)
 		h.wg.Add(1)
-		go h.reroute(c, channel)
+		go h.reroute(c, key)
 	}
 }
 
@@ -470,10 +649,10 @@ func (h *Hub) onUnsubscribed(c *conn, channel string) {
 // current master (after a MOVED reply to an SSUBSCRIBE).
 func (h *Hub) rerouteSlot(c *conn, s int) {
 	h.mu.Lock()
-	var chans []string
-	for ch, e := range h.entries {
-		if e.c == c && slot.Of(ch) == s {
-			chans = append(chans, ch)
+	var chans []subKey
+	for key, e := range h.entries {
+		if e.c == c && slot.Of(key.name) == s {
+			chans = append(chans, key)
 		}
 	}
 	if !h.closed {
@@ -501,10 +680,10 @@ func (h *Hub) onNodeGone(c *conn) {
 	if h.conns[c.key] == c {
 		delete(h.conns, c.key)
 	}
-	var chans []string
-	for ch, e := range h.entries {
+	var chans []subKey
+	for key, e := range h.entries {
 		if e.c == c {
-			chans = append(chans, ch)
+			chans = append(chans, key)
 		}
 	}
 	h.wg.Add(len(chans))
@@ -525,17 +704,17 @@ func (h *Hub) onNodeGone(c *conn) {
 // master can be found it keeps asking, once a second after the first tries
 // (when it wakes the waiters to re-check on their own), until the channel
 // has no waiter left or the hub closes.
-func (h *Hub) reroute(old *conn, channel string) {
+func (h *Hub) reroute(old *conn, key subKey) {
 	defer h.wg.Done()
 	for attempt := 1; ; attempt++ {
 		if cc, ok := h.cfg.Client.(*redis.ClusterClient); ok {
 			cc.ReloadState(context.Background())
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), h.cfg.ConfirmTimeout)
-		connKey, node, err := h.route(ctx, channel)
+		connKey, node, err := h.route(ctx, key)
 		cancel()
 		h.mu.Lock()
-		e := h.entries[channel]
+		e := h.entries[key]
 		if h.closed || e == nil || e.c != old {
 			h.mu.Unlock()
 			return
@@ -544,20 +723,20 @@ func (h *Hub) reroute(old *conn, channel string) {
 		switch {
 		case err == nil && (c != old || attempt >= rerouteAttempts):
 			if c == nil {
-				c = h.newConn(connKey, node)
+				c = h.newConn(connKey, node, key.kind == Shard)
 				h.conns[connKey] = c
 			}
-			delete(old.inflight, channel)
+			delete(old.inflight, key)
 			e.c = c
-			c.inflight[channel]++
-			c.enqueue(op{subscribe: true, channel: channel})
+			c.inflight[key]++
+			c.enqueue(op{subscribe: true, key: key})
 			h.mu.Unlock()
 			return
 		case err != nil && attempt == rerouteAttempts:
 			// Let the waiters re-check on their own meanwhile; keep
 			// looking, slower.
 			e.wake(All)
-			h.cfg.Logger.Warn("redisson pubsub: cannot find the channel's master yet", "channel", channel, "err", err)
+			h.cfg.Logger.Warn("redisson pubsub: cannot find the channel's master yet", "channel", key.name, "err", err)
 		}
 		h.mu.Unlock()
 		pause := rerouteRetry

@@ -151,6 +151,13 @@ func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Act
 		t.Fatalf("capture messages: %v", err)
 	}
 	defer msgs.Close()
+	var cmds *commandLog
+	if _, named := sc.Config["clientName"]; named {
+		// The record lists the pub/sub commands of the clients, named
+		// C1 and C2 (NewClient must name its connections so).
+		cmds = startCommandLog(t, srv, raw)
+		defer cmds.close()
+	}
 
 	r := &replay[C, H]{t: t, ctx: ctx, raw: raw, n: n, acts: acts, actors: actors, pending: map[string]chan outcome{}}
 	for _, d := range acts.Deviations {
@@ -160,7 +167,23 @@ func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Act
 	}
 	applied := map[int]bool{}
 	for _, st := range sc.Steps {
+		if cmds != nil {
+			cmds.begin(st.Step)
+		}
 		got := r.step(st)
+		if ms, ok := st.Raw["settle_ms"].(float64); ok {
+			time.Sleep(time.Duration(ms) * time.Millisecond) // recorded: the library finishes asynchronously
+		}
+		if cmds != nil {
+			got["commands"] = cmds.end(st.Step, n)
+		}
+		if _, ok := st.Raw["pubsub"]; ok {
+			ps, err := PubSubState(ctx, raw, n)
+			if err != nil {
+				t.Fatalf("step %d: %v", st.Step, err)
+			}
+			got["pubsub"] = ps
+		}
 		m, err := msgs.Collect(ctx, n)
 		if err != nil {
 			t.Fatalf("step %d: %v", st.Step, err)
@@ -279,6 +302,14 @@ func (r *replay[C, H]) step(st Step) map[string]any {
 		r.record(got, r.await(st, st.Actor+"/"+st.Object+"/"+st.Op))
 	case "sleep":
 		time.Sleep(time.Duration(st.MS) * time.Millisecond) // recorded: the TTLs that follow count it
+	case "raw":
+		// What a Go service would send, over the recorder's connection.
+		args := st.Raw["command"].([]any)
+		reply, err := r.raw.Do(r.ctx, args...).Result()
+		if err != nil {
+			t.Fatalf("step %d: raw %v: %v", st.Step, args, err)
+		}
+		got["reply"] = reply
 	default:
 		t.Fatalf("step %d: unknown step kind %q", st.Step, st.Kind)
 	}
@@ -380,7 +411,7 @@ func (r *replay[C, H]) deviate(st Step, d Deviation) map[string]any {
 func (r *replay[C, H]) compare(st Step, want, got map[string]any) {
 	t := r.t
 	t.Helper()
-	for _, field := range []string{"ok", "result", "messages", "state", "pending", "completed"} {
+	for _, field := range []string{"ok", "result", "messages", "state", "pending", "completed", "reply", "pubsub", "commands"} {
 		w, inWant := want[field]
 		g, inGot := got[field]
 		if !inWant && !inGot {

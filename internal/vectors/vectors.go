@@ -24,7 +24,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed testdata/*.json
+//go:embed testdata/*.json testdata/redisson-4.7.0/*.json
 var files embed.FS
 
 // File is one object's vector file.
@@ -85,7 +85,8 @@ func (s Step) Int(name string) (int64, bool) {
 	return int64(v), true
 }
 
-// Load reads one vector file by its base name, e.g. "rlock.json".
+// Load reads one vector file by its base name, e.g. "rlock.json", or
+// "redisson-4.7.0/topics.json" for a 4.7.0 record.
 func Load(name string) (*File, error) {
 	data, err := files.ReadFile("testdata/" + name)
 	if err != nil {
