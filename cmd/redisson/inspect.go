@@ -129,6 +129,7 @@ Kinds, from the key's Redis type:
   size           bucket: the value's length in bytes; else null`
 
 const inspectExamples = `  redisson inspect orders:42
+  redisson inspect --watch orders:42                    # redraw every second, changes marked *
   redisson inspect --json orders:42 | jq .holders
   redisson inspect --redis redis://10.0.0.5:6379/2 my-semaphore
   redisson inspect --cluster --redis redis://10.0.0.1:7000 --json jobs`
@@ -238,16 +239,21 @@ const maxListed = 1000
 var ownerField = regexp.MustCompile(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(-?[0-9]+)(:write)?$`)
 
 func cmdInspect(args []string) int {
-	fs := newFlagSet("inspect", "redisson inspect [--json] [connection flags] NAME", inspectDescription, inspectExamples)
+	fs := newFlagSet("inspect", "redisson inspect [--json] [--watch [--interval D]] [connection flags] NAME", inspectDescription, inspectExamples)
 	var cf connFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
+	watch := fs.Bool("watch", false, "redraw every --interval, marking the lines that changed with * (durations are not compared)")
+	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
 	pos, code, done := parseFlags(fs, args, true)
 	if done {
 		return code
 	}
 	name, code := oneName(fs, pos)
 	if name == "" {
+		return code
+	}
+	if code, ok := checkInterval(fs, *watch, *interval); !ok {
 		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
@@ -257,19 +263,25 @@ func cmdInspect(args []string) int {
 		return code
 	}
 	defer cn.Close()
-	rep, err := inspect(ctx, cn.rdb, name)
-	if err != nil {
+	render := func(ctx context.Context, w io.Writer) error {
+		rep, err := inspect(ctx, cn.rdb, name)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		printReport(w, rep)
+		return nil
+	}
+	if *watch {
+		return watchLoop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.timeout, render)
+	}
+	if err := render(ctx, os.Stdout); err != nil {
 		return errorf(fs.Name(), "%v", err)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return errorf(fs.Name(), "%v", err)
-		}
-		return exitOK
-	}
-	printReport(os.Stdout, rep)
 	return exitOK
 }
 
@@ -329,34 +341,24 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		if err != nil {
 			return nil, fmt.Errorf("HGETALL %s: %w", name, err)
 		}
-		mode, isRW := fields["mode"]
-		switch {
-		case isRW:
-			rep.Kind = kindRW
+		rep.Kind = hashKind(fields, hasQueue || hasTimeout)
+		channels = kindChannels(rep.Kind, d)
+		switch rep.Kind {
+		case kindRW:
+			mode := fields["mode"]
 			rep.Mode = &mode
-			channels = []string{d.rwChan}
-		case isRateLimiter(fields):
-			rep.Kind = kindRateLimiter
-			channels = []string{} // a rate limiter uses no pub/sub
+		case kindRateLimiter:
 			rl, keys, err := rateLimiter(ctx, rdb, name, fields)
 			if err != nil {
 				return nil, err
 			}
 			rep.RateLimiter = rl
 			rep.Keys = append(rep.Keys, keys...)
-		case isGroup(fields):
-			rep.Kind = kindGroup
-			channels = []string{d.lockChan}
+		case kindGroup:
 			rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
-		case hasQueue || hasTimeout:
-			rep.Kind = kindFair
-			channels = []string{d.lockChan}
-		default:
-			rep.Kind = kindLock
-			channels = []string{d.lockChan}
 		}
 		if rep.Kind != kindRateLimiter && rep.Kind != kindGroup {
-			if rep.Holders, err = holders(ctx, rdb, name, fields, isRW); err != nil {
+			if rep.Holders, err = holders(ctx, rdb, name, fields, rep.Kind == kindRW); err != nil {
 				return nil, err
 			}
 		}
@@ -365,19 +367,15 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, fmt.Errorf("GET %s: %w", name, err)
 		}
-		n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		switch {
 		case errors.Is(err, redis.Nil):
 			rep.Kind = kindNone // deleted in between
-		case perr != nil:
-			bucket(rep, []byte(v))
-			channels = []string{} // a bucket has none
-		case pes:
-			rep.Kind, rep.Value = kindPES, &n
-			channels = []string{d.semChan}
 		default:
-			rep.Kind, rep.Value = kindSemOrLat, &n
-			channels = []string{d.semChan, d.latchChan}
+			rep.Kind, rep.Value = stringKind(v, pes)
+			if rep.Kind == kindBucket {
+				bucket(rep, []byte(v))
+			}
+			channels = kindChannels(rep.Kind, d)
 		}
 	case "none":
 		rep.Kind = kindNone
@@ -418,20 +416,83 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Waiters += *c.ShardSubscribers
 		}
 	}
-	if rep.Kind == kindSemOrLat {
-		sem, latch := channelWaiters(rep.Channels, d.semChan), channelWaiters(rep.Channels, d.latchChan)
-		switch {
-		case sem > 0 && latch == 0:
-			rep.Kind = kindSem
-		case latch > 0 && sem == 0:
-			rep.Kind = kindLatch
-		case sem == 0 && latch == 0:
-			// Nothing but an integer: Redis cannot say more.
-			rep.Kind = kindAtomic
-			rep.Alternatives = []string{kindSem, kindLatch, kindBucket}
-		}
-	}
+	rep.Kind, rep.Alternatives = integerKind(rep.Kind, rep.Channels, d)
 	return rep, nil
+}
+
+// The classification inspect and ls share: hashKind and stringKind say what
+// a key holds from its content, kindChannels which channels its waiters
+// listen on, integerKind what an integer string is from those channels'
+// subscribers.
+
+// hashKind is the kind of a hash with these fields; fairKeys: the fair
+// lock's queue or timeout key exists.
+func hashKind(fields map[string]string, fairKeys bool) string {
+	_, isRW := fields["mode"]
+	switch {
+	case isRW:
+		return kindRW
+	case isRateLimiter(fields):
+		return kindRateLimiter
+	case isGroup(fields):
+		return kindGroup
+	case fairKeys:
+		return kindFair
+	}
+	return kindLock
+}
+
+// stringKind is the kind of a string holding v: a bucket unless it is an
+// integer, then a permit-expirable semaphore when its timeout zset exists
+// (pes), else kindSemOrLat, which integerKind resolves.
+func stringKind(v string, pes bool) (string, *int64) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	switch {
+	case err != nil:
+		return kindBucket, nil
+	case pes:
+		return kindPES, &n
+	}
+	return kindSemOrLat, &n
+}
+
+// kindChannels are the channels the waiters of a kind listen on (a fair
+// lock's waiters also on one channel each); nil for none or unknown: every
+// candidate channel.
+func kindChannels(kind string, d derived) []string {
+	switch kind {
+	case kindRW:
+		return []string{d.rwChan}
+	case kindLock, kindFair, kindGroup:
+		return []string{d.lockChan}
+	case kindPES:
+		return []string{d.semChan}
+	case kindSemOrLat:
+		return []string{d.semChan, d.latchChan}
+	case kindRateLimiter, kindBucket:
+		return []string{} // no pub/sub
+	}
+	return nil
+}
+
+// integerKind resolves kindSemOrLat from the subscribers of its channels:
+// a semaphore or a latch when only that channel has some, atomiclong (with
+// the alternatives) when neither has. Other kinds are returned as they are.
+func integerKind(kind string, cs []ChannelSub, d derived) (string, []string) {
+	if kind != kindSemOrLat {
+		return kind, []string{}
+	}
+	sem, latch := channelWaiters(cs, d.semChan), channelWaiters(cs, d.latchChan)
+	switch {
+	case sem > 0 && latch == 0:
+		return kindSem, []string{}
+	case latch > 0 && sem == 0:
+		return kindLatch, []string{}
+	case sem == 0 && latch == 0:
+		// Nothing but an integer: Redis cannot say more.
+		return kindAtomic, []string{kindSem, kindLatch, kindBucket}
+	}
+	return kind, []string{}
 }
 
 // bucket fills in a bucket's report: the codec its bytes suggest and the
@@ -503,7 +564,9 @@ func parseOwner(field string) (client *string, owner *int64, write bool) {
 	return &c, &id, m[3] != ""
 }
 
-func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string, rw bool) ([]Holder, error) {
+// holderList lists a lock hash's holders, by field, without the read
+// holds' TTLs.
+func holderList(fields map[string]string, rw bool) []Holder {
 	out := []Holder{}
 	keys := make([]string, 0, len(fields))
 	for f := range fields {
@@ -522,20 +585,30 @@ func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields
 			h.Mode = "read"
 			if write {
 				h.Mode = "write"
-			} else {
-				// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
-				h.ReadTTLsms = []int64{}
-				for k := int64(1); k <= h.Holds && k <= maxListed; k++ {
-					key := rwlock.TimeoutPrefix(name, f) + ":" + strconv.FormatInt(k, 10)
-					d, err := rdb.PTTL(ctx, key).Result()
-					if err != nil {
-						return nil, fmt.Errorf("PTTL %s: %w", key, err)
-					}
-					h.ReadTTLsms = append(h.ReadTTLsms, ttlMillis(d))
-				}
 			}
 		}
 		out = append(out, h)
+	}
+	return out
+}
+
+func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string, rw bool) ([]Holder, error) {
+	out := holderList(fields, rw)
+	for i := range out {
+		h := &out[i]
+		if h.Mode != "read" {
+			continue
+		}
+		// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
+		h.ReadTTLsms = []int64{}
+		for k := int64(1); k <= h.Holds && k <= maxListed; k++ {
+			key := rwlock.TimeoutPrefix(name, h.Field) + ":" + strconv.FormatInt(k, 10)
+			d, err := rdb.PTTL(ctx, key).Result()
+			if err != nil {
+				return nil, fmt.Errorf("PTTL %s: %w", key, err)
+			}
+			h.ReadTTLsms = append(h.ReadTTLsms, ttlMillis(d))
+		}
 	}
 	return out, nil
 }
@@ -615,18 +688,42 @@ func subscribers(ctx context.Context, rdb redis.UniversalClient, channels []stri
 		if err != nil {
 			return nil, fmt.Errorf("PUBSUB NUMSUB: %w", err)
 		}
+		// SHARDNUMSUB answers for the node's own shard channels: one
+		// command per master, for the channels of its slots.
+		type group struct {
+			node *redis.Client
+			idx  []int
+		}
+		var groups []*group
+		byAddr := map[string]*group{}
 		for i := range out {
 			out[i].Subscribers = plain[out[i].Channel]
 			node, err := c.MasterForKey(ctx, out[i].Channel)
 			if err != nil {
 				return nil, fmt.Errorf("master of %s: %w", out[i].Channel, err)
 			}
-			m, err := node.PubSubShardNumSub(ctx, out[i].Channel).Result()
-			if err == nil {
-				n := m[out[i].Channel]
-				out[i].ShardSubscribers = &n
-			} else if !isRedisError(err) {
+			g := byAddr[node.Options().Addr]
+			if g == nil {
+				g = &group{node: node}
+				byAddr[node.Options().Addr] = g
+				groups = append(groups, g)
+			}
+			g.idx = append(g.idx, i)
+		}
+		for _, g := range groups {
+			chans := make([]string, len(g.idx))
+			for j, i := range g.idx {
+				chans[j] = out[i].Channel
+			}
+			m, err := g.node.PubSubShardNumSub(ctx, chans...).Result()
+			if err != nil && !isRedisError(err) {
 				return nil, fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
+			}
+			for _, i := range g.idx {
+				if err == nil {
+					n := m[out[i].Channel]
+					out[i].ShardSubscribers = &n
+				}
 			}
 		}
 	default:

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -25,35 +24,42 @@ calling redisson.getCountDownLatch(NAME) uses the same latch):
            opens the latch and wakes every waiter; on an open latch it does
            nothing
   await    waits until the count reaches zero (await): exit 0 then, at once
-           when the latch is open or was never set; with --timeout D, exit 75
+           when the latch is open or was never set; with --wait D, exit 75
            when D passes first; SIGINT/SIGTERM stop the wait (130/143)
   count    prints the count (0: open)
 
-Here --timeout is await's timeout; the connection timeout is --conn-timeout.`
+--timeout is the connection timeout, as for every command (--conn-timeout,
+its old name here, still works). Before, await's timeout was --timeout: so
+that old scripts keep working, "await --timeout D" without --wait still
+waits at most D (with a warning on stderr); write --wait D.`
 
 const latchExamples = `  redisson latch deploy-ready set 3
   redisson latch deploy-ready down                  # each of 3 services, when ready
-  redisson latch deploy-ready await --timeout 5m && ./deploy.sh
+  redisson latch deploy-ready await --wait 5m && ./deploy.sh
   redisson latch deploy-ready count`
 
 func cmdLatch(args []string) int {
-	fs := newFlagSet("latch", "redisson latch [connection flags] NAME set N | down | await [--timeout D] | count",
+	fs := newFlagSet("latch", "redisson latch [connection flags] NAME set N | down | await [--wait D] | count",
 		latchDescription, latchExamples)
-	// The connection flags, with --timeout renamed --conn-timeout: --timeout is await's.
 	var cf connFlags
-	conn := flag.NewFlagSet("", flag.ContinueOnError)
-	cf.register(conn)
-	conn.VisitAll(func(f *flag.Flag) {
-		if f.Name == "timeout" {
-			fs.Var(f.Value, "conn-timeout", f.Usage)
-			return
-		}
-		fs.Var(f.Value, f.Name, f.Usage)
-	})
-	timeout := fs.Duration("timeout", 0, "await: give up after this `duration` with exit code 75 (default: wait forever)")
+	cf.register(fs)
+	// --conn-timeout: the connection timeout's old name here.
+	fs.Var(durationAlias{&cf.timeout}, "conn-timeout", "the same as --timeout")
+	hideFlag(fs, "conn-timeout")
+	timeout := fs.Duration("wait", 0, "await: give up after this `duration` with exit code 75 (default: wait forever)")
 	pos, code, done := parseFlags(fs, args, true)
 	if done {
 		return code
+	}
+	if isSet(fs, "timeout") && !isSet(fs, "wait") && !isSet(fs, "conn-timeout") && len(pos) > 1 && pos[1] == "await" {
+		// The old form "await --timeout D": D was await's timeout.
+		fmt.Fprintf(os.Stderr, "%s: warning: \"await --timeout D\" is read as before, \"await --wait D\"; write --wait (--timeout is the connection timeout)\n", fs.Name())
+		def, _ := time.ParseDuration(fs.Lookup("timeout").DefValue)
+		wait := cf.timeout
+		cf.timeout = def
+		if err := fs.Set("wait", wait.String()); err != nil {
+			return usageError(fs, "%v", err)
+		}
 	}
 	if len(pos) == 0 || pos[0] == "" {
 		return usageError(fs, "a latch name is required and must not be empty")
@@ -82,11 +88,11 @@ func cmdLatch(args []string) int {
 	if len(pos) > wantArgs {
 		return usageError(fs, "unexpected arguments after %q: %q", action, pos[wantArgs:])
 	}
-	if isSet(fs, "timeout") && (action != "await" || *timeout <= 0) {
+	if isSet(fs, "wait") && (action != "await" || *timeout <= 0) {
 		if action != "await" {
-			return usageError(fs, "--timeout goes with await (the connection timeout is --conn-timeout)")
+			return usageError(fs, "--wait goes with await")
 		}
-		return usageError(fs, "--timeout must be positive (got %v); leave it out to wait forever", *timeout)
+		return usageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *timeout)
 	}
 
 	sigs := make(chan os.Signal, 2)
@@ -176,4 +182,23 @@ func cmdLatch(args []string) int {
 		}
 		return exitOK
 	}
+}
+
+// durationAlias is a second flag name setting the same duration.
+type durationAlias struct{ d *time.Duration }
+
+func (a durationAlias) String() string {
+	if a.d == nil {
+		return ""
+	}
+	return a.d.String()
+}
+
+func (a durationAlias) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("parse error")
+	}
+	*a.d = d
+	return nil
 }

@@ -19,7 +19,7 @@ func TestLatchAwait(t *testing.T) {
 	if r := cli(t, 30*time.Second, "latch", "--redis", url, "ready", "set", "2"); r.code != 0 {
 		t.Fatalf("set:\n%v", r)
 	}
-	cmd, stdout, stderr := cliCommand(t, "latch", "--redis", url, "ready", "await", "--timeout", "60s")
+	cmd, stdout, stderr := cliCommand(t, "latch", "--redis", url, "ready", "await", "--wait", "60s")
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -62,10 +62,10 @@ func TestLatchCodes(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"never", "await"}, 0, "", ""},
-		{[]string{"never", "await", "--timeout", "100ms"}, 0, "", ""},
+		{[]string{"never", "await", "--wait", "100ms"}, 0, "", ""},
 		{[]string{"never", "count"}, 0, "0\n", ""},
 		{[]string{"never", "down"}, 0, "", ""},
-		{[]string{"armed", "await", "--timeout", "200ms"}, exitNotAcq, "", "did not reach zero within 200ms"},
+		{[]string{"armed", "await", "--wait", "200ms"}, exitNotAcq, "", "did not reach zero within 200ms"},
 		{[]string{"armed", "set", "5"}, exitError, "", "already set (count 3)"},
 		{[]string{"armed", "count"}, 0, "3\n", ""},
 		{[]string{"armed"}, exitUsage, "", "no action"},
@@ -73,7 +73,7 @@ func TestLatchCodes(t *testing.T) {
 		{[]string{"armed", "set", "0"}, exitUsage, "", "at least 1"},
 		{[]string{"armed", "set", "x"}, exitUsage, "", "at least 1"},
 		{[]string{"armed", "up"}, exitUsage, "", "unknown action"},
-		{[]string{"armed", "down", "--timeout", "1s"}, exitUsage, "", "--timeout goes with await"},
+		{[]string{"armed", "down", "--wait", "1s"}, exitUsage, "", "--wait goes with await"},
 		{[]string{"armed", "down", "extra"}, exitUsage, "", "unexpected arguments"},
 		{[]string{"", "count"}, exitUsage, "", "name is required"},
 	} {

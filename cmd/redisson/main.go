@@ -3,10 +3,15 @@
 //
 //	redisson run --lock NAME [--fair | --read | --write] [--wait D] [--lease D] -- CMD [ARGS...]
 //	redisson run --semaphore NAME --permits N [--wait D] -- CMD [ARGS...]
-//	redisson latch NAME set N | down | await [--timeout D] | count
-//	redisson inspect NAME [--json]
+//	redisson latch NAME set N | down | await [--wait D] | count
+//	redisson ls [PATTERN] [--kind K] [--held] [--json] [--max-keys N] [--watch]
+//	redisson inspect NAME [--json] [--watch]
+//	redisson semaphore NAME show | set N | add N | drain
+//	redisson permits NAME show | release ID
+//	redisson ratelimit NAME show | set RATE INTERVAL [--per-client] | acquire N [--wait D]
 //	redisson unlock --force NAME
 //	redisson demo [--procs P] [--workers N] [--ops K] [--lease D]
+//	redisson version
 //
 // Every command that talks to Redis takes --redis URL (or $REDIS_URL),
 // --cluster and --timeout. Run "redisson --help" or "redisson <command>
@@ -57,11 +62,16 @@ var commands []command
 func init() {
 	commands = []command{
 		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
+		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: cmdLs},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
 		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
 		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: cmdLatch},
+		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: cmdSemaphore},
+		{name: "permits", summary: "a permit-expirable semaphore: permits NAME show|release ID", run: cmdPermits},
+		{name: "ratelimit", summary: "a rate limiter: ratelimit NAME show|set RATE INTERVAL [--per-client]|acquire N", run: cmdRateLimit},
 		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: cmdUnlock},
 		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: cmdDemo},
+		{name: "version", summary: "print the module version the tool was built from", run: cmdVersion},
 		{name: "help", summary: "show the help of a command: redisson help run", run: cmdHelp},
 		{name: demoWorkerCommand, run: cmdDemoWorker, hidden: true},
 	}
@@ -95,9 +105,57 @@ func realMain(args []string) int {
 			return c.run(args[1:])
 		}
 	}
-	fmt.Fprintf(os.Stderr, "redisson: unknown command %q\n\n", args[0])
-	toolUsage(os.Stderr)
+	fmt.Fprintf(os.Stderr, "redisson: %s\n", unknownCommand(args[0]))
 	return exitUsage
+}
+
+// unknownCommand is the one-line answer to an unknown command: the closest
+// command when one is close enough to be a typo.
+func unknownCommand(name string) string {
+	best, bestD := "", 0
+	for _, c := range commands {
+		if c.hidden {
+			continue
+		}
+		d := editDistance(strings.ToLower(name), c.name)
+		if strings.HasPrefix(c.name, strings.ToLower(name)) && name != "" {
+			d = min(d, 1)
+		}
+		if best == "" || d < bestD {
+			best, bestD = c.name, d
+		}
+	}
+	if best != "" && bestD <= max(1, min(3, len(best)/3+1)) {
+		return fmt.Sprintf("unknown command %q: did you mean %q? (\"redisson help\" lists the commands)", name, best)
+	}
+	return fmt.Sprintf("unknown command %q (\"redisson help\" lists the commands)", name)
+}
+
+// editDistance is the Damerau-Levenshtein (optimal string alignment)
+// distance of a and b, in runes.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 func cmdHelp(args []string) int {
@@ -110,7 +168,7 @@ func cmdHelp(args []string) int {
 			return c.run([]string{"--help"})
 		}
 	}
-	fmt.Fprintf(os.Stderr, "redisson help: unknown command %q\n", args[0])
+	fmt.Fprintf(os.Stderr, "redisson help: %s\n", unknownCommand(args[0]))
 	return exitUsage
 }
 
@@ -126,7 +184,7 @@ Commands:
 `)
 	for _, c := range commands {
 		if !c.hidden {
-			fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+			fmt.Fprintf(w, "  %-9s  %s\n", c.name, c.summary)
 		}
 	}
 	fmt.Fprint(w, `
@@ -135,11 +193,13 @@ Connection flags, accepted by every command that talks to Redis:
 Exit codes:
   0        success (run: CMD exited 0; CMD's own exit code is passed through)
   1        error: Redis unreachable or failing, a failed unlock, a worker failure
-           or lost update in demo, unlock --force refused on a non-lock object
+           or lost update in demo, unlock --force refused on a non-lock object,
+           an admin command the object refused (wrong kind, unknown permit id)
   2        usage error (bad flag or --redis address, missing argument, unlock
            without --force)
   75       run: the lock (or semaphore permit) was not acquired within --wait;
-           latch await: the timeout passed first
+           latch await: --wait passed first; ratelimit acquire: the permits
+           were not due within --wait
   76       run: the lock was lost while CMD ran (CMD got SIGTERM)
   126/127  run: CMD could not be executed / was not found
   128+n    run: CMD was killed by signal n; run or demo interrupted by signal n
@@ -151,9 +211,14 @@ Examples:
   redisson run --semaphore encoders --permits 4 -- ./encode.sh # at most 4 at once
   redisson run --lock account:1 --lock account:2 -- ./transfer.sh # both locks or none
   redisson run --fenced --lock ledger -- ./append.sh      # token in $REDISSON_FENCING_TOKEN
-  redisson latch deploy-ready await --timeout 5m          # 0 once counted down to zero
+  redisson latch deploy-ready await --wait 5m             # 0 once counted down to zero
+  redisson ls 'orders:*' --held                           # the held locks among orders:*
+  redisson ls --watch                                     # redraw every second
   redisson inspect nightly-report
   redisson inspect --json --redis redis://:secret@10.0.0.5:6379/0 orders:42
+  redisson semaphore encoders set 4
+  redisson ratelimit api set 100 1s && redisson ratelimit api acquire 5
+  redisson permits licenses release 0f1e2d3c4b5a69788796a5b4c3d2e1f0
   redisson unlock --force nightly-report
   redisson demo                                           # private redis-server, ~10 s
   REDIS_URL=redis://localhost:6379 redisson demo --procs 4 --workers 4 --ops 20000
@@ -184,10 +249,25 @@ func newFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
 // usages are the --help printers of the commands' flag sets.
 var usages = map[*flag.FlagSet]func(){}
 
+// hiddenFlags are flags kept for old scripts that --help does not list.
+var hiddenFlags = map[*flag.FlagSet]map[string]bool{}
+
+// hideFlag keeps the flag name out of fs's --help.
+func hideFlag(fs *flag.FlagSet, name string) {
+	if hiddenFlags[fs] == nil {
+		hiddenFlags[fs] = map[string]bool{}
+	}
+	hiddenFlags[fs][name] = true
+}
+
 // printFlags prints the flags as --name, sorted, with their usage and default.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	var all []*flag.Flag
-	fs.VisitAll(func(f *flag.Flag) { all = append(all, f) })
+	fs.VisitAll(func(f *flag.Flag) {
+		if !hiddenFlags[fs][f.Name] {
+			all = append(all, f)
+		}
+	})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	for _, f := range all {
 		typ, usage := flag.UnquoteUsage(f)

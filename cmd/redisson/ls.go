@@ -1,0 +1,714 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+const lsDescription = `
+Lists the Redisson objects whose keys match PATTERN (a SCAN MATCH glob;
+default *), one line each: name, kind, state, holders, TTL and waiters. The
+keys are found with SCAN (never KEYS) on the server, or on every master of a
+cluster, and classified as "redisson inspect" classifies one (its kinds and
+--kind names below); the look-ups are pipelined, a few round trips per 500
+objects, whatever the number of keys.
+
+The keys Redisson derives from a name are folded into their object instead
+of being listed: a fair lock's redisson_lock_queue:{N} and
+redisson_lock_timeout:{N}, a fenced lock's redisson_lock_token:{N}, the
+unlock latches redisson_unlock_latch:{N}:<id>, a read lock's
+{N}:<client>:<owner>:rwlock_timeout:<k>, a permit-expirable semaphore's
+{N}:timeout, a rate limiter's {N}:value[:<client>] and {N}:permits[:<client>]
+(each only with the Redis type Redisson gives it). A derived key matching
+PATTERN brings in its object even when N does not match; an object whose
+own key is gone but whose derived keys remain (a free fenced lock's token)
+is listed with kind "none" and what is left in its state.
+
+Columns:
+  NAME     the object's name (its key)
+  KIND     lock, fair lock, read-write lock, group multi-lock, semaphore,
+           permit-expirable semaphore, count-down latch, semaphore or latch,
+           atomiclong, rate limiter, bucket, none, unknown (<redis type>)
+  STATE    free / held (a lock; read or write for a read-write lock), the
+           fair-lock queue length, the values a group holds, permits (and
+           acquired ones), a latch's count, an integer's value, a rate
+           limiter's rate, a bucket's size, a fenced lock's last token
+  HOLDERS  the holder (client id:owner id, with the hold count) and how many
+           more; a group multi-lock's value owners
+  TTL      the key's time to live; - when it has none
+  WAITERS  connections subscribed to the object's channels (PUBSUB NUMSUB
+           and SHARDNUMSUB): one per waiting client
+
+What ls cannot tell apart is what inspect cannot: a semaphore, a count-down
+latch and an atomic long are all integer strings. An integer whose
+semaphore channel (redisson_sc:{N}) alone has subscribers is a semaphore,
+whose latch channel alone has some a count-down latch; with none it is
+"atomiclong" (also maybe a semaphore, latch, or a bucket holding a number),
+with both "semaphore or latch". A plain, fenced and spin lock share one
+hash: a fenced lock shows its token in STATE. Other Redis keys are listed as
+"bucket" (a string) or "unknown (<type>)".
+
+--kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
+rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, none,
+unknown); --kind semaphore and --kind latch also keep the integers that may
+be one. --held keeps the locks with a holder, groups holding a value and
+permit-expirable semaphores with an acquired permit.
+
+Cost: at most --max-keys keys are scanned (SCAN COUNT --scan-count); when
+the limit cuts the scan, the listing ends with a note saying so (in --json,
+"truncated": true) and the objects listed are those of the keys scanned.
+Hashes of more than 1000 fields are not read whole.
+
+--watch redraws every --interval (default 1s) until SIGINT or SIGTERM (exit
+0), marking with "*" the lines that changed since the previous drawing
+(durations, which change every time, are not compared).
+
+--json prints {pattern, objects, scanned_keys, max_keys, truncated}, objects
+being [] of {name, kind, type, state, held, holders, value, queue, acquired,
+rate_limiter, fencing_token, size, ttl_ms, waiters, keys, alternatives}:
+holders as inspect's (read_ttls_ms null; a group's values as holders whose
+field is the value's id); value = permits, count or integer; queue = fair
+lock queue length; acquired = a permit-expirable semaphore's acquired
+permits; rate_limiter = inspect's without windows; size = bucket bytes;
+keys = the object's keys the scan found (its own and the derived ones).`
+
+const lsExamples = `  redisson ls
+  redisson ls 'orders:*' --held
+  redisson ls --kind semaphore --json | jq '.objects[].name'
+  redisson ls --cluster --redis redis://10.0.0.1:7000 --max-keys 1000000
+  redisson ls --watch 'deploy:*'`
+
+// LsObject is one line of ls.
+type LsObject struct {
+	Name         string       `json:"name"`
+	Kind         string       `json:"kind"`
+	Type         string       `json:"type"`
+	State        string       `json:"state"`
+	Held         bool         `json:"held"`
+	Holders      []Holder     `json:"holders"`
+	Value        *int64       `json:"value"`
+	Queue        int64        `json:"queue"`
+	Acquired     *int64       `json:"acquired"`
+	RateLimiter  *RateLimiter `json:"rate_limiter"`
+	FencingToken *int64       `json:"fencing_token"`
+	Size         *int64       `json:"size"`
+	TTLms        int64        `json:"ttl_ms"`
+	Waiters      int64        `json:"waiters"`
+	Keys         []string     `json:"keys"`
+	Alternatives []string     `json:"alternatives"`
+}
+
+// LsResult is what ls prints with --json.
+type LsResult struct {
+	Pattern     string     `json:"pattern"`
+	Objects     []LsObject `json:"objects"`
+	ScannedKeys int        `json:"scanned_keys"`
+	MaxKeys     int        `json:"max_keys"`
+	Truncated   bool       `json:"truncated"`
+}
+
+// lsBatch is how many objects one round of pipelined look-ups covers.
+const lsBatch = 500
+
+// lsKinds maps the --kind names to inspect's kinds.
+var lsKinds = map[string]string{
+	"lock": kindLock, "fairlock": kindFair, "fair": kindFair, "rwlock": kindRW, "readwritelock": kindRW,
+	"group": kindGroup, "groupmultilock": kindGroup, "semaphore": kindSem, "pes": kindPES,
+	"permitexpirablesemaphore": kindPES, "latch": kindLatch, "countdownlatch": kindLatch,
+	"semaphoreorlatch": kindSemOrLat, "atomiclong": kindAtomic, "ratelimiter": kindRateLimiter,
+	"bucket": kindBucket, "none": kindNone, "unknown": "unknown",
+}
+
+// kindKey normalizes a --kind value: lower case, without spaces, dashes
+// and underscores.
+func kindKey(s string) string {
+	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(s))
+}
+
+// lsOptions are ls's flags.
+type lsOptions struct {
+	pattern   string
+	kind      string // inspect's kind, "" for all
+	held      bool
+	maxKeys   int
+	scanCount int64
+}
+
+func cmdLs(args []string) int {
+	fs := newFlagSet("ls", "redisson ls [--kind K] [--held] [--json] [--max-keys N] [--watch] [connection flags] [PATTERN]",
+		lsDescription, lsExamples)
+	var cf connFlags
+	cf.register(fs)
+	kind := fs.String("kind", "", "list only the objects of this `kind` (see above)")
+	held := fs.Bool("held", false, "list only held locks, groups holding a value, permit-expirable semaphores with acquired permits")
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
+	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys`; a note says when the limit cut the scan")
+	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
+	watch := fs.Bool("watch", false, "redraw every --interval, marking changed lines with *")
+	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
+	pos, code, done := parseFlags(fs, args, true)
+	if done {
+		return code
+	}
+	o := lsOptions{pattern: "*", held: *held, maxKeys: *maxKeys, scanCount: *scanCount}
+	switch {
+	case len(pos) > 1:
+		return usageError(fs, "one PATTERN at most, got %d: %q", len(pos), pos)
+	case len(pos) == 1 && pos[0] == "":
+		return usageError(fs, "PATTERN must not be empty (leave it out for *)")
+	case len(pos) == 1:
+		o.pattern = pos[0]
+	}
+	if *kind != "" {
+		k, ok := lsKinds[kindKey(*kind)]
+		if !ok {
+			names := make([]string, 0, len(lsKinds))
+			for n := range lsKinds {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return usageError(fs, "unknown --kind %q (want one of %s)", *kind, strings.Join(names, ", "))
+		}
+		o.kind = k
+	}
+	if o.maxKeys < 1 || o.scanCount < 1 {
+		return usageError(fs, "--max-keys and --scan-count must be at least 1")
+	}
+	if code, ok := checkInterval(fs, *watch, *interval); !ok {
+		return code
+	}
+	cn, code := connectOrExit(context.Background(), fs, &cf, nil)
+	if cn == nil {
+		return code
+	}
+	defer cn.Close()
+	render := func(ctx context.Context, w io.Writer) error {
+		res, err := ls(ctx, cn.rdb, o)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		printLs(w, res)
+		return nil
+	}
+	// A scan of many keys takes longer than one command: the timeout
+	// bounds each batch, not the whole listing.
+	budget := 4*cf.timeout + time.Duration(o.maxKeys/lsBatch+1)*cf.timeout
+	if *watch {
+		return watchLoop(fs.Name(), "redisson ls "+o.pattern, *interval, budget, render)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	if err := render(ctx, os.Stdout); err != nil {
+		return errorf(fs.Name(), "%v", err)
+	}
+	return exitOK
+}
+
+// ls scans, groups and classifies.
+func ls(ctx context.Context, rdb redis.UniversalClient, o lsOptions) (*LsResult, error) {
+	keys, truncated, err := scanKeys(ctx, rdb, o.pattern, o.scanCount, o.maxKeys)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := keyInfos(ctx, rdb, keys)
+	if err != nil {
+		return nil, err
+	}
+	// Fold each derived key into its object.
+	found := map[string][]string{}
+	for _, k := range keys {
+		ki := infos[k]
+		if ki.Type == "none" {
+			continue // gone since the scan
+		}
+		owner := k
+		if n, ok := companionOf(k, ki.Type); ok {
+			owner = n
+		}
+		found[owner] = append(found[owner], k)
+	}
+	var names, unknown []string
+	for n := range found {
+		names = append(names, n)
+		if _, ok := infos[n]; !ok {
+			unknown = append(unknown, n)
+		}
+	}
+	sort.Strings(names)
+	more, err := keyInfos(ctx, rdb, unknown)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range more {
+		infos[k] = v
+	}
+	res := &LsResult{Pattern: o.pattern, Objects: []LsObject{}, ScannedKeys: len(keys), MaxKeys: o.maxKeys, Truncated: truncated}
+	for start := 0; start < len(names); start += lsBatch {
+		end := min(start+lsBatch, len(names))
+		objs, err := classifyBatch(ctx, rdb, names[start:end], infos)
+		if err != nil {
+			return nil, err
+		}
+		for i, obj := range objs {
+			obj.Keys = found[names[start+i]]
+			sort.Strings(obj.Keys)
+			if o.keep(obj) {
+				res.Objects = append(res.Objects, obj)
+			}
+		}
+	}
+	return res, nil
+}
+
+// keep applies --kind and --held.
+func (o lsOptions) keep(obj LsObject) bool {
+	if o.held && !obj.Held {
+		return false
+	}
+	switch o.kind {
+	case "":
+		return true
+	case "unknown":
+		return isUnknown(obj.Kind)
+	case obj.Kind:
+		return true
+	case kindSem, kindLatch:
+		if obj.Kind == kindSemOrLat {
+			return true
+		}
+		for _, a := range obj.Alternatives {
+			if a == o.kind {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scanKeys returns the distinct keys matching pattern, at most max of them,
+// scanning the server or every master of a cluster; truncated when the
+// limit stopped the scan before its end.
+func scanKeys(ctx context.Context, rdb redis.UniversalClient, pattern string, count int64, max int) ([]string, bool, error) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	truncated := false
+	scan := func(ctx context.Context, node redis.UniversalClient) error {
+		var cursor uint64
+		for {
+			keys, next, err := node.Scan(ctx, cursor, pattern, count).Result()
+			if err != nil {
+				return fmt.Errorf("SCAN %s: %w", pattern, err)
+			}
+			mu.Lock()
+			for _, k := range keys {
+				if seen[k] {
+					continue
+				}
+				if len(seen) >= max {
+					truncated = true // a key left out
+					break
+				}
+				seen[k] = true
+			}
+			// Full with more to scan: keys may be left out.
+			full := len(seen) >= max && next != 0
+			truncated = truncated || full
+			mu.Unlock()
+			if cursor = next; cursor == 0 || full {
+				return nil
+			}
+		}
+	}
+	var err error
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
+	} else {
+		err = scan(ctx, rdb)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys, truncated, nil
+}
+
+// keyInfos reads TYPE and PTTL of keys, pipelined.
+func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (map[string]KeyInfo, error) {
+	out := make(map[string]KeyInfo, len(keys))
+	const chunk = 1000
+	for start := 0; start < len(keys); start += chunk {
+		part := keys[start:min(start+chunk, len(keys))]
+		types := make([]*redis.StatusCmd, len(part))
+		ttls := make([]*redis.DurationCmd, len(part))
+		pipe := rdb.Pipeline()
+		for i, k := range part {
+			types[i] = pipe.Type(ctx, k)
+			ttls[i] = pipe.PTTL(ctx, k)
+		}
+		_, _ = pipe.Exec(ctx)
+		for i, k := range part {
+			typ, err := types[i].Result()
+			if err != nil {
+				return nil, fmt.Errorf("TYPE %s: %w", k, err)
+			}
+			d, err := ttls[i].Result()
+			if err != nil {
+				return nil, fmt.Errorf("PTTL %s: %w", k, err)
+			}
+			ki := KeyInfo{Key: k, Type: typ, TTLms: -2}
+			if typ != "none" {
+				ki.TTLms = ttlMillis(d)
+			}
+			out[k] = ki
+		}
+	}
+	return out, nil
+}
+
+var (
+	reUnlockLatch = regexp.MustCompile(`^redisson_unlock_latch:(.+):[0-9a-f]{32}$`)
+	reReadTimeout = regexp.MustCompile(`^(.+):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:-?[0-9]+:rwlock_timeout:[0-9]+$`)
+	reRateClient  = regexp.MustCompile(`^(.+):(value|permits):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// companionOf returns the name of the object a key belongs to when the key
+// is one Redisson derives from a name (protocol §1.5) and holds the Redis
+// type Redisson gives it.
+func companionOf(key, typ string) (string, bool) {
+	for _, p := range []struct{ prefix, typ string }{
+		{"redisson_lock_queue:", "list"},
+		{"redisson_lock_timeout:", "zset"},
+		{"redisson_lock_token:", "string"},
+	} {
+		if rest, ok := strings.CutPrefix(key, p.prefix); ok && typ == p.typ {
+			return unwrapName(rest)
+		}
+	}
+	var m []string
+	switch typ {
+	case "string":
+		if m = reUnlockLatch.FindStringSubmatch(key); m != nil {
+			return unwrapName(m[1])
+		}
+		if m = reReadTimeout.FindStringSubmatch(key); m != nil {
+			return unwrapName(m[1])
+		}
+		if m = reRateClient.FindStringSubmatch(key); m != nil && m[2] == "value" {
+			return unwrapName(m[1])
+		}
+		if w, ok := strings.CutSuffix(key, ":value"); ok {
+			return unwrapName(w)
+		}
+	case "zset":
+		if m = reRateClient.FindStringSubmatch(key); m != nil && m[2] == "permits" {
+			return unwrapName(m[1])
+		}
+		for _, s := range []string{":timeout", ":permits"} {
+			if w, ok := strings.CutSuffix(key, s); ok {
+				return unwrapName(w)
+			}
+		}
+	}
+	return "", false
+}
+
+// unwrapName inverts the W of prefixName and suffixName: "{N}" for a name
+// N without braces, else N itself (which then contains a '{'). A W without
+// '{' is not one.
+func unwrapName(w string) (string, bool) {
+	if len(w) > 2 && w[0] == '{' && w[len(w)-1] == '}' && !strings.ContainsAny(w[1:len(w)-1], "{}") {
+		return w[1 : len(w)-1], true
+	}
+	if strings.Contains(w, "{") && w != "" {
+		return w, true
+	}
+	return "", false
+}
+
+// classifyBatch classifies the objects names (their keys' TYPE and PTTL in
+// infos) with pipelined look-ups and the classification inspect uses.
+func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]KeyInfo) ([]LsObject, error) {
+	type look struct {
+		d                derived
+		head             KeyInfo
+		hlen, zcard      *redis.IntCmd
+		exists           *redis.IntCmd // fair lock's timeout zset
+		queue            *redis.StringSliceCmd
+		token            *redis.StringCmd
+		strlen           *redis.IntCmd
+		prefix           *redis.StringCmd
+		fields           *redis.MapStringStringCmd
+		someFields       *redis.SliceCmd
+		fieldsMap        map[string]string
+		kind             string
+		value            *int64
+		channels, queued []string
+	}
+	looks := make([]look, len(names))
+	pipe := rdb.Pipeline()
+	for i, n := range names {
+		l := &looks[i]
+		l.d, l.head = derive(n), infos[n]
+		switch l.head.Type {
+		case "hash", "none":
+			l.queue = pipe.LRange(ctx, l.d.queue, 0, maxListed-1)
+			l.exists = pipe.Exists(ctx, l.d.timeout)
+			l.token = pipe.Get(ctx, l.d.token)
+		}
+		switch l.head.Type {
+		case "hash":
+			l.hlen = pipe.HLen(ctx, n)
+		case "string":
+			l.strlen = pipe.StrLen(ctx, n)
+			l.prefix = pipe.GetRange(ctx, n, 0, 63)
+			fallthrough
+		case "none":
+			l.zcard = pipe.ZCard(ctx, l.d.pesTimeout)
+		}
+	}
+	if err := execPipe(ctx, pipe); err != nil {
+		return nil, err
+	}
+	pipe = rdb.Pipeline()
+	for i, n := range names {
+		l := &looks[i]
+		if l.hlen != nil {
+			if l.hlen.Val() <= maxListed {
+				l.fields = pipe.HGetAll(ctx, n)
+			} else {
+				l.someFields = pipe.HMGet(ctx, n, "mode", "rate", "interval", "type", "keepAliveTime")
+			}
+		}
+	}
+	if err := execPipe(ctx, pipe); err != nil {
+		return nil, err
+	}
+	var channels []string
+	for i := range looks {
+		l := &looks[i]
+		switch l.head.Type {
+		case "hash":
+			big := l.fields == nil
+			if big {
+				l.fieldsMap = map[string]string{}
+				for j, v := range l.someFields.Val() {
+					if s, ok := v.(string); ok {
+						l.fieldsMap[l.someFields.Args()[2+j].(string)] = s
+					}
+				}
+			} else {
+				l.fieldsMap = l.fields.Val()
+			}
+			l.kind = hashKind(l.fieldsMap, len(l.queue.Val()) > 0 || l.exists.Val() > 0)
+			if big && l.kind != kindRW && l.kind != kindRateLimiter {
+				l.kind = kindUnknown("hash")
+			}
+		case "string":
+			if l.strlen.Val() > 63 {
+				l.kind = kindBucket
+			} else {
+				l.kind, l.value = stringKind(l.prefix.Val(), l.zcard.Val() > 0)
+			}
+		case "none":
+			l.kind = kindNone
+		default:
+			l.kind = kindUnknown(l.head.Type)
+		}
+		l.channels = kindChannels(l.kind, l.d)
+		if l.channels == nil && l.kind == kindNone {
+			l.channels = []string{l.d.lockChan, l.d.rwChan, l.d.semChan, l.d.latchChan}
+		}
+		if l.queue != nil {
+			for _, q := range l.queue.Val() {
+				l.channels = append(l.channels, l.d.lockChan+":"+q)
+			}
+		}
+		channels = append(channels, l.channels...)
+	}
+	var subs []ChannelSub
+	if len(channels) > 0 {
+		var err error
+		if subs, err = subscribers(ctx, rdb, dedupe(channels)); err != nil {
+			return nil, err
+		}
+	}
+	counts := map[string]ChannelSub{}
+	for _, c := range subs {
+		counts[c.Channel] = c
+	}
+	out := make([]LsObject, len(looks))
+	now := time.Now().UnixMilli()
+	for i := range looks {
+		l := &looks[i]
+		obj := LsObject{Name: names[i], Type: l.head.Type, TTLms: l.head.TTLms, Holders: []Holder{}, Value: l.value,
+			Alternatives: []string{}}
+		var cs []ChannelSub
+		for _, c := range l.channels {
+			cs = append(cs, counts[c])
+			obj.Waiters += channelWaiters([]ChannelSub{counts[c]}, c)
+		}
+		obj.Kind, obj.Alternatives = integerKind(l.kind, cs, l.d)
+		if l.queue != nil {
+			obj.Queue = int64(len(l.queue.Val()))
+		}
+		if l.token != nil {
+			if t, err := strconv.ParseInt(l.token.Val(), 10, 64); err == nil {
+				obj.FencingToken = &t
+			}
+		}
+		if l.zcard != nil && obj.Kind == kindPES {
+			n := l.zcard.Val()
+			obj.Acquired = &n
+		}
+		switch obj.Kind {
+		case kindLock, kindFair, kindRW:
+			obj.Holders = holderList(l.fieldsMap, obj.Kind == kindRW)
+		case kindGroup:
+			for _, g := range groupValues(l.fieldsMap, now) {
+				obj.Holders = append(obj.Holders, Holder{Field: g.Field, ClientID: g.ClientID, OwnerID: g.OwnerID, Holds: g.Holds, Mode: "exclusive"})
+			}
+		case kindRateLimiter:
+			num := func(f string) int64 { n, _ := strconv.ParseInt(l.fieldsMap[f], 10, 64); return n }
+			obj.RateLimiter = &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(l.fieldsMap["type"]),
+				KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
+		case kindBucket:
+			n := l.strlen.Val()
+			obj.Size = &n
+		}
+		obj.Held = len(obj.Holders) > 0 || obj.Acquired != nil && *obj.Acquired > 0
+		obj.State = lsState(&obj, l.fieldsMap)
+		out[i] = obj
+	}
+	return out, nil
+}
+
+// execPipe runs a pipeline; a command's nil or error reply (WRONGTYPE of a
+// key that changed type since TYPE) is left to its reader, a failure of
+// the connection is returned.
+func execPipe(ctx context.Context, pipe redis.Pipeliner) error {
+	cmds, err := pipe.Exec(ctx)
+	if err == nil {
+		return nil
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !isRedisError(e) {
+			return fmt.Errorf("%s: %w", strings.ToUpper(c.Name()), e)
+		}
+	}
+	return nil
+}
+
+func dedupe(s []string) []string {
+	seen := make(map[string]bool, len(s))
+	out := s[:0:0]
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// lsState is the STATE column.
+func lsState(o *LsObject, fields map[string]string) string {
+	var s string
+	held := "free"
+	if len(o.Holders) > 0 {
+		held = "held"
+	}
+	switch o.Kind {
+	case kindLock:
+		s = held
+	case kindFair:
+		s = fmt.Sprintf("%s, queue %d", held, o.Queue)
+	case kindRW:
+		s = held
+		if len(o.Holders) > 0 {
+			s = "held (" + fields["mode"] + ")"
+		}
+	case kindGroup:
+		s = fmt.Sprintf("%d values held", len(o.Holders))
+	case kindPES:
+		s = fmt.Sprintf("permits %d, acquired %d", *o.Value, *o.Acquired)
+	case kindSem:
+		s = fmt.Sprintf("permits %d", *o.Value)
+	case kindLatch:
+		s = fmt.Sprintf("count %d", *o.Value)
+	case kindAtomic, kindSemOrLat:
+		s = fmt.Sprintf("value %d", *o.Value)
+	case kindRateLimiter:
+		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, fmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
+	case kindBucket:
+		s = fmt.Sprintf("%d bytes", *o.Size)
+	case kindNone:
+		s = "no key"
+		if o.Queue > 0 {
+			s += fmt.Sprintf(", queue %d", o.Queue)
+		}
+	default:
+		s = "Redis " + o.Type
+	}
+	if o.FencingToken != nil {
+		s += fmt.Sprintf(", token %d", *o.FencingToken)
+	}
+	return s
+}
+
+// lsHolders is the HOLDERS column.
+func lsHolders(o LsObject) string {
+	if len(o.Holders) == 0 {
+		return "-"
+	}
+	h := o.Holders[0]
+	s := fmt.Sprintf("%q ×%d", h.Field, h.Holds) // not a Redisson owner
+	if h.ClientID != nil && h.OwnerID != nil {
+		s = fmt.Sprintf("%s:%d ×%d", *h.ClientID, *h.OwnerID, h.Holds)
+	}
+	if h.Mode == "write" {
+		s += " write"
+	}
+	if len(o.Holders) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(o.Holders)-1)
+	}
+	return s
+}
+
+func printLs(w io.Writer, r *LsResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tHOLDERS\tTTL\tWAITERS")
+	for _, o := range r.Objects {
+		ttl := "-"
+		if o.TTLms >= 0 {
+			ttl = fmtMillis(o.TTLms)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), ttl, o.Waiters)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d objects, %d keys scanned\n", len(r.Objects), r.ScannedKeys)
+	if r.Truncated {
+		fmt.Fprintf(w, "note: --max-keys %d cut the scan: more keys match %q; narrow PATTERN or raise --max-keys\n", r.MaxKeys, r.Pattern)
+	}
+}
