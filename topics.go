@@ -35,3 +35,13 @@ func NewShardedTopic[T any](c *Client, name string, cd codec.Codec) *pubsub.Shar
 func (c *Client) pubsubSource() *pubsub.Source {
 	return objects.NewPubSubSource(c.rt).(*pubsub.Source)
 }
+
+// NewReliableTopic returns the reliable topic called name (Redisson's
+// getReliableTopic(name, codec)): a stream under name with at-least-once
+// delivery to every subscriber, each subscriber a consumer group registered
+// in {name}:timeout, messages encoded with cd. Each subscription reads with
+// XREADGROUP BLOCK on one connection of its own (never one of the shared
+// pool). See docs/topics.md.
+func NewReliableTopic[T any](c *Client, name string, cd codec.Codec) *pubsub.ReliableTopic[T] {
+	return pubsub.NewReliableTopic[T](c.pubsubSource(), name, cd)
+}

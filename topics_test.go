@@ -2,9 +2,11 @@ package redisson_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
@@ -56,4 +58,37 @@ func TestTopicsShareTheHub(t *testing.T) {
 	st = c.Stats().PubSub
 	require.Equal(t, 2, st.Connections)
 	require.Equal(t, 3, st.Topics)
+}
+
+// A reliable topic subscription blocks in XREADGROUP on a connection of its
+// own: a go-redis pool of one connection stays free for every other call,
+// and the pub/sub hub is not used.
+func TestReliableTopicUsesOwnConnection(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv, func(o *redis.Options) { o.PoolSize = 1 })
+	c, err := redisson.New(rdb)
+	require.NoError(t, err)
+	defer c.Close()
+	ctx := t.Context()
+
+	topic := redisson.NewReliableTopic[string](c, "rt", codec.String())
+	sub, err := topic.Subscribe(ctx)
+	require.NoError(t, err)
+	defer sub.Close()
+	redistest.Eventually(t, 10*time.Second, "XREADGROUP blocked", func() bool {
+		return strings.Contains(rdb.ClientList(ctx).Val(), "cmd=xreadgroup")
+	})
+	h, err := c.Lock("l").Lock(ctx) // the pool's only connection is free
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(ctx))
+	require.Equal(t, 0, c.Stats().PubSub.Topics)
+	n, err := topic.Publish(ctx, "m")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n)
+	select {
+	case m := <-sub.Messages():
+		require.Equal(t, "m", m.Value)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message")
+	}
 }

@@ -87,3 +87,27 @@ func ExampleShardedTopic() {
 	fmt.Println(n, count, (<-sub.Messages()).Value)
 	// Output: 1 1 j1
 }
+
+// A reliable topic (Java's getReliableTopic): a stream with at-least-once
+// delivery to every subscriber; a new subscriber also gets what is still
+// in the stream.
+func ExampleReliableTopic() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, _ := redisson.New(rdb)
+	defer client.Close()
+	ctx := context.Background()
+
+	topic := redisson.NewReliableTopic[string](client, "audit", codec.String())
+	n, _ := topic.Publish(ctx, "a1") // XADD audit * m a1; no subscriber yet: 0
+	sub, err := topic.Subscribe(ctx) // a consumer group of its own, registered in {audit}:timeout
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sub.Close()     // removes the group and the registration
+	m := <-sub.Messages() // acknowledged (XACK) once received here
+	count, _ := topic.CountSubscribers(ctx)
+	fmt.Println(n, m.Value, count)
+	// Output: 0 a1 1
+}

@@ -20,6 +20,12 @@
 // so a slow consumer never holds up the connection that wakes the client's
 // lock waiters, nor any other subscription.
 //
+// ReliableTopic (RReliableTopic) is the at-least-once kind: a stream under
+// the topic's name, each subscription a consumer group of its own read with
+// XREADGROUP BLOCK on a connection of its own (not the hub), acknowledged
+// once the consumer received the message; it never drops (a slow consumer
+// holds up its own subscription only).
+//
 // Handles are cheap and safe for concurrent use. Every call takes a context
 // first and returns the errors of package redisson: ErrInvalidName for an
 // empty name, ErrInvalidArgument for a nil codec or a bad option, ErrClosed

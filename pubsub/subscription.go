@@ -16,6 +16,8 @@ type Message[T any] struct {
 	Channel string
 	// Pattern is the pattern that matched (PatternTopic only).
 	Pattern string
+	// ID is the stream entry id of the message (ReliableTopic only).
+	ID string
 	// Value is the decoded message; the zero T when Err or Gap is set.
 	Value T
 	// Err is set when the payload could not be decoded with the topic's

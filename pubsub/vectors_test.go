@@ -257,7 +257,7 @@ func TestJavaVectors(t *testing.T) {
 		replayed := 0
 		for _, sc := range f.Scenarios {
 			if !strings.HasPrefix(sc.Name, "topic.") {
-				continue // RReliableTopic: not yet
+				continue // RReliableTopic: TestJavaReliableVectors
 			}
 			replayed++
 			t.Run(f.RedissonVersion+"/"+sc.Name, func(t *testing.T) {

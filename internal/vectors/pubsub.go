@@ -3,9 +3,13 @@ package vectors
 import (
 	"context"
 	"fmt"
+	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -49,6 +53,7 @@ type commandLog struct {
 	t   testing.TB
 	m   *redistest.Monitor
 	raw *redis.Client
+	all bool // every command (Actions.AllCommands), not only pub/sub ones
 }
 
 func startCommandLog(t testing.TB, srv *redistest.Server, raw *redis.Client) *commandLog {
@@ -76,8 +81,29 @@ func (l *commandLog) end(step int, n *Normalizer) []any {
 	if err := l.raw.Echo(ctx, marker(step, "end")).Err(); err != nil {
 		l.t.Fatalf("echo: %v", err)
 	}
+	if l.all {
+		return l.endAll(step, n)
+	}
 	lines := redistest.CommandsBetween(l.t, l.m, marker(step, "begin"), marker(step, "end"))
-	list, err := l.raw.ClientList(ctx).Result()
+	names := l.clientNames()
+	byClient := map[string][]any{}
+	for _, c := range lines {
+		name := names[c.Client]
+		if (name != "C1" && name != "C2") || !pubsubCommands[c.Command] {
+			continue
+		}
+		cmd := []any{name, strings.ToUpper(c.Command)}
+		for _, a := range c.Args {
+			cmd = append(cmd, n.Text(a))
+		}
+		byClient[name] = append(byClient[name], cmd)
+	}
+	return append(append([]any{}, byClient["C1"]...), byClient["C2"]...)
+}
+
+// clientNames maps each connection's address to its client name.
+func (l *commandLog) clientNames() map[string]string {
+	list, err := l.raw.ClientList(context.Background()).Result()
 	if err != nil {
 		l.t.Fatalf("CLIENT LIST: %v", err)
 	}
@@ -94,17 +120,125 @@ func (l *commandLog) end(step int, n *Normalizer) []any {
 		}
 		names[addr] = name
 	}
+	return names
+}
+
+// skippedCommands are left out of a full command log (§8.1), and so are the
+// script commands themselves (Actions.AllCommands).
+var skippedCommands = map[string]bool{
+	"ping": true, "client": true, "hello": true, "select": true, "info": true, "command": true,
+	"readonly": true, "echo": true, "auth": true, "config": true,
+	"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true, "script": true,
+}
+
+// endAll returns every command of C1, then of C2, with their scripts'
+// calls ("lua") after the script that made them; decimal arguments within
+// 10¹⁰ ms of the line's own MONITOR time become {"rel": [lo, hi]} (§8.2).
+func (l *commandLog) endAll(step int, n *Normalizer) []any {
+	if err := l.raw.Echo(context.Background(), marker(step, "end")).Err(); err != nil {
+		l.t.Fatalf("echo: %v", err)
+	}
+	begin, end := marker(step, "begin"), marker(step, "end")
+	type line struct {
+		ms int64
+		l  redistest.MonitorLine
+	}
+	var lines []line
+	inside := false
+	timeout := time.After(10 * time.Second)
+collect:
+	for {
+		select {
+		case raw, ok := <-l.m.Lines():
+			if !ok {
+				l.t.Fatalf("MONITOR ended before the end marker")
+			}
+			ml, ok := redistest.ParseMonitorLine(raw)
+			if !ok {
+				continue
+			}
+			if ml.Command == "echo" && len(ml.Args) == 1 && ml.TopLevel() {
+				switch ml.Args[0] {
+				case begin:
+					inside = true
+					continue
+				case end:
+					break collect
+				}
+			}
+			if !inside {
+				continue
+			}
+			var ms int64
+			if f := strings.Fields(raw); len(f) > 0 {
+				if sec, err := strconv.ParseFloat(f[0], 64); err == nil {
+					ms = int64(sec * 1000)
+				}
+			}
+			lines = append(lines, line{ms, ml})
+		case <-timeout:
+			l.t.Fatalf("end marker not seen")
+		}
+	}
+	names := l.clientNames()
 	byClient := map[string][]any{}
-	for _, c := range lines {
-		name := names[c.Client]
-		if (name != "C1" && name != "C2") || !pubsubCommands[c.Command] {
+	last := "" // the client of the script a "lua" line belongs to: the line before
+	for _, ln := range lines {
+		if !ln.l.TopLevel() {
+			if last != "" {
+				byClient[last] = append(byClient[last], l.entry("lua", ln.l, ln.ms, n))
+			}
 			continue
 		}
-		cmd := []any{name, strings.ToUpper(c.Command)}
-		for _, a := range c.Args {
-			cmd = append(cmd, n.Text(a))
+		last = names[ln.l.Client]
+		if last != "C1" && last != "C2" {
+			last = ""
+			continue
 		}
-		byClient[name] = append(byClient[name], cmd)
+		if !skippedCommands[ln.l.Command] {
+			byClient[last] = append(byClient[last], l.entry(last, ln.l, ln.ms, n))
+		}
 	}
 	return append(append([]any{}, byClient["C1"]...), byClient["C2"]...)
+}
+
+var decimalRE = regexp.MustCompile(`^-?[0-9]+$`)
+
+func (l *commandLog) entry(source string, ml redistest.MonitorLine, ms int64, n *Normalizer) []any {
+	cmd := []any{source, ml.Command}
+	if source != "lua" {
+		cmd[1] = strings.ToUpper(ml.Command)
+	}
+	for _, a := range ml.Args {
+		if decimalRE.MatchString(a) {
+			if v, err := strconv.ParseInt(a, 10, 64); err == nil && math.Abs(float64(v-ms)) < 1e10 {
+				cmd = append(cmd, map[string]any{"rel": n.Bucket2(v - ms)})
+				continue
+			}
+		}
+		cmd = append(cmd, n.Text(a))
+	}
+	return cmd
+}
+
+// withoutScriptCalls returns the record of a step without the EVAL and
+// EVALSHA lines of its commands (Actions.AllCommands).
+func withoutScriptCalls(st map[string]any) map[string]any {
+	cmds, ok := st["commands"].([]any)
+	if !ok {
+		return st
+	}
+	out := make(map[string]any, len(st))
+	for k, v := range st {
+		out[k] = v
+	}
+	kept := []any{}
+	for _, c := range cmds {
+		if list, ok := c.([]any); ok && len(list) > 1 && skippedCommands[strings.ToLower(fmt.Sprint(list[1]))] {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	out["commands"] = kept
+	return out
 }

@@ -7,6 +7,7 @@
 package vectors
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/binary"
@@ -65,6 +66,34 @@ type Step struct {
 	Java   string         `json:"java"`
 	MS     int64          `json:"ms"`
 	Raw    map[string]any `json:"-"`
+	// Queries are a query step's operations in the order of the keys of
+	// its recorded result, the order they ran in.
+	Queries []string `json:"-"`
+}
+
+// resultOrder returns the keys of a step's "result" object in file order.
+func resultOrder(step json.RawMessage) []string {
+	var fields struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(step, &fields) != nil || len(fields.Result) == 0 || fields.Result[0] != '{' {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(fields.Result))
+	_, _ = dec.Token() // {
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
 }
 
 // Arg returns a numeric argument as a duration in milliseconds.
@@ -104,9 +133,18 @@ func Load(name string) (*File, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, err
 	}
+	var order struct {
+		Scenarios []struct {
+			Steps []json.RawMessage `json:"steps"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(data, &order); err != nil {
+		return nil, err
+	}
 	for i := range f.Scenarios {
 		for j := range f.Scenarios[i].Steps {
 			f.Scenarios[i].Steps[j].Raw = raw.Scenarios[i].Steps[j]
+			f.Scenarios[i].Steps[j].Queries = resultOrder(order.Scenarios[i].Steps[j])
 		}
 	}
 	return &f, nil
@@ -120,7 +158,22 @@ type Normalizer struct {
 	Owners   map[string]string // "<Cn>:<digits>" → "<Cn>:<Tk>"
 	requests map[string]string // 32-hex request id → "R1"
 	permits  map[string]string // 32-hex permit id → "P1"
+	// streamIDs numbers reliable-topic subscriber ids (other 32-hex
+	// tokens) as <Sn> and stream entry ids as <Xn> (§8.2), when set.
+	streamIDs   bool
+	subscribers map[string]string // 32-hex subscriber id → "S1"
+	entries     map[string]string // stream entry id → "X1"
 }
+
+// NumberStreamIDs turns on the reliable-topic rules of §8.2: other 32-hex
+// tokens become <Sn>, stream entry ids <Xn>, numbered as first seen.
+func (n *Normalizer) NumberStreamIDs() {
+	n.streamIDs = true
+	n.subscribers = map[string]string{}
+	n.entries = map[string]string{}
+}
+
+var streamIDRE = regexp.MustCompile(`\b[0-9]{13}-[0-9]+\b`)
 
 // NewNormalizer returns a normalizer for a scenario.
 func NewNormalizer(grid int64) *Normalizer {
@@ -172,8 +225,26 @@ func (n *Normalizer) Text(s string) string {
 		if p, ok := n.permits[h]; ok {
 			return "<" + p + ">"
 		}
+		if n.streamIDs {
+			id, ok := n.subscribers[h]
+			if !ok {
+				id = "S" + strconv.Itoa(len(n.subscribers)+1)
+				n.subscribers[h] = id
+			}
+			return "<" + id + ">"
+		}
 		return h
 	})
+	if n.streamIDs {
+		s = streamIDRE.ReplaceAllStringFunc(s, func(x string) string {
+			id, ok := n.entries[x]
+			if !ok {
+				id = "X" + strconv.Itoa(len(n.entries)+1)
+				n.entries[x] = id
+			}
+			return "<" + id + ">"
+		})
+	}
 	return s
 }
 
@@ -206,6 +277,13 @@ func (n *Normalizer) Bucket(ms int64) any {
 		return ms
 	}
 	k := (ms + n.Grid - 1) / n.Grid
+	return []any{n.Grid * (k - 1), n.Grid * k}
+}
+
+// Bucket2 records a signed difference in ms as [G·(k−1), G·k] with
+// k = ⌈ms/G⌉ (the "rel" rule of §4.6).
+func (n *Normalizer) Bucket2(ms int64) []any {
+	k := int64(math.Ceil(float64(ms) / float64(n.Grid)))
 	return []any{n.Grid * (k - 1), n.Grid * k}
 }
 
@@ -314,6 +392,12 @@ func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[strin
 				out[i] = []any{nm, n.score(m.Score, now)}
 			}
 			entry["value"] = out
+		case "stream":
+			v, err := n.stream(ctx, rdb, k)
+			if err != nil {
+				return nil, err
+			}
+			entry["value"] = v
 		}
 		switch {
 		case pttl < 0:
@@ -432,6 +516,86 @@ func JSON(v any) any {
 	var out any
 	if err := json.Unmarshal(b, &out); err != nil {
 		panic(err)
+	}
+	return out
+}
+
+// stream records a stream as §8.2 lays it out: entries (XRANGE), the
+// stream's last-generated-id and entries-added (XINFO STREAM), its groups
+// sorted by normalized name with their consumers (XINFO GROUPS/CONSUMERS).
+func (n *Normalizer) stream(ctx context.Context, rdb *redis.Client, k string) (map[string]any, error) {
+	msgs, err := rdb.XRange(ctx, k, "-", "+").Result()
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]any, len(msgs))
+	for i, m := range msgs {
+		fields := map[string]any{}
+		for f, v := range m.Values {
+			fields[n.Text(f)] = n.textValue(fmt.Sprint(v))
+		}
+		entries[i] = []any{n.Text(m.ID), fields}
+	}
+	info, err := rdb.Do(ctx, "XINFO", "STREAM", k).Result()
+	if err != nil {
+		return nil, err
+	}
+	si := fieldMap(info)
+	out := map[string]any{
+		"entries":           entries,
+		"last-generated-id": n.Text(fmt.Sprint(si["last-generated-id"])),
+		"entries-added":     si["entries-added"],
+	}
+	gs, err := rdb.Do(ctx, "XINFO", "GROUPS", k).Result()
+	if err != nil {
+		return nil, err
+	}
+	list, _ := gs.([]any)
+	groups := make([]map[string]any, 0, len(list))
+	for _, g := range list {
+		gm := fieldMap(g)
+		name := fmt.Sprint(gm["name"])
+		cs, err := rdb.Do(ctx, "XINFO", "CONSUMERS", k, name).Result()
+		if err != nil {
+			return nil, err
+		}
+		clist, _ := cs.([]any)
+		consumers := make([]any, 0, len(clist))
+		for _, c := range clist {
+			cm := fieldMap(c)
+			consumers = append(consumers, map[string]any{"name": n.Text(fmt.Sprint(cm["name"])), "pending": cm["pending"]})
+		}
+		groups = append(groups, map[string]any{
+			"name":              n.Text(name),
+			"consumers":         gm["consumers"],
+			"pending":           gm["pending"],
+			"last-delivered-id": n.Text(fmt.Sprint(gm["last-delivered-id"])),
+			"entries-read":      gm["entries-read"],
+			"lag":               gm["lag"],
+			"consumer_list":     consumers,
+		})
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i]["name"].(string) < groups[j]["name"].(string) })
+	gl := make([]any, len(groups))
+	for i, g := range groups {
+		gl[i] = g
+	}
+	out["groups"] = gl
+	return out, nil
+}
+
+// fieldMap reads an XINFO reply: a RESP3 map or a RESP2 flat list.
+func fieldMap(v any) map[string]any {
+	out := map[string]any{}
+	switch m := v.(type) {
+	case map[any]any:
+		for k, val := range m {
+			out[fmt.Sprint(k)] = val
+		}
+	case []any:
+		for i := 0; i+1 < len(m); i += 2 {
+			out[fmt.Sprint(m[i])] = m[i+1]
+		}
 	}
 	return out
 }
