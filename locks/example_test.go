@@ -53,3 +53,40 @@ func Example() {
 	// <nil>
 	// true
 }
+
+// Extend sets a held lock's lease anew, counted from now, when the work
+// takes longer than planned; the hold's Done follows the new lease. After
+// Unlock there is nothing to extend.
+func ExampleHold_Extend() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	lock := client.Lock("example:locks:report")
+
+	h, err := lock.Lock(ctx, locks.WithLease(10*time.Second))
+	if err != nil {
+		panic(err)
+	}
+	// The report takes longer: hold the lock for a minute from now.
+	if err := h.Extend(ctx, time.Minute); err != nil {
+		// errors.Is(err, redisson.ErrLockLost): the lock is gone, stop
+		// working under it. Otherwise the hold keeps its earlier end.
+		panic(err)
+	}
+	ttl, err := lock.RemainTTL(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("held for more than 50s:", ttl > 50*time.Second, h.Err())
+	fmt.Println(h.Unlock(ctx))
+	fmt.Println(errors.Is(h.Extend(ctx, time.Minute), redisson.ErrNotOwner))
+	// Output:
+	// held for more than 50s: true <nil>
+	// <nil>
+	// true
+}

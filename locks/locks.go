@@ -61,6 +61,47 @@ type Hold struct {
 // (ErrLockLost, ErrClosed) and sends nothing.
 func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
 
+// Extend sets the lock's lease to lease, counted from now (redislock's
+// Refresh, redsync's Extend, Redisson's expire on a held lock): in Redis,
+// by one script that sets it only while this hold's owner holds the lock,
+// sent with replica sync as the acquire was; and in the hold's loss
+// signal, which from then on fires before the new lease can have run out,
+// by this process's clock. A longer lease keeps the hold past its old end,
+// a shorter one ends it sooner.
+//
+// A watchdog hold becomes a fixed-lease hold for good: renewal stops as
+// the call begins, before anything is sent, and is not resumed even when
+// Extend fails. The owner's re-entrant holds of the lock share one lease:
+// Extend sets it for all of them (a later re-entry sets it again, with its
+// own lease or the watchdog). A read hold's timeout keys get the lease
+// too, and the read-write lock's hash never less than its other holders
+// need; a fair lock's queue and waiters are left as they are; a fenced
+// lock's token counter keeps no TTL; a group multi-lock sets the expiry of
+// each of its values.
+//
+// Nothing is sent, and the error says why, for a lease below 1ms
+// (ErrInvalidArgument), for a hold that ended (ErrNotOwner after Unlock,
+// as for a second Unlock; the loss, ErrLockLost, or ErrClosed otherwise)
+// and for a ctx that is done already (its cause; the hold is unchanged). When Redis answers that the owner holds the lock no more, the
+// hold ends with ErrLockLost (Done is closed) and Extend returns an error
+// wrapping ErrLockLost.
+//
+// Any other failure leaves the hold alive as a fixed-lease hold whose end
+// is the earlier of its end before the call and now + lease: the only end
+// that is safe whether or not the new lease was set. This covers a write no
+// replica acknowledged (an error wrapping ErrNoSyncedReplicas: it ran on
+// the master, but a failover may bring the old lease back), a network
+// error, and a reply that never came: such an extend may still run later,
+// after anything sent since, so the hold never counts on more than its end
+// (now + lease) again; Unlock and lock again to be rid of that bound. When
+// ctx ends before the reply, Extend returns ctx's cause at once and the
+// reply, when it comes, is applied as if the call had waited (the owner's
+// next Lock, TryLock or Extend of the lock waits for it). Run Extend well
+// before the hold's end: a hold whose loss signal fires while the reply is
+// on its way ends lost, even if the lease was set in Redis, where it then
+// lives, unused, until it runs out.
+func (h *Hold) Extend(ctx context.Context, lease time.Duration) error { return h.h.Extend(ctx, lease) }
+
 // Done is closed when the hold ends: after Unlock, or when ownership is lost
 // or the client closes (see Err). A lost hold's Done is closed before its
 // lease can have run out in Redis, by this process's clock.

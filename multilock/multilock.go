@@ -21,6 +21,7 @@
 //
 // The result is one *Hold for the whole set: its Unlock releases every
 // member (different clients in parallel, one client's members in order),
+// its Extend sets every member's lease anew (a RedLock's: a quorum's),
 // and its Done channel, Err and Context report the
 // loss of the set: of any member for a MultiLock, of so many members that
 // fewer than a quorum remain for a RedLock, and for a RedLock with a fixed
@@ -470,11 +471,18 @@ type held struct {
 // another in the set's order (Redisson's unlock(); their unlock messages
 // come in that order), different clients in parallel.
 func (m *Lock) unlockAll(ctx context.Context, hs []held) []error {
+	ctx = context.WithoutCancel(ctx)
+	return perClient(hs, func(x held) error { return x.h.Unlock(ctx) })
+}
+
+// perClient runs fn for every member of hs and waits for them: the members
+// of one client one after another in the set's order, different clients in
+// parallel. The errors are in hs's order.
+func perClient(hs []held, fn func(x held) error) []error {
 	errs := make([]error, len(hs))
 	if len(hs) == 0 {
 		return errs
 	}
-	ctx = context.WithoutCancel(ctx)
 	var order []string
 	byClient := make(map[string][]int)
 	for i, x := range hs {
@@ -490,7 +498,7 @@ func (m *Lock) unlockAll(ctx context.Context, hs []held) []error {
 		go func(idx []int) {
 			defer wg.Done()
 			for _, i := range idx {
-				errs[i] = hs[i].h.Unlock(ctx)
+				errs[i] = fn(hs[i])
 			}
 		}(byClient[id])
 	}
@@ -546,6 +554,7 @@ type Hold struct {
 	stops   []func() bool
 
 	releasing atomic.Bool
+	extending sync.Mutex // one Extend at a time
 	mu        sync.Mutex
 	lost      int // members whose hold ended before Unlock
 }
@@ -644,6 +653,111 @@ func (h *Hold) Unlock(ctx context.Context) error {
 	return h.m.opErr("unlock", errors.Join(failed...))
 }
 
+// Extend sets the lease of every member to lease, counted from now, as
+// locks.Hold's Extend does for one lock: in Redis, only while the owner
+// holds the member, with replica sync; in each member's loss signal; and a
+// member held with the watchdog becomes a fixed-lease hold for good. The
+// members of different clients are extended in parallel, those of one
+// client in the set's order.
+//
+// A MultiLock needs every member extended: when one fails (it is held no
+// more, no replica acknowledged its write, no reply, ctx ended), the hold
+// ends lost (Done is closed, Err wraps ErrLockLost) and the error wraps
+// ErrLockLost and names the member and its error; Unlock it to release the
+// members still held. A RedLock extends the members it holds and needs a
+// quorum of them extended: its validity is then recomputed as for an
+// acquisition (the new lease less the time the extend took and the clock
+// drift allowance; its Done fires at that end), and the members whose
+// extend failed keep the earlier of their old end and the new one, so
+// losing them later costs the hold nothing. Fewer than a quorum, or no
+// validity left, ends the hold lost, and the error says so.
+//
+// Nothing is sent for a lease below 1ms (ErrInvalidArgument), a hold that
+// ended (ErrNotOwner after Unlock; the loss or ErrClosed otherwise) or a ctx
+// done at the call (its cause; the hold is unchanged).
+func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
+	if h.m == nil {
+		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+	}
+	m := h.m
+	if lease < time.Millisecond {
+		return m.opErr("extend", fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
+	}
+	h.extending.Lock()
+	defer h.extending.Unlock()
+	if h.releasing.Load() {
+		return m.opErr("extend", fmt.Errorf("%w: this hold was already released", core.ErrNotOwner))
+	}
+	if err := h.Err(); err != nil {
+		return m.opErr("extend", err)
+	}
+	if ctx.Err() != nil {
+		return m.opErr("extend", context.Cause(ctx)) // nothing sent, nothing changed
+	}
+	targets := h.members
+	if m.red {
+		// The members it still holds: a RedLock may have lost a minority.
+		targets = make([]held, 0, len(h.members))
+		for _, x := range h.members {
+			if x.h.Err() == nil {
+				targets = append(targets, x)
+			}
+		}
+	}
+	start := time.Now()
+	errs := perClient(targets, func(x held) error { return extendMember(ctx, x.h, lease) })
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, fmt.Errorf("member %q: %w", targets[i].l.Name(), err))
+		}
+	}
+	if !m.red {
+		if len(failed) > 0 {
+			cause := fmt.Errorf("%w: not every member could be extended: %w", core.ErrLockLost, errors.Join(failed...))
+			h.cancel(fmt.Errorf("%s: extend: %w", m.name, cause))
+			return m.opErr("extend", cause)
+		}
+		return nil
+	}
+	if ok := len(targets) - len(failed); ok < m.Quorum() {
+		cause := fmt.Errorf("%w: %d of %d members extended, fewer than the quorum of %d", core.ErrLockLost, ok, len(m.members), m.Quorum())
+		if len(failed) > 0 {
+			cause = fmt.Errorf("%w: %w", cause, errors.Join(failed...))
+		}
+		h.cancel(fmt.Errorf("%s: extend: %w", m.name, cause))
+		return m.opErr("extend", cause)
+	}
+	// As after an acquisition: every member's lease was set by a request
+	// sent after start, less the drift allowance.
+	validUntil := start.Add(lease - lease/100 - 2*time.Millisecond)
+	if !time.Now().Before(validUntil) {
+		cause := fmt.Errorf("%w: the extend took longer than the lease leaves valid", core.ErrLockLost)
+		h.cancel(fmt.Errorf("%s: extend: %w", m.name, cause))
+		return m.opErr("extend", cause)
+	}
+	h.mu.Lock()
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	h.timer = time.AfterFunc(time.Until(validUntil), func() {
+		h.cancel(fmt.Errorf("%w: %s: the RedLock's validity (its lease less the extend's time and the clock drift allowance) ended", core.ErrLockLost, m.name))
+	})
+	h.mu.Unlock()
+	return nil
+}
+
+// extendMember sets the lease of a member hold: its Extend, or for a
+// lockable.Hold without one its Expire, which sets the lease likewise.
+func extendMember(ctx context.Context, h lockable.Hold, lease time.Duration) error {
+	if e, ok := h.(interface {
+		Extend(context.Context, time.Duration) error
+	}); ok {
+		return e.Extend(ctx, lease)
+	}
+	return h.Expire(ctx, lease)
+}
+
 // Done is closed when the hold ends: after Unlock, or when the set is lost
 // (see Err). A lost hold's Done is closed before a member lease can have
 // run out in Redis, by this process's clock.
@@ -679,4 +793,61 @@ func (h *Hold) Held() []string {
 		out[i] = x.l.Name()
 	}
 	return out
+}
+
+// groupExtendScript sets the lease of one owner's hold of a group's values
+// (a GroupHold's Extend): every value must still be the owner's, with an
+// expiry not yet passed; each expiry becomes now+lease, or, when keep is
+// "1", is only ever raised (the owner holds other value sets of the group
+// through this client, whose holds count on the expiries they share).
+// G's TTL is raised to the lease, never lowered: it must outlive every
+// owner's values, whose expiries, not G's TTL, say when they are free.
+// KEYS: [G]. ARGV: [lease ms, now ms, owner field, keep, f1..fk].
+// Reply: 1 = set, 0 = the owner holds the values no more.
+var groupExtendScript = core.NewScript("multilock.groupExtend", `
+if redis.call('exists', KEYS[1]) == 0 then
+	return 0
+end
+local lease = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local me = ARGV[3]
+local expire = now + lease
+for i = 5, #ARGV do
+	if redis.call('hget', KEYS[1], ARGV[i]) ~= me then
+		return 0
+	end
+	local cur = tonumber(redis.call('hget', KEYS[1], ARGV[i] .. ':' .. me .. ':expire_time'))
+	if cur == nil or cur < now then
+		return 0
+	end
+end
+for i = 5, #ARGV do
+	local ef = ARGV[i] .. ':' .. me .. ':expire_time'
+	if ARGV[4] ~= '1' or tonumber(redis.call('hget', KEYS[1], ef)) < expire then
+		redis.call('hset', KEYS[1], ef, expire)
+	end
+end
+local pttl = redis.call('pttl', KEYS[1])
+if pttl >= 0 and pttl < lease then
+	redis.call('pexpire', KEYS[1], lease)
+end
+return 1
+`)
+
+// Extend sets the lease of the owner's hold of the handle's values with
+// groupExtendScript (engine.ExtendScripts). The group's own scripts are in
+// group_scripts.go.
+func (s *groupScripts) Extend(ctx context.Context, field string, lease time.Duration) (bool, core.SyncResult, error) {
+	g := s.g
+	owner := s.owner(field)
+	keep := "0"
+	if g.rt.HoldingLike(g.name, owner+fieldSep, field) {
+		keep = "1"
+	}
+	res, sync, err := g.rt.EvalSyncedNoRetry(ctx, groupExtendScript, []string{g.name},
+		s.args(lease.Milliseconds(), time.Now().UnixMilli(), owner, keep)...)
+	if err != nil {
+		return false, sync, g.typed(ctx, err)
+	}
+	return res == int64(1), sync, nil
 }

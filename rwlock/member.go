@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/lockable"
 )
@@ -30,21 +29,25 @@ func (l *Lock) ClientID() string { return l.rt.ID() }
 // TryAcquire takes the lock for a multi-lock as TryLock does, with r's
 // owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.
 func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hold, bool, error) {
-	return lockkit.TryMember(ctx, l.l, r, l.rules, l.expire)
+	// The member's Expire is the engine's, which sends the object's
+	// extend script (scripts.Extend).
+	return lockkit.TryMember(ctx, l.l, r, l.rules, nil)
 }
 
-// expireScript sets the lease of a read or write hold the owner has
-// (Redisson's expireAsync after tryLock(wait, lease), which PEXPIREs the
-// whole hash). The hash is shared: other readers, and the owner's hold in
-// the other mode (a writer's own reads, a reader's write), live in it
-// under other fields, with their own leases, which a PEXPIRE to this
-// lease would cut short unsignalled (another writer would get in while
-// they hold). So the hash is set to the longest of the lease and what the
-// other fields need, computed as the read unlock computes it: the PTTLs of
-// their timeout keys, and, for a read hold of the writer, the hash's own
-// TTL (the write hold's lease). The owner's own timeout keys (read hold)
-// are set to the lease; its other holds of the same field share one
-// lease locally, which the caller re-times (core.Runtime.Extended).
+// expireScript sets the lease of a read or write hold the owner has: a
+// hold's Extend, and a multi-lock's final lease (Redisson's expireAsync
+// after tryLock(wait, lease), which PEXPIREs the whole hash). The hash is
+// shared: other readers, and the owner's hold in the other mode (a
+// writer's own reads, a reader's write), live in it under other fields,
+// with their own leases, which a PEXPIRE to this lease would cut short
+// unsignalled (another writer would get in while they hold). So the hash
+// is set to the longest of the lease and what the other fields need,
+// computed as the read unlock computes it: the PTTLs of their timeout
+// keys, and, for a read hold of the writer, the hash's own TTL (the write
+// hold's lease). The owner's own timeout keys (read hold) are set to the
+// lease, so that another reader's unlock, which sets the hash to the
+// longest timeout key left, does not cut it; the owner's holds of the same
+// field share one lease locally, which the engine re-times.
 // KEYS: [name, key prefix "{name}"]. ARGV: [lease ms, owner field (with
 // ":write" for the write lock), "1" for the write lock else "0"].
 // Reply: 1 = set, 0 = the owner holds the lock no more.
@@ -77,12 +80,17 @@ redis.call('pexpire', KEYS[1], need)
 return 1
 `)
 
-// expire sets the lease of a member hold h (lockable.Hold's Expire) with
-// expireScript.
-func (l *Lock) expire(ctx context.Context, h *engine.Hold, lease time.Duration) error {
+// Extend sets the lease of field's hold with expireScript
+// (engine.ExtendScripts): a read hold's timeout keys get the lease too, and
+// the hash never less than its other holders need.
+func (s *scripts) Extend(ctx context.Context, field string, lease time.Duration) (bool, core.SyncResult, error) {
 	write := "0"
-	if l.s.write {
+	if s.write {
 		write = "1"
 	}
-	return h.ExpireWith(ctx, lease, expireScript, []string{l.s.name, core.Tagged(l.s.name)}, write)
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, expireScript, []string{s.name, core.Tagged(s.name)}, lease.Milliseconds(), field, write)
+	if err != nil {
+		return false, sync, s.wrongType(ctx, err)
+	}
+	return res == int64(1), sync, nil
 }

@@ -35,6 +35,15 @@ type owned struct {
 	holdBuf    [1]*Hold // holds' storage for the usual single hold
 	onEnd      func(cause error)
 	gen        uint64 // bumped with every new lease; a stale lease's OnLost is ignored
+	// writes counts the lease writes recorded here (acquires, partial
+	// releases): an extend applies its lease only if none came between
+	// its send and its reply (see Extending).
+	writes uint64
+	// cap bounds the lease for good (zero: no bound): an extend that got
+	// no reply may still run, after anything sent since. pending is the
+	// extend in flight, whose end bounds the lease until its outcome is in.
+	cap     time.Time
+	pending *Extension
 }
 
 // lost is the cause the owner's holds end with when ownership is lost:
@@ -83,6 +92,9 @@ func (h *Hold) Err() error {
 
 // BeginRelease reports whether this is the hold's first release call.
 func (h *Hold) BeginRelease() bool { return h.releasing.CompareAndSwap(false, true) }
+
+// Releasing reports whether a release of the hold was called.
+func (h *Hold) Releasing() bool { return h.releasing.Load() }
 
 // Acquire is what an object tells the registry after its acquire script
 // succeeded.
@@ -149,6 +161,7 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	}
 	o.ttl = a.TTL
 	o.gen++
+	o.writes++
 	gen := o.gen
 	o.lease = rt.wheel.Add(renewal.Spec{
 		Key:   a.Key,
@@ -156,6 +169,7 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		Kind:  a.Kind,
 		TTL:   a.TTL,
 		Start: a.Start,
+		Cap:   o.capUntil(),
 		OnLost: func(cause error) {
 			rt.loseIf(o, gen, o.lost(cause))
 		},
@@ -300,6 +314,7 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		rt.lose(o, context.Canceled)
 		return
 	}
+	o.writes++
 	rt.wheel.Reset(o.lease, start, o.ttl)
 	hs.mu.Unlock()
 }

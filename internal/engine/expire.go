@@ -2,16 +2,17 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
 )
 
-// expireScript sets the lease of a lock the owner still holds: what a
-// multi-lock sends after taking its members with a provisional lease
-// (Redisson's expireAsync PEXPIREs without the check, reviving nothing but
-// lengthening a lock someone else may hold by then).
+// expireScript sets the lease of a lock the owner still holds: the extend
+// of a lock whose lease is its hash's TTL (RLock, the fenced lock, whose
+// token counter keeps no TTL, and the fair lock, whose queue and timeout
+// keys are left alone), which a multi-lock also sends after taking its
+// members with a provisional lease. Redisson's expire PEXPIREs without the
+// check, lengthening a lock someone else may hold by then.
 // KEYS: [name]. ARGV: [lease ms, owner field].
 // Reply: 1 = set, 0 = the owner holds the lock no more.
 var expireScript = core.NewScript("engine.expire", `
@@ -23,33 +24,8 @@ return 0
 `)
 
 // Expire gives h's lock the lease a multi-lock chose for it once every
-// member is held: the hash alone, and only while h's owner holds it. The
-// hold's loss signal is re-timed to the new lease.
+// member is held (lockable.Hold's Expire): Extend, under the operation name
+// "expire".
 func (h *Hold) Expire(ctx context.Context, lease time.Duration) error {
-	return h.ExpireWith(ctx, lease, expireScript, []string{h.l.cfg.Name})
-}
-
-// ExpireWith is Expire with an object's own script (the read-write lock's,
-// which must not cut the hash below what its other holders need). script
-// gets ARGV [lease ms, owner field, extra...] and replies 1 when the lease
-// was set, 0 when the owner holds the lock no more. It is sent with replica
-// sync, as the acquire was.
-func (h *Hold) ExpireWith(ctx context.Context, lease time.Duration, script *core.Script, keys []string, extra ...any) error {
-	l := h.l
-	if lease < time.Millisecond {
-		return l.Err("expire", fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
-	}
-	if err := h.Err(); err != nil {
-		return l.Err("expire", err)
-	}
-	field := h.OwnerField()
-	start := time.Now()
-	res, err := l.rt.EvalSyncedChecked(ctx, script, keys, append([]any{lease.Milliseconds(), field}, extra...)...)
-	if err != nil {
-		return l.Err("expire", l.typed(ctx, err))
-	}
-	if res != int64(1) || !l.rt.Extended(l.cfg.Name, field, start, lease) {
-		return l.Err("expire", fmt.Errorf("%w: %q is held by this owner no more", core.ErrLockLost, l.cfg.Name))
-	}
-	return nil
+	return h.extend(ctx, "expire", lease)
 }

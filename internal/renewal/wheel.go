@@ -106,6 +106,9 @@ type Spec struct {
 	// no later. The zero value means "now" at Add, which overestimates the
 	// lease by the acquire round trip; pass the real send time.
 	Start time.Time
+	// Cap, when set, bounds the lease: it is never counted valid past Cap,
+	// whatever Reset and renewals say (see Wheel.Cap).
+	Cap time.Time
 	// OnLost is told why the lease ended without Cancel: ErrKeyGone or
 	// ErrLeaseExpired (wrapped; test with errors.Is). It is called at most
 	// once, from a wheel goroutine and without wheel locks held, so it may
@@ -123,10 +126,21 @@ var (
 	// out before it could be renewed; the lock may be taken by another
 	// client from then on.
 	ErrLeaseExpired = errors.New("the lease ran out before it could be renewed")
-	// ErrFixedLeaseEnded means a fixed lease (no watchdog) reached its end
-	// less the safety margin.
-	ErrFixedLeaseEnded = fmt.Errorf("the fixed lease ended: %w", ErrLeaseExpired)
+	// ErrFixedLeaseEnded means a fixed lease (no watchdog, or a watchdog
+	// lease that Fix stopped renewing) reached its end less the safety
+	// margin. errors.Is(ErrFixedLeaseEnded, ErrLeaseExpired) holds: the
+	// lease ran out either way; only the text does not talk of renewing.
+	ErrFixedLeaseEnded error = fixedLeaseEnded{}
 )
+
+// fixedLeaseEnded is ErrFixedLeaseEnded: its own text, and ErrLeaseExpired
+// for errors.Is.
+type fixedLeaseEnded struct{}
+
+func (fixedLeaseEnded) Error() string { return "the fixed lease ended" }
+
+// Is reports whether target is ErrLeaseExpired.
+func (fixedLeaseEnded) Is(target error) bool { return target == ErrLeaseExpired }
 
 // Stats are cumulative counters since New, for metrics and tests.
 type Stats struct {
@@ -173,11 +187,21 @@ type Lease struct {
 	tick       int64 // absolute tick of the bucket it is linked in
 	prev, next *Lease
 	lastErr    error // last renewal error, reported if the lease runs out
+	fixed      bool  // Fix stopped its renewal: a fixed lease from then on
+	capped     bool  // validUntil is never later than cap (Cap)
+	cap        int64
+	// roundDone is closed once go-redis has ended the pipeline of the last
+	// round the lease was in (Fix waits for it).
+	roundDone chan struct{}
 
 	// roundTTL is the TTL the current round renews with: set by collect, read
 	// by that round without w.mu, because Reset may change ttl meanwhile.
 	roundTTL time.Duration
 }
+
+// renews reports whether the wheel renews the lease (a watchdog lease that
+// Fix has not stopped). w.mu held.
+func (l *Lease) renews() bool { return l.kind != nil && !l.fixed }
 
 // Key returns Spec.Key.
 func (l *Lease) Key() string { return l.key }
@@ -306,6 +330,9 @@ func (w *Wheel) Add(spec Spec) *Lease {
 	if !spec.Start.IsZero() {
 		start = int64(spec.Start.Sub(w.epoch))
 	}
+	if !spec.Cap.IsZero() {
+		l.capped, l.cap = true, int64(spec.Cap.Sub(w.epoch))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -319,26 +346,34 @@ func (w *Wheel) Add(spec Spec) *Lease {
 }
 
 // set records that the lease was (re)applied at start with ttl and computes
-// its next due time into l.pending.
+// its next due time into l.pending. A cap bounds the validity.
 func (w *Wheel) set(l *Lease, start int64, ttl time.Duration) {
 	l.ttl = ttl
 	l.validUntil = start + int64(ttl)
-	l.lossAt = l.validUntil - int64(Margin(ttl, w.margin, time.Duration(w.tick)))
+	if l.capped && l.validUntil > l.cap {
+		l.validUntil = l.cap
+	}
+	l.lossAt = l.validUntil - int64(w.marginOf(ttl))
 	l.lastErr = nil
-	if l.kind == nil {
+	if !l.renews() {
 		l.pending = l.lossAt
 	} else {
 		l.pending = start + int64(ttl/3)
 	}
 }
 
+// marginOf is Margin with the wheel's settings.
+func (w *Wheel) marginOf(ttl time.Duration) time.Duration {
+	return Margin(ttl, w.margin, time.Duration(w.tick))
+}
+
 // Reset records that the lease was re-taken or extended: the request sent at
 // start set ttl (a re-entrant acquire, a PEXPIRE on a partial unlock). The
-// lease is valid until start+ttl and next renewed at start+ttl/3 (a fixed
-// lease runs out at start+ttl); a zero start means now, as in Spec. If a
-// renewal round for the lease is in flight, its answer is discarded in favour
-// of this newer information. No-op for a cancelled or lost lease, or after
-// Close.
+// lease is valid until start+ttl (or its cap, if earlier) and next renewed
+// at start+ttl/3 (a fixed lease runs out at start+ttl); a zero start means
+// now, as in Spec. If a renewal round for the lease is in flight, its
+// answer is discarded in favour of this newer information. No-op for a
+// cancelled or lost lease, or after Close.
 func (w *Wheel) Reset(l *Lease, start time.Time, ttl time.Duration) {
 	if ttl <= 0 {
 		panic("renewal: Reset with TTL <= 0")
@@ -363,6 +398,87 @@ func (w *Wheel) Reset(l *Lease, start time.Time, ttl time.Duration) {
 		w.linkLoss(l)
 	case stateScheduled:
 		w.unlink(l)
+		w.schedule(l, l.pending)
+	}
+}
+
+// Fix stops renewing a watchdog lease for good: from now on it is a fixed
+// lease that runs out at its current validity (or as a later Reset says),
+// and its end is reported with ErrFixedLeaseEnded. A renewal round for it in
+// flight has its answer discarded, but its command may still be on its way
+// to Redis: Fix returns a channel that is closed once go-redis has ended
+// that round's pipeline (nil when no round of the lease is unfinished), so
+// that a caller about to set the lease itself can send after it. Fixing a
+// fixed lease changes nothing. It reports false for a cancelled or lost
+// lease, or after Close.
+func (w *Wheel) Fix(l *Lease) (<-chan struct{}, bool) {
+	if l.w != w {
+		panic("renewal: Fix of a lease from another Wheel")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || l.state == stateDone {
+		return nil, false
+	}
+	var busy <-chan struct{}
+	if l.roundDone != nil {
+		select {
+		case <-l.roundDone:
+		default:
+			busy = l.roundDone
+		}
+	}
+	if !l.renews() {
+		return busy, true
+	}
+	l.fixed = true
+	l.pending = l.lossAt
+	switch l.state {
+	case stateInFlight:
+		// The round would renew a lease that is fixed now: its answer is
+		// stale (the lease stays linked at its loss tick meanwhile).
+		l.reset = true
+	case stateScheduled:
+		w.unlink(l)
+		w.schedule(l, l.pending)
+	}
+	return busy, true
+}
+
+// Cap bounds the lease's validity: from now on it is never counted valid
+// past until, whatever Reset and renewals say, and a validity later than
+// until now is brought forward to it (its loss is then reported before
+// until, by the safety margin of its TTL). A zero until removes the bound;
+// the validity stays as it is until the next Reset or renewal. No-op for
+// a cancelled or lost lease, or after Close.
+func (w *Wheel) Cap(l *Lease, until time.Time) {
+	if l.w != w {
+		panic("renewal: Cap of a lease from another Wheel")
+	}
+	c := int64(until.Sub(w.epoch))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || l.state == stateDone {
+		return
+	}
+	if until.IsZero() {
+		l.capped = false
+		return
+	}
+	l.capped, l.cap = true, c
+	if l.validUntil <= c {
+		return
+	}
+	l.validUntil = c
+	l.lossAt = c - int64(w.marginOf(l.ttl))
+	if !l.renews() {
+		l.pending = l.lossAt
+	}
+	w.unlink(l)
+	switch l.state {
+	case stateInFlight:
+		w.linkLoss(l)
+	case stateScheduled:
 		w.schedule(l, l.pending)
 	}
 }
@@ -524,6 +640,9 @@ type round struct {
 	sent     int64 // taken before the request is sent: renewed leases are valid until sent+TTL
 	deadline int64
 	leases   []*Lease
+	// done is closed once go-redis has ended the round's pipeline, which
+	// may be after the round's answers were applied (at its deadline).
+	done chan struct{}
 }
 
 // lostLease is an OnLost call to make once w.mu is released.
@@ -611,16 +730,17 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 				// A lease is linked at or before its loss tick: a fixed one
 				// and one still in flight there are lost now, a scheduled
 				// one once its loss time has passed.
-				if l.kind == nil || l.state == stateInFlight || now >= l.lossAt {
+				if !l.renews() || l.state == stateInFlight || now >= l.lossAt {
 					err := expired(l)
 					l.state = stateDone
 					w.n--
 					lost = append(lost, lostLease{l, err})
 				} else {
 					if r == nil {
-						r = &round{sent: now, deadline: now + int64(w.cfg.Timeout), leases: make([]*Lease, 0, capacity)}
+						r = &round{sent: now, deadline: now + int64(w.cfg.Timeout), leases: make([]*Lease, 0, capacity), done: make(chan struct{})}
 					}
 					l.state = stateInFlight
+					l.roundDone = r.done
 					l.roundTTL = l.ttl
 					r.leases = append(r.leases, l)
 					r.deadline = min(r.deadline, l.lossAt)
@@ -636,7 +756,7 @@ func (w *Wheel) collect(now int64, lost []lostLease) (*round, []lostLease) {
 
 func expired(l *Lease) error {
 	switch {
-	case l.kind == nil:
+	case !l.renews():
 		return ErrFixedLeaseEnded
 	case l.lastErr != nil:
 		return fmt.Errorf("%w (last renewal error: %w)", ErrLeaseExpired, l.lastErr)
@@ -796,7 +916,7 @@ func (w *Wheel) runRound(r *round) {
 	// ignores ctx's deadline unless the client enables it, so the round
 	// stops waiting at the deadline itself; the pipeline goes on until
 	// go-redis gives up, and its late answers are discarded.
-	execDone := make(chan struct{})
+	execDone := r.done
 	go func() {
 		_, _ = pipe.Exec(ctx)
 		close(execDone)
