@@ -136,9 +136,25 @@ func (m *Lock) Quorum() int {
 
 func (m *Lock) kind() string {
 	if m.red {
-		return "red lock"
+		return "RedLock"
 	}
-	return "multi lock"
+	return "multi-lock"
+}
+
+// lost is the cause a hold of the set ends with when ownership is lost
+// for the reason format gives: `<kind> "<name>": ownership lost: <why>`.
+func (m *Lock) lost(format string, a ...any) error {
+	return &engine.OpError{Kind: m.kind(), Name: m.name, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrLockLost}, a...)...)}
+}
+
+// memberErr names the member an error came from, unless it names it
+// already (a member's own call returns `<kind> "<name>": ...`).
+func memberErr(name string, err error) error {
+	var oe *engine.OpError
+	if errors.As(err, &oe) && oe.Name == name {
+		return err
+	}
+	return fmt.Errorf("member %q: %w", name, err)
 }
 
 func (m *Lock) opErr(op string, err error) error {
@@ -347,7 +363,7 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			acquired = append(acquired, held{l, h})
 		} else {
 			if err != nil {
-				lastErr, failedByError = fmt.Errorf("%q: %w", l.Name(), err), true
+				lastErr, failedByError = memberErr(l.Name(), err), true
 				*cause = lastErr
 				if permanent(err) {
 					if failedForGood++; failedForGood > m.failedLimit() {
@@ -430,7 +446,7 @@ func (m *Lock) dropEnded(ctx context.Context, hs []held) ([]held, error) {
 	for _, x := range hs {
 		if err := x.h.Err(); err != nil {
 			dropped = append(dropped, x)
-			failed = append(failed, fmt.Errorf("%q: %w", x.l.Name(), err))
+			failed = append(failed, memberErr(x.l.Name(), err))
 			continue
 		}
 		kept = append(kept, x)
@@ -570,7 +586,7 @@ func (m *Lock) newHold(parent context.Context, owner int64, hs []held, validUnti
 	if !validUntil.IsZero() {
 		h.mu.Lock()
 		h.timer = time.AfterFunc(time.Until(validUntil), func() {
-			h.cancel(fmt.Errorf("%w: %s: the RedLock's validity (its lease less the acquisition time and the clock drift allowance) ended", core.ErrLockLost, m.name))
+			h.cancel(m.lost("the RedLock's validity (its lease less the acquisition time and the clock drift allowance) ended"))
 		})
 		h.mu.Unlock()
 	}
@@ -584,10 +600,10 @@ func (h *Hold) memberEnded(name string, cause error) {
 	}
 	if errors.Is(cause, context.Canceled) {
 		// Nobody else holds the member hold to release it; count it lost.
-		cause = fmt.Errorf("%w: member released", core.ErrLockLost)
+		cause = core.Errorf(core.ErrLockLost, "it was released on its own")
 	}
 	if !h.m.red {
-		h.cancel(fmt.Errorf("%s: member %q: %w", h.m.name, name, cause))
+		h.cancel(h.m.lost("a member ended: %w", memberErr(name, cause)))
 		return
 	}
 	h.mu.Lock()
@@ -595,8 +611,8 @@ func (h *Hold) memberEnded(name string, cause error) {
 	left := len(h.members) - h.lost
 	h.mu.Unlock()
 	if left < h.m.Quorum() {
-		h.cancel(fmt.Errorf("%s: %d of %d members held, fewer than the quorum of %d; member %q: %w",
-			h.m.name, left, len(h.m.members), h.m.Quorum(), name, cause))
+		h.cancel(h.m.lost("%d of %d members held, fewer than the quorum of %d; a member ended: %w",
+			left, len(h.m.members), h.m.Quorum(), memberErr(name, cause)))
 	}
 }
 
@@ -610,10 +626,10 @@ func (h *Hold) memberEnded(name string, cause error) {
 // for members it had already lost.
 func (h *Hold) Unlock(ctx context.Context) error {
 	if h.m == nil {
-		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+		return core.Errorf(core.ErrNotOwner, "unlock: not an acquired hold (a nil or zero Hold)")
 	}
 	if !h.releasing.CompareAndSwap(false, true) {
-		return h.m.opErr("unlock", fmt.Errorf("%w: this hold was already released", core.ErrNotOwner))
+		return h.m.opErr("unlock", core.Errorf(core.ErrNotOwner, "this hold was already released"))
 	}
 	ended := h.Err()
 	h.mu.Lock()
@@ -677,7 +693,7 @@ func (h *Hold) Unlock(ctx context.Context) error {
 // done at the call (its cause; the hold is unchanged).
 func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	if h.m == nil {
-		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+		return core.Errorf(core.ErrNotOwner, "extend: not an acquired hold (a nil or zero Hold)")
 	}
 	m := h.m
 	if lease < time.Millisecond {
@@ -686,7 +702,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	h.extending.Lock()
 	defer h.extending.Unlock()
 	if h.releasing.Load() {
-		return m.opErr("extend", fmt.Errorf("%w: this hold was already released", core.ErrNotOwner))
+		return m.opErr("extend", core.Errorf(core.ErrNotOwner, "this hold was already released"))
 	}
 	if err := h.Err(); err != nil {
 		return m.opErr("extend", err)
@@ -709,13 +725,13 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	var failed []error
 	for i, err := range errs {
 		if err != nil {
-			failed = append(failed, fmt.Errorf("member %q: %w", targets[i].l.Name(), err))
+			failed = append(failed, memberErr(targets[i].l.Name(), err))
 		}
 	}
 	if !m.red {
 		if len(failed) > 0 {
 			cause := fmt.Errorf("%w: not every member could be extended: %w", core.ErrLockLost, errors.Join(failed...))
-			h.cancel(fmt.Errorf("%s: extend: %w", m.name, cause))
+			h.cancel(m.opErr("extend", cause))
 			return m.opErr("extend", cause)
 		}
 		return nil
@@ -725,7 +741,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 		if len(failed) > 0 {
 			cause = fmt.Errorf("%w: %w", cause, errors.Join(failed...))
 		}
-		h.cancel(fmt.Errorf("%s: extend: %w", m.name, cause))
+		h.cancel(m.opErr("extend", cause))
 		return m.opErr("extend", cause)
 	}
 	// As after an acquisition: every member's lease was set by a request
@@ -733,7 +749,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	validUntil := start.Add(lease - lease/100 - 2*time.Millisecond)
 	if !time.Now().Before(validUntil) {
 		cause := fmt.Errorf("%w: the extend took longer than the lease leaves valid", core.ErrLockLost)
-		h.cancel(fmt.Errorf("%s: extend: %w", m.name, cause))
+		h.cancel(m.opErr("extend", cause))
 		return m.opErr("extend", cause)
 	}
 	h.mu.Lock()
@@ -741,7 +757,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 		h.timer.Stop()
 	}
 	h.timer = time.AfterFunc(time.Until(validUntil), func() {
-		h.cancel(fmt.Errorf("%w: %s: the RedLock's validity (its lease less the extend's time and the clock drift allowance) ended", core.ErrLockLost, m.name))
+		h.cancel(m.lost("the RedLock's validity (its lease less the extend's time and the clock drift allowance) ended"))
 	})
 	h.mu.Unlock()
 	return nil
@@ -769,7 +785,7 @@ func (h *Hold) Done() <-chan struct{} { return h.ctx.Done() }
 // closed.
 func (h *Hold) Err() error {
 	if h.ctx == nil {
-		return fmt.Errorf("%w: not an acquired hold", core.ErrNotOwner)
+		return core.Errorf(core.ErrNotOwner, "not an acquired hold (a nil or zero Hold)")
 	}
 	if h.ctx.Err() == nil {
 		return nil

@@ -71,7 +71,7 @@ func withEnv(env []string, name, value string) []string {
 // multiLock is run's multi-lock (several --lock) or RedLock (--redlock).
 type multiLock struct {
 	lock  *multilock.Lock
-	what  string // for errors: "multi lock" or "red lock", as the library's
+	what  string // for errors: "multi-lock" or "RedLock", as the library's
 	label string // for messages: what is held, with the names
 }
 
@@ -97,7 +97,7 @@ func newMultiLock(clients []*redisson.Client, kind lockKind, names []string, red
 			members[i] = member(c, names[0])
 		}
 		l := multilock.NewRedLock(members...)
-		return &multiLock{lock: l, what: "red lock",
+		return &multiLock{lock: l, what: "RedLock",
 			label: fmt.Sprintf("RedLock of %s %q on %d servers", kind.what(), names[0], len(clients))}
 	}
 	members := make([]lockable.Lock, len(names))
@@ -106,7 +106,7 @@ func newMultiLock(clients []*redisson.Client, kind lockKind, names []string, red
 		members[i] = member(clients[0], n)
 		quoted[i] = strconv.Quote(n)
 	}
-	return &multiLock{lock: multilock.New(members...), what: "multi lock",
+	return &multiLock{lock: multilock.New(members...), what: "multi-lock",
 		label: fmt.Sprintf("multi-lock of %ss %s", kind.what(), strings.Join(quoted, ", "))}
 }
 
