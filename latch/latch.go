@@ -68,7 +68,7 @@ func (l *Latch) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.OpError{Op: fmt.Sprintf("latch %q: %s", l.name, op), Err: err}
+	return &core.ObjectError{Kind: "latch", Name: l.name, Op: op, Err: err}
 }
 
 func (l *Latch) check(ctx context.Context) error {

@@ -175,8 +175,7 @@ func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
 		// Redisson's handleNoSync: a take no replica has seen would vanish
 		// with a failover; give it back.
 		s.giveBack(ctx, n, "an acquire no replica acknowledged")
-		return false, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
-			core.ErrNoSyncedReplicas, sync.Replicas, s.rt.Sync().Timeout)
+		return false, sync.Err(s.rt.Sync().Timeout)
 	}
 	if s.rt.Done().Err() != nil {
 		// Taken while the client was closing: the caller gets ErrClosed,

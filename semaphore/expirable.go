@@ -24,7 +24,7 @@ func init() {
 // that is not held: never acquired, already released, or whose lease ended
 // (Redisson's IllegalArgumentException "Permit with id … has already been
 // released or doesn't exist"). It wraps ErrNotOwner.
-var ErrUnknownPermit = fmt.Errorf("%w: the permit has already been released, has expired or does not exist", core.ErrNotOwner)
+var ErrUnknownPermit = core.Errorf(core.ErrNotOwner, "it was released, it expired or it never existed")
 
 // ExpirableSemaphore is Redisson's RPermitExpirableSemaphore: a semaphore
 // whose permits have ids and, optionally, leases. A permit whose lease ends
@@ -58,7 +58,7 @@ func (e *ExpirableSemaphore) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.OpError{Op: fmt.Sprintf("permit-expirable semaphore %q: %s", e.s.name, op), Err: err}
+	return &core.ObjectError{Kind: "permit-expirable semaphore", Name: e.s.name, Op: op, Err: err}
 }
 
 // TrySetPermits makes permits available if the semaphore does not exist and
@@ -344,8 +344,7 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, 
 	}
 	if sync.Failed() && e.s.rt.Sync().FailOnNoSync {
 		e.giveBack(ctx, ids, "an acquire no replica acknowledged")
-		return nil, time.Time{}, fmt.Errorf("%w: %d replicas, none acknowledged within %v",
-			core.ErrNoSyncedReplicas, sync.Replicas, e.s.rt.Sync().Timeout)
+		return nil, time.Time{}, sync.Err(e.s.rt.Sync().Timeout)
 	}
 	if e.s.rt.Done().Err() != nil {
 		e.giveBack(ctx, ids, "an acquire that completed while the client closed")

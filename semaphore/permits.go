@@ -2,7 +2,6 @@ package semaphore
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/goredisson/redisson/internal/core"
@@ -51,7 +50,7 @@ func (p *Permits) Name() string { return p.s.name }
 func (p *Permits) Release(ctx context.Context) error {
 	const op = "release permits"
 	if !p.released.CompareAndSwap(false, true) {
-		return p.s.fail(op, fmt.Errorf("%w: these %d permits were already released", core.ErrNotOwner, p.n))
+		return p.s.fail(op, core.Errorf(core.ErrNotOwner, "these %d permits were already released", p.n))
 	}
 	if p.n == 0 {
 		return nil

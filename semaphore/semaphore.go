@@ -76,7 +76,7 @@ func (s *Semaphore) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.OpError{Op: fmt.Sprintf("semaphore %q: %s", s.name, op), Err: err}
+	return &core.ObjectError{Kind: "semaphore", Name: s.name, Op: op, Err: err}
 }
 
 // check returns the handle's own error (a bad name), ErrClosed, or ctx's.
