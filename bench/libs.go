@@ -160,6 +160,8 @@ func openLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
 		return newFloorLocker(lib, addr, rec), nil
 	case libRedLock, libRedsyncRedLock, libMulti10, libGroup10:
 		return openMultiLocker(lib, addr, rec) // redlock.go
+	case libFenced, libRead, libWrite:
+		return openKindLocker(lib, addr, rec) // kinds.go
 	}
 	return nil, fmt.Errorf("unknown library %q", lib)
 }
@@ -274,6 +276,8 @@ func librarySettings(lib string) []Setting {
 		}, goRedisSettings()...)
 	case libRedLock, libRedsyncRedLock, libMulti10, libGroup10:
 		return multiLibSettings(lib) // redlock.go
+	case libFenced, libRead, libWrite:
+		return kindSettings(lib) // kinds.go
 	case libTimer:
 		return append([]Setting{
 			{"acquire", "Redisson's RLock acquire script (hash field <uuid>:<i>, PEXPIRE lease) via go-redis EvalSha"},

@@ -15,7 +15,8 @@ const markPrefix = "redisson-bench-mark:"
 
 // Monitor counts the top-level commands every client sends, read from a
 // MONITOR connection. Commands run by scripts (the "[0 lua]" lines) are
-// skipped: they are not round trips. INFO commandstats cannot tell the two
+// not round trips: they are counted apart, under the client "lua", which
+// no worker's address matches. INFO commandstats cannot tell the two
 // apart, which is why the runner counts here.
 type Monitor struct {
 	rm *redistest.Monitor
@@ -46,6 +47,9 @@ func (m *Monitor) Close() error {
 	return err
 }
 
+// luaClient is the client the calls scripts make are counted under.
+const luaClient = "lua"
+
 // expect registers a marker before it is sent; the channel is closed when
 // the stream reaches it.
 func (m *Monitor) expect(mark string) <-chan struct{} {
@@ -67,10 +71,13 @@ func (m *Monitor) read() {
 	defer close(m.done)
 	for line := range m.rm.Lines() {
 		l, ok := redistest.ParseMonitorLine(line)
-		if !ok || !l.TopLevel() {
+		if !ok {
 			continue
 		}
 		client, cmd, args := l.Client, l.Command, l.Args
+		if !l.TopLevel() {
+			client = luaClient
+		}
 		if cmd == "echo" && len(args) == 1 && strings.HasPrefix(args[0], markPrefix) {
 			mark := args[0]
 			m.mu.Lock()

@@ -203,6 +203,9 @@ type spawned struct {
 	results []Result
 	// counts of the top-level commands of the workers' connections.
 	counts map[string]int
+	// scriptCalls counts the calls scripts made in the window, anyone's
+	// (the runner's own connections run none).
+	scriptCalls int
 	// serverCPU is redis-server's CPU time (user+sys, INFO cpu) from GO to
 	// the last result; clientCPU the workers' CPU time in their run phase,
 	// mallocs their heap allocations then.
@@ -333,6 +336,9 @@ func (r *Runner) spawn(ctx context.Context, jobs []Job, spec runSpec) (*spawned,
 				}
 				delete(window, addr) // an address reported twice counts once
 			}
+		}
+		for _, n := range window[luaClient] {
+			out.scriptCalls += n
 		}
 	}
 	return out, nil

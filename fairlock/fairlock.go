@@ -139,7 +139,9 @@ func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 // of this client on it end with ErrLockLost. When the lock's key holds
 // anything but a hash, or its queue or timeout key another type than a list
 // or a zset, nothing is changed and the error wraps ErrWrongType and names
-// the key and its type (Redisson deletes a lock key of any type).
+// the key and its type (Redisson deletes a lock key of any type); so too
+// when the lock's key is another kind's hash (a read-write lock's, a group
+// multi-lock's, a rate limiter's), and the error says which.
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
@@ -321,9 +323,10 @@ func (s *scripts) Count(ctx context.Context, field string) (int, error) {
 }
 
 // wrongType names what is in the way when one of the lock's three keys
-// holds another type: the script's WRONGTYPE does not say which.
+// holds another type: the script's WRONGTYPE does not say which. A refusal
+// of another kind's hash already says what it holds.
 func (s *scripts) wrongType(ctx context.Context, err error) error {
-	if err == nil || !(errors.Is(err, core.ErrWrongType) || errors.Is(core.WrapRedisError("", err), core.ErrWrongType)) {
+	if err == nil || core.IsKindError(err) || !(errors.Is(err, core.ErrWrongType) || errors.Is(core.WrapRedisError("", err), core.ErrWrongType)) {
 		return err
 	}
 	tctx, cancel := s.rt.Detached(ctx)

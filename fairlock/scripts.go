@@ -27,14 +27,27 @@ end
 `
 }
 
+// ownHash is the first step of both acquire variants: a lock's hash has
+// exactly one field, its holder's, so a hash with more is another kind's
+// (a read-write lock's reader has the very field the caller would
+// re-enter) and is refused before anything, a stale head included, is
+// written. It leaves n, the hash's length, for takeOrReenter: HLEN takes
+// the place of Redisson's EXISTS, so no path sends one call more.
+var ownHash = `
+local n = redis.call('hlen', KEYS[1])
+if n > 1 then
+` + core.RefuseHash("KEYS[1]", core.KindFairLock) + `
+end
+`
+
 // takeOrReenter is the common part of both acquire variants: the lock is
 // free and nobody else is first in line, or the caller re-enters. The
 // queue's other deadlines move up by the caller's wait, since the chain of
 // deadlines counts one wait per waiter ahead. wait names the ARGV holding
-// the wait.
+// the wait; n is the hash's length (ownHash).
 func takeOrReenter(wait string) string {
 	return `
-if redis.call('exists', KEYS[1]) == 0 and (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+if n == 0 and (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
 	redis.call('lpop', KEYS[2])
 	redis.call('zrem', KEYS[3], ARGV[2])
 	local queued = redis.call('zrange', KEYS[3], 0, -1)
@@ -56,8 +69,9 @@ end
 // tryOnceScript is the try-once acquire (tryLock without a wait): it never
 // queues the caller.
 // KEYS: [name, queue, timeout]. ARGV: [lease ms, owner field, now, wait].
-// Reply: nil = acquired, 1 = not acquired.
-var tryOnceScript = core.NewScript("fairlock.tryOnce", dropStaleHead("ARGV[3]")+takeOrReenter("ARGV[4]")+`
+// Reply: nil = acquired, 1 = not acquired; the error WRONGKIND <kind>
+// fairlock when another kind owns the hash (nothing written).
+var tryOnceScript = core.NewScript("fairlock.tryOnce", ownHash+dropStaleHead("ARGV[3]")+takeOrReenter("ARGV[4]")+`
 return 1
 `)
 
@@ -67,8 +81,10 @@ return 1
 // KEYS: [name, queue, timeout]. ARGV: [lease ms, owner field, wait, now]
 // (wait and now swapped against tryOnceScript, as in Redisson).
 // Reply: nil = acquired, else how long to sleep in ms (0: queued behind a
-// head that has yet to take the free lock; negative: until a message).
-var waitingScript = core.NewScript("fairlock.waiting", dropStaleHead("ARGV[4]")+takeOrReenter("ARGV[3]")+`
+// head that has yet to take the free lock; negative: until a message); the
+// error WRONGKIND <kind> fairlock when another kind owns the hash (nothing
+// written, the caller not queued).
+var waitingScript = core.NewScript("fairlock.waiting", ownHash+dropStaleHead("ARGV[4]")+takeOrReenter("ARGV[3]")+`
 if redis.call('zscore', KEYS[3], ARGV[2]) ~= false then
 	return math.max(0, redis.call('pttl', KEYS[1]))
 end
@@ -168,13 +184,15 @@ return 1
 
 // forceUnlockScript deletes the lock whoever holds it and wakes the head.
 // The three keys' types are checked first, in the script, so that a key of
-// another type under any of them (no fair lock of ours) stops it before it
-// writes anything, stale heads included, and nothing can replace a key
-// between the check and the DEL. Redisson's would delete a lock key of any
-// type (see docs/interop.md).
+// another type under any of them, or another kind's hash under the name
+// (no fair lock of ours), stops it before it writes anything, stale heads
+// included, and nothing can replace a key between the check and the DEL.
+// Redisson's would delete a lock key of any type (see docs/interop.md).
 // KEYS: [name, queue, timeout, channel]. ARGV: [message "0", now,
 // PUBLISH|SPUBLISH]. Reply: 1 = deleted, 0 = there was no lock, {key,
-// type, wanted type} = that key holds another type (nothing done).
+// type, wanted type} = that key holds another type (nothing done); the
+// error WRONGKIND <kind> fairlock when another kind owns the hash (nothing
+// done).
 var forceUnlockScript = core.NewScript("fairlock.forceUnlock", `
 local want = {'hash', 'list', 'zset'}
 for i = 1, 3 do
@@ -182,6 +200,9 @@ for i = 1, 3 do
 	if t ~= 'none' and t ~= want[i] then
 		return {KEYS[i], t, want[i]}
 	end
+end
+if redis.call('hlen', KEYS[1]) > 1 then
+`+core.RefuseHash("KEYS[1]", core.KindFairLock)+`
 end
 `+dropStaleHead("ARGV[2]")+`
 if redis.call('del', KEYS[1]) == 1 then

@@ -174,8 +174,9 @@ func (l *Lock) Token(ctx context.Context) (int64, error) {
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
 // Redisson's forceUnlock does; the token counter stays. It reports whether
 // there was a lock. Holds of this client on it end with ErrLockLost. A key
-// holding anything but a hash is not deleted: the error wraps ErrWrongType
-// and names the type (Redisson deletes it).
+// holding anything but a hash, or another kind's hash (a read-write lock's,
+// a group multi-lock's, a rate limiter's), is not deleted: the error wraps
+// ErrWrongType and says what the key holds (Redisson deletes it).
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
@@ -393,10 +394,11 @@ func (s *scripts) badToken() error {
 
 // wrongType names what is in the way when the lock's hash or its token key
 // holds another type (a script's WRONGTYPE does not say which), or when the
-// token key holds a string that is no counter.
+// token key holds a string that is no counter. A refusal of another kind's
+// hash already says what it holds.
 func (s *scripts) wrongType(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || core.IsKindError(err) {
+		return err
 	}
 	if strings.Contains(err.Error(), badTokenMarker) {
 		return s.badToken()

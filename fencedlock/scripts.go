@@ -24,13 +24,21 @@ const badTokenMarker = "redisson fenced lock: token key holds no counter"
 
 // acquireScript takes or re-enters the lock and issues the acquisition's
 // token: every acquisition, re-entry included, increments the token key.
+// A hash with more than the one holder field is another kind's, refused
+// before anything is written, as RLock's acquire does (HLEN in the place
+// of Redisson's EXISTS).
 // KEYS: [name, token key]. ARGV: [lease ms, owner field].
-// Reply: {-1, token} when held by the caller now, else {holder's PTTL, -1}.
+// Reply: {-1, token} when held by the caller now, else {holder's PTTL, -1};
+// the error WRONGKIND <kind> fencedlock when another kind owns the hash.
 // Redisson decides "acquired" by the first element alone, so a holder's key
 // without TTL (PTTL -1) passes for acquired there; we decide by the token
 // (never -1 here, see tokenGuard).
 var acquireScript = core.NewScript("fencedlock.acquire", `
-if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+local n = redis.call('hlen', KEYS[1])
+if n > 1 then
+`+core.RefuseHash("KEYS[1]", core.KindFencedLock)+`
+end
+if n == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 `+tokenGuard+`
 	local token = redis.call('incr', KEYS[2])
 	redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -106,13 +114,15 @@ return {1, token}
 `)
 
 // forceUnlockScript is RLock's: it deletes the lock whoever holds it. The
-// token key stays. A key of another type is no lock of ours and stays
-// (Redisson's DEL would remove it; see docs/interop.md): the type
-// is checked in the script itself so that nothing can replace the key
-// between the check and the DEL.
+// token key stays. A key of another type, or a hash of another kind, is no
+// lock of ours and stays (Redisson's DEL would remove it; see
+// docs/interop.md): the key is checked in the script itself so that
+// nothing can replace it between the check and the DEL.
 // KEYS: [name, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
 // Reply: 1 = deleted (and published), 0 = there was no lock, a string =
-// the type the key holds instead of a hash (nothing done).
+// the type the key holds instead of a hash (nothing done); the error
+// WRONGKIND <kind> fencedlock when another kind owns the hash (nothing
+// done).
 var forceUnlockScript = core.NewScript("fencedlock.forceUnlock", `
 local t = redis.call('type', KEYS[1])['ok']
 if t == 'none' then
@@ -120,6 +130,9 @@ if t == 'none' then
 end
 if t ~= 'hash' then
 	return t
+end
+if redis.call('hlen', KEYS[1]) > 1 then
+`+core.RefuseHash("KEYS[1]", core.KindFencedLock)+`
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[2], KEYS[2], ARGV[1])

@@ -155,6 +155,9 @@ func (g *Group) TryLock(ctx context.Context, opts ...Option) (*GroupHold, bool, 
 // the unlock message (Redisson's forceUnlock). It reports whether any
 // value was held. Holds of this client on the group end with ErrLockLost
 // (all of them, also on other values: the client keeps no index by value).
+// Another kind's hash under the group's name (a lock's, a read-write
+// lock's, a rate limiter's) is left alone, nothing is published, and the
+// error wraps ErrWrongType and says what the key holds.
 func (g *Group) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := g.check(ctx, "force unlock"); err != nil {
 		return false, err
@@ -210,8 +213,10 @@ func (g *Group) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
 	return res == int64(1), nil
 }
 
+// typed names the type in the way when a command met another type than a
+// hash; a refusal of another kind's hash already says what it holds.
 func (g *Group) typed(ctx context.Context, err error) error {
-	if errors.Is(err, core.ErrWrongType) {
+	if errors.Is(err, core.ErrWrongType) && !core.IsKindError(err) {
 		return core.WrongTypeError(ctx, g.rt.Redis(), g.name, "hash")
 	}
 	return err

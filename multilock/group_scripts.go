@@ -40,18 +40,36 @@ else
 end
 `
 
+// groupOwnHash refuses, before anything is written, a hash that another
+// kind owns: a lock's has exactly one field (a group's has at least two:
+// a value's expiry and count stay behind when another owner took it and
+// let it go), a read-write lock's has "mode", a rate limiter's "rate".
+// None of them has a field a value id could match, so without the check
+// the values would be taken into that hash. n is the hash's length, read
+// with HLEN in the place of Redisson's EXISTS: the check costs one HMGET,
+// and only when the hash exists.
+var groupOwnHash = `
+local other = redis.call('hmget', KEYS[1], 'mode', 'rate')
+if n == 1 or other[1] or other[2] then
+` + core.RefuseHash("KEYS[1]", core.KindGroup) + `
+end
+`
+
 // groupTryScript is the try-once acquire (Redisson's tryLockOnceInnerAsync,
 // used by tryLock() without wait).
 // KEYS: [G]. ARGV: [now ms, lease ms, owner field, f1..fk] (now first).
 // Reply: 1 = every value is the owner's now, 0 = a value is held by another
-// owner whose expiry is after now (nothing changed).
+// owner whose expiry is after now (nothing changed); the error WRONGKIND
+// <kind> group when another kind owns the hash (nothing changed).
 var groupTryScript = core.NewScript("multilock.groupTry", `
 local now = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
 local me = ARGV[3]
 local first = 4
-local existed = redis.call('exists', KEYS[1]) == 1
+local n = redis.call('hlen', KEYS[1])
+local existed = n > 0
 if existed then
+`+groupOwnHash+`
 	for i = first, #ARGV do
 		local holder = redis.call('hget', KEYS[1], ARGV[i])
 		if holder and holder ~= me then
@@ -70,14 +88,18 @@ return 1
 // used by lock() and tryLock(wait)).
 // KEYS: [G]. ARGV: [lease ms, now ms, owner field, f1..fk] (lease first).
 // Reply: nil = every value is the owner's now, else the ms until the
-// latest expiry among the values other owners hold (nothing changed).
+// latest expiry among the values other owners hold (nothing changed); the
+// error WRONGKIND <kind> group when another kind owns the hash (nothing
+// changed).
 var groupAcquireScript = core.NewScript("multilock.groupAcquire", `
 local lease = tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local me = ARGV[3]
 local first = 4
-local existed = redis.call('exists', KEYS[1]) == 1
+local n = redis.call('hlen', KEYS[1])
+local existed = n > 0
 if existed then
+`+groupOwnHash+`
 	local latest = -1
 	for i = first, #ARGV do
 		local holder = redis.call('hget', KEYS[1], ARGV[i])
@@ -154,10 +176,16 @@ return 0
 
 // groupForceUnlockScript frees the values whoever holds them and publishes
 // the unlock message. Redisson's script fails on a value nobody holds; this
-// one skips it.
+// one skips it. Another kind's hash is left alone and nothing is published
+// (its waiters, a lock's on the same channel, would be woken for nothing).
 // KEYS: [G, channel]. ARGV: [message "0", PUBLISH|SPUBLISH, f1..fk].
-// Reply: the number of values freed.
+// Reply: the number of values freed; the error WRONGKIND <kind> group when
+// another kind owns the hash (nothing done).
 var groupForceUnlockScript = core.NewScript("multilock.groupForceUnlock", `
+local n = redis.call('hlen', KEYS[1])
+if n > 0 then
+`+groupOwnHash+`
+end
 local removed = 0
 for i = 3, #ARGV do
 	local f = ARGV[i]

@@ -36,7 +36,7 @@ func init() {
 var (
 	// ErrNotInitialized is returned by calls on a limiter that has no rate
 	// set (no config hash): Redisson's "RateLimiter is not initialized".
-	ErrNotInitialized = errors.New("redisson: rate limiter is not initialized")
+	ErrNotInitialized = errors.New("no rate is set (TrySetRate or SetRate sets one)")
 	// ErrExceedsRate is returned for a request of more permits than the
 	// rate, which could never be granted. It wraps ErrInvalidArgument.
 	ErrExceedsRate = fmt.Errorf("%w: requested permits exceed the rate", core.ErrInvalidArgument)
@@ -109,7 +109,7 @@ func (l *Limiter) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.OpError{Op: fmt.Sprintf("rate limiter %q: %s", l.name, op), Err: err}
+	return &core.ObjectError{Kind: "rate limiter", Name: l.name, Op: op, Err: err}
 }
 
 func (l *Limiter) check(ctx context.Context) error {
@@ -191,7 +191,8 @@ func (l *Limiter) SetRate(ctx context.Context, typ RateType, rate int64, interva
 // Config returns the limiter's config; ErrNotInitialized when it has none
 // (where Redisson's getConfig returns OVERALL with rate and interval 0). A
 // config key of another type, or a field holding no integer, is an error
-// wrapping ErrWrongType that names it.
+// wrapping ErrWrongType that names it; so is another kind's hash (none of
+// the config's fields), whose error says what it holds.
 func (l *Limiter) Config(ctx context.Context) (Config, error) {
 	const op = "config"
 	if err := l.check(ctx); err != nil {
@@ -205,6 +206,9 @@ func (l *Limiter) Config(ctx context.Context) (Config, error) {
 	}
 	if len(h) == 0 {
 		return Config{}, l.fail(op, ErrNotInitialized)
+	}
+	if !hasConfigField(h) {
+		return Config{}, l.fail(op, core.WrongKind(core.HashKind(h), core.KindRateLimiter))
 	}
 	var c Config
 	// perr keeps the first bad field, in the order pick checks them, so
@@ -222,6 +226,18 @@ func (l *Limiter) Config(ctx context.Context) (Config, error) {
 	c.Interval = time.Duration(num("interval")) * time.Millisecond
 	c.KeepAlive = time.Duration(num("keepAliveTime")) * time.Millisecond
 	return c, l.fail(op, perr)
+}
+
+// hasConfigField reports whether a hash has any of a limiter config's
+// fields; one with none is another kind's (the scripts' pick and
+// configOwned decide the same way).
+func hasConfigField(h map[string]string) bool {
+	for _, f := range []string{"rate", "interval", "type", "keepAliveTime"} {
+		if _, ok := h[f]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // AvailablePermits returns the permits left in this client's window, after
@@ -299,10 +315,11 @@ func (l *Limiter) Expire(ctx context.Context, ttl time.Duration) (bool, error) {
 }
 
 // explain turns the scripts' assertion errors and a key of another type
-// into this package's errors.
+// into this package's errors. A refusal of another kind's hash already says
+// what it holds.
 func (l *Limiter) explain(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || core.IsKindError(err) {
+		return err
 	}
 	var re redis.Error
 	switch {

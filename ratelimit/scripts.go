@@ -11,7 +11,10 @@ import "github.com/goredisson/redisson/internal/core"
 // therefore counts a Go client's grants and the other way round.
 //
 // Every script takes KEYS = [N, {N}:value, {N}:value:CID, {N}:permits,
-// {N}:permits:CID] and picks the pair the hash's type names.
+// {N}:permits:CID] and picks the pair the hash's type names. A script that
+// starts with pick may answer with one of its refusals instead of the
+// reply it names: a table (see fault) or the error WRONGKIND <kind>
+// ratelimiter.
 
 // pick chooses the value and grants keys by the hash's type (Redisson keeps
 // the type as the string '0' or '1').
@@ -25,7 +28,13 @@ import "github.com/goredisson/redisson/internal/core"
 // fault for its shape. Checking inside the script leaves no gap between the
 // check and the use. Redisson's scripts have no such checks: on the same
 // keys they fail, sometimes after writing.
-const pick = `
+//
+// A config hash with none of the config's fields is another kind's (a
+// lock's, a read-write lock's, a group multi-lock's): pick ends the script
+// with the error WRONGKIND <kind> ratelimiter, where a missing config
+// would be "not initialized". The fields are read anyway, so an
+// initialized limiter pays nothing for the check.
+var pick = `
 local function integer(v)
 	return string.match(v, '^[+-]?%d+$') ~= nil
 end
@@ -36,6 +45,9 @@ end
 local rate = redis.call('hget', KEYS[1], 'rate')
 local interval = redis.call('hget', KEYS[1], 'interval')
 local type = redis.call('hget', KEYS[1], 'type')
+if configType == 'hash' and rate == false and interval == false and type == false and redis.call('hexists', KEYS[1], 'keepAliveTime') == 0 then
+` + core.RefuseHash("KEYS[1]", core.KindRateLimiter) + `
+end
 assert(rate ~= false and interval ~= false and type ~= false, 'RateLimiter is not initialized')
 local fields = {'type', type, 'rate', rate, 'interval', interval, 'keepAliveTime', redis.call('hget', KEYS[1], 'keepAliveTime')}
 for i = 1, #fields, 2 do
@@ -201,11 +213,24 @@ redis.call('set', valueName, newValue)
 return 1
 `)
 
+// configOwned refuses, before the config is written, a hash under the
+// name with none of the config's fields: another kind's (Redisson's HSETNX
+// would add the config's fields to it).
+var configOwned = `
+if redis.call('exists', KEYS[1]) == 1 then
+	local c = redis.call('hmget', KEYS[1], 'rate', 'interval', 'type', 'keepAliveTime')
+	if not (c[1] or c[2] or c[3] or c[4]) then
+` + core.RefuseHash("KEYS[1]", core.KindRateLimiter) + `
+	end
+end
+`
+
 // trySetScript writes the config if there is none, field by field with
 // HSETNX as Redisson does, and gives the hash keepAliveTime.
 // KEYS: [N]. ARGV: [rate, interval ms, type, keepAliveTime ms].
-// Reply: 1 = set, 0 = there was a config.
-var trySetScript = core.NewScript("ratelimit.trySetRate", `
+// Reply: 1 = set, 0 = there was a config; the error WRONGKIND <kind>
+// ratelimiter when another kind owns the hash (nothing written).
+var trySetScript = core.NewScript("ratelimit.trySetRate", configOwned+`
 redis.call('hsetnx', KEYS[1], 'rate', ARGV[1])
 redis.call('hsetnx', KEYS[1], 'interval', ARGV[2])
 redis.call('hsetnx', KEYS[1], 'keepAliveTime', ARGV[4])
@@ -218,8 +243,9 @@ return res
 
 // setScript overwrites the config and deletes the state of the new type
 // (this client's keys for PER_CLIENT; other clients keep theirs, as in
-// Redisson). ARGV: as trySetScript.
-var setScript = core.NewScript("ratelimit.setRate", `
+// Redisson). ARGV: as trySetScript. Reply: 1; the error WRONGKIND <kind>
+// ratelimiter when another kind owns the hash (nothing written).
+var setScript = core.NewScript("ratelimit.setRate", configOwned+`
 local valueName = KEYS[2]
 local permitsName = KEYS[4]
 if ARGV[3] == '1' then

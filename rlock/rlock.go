@@ -116,9 +116,10 @@ func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
 // Redisson's forceUnlock does. It reports whether there was a lock. Holds of
-// this client on it end with ErrLockLost. A key holding anything but a hash
-// is not deleted: the error wraps ErrWrongType and names the type (Redisson
-// deletes it).
+// this client on it end with ErrLockLost. A key holding anything but a hash,
+// or another kind's hash (a read-write lock's, a group multi-lock's, a rate
+// limiter's), is not deleted: the error wraps ErrWrongType and says what
+// the key holds (Redisson deletes it).
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)

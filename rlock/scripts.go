@@ -5,11 +5,20 @@ import "github.com/goredisson/redisson/internal/core"
 // The scripts below keep Redisson's RLock contract (protocol §4, §5): the
 // same KEYS and ARGV order, the same writes, the same replies and messages.
 
-// acquireScript takes or re-enters the lock.
+// acquireScript takes or re-enters the lock. A lock's hash has exactly one
+// field, its holder's; a hash with more is another kind's (a read-write
+// lock's reader has the very field a lock of the same owner would
+// re-enter), which the script refuses before writing anything. HLEN takes
+// the place of Redisson's EXISTS, so no path sends one call more.
 // KEYS: [name]. ARGV: [lease ms, owner field].
-// Reply: nil when held by the caller now, else the holder's PTTL (-1: no TTL).
+// Reply: nil when held by the caller now, else the holder's PTTL (-1: no
+// TTL); the error WRONGKIND <kind> lock when another kind owns the hash.
 var acquireScript = core.NewScript("rlock.acquire", `
-if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+local n = redis.call('hlen', KEYS[1])
+if n > 1 then
+`+core.RefuseHash("KEYS[1]", core.KindLock)+`
+end
+if n == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 	redis.call('hincrby', KEYS[1], ARGV[2], 1)
 	redis.call('pexpire', KEYS[1], ARGV[1])
 	return nil
@@ -52,12 +61,14 @@ return 1
 `)
 
 // forceUnlockScript deletes the lock whoever holds it. A key of another
-// type is no lock of ours and stays (Redisson's DEL would remove it; see
-// docs/interop.md): the type is checked in the script itself so
-// that nothing can replace the key between the check and the DEL.
+// type, or a hash of another kind (more than the one holder field), is no
+// lock of ours and stays (Redisson's DEL would remove it; see
+// docs/interop.md): the key is checked in the script itself so that
+// nothing can replace it between the check and the DEL.
 // KEYS: [name, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
 // Reply: 1 = deleted (and published), 0 = there was no lock, a string =
-// the type the key holds instead of a hash (nothing done).
+// the type the key holds instead of a hash (nothing done); the error
+// WRONGKIND <kind> lock when another kind owns the hash (nothing done).
 var forceUnlockScript = core.NewScript("rlock.forceUnlock", `
 local t = redis.call('type', KEYS[1])['ok']
 if t == 'none' then
@@ -65,6 +76,9 @@ if t == 'none' then
 end
 if t ~= 'hash' then
 	return t
+end
+if redis.call('hlen', KEYS[1]) > 1 then
+`+core.RefuseHash("KEYS[1]", core.KindLock)+`
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[2], KEYS[2], ARGV[1])

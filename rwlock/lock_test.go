@@ -212,16 +212,15 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { require.ErrorIs(t, tc.call(), tc.want) })
 	}
-	// An RLock's hash read as a read-write lock: Redisson's scripts decide
-	// (no mode field: taken as free), never a panic.
+	// An RLock's hash (no mode field) is another kind's: refused, where
+	// Redisson's scripts take it as free and leave a hash with two owners.
 	h, err := c.Lock("plain").Lock(ctx)
 	require.NoError(t, err)
-	w, ok, err := c.ReadWriteLock("plain").WriteLock().TryLock(ctx)
-	require.NoError(t, err)
-	require.True(t, ok)
-	fields := raw.HGetAll(ctx, "plain").Val()
-	require.Equal(t, "write", fields["mode"])
-	require.Len(t, fields, 3, "the RLock holder's field, mode and the writer's")
-	require.NoError(t, w.Unlock(ctx))
+	before := raw.HGetAll(ctx, "plain").Val()
+	_, ok, err := c.ReadWriteLock("plain").WriteLock().TryLock(ctx)
+	require.ErrorIs(t, err, redisson.ErrWrongType)
+	require.False(t, ok)
+	require.ErrorContains(t, err, "key holds a lock, not a read-write lock")
+	require.Equal(t, before, raw.HGetAll(ctx, "plain").Val(), "the lock's hash is left as it was")
 	require.NoError(t, h.Unlock(ctx))
 }

@@ -146,7 +146,10 @@ func (l *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 // ForceUnlock deletes the lock if it is in this lock's mode (read or write)
 // and publishes as a release would; it reports whether it did. The read
 // holds' timeout keys are left to expire, as in Redisson. Holds of this
-// client on the name end with ErrLockLost.
+// client on the name end with ErrLockLost. A hash without "mode", another
+// kind's (a lock's, a group multi-lock's, a rate limiter's), is left alone
+// and the error wraps ErrWrongType and says what the key holds (Redisson
+// answers false).
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
@@ -316,7 +319,12 @@ func (s *scripts) Count(ctx context.Context, field string) (int, error) {
 	return parseCount(v)
 }
 
+// wrongType names the type in the way when a command met another type than
+// a hash; a refusal of another kind's hash already says what it holds.
 func (s *scripts) wrongType(ctx context.Context, err error) error {
+	if core.IsKindError(err) {
+		return err
+	}
 	if errors.Is(err, core.ErrWrongType) || errors.Is(core.WrapRedisError("", err), core.ErrWrongType) {
 		return core.WrongTypeError(ctx, s.rt.Redis(), s.name, "hash")
 	}

@@ -8,18 +8,26 @@ import "github.com/goredisson/redisson/internal/core"
 
 // readAcquireScript takes a read hold: on a free lock, on a read lock, or
 // on a write lock the caller holds (downgrade). Each hold gets its own
-// timeout key, whose TTL is that hold's lease.
+// timeout key, whose TTL is that hold's lease. A hash without "mode" is
+// another kind's (a lock's, whose holder field is the very field a reader
+// of the same owner counts in), refused before anything is written: EXISTS
+// takes the place of Redisson's first HGET on a free lock, so that path
+// sends no call more.
 // KEYS: [name, timeout prefix]. ARGV: [lease ms, owner field, owner:write].
-// Reply: nil = acquired, else the lock's PTTL.
+// Reply: nil = acquired, else the lock's PTTL; the error WRONGKIND <kind>
+// rwlock when another kind owns the hash.
 var readAcquireScript = core.NewScript("rwlock.readAcquire", `
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
+if redis.call('exists', KEYS[1]) == 0 then
 	redis.call('hset', KEYS[1], 'mode', 'read')
 	redis.call('hset', KEYS[1], ARGV[2], 1)
 	redis.call('set', KEYS[2] .. ':1', 1)
 	redis.call('pexpire', KEYS[2] .. ':1', ARGV[1])
 	redis.call('pexpire', KEYS[1], ARGV[1])
 	return nil
+end
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false then
+`+core.RefuseHash("KEYS[1]", core.KindRWLock)+`
 end
 if mode == 'read' or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
 	local k = redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -84,16 +92,22 @@ return 1
 `)
 
 // writeAcquireScript takes or re-enters the write lock; re-entry adds the
-// lease to the remaining TTL, as Redisson does.
+// lease to the remaining TTL, as Redisson does. A hash without "mode" is
+// another kind's, refused before anything is written (EXISTS in the place
+// of Redisson's first HGET, as readAcquireScript).
 // KEYS: [name]. ARGV: [lease ms, owner:write].
-// Reply: nil = acquired, else the lock's PTTL.
+// Reply: nil = acquired, else the lock's PTTL; the error WRONGKIND <kind>
+// rwlock when another kind owns the hash.
 var writeAcquireScript = core.NewScript("rwlock.writeAcquire", `
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
+if redis.call('exists', KEYS[1]) == 0 then
 	redis.call('hset', KEYS[1], 'mode', 'write')
 	redis.call('hset', KEYS[1], ARGV[2], 1)
 	redis.call('pexpire', KEYS[1], ARGV[1])
 	return nil
+end
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false then
+`+core.RefuseHash("KEYS[1]", core.KindRWLock)+`
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 	redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -140,14 +154,21 @@ redis.call('set', KEYS[3], 1, 'px', ARGV[5])
 return 1
 `)
 
-// forceUnlockScript deletes the lock if it is in the given mode.
+// forceUnlockScript deletes the lock if it is in the given mode. A hash
+// without "mode" is another kind's: it stays, and the script says so
+// rather than answer "not in that mode".
 // KEYS: [name, channel]. ARGV: [message, PUBLISH|SPUBLISH, mode].
-// Reply: 1 = deleted, 0 = not in that mode.
+// Reply: 1 = deleted, 0 = not in that mode (or no lock); the error
+// WRONGKIND <kind> rwlock when another kind owns the hash (nothing done).
 var forceUnlockScript = core.NewScript("rwlock.forceUnlock", `
-if redis.call('hget', KEYS[1], 'mode') == ARGV[3] then
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == ARGV[3] then
 	redis.call('del', KEYS[1])
 	redis.call(ARGV[2], KEYS[2], ARGV[1])
 	return 1
+end
+if mode == false and redis.call('exists', KEYS[1]) == 1 then
+`+core.RefuseHash("KEYS[1]", core.KindRWLock)+`
 end
 return 0
 `)

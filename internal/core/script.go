@@ -122,8 +122,9 @@ func (s *Script) Load(ctx context.Context, c redis.Scripter) error {
 // wrap turns a script's failure into the error its caller reports: the
 // caller names the operation, so a network error stays as it is, and
 // WRONGTYPE becomes ErrWrongType without the script's internals (the caller
-// says what the key holds). Any other error reply names the script, since
-// it means a bug or an unexpected server.
+// says what the key holds). A script's WRONGKIND refusal says what the key
+// holds itself (a *KindError, see kind.go). Any other error reply names
+// the script, since it means a bug or an unexpected server.
 func (s *Script) wrap(err error) error {
 	var re redis.Error
 	if !errors.As(err, &re) {
@@ -131,6 +132,9 @@ func (s *Script) wrap(err error) error {
 	}
 	if strings.HasPrefix(re.Error(), "WRONGTYPE") {
 		return ErrWrongType
+	}
+	if ke := kindError(re.Error()); ke != nil {
+		return ke
 	}
 	return fmt.Errorf("script %s: %w", s.name, err)
 }
