@@ -22,7 +22,10 @@ var (
 	// ErrInvalidArgument is returned for durations or counts that make no
 	// sense, such as a zero or negative lease.
 	ErrInvalidArgument = core.ErrInvalidArgument
-	// ErrWrongType is returned when an object's key holds another Redis type.
+	// ErrWrongType is returned when an object's key holds another Redis type,
+	// a value the object cannot read (an atomic long on a string that is not
+	// a number), or another kind of object (a read-write lock on a plain
+	// lock's hash; docs/interop.md, deviation 13): nothing is written then.
 	ErrWrongType = core.ErrWrongType
 	// ErrNoSyncedReplicas is returned when replica sync is on and no replica
 	// acknowledged a lock write in time; an acquire is undone first.

@@ -499,7 +499,7 @@ func TestExtendUnsynced(t *testing.T) {
 	err = m.Extend(ctx, 2*time.Minute)
 	require.ErrorIs(t, err, redisson.ErrNoSyncedReplicas)
 	require.ErrorIs(t, err, redisson.ErrLockLost)
-	require.ErrorContains(t, err, `member "m1"`)
+	require.ErrorContains(t, err, `lock "m1": extend: `, "the member names itself once")
 	require.ErrorIs(t, m.Err(), redisson.ErrLockLost)
 }
 
