@@ -488,3 +488,73 @@ func TestWrongKindErrorShape(t *testing.T) {
 	require.NotContains(t, err.Error(), "script")
 	require.Contains(t, err.Error(), "key holds a read-write lock, not a lock")
 }
+
+// TestRateLimiterDeleteOneKind: a rate limiter's Delete leaves another
+// kind's hash alone (Redisson's is a plain DEL, which would delete a lock
+// held under the same name), and deletes its own keys.
+func TestRateLimiterDeleteOneKind(t *testing.T) {
+	bed := newKindBed(t)
+	for _, existing := range append(objKinds(), foreignHash) {
+		if existing.family == "ratelimiter" {
+			continue
+		}
+		t.Run(existing.name, func(t *testing.T) {
+			name, a, b := bed.row(t)
+			t.Cleanup(existing.create(t, a, name, 0))
+			bed.requireRefused(t, name, "key holds "+existing.holds+", not a rate limiter", func(ctx context.Context) (bool, error) {
+				return b.RateLimiter(name).Delete(ctx)
+			})
+		})
+	}
+	t.Run("its own", func(t *testing.T) {
+		name, _, b := bed.row(t)
+		ctx := context.Background()
+		l := b.RateLimiter(name)
+		_, err := l.TrySetRate(ctx, ratelimit.Overall, 2, time.Second)
+		require.NoError(t, err)
+		ok, err := l.TryAcquire(ctx, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+		deleted, err := l.Delete(ctx)
+		require.NoError(t, err)
+		require.True(t, deleted)
+		require.Empty(t, redisState(t, bed.raw), "every key of the limiter is gone")
+	})
+}
+
+// TestFencedDeleteOneKind: a fenced lock's Delete leaves another kind's
+// hash and a key of another type alone, and deletes its own lock.
+func TestFencedDeleteOneKind(t *testing.T) {
+	bed := newKindBed(t)
+	for _, existing := range append(objKinds(), foreignHash) {
+		if existing.family == "lock" {
+			continue
+		}
+		t.Run(existing.name, func(t *testing.T) {
+			name, a, b := bed.row(t)
+			t.Cleanup(existing.create(t, a, name, 0))
+			bed.requireRefused(t, name, "key holds "+existing.holds+", not a fenced lock", func(ctx context.Context) (bool, error) {
+				return b.FencedLock(name).Delete(ctx)
+			})
+		})
+	}
+	t.Run("a string", func(t *testing.T) {
+		name, _, b := bed.row(t)
+		require.NoError(t, bed.raw.Set(context.Background(), name, "7", 0).Err())
+		bed.requireRefused(t, name, name+" holds a string, not a hash", func(ctx context.Context) (bool, error) {
+			return b.FencedLock(name).Delete(ctx)
+		})
+	})
+	t.Run("its own", func(t *testing.T) {
+		name, _, b := bed.row(t)
+		ctx := context.Background()
+		h, err := b.FencedLock(name).Lock(ctx)
+		require.NoError(t, err)
+		deleted, err := b.FencedLock(name).Delete(ctx)
+		require.NoError(t, err)
+		require.True(t, deleted)
+		<-h.Done()
+		require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+		require.Empty(t, redisState(t, bed.raw), "the lock and its token counter are gone")
+	})
+}

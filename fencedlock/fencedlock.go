@@ -196,7 +196,8 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 }
 
 // Delete deletes the lock and its token counter, as Redisson's delete()
-// does, and reports whether either existed. Holds of this client end with
+// does, and reports whether either existed. A name holding anything but a
+// lock's hash is left alone, as by ForceUnlock (ErrWrongType). Holds of this client end with
 // ErrLockLost, and (unlike Redisson) waiters are woken when a held lock was
 // deleted. The next acquisition gets token 1 again: a resource that keeps
 // the largest token it has seen refuses writes until tokens pass it, so do
@@ -208,6 +209,9 @@ func (l *Lock) Delete(ctx context.Context) (bool, error) {
 	res, err := l.rt.Eval(ctx, deleteScript, []string{l.name, l.tokenKey, l.channel}, "0", l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("delete", err)
+	}
+	if typ, ok := res.(string); ok {
+		return false, l.l.Err("delete", fmt.Errorf("%w: %s holds a %s, not a hash", core.ErrWrongType, l.name, typ))
 	}
 	l.l.Lost()
 	return res == int64(1), nil

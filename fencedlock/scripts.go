@@ -142,10 +142,20 @@ return 1
 // deleteScript is Redisson's delete(): it deletes the lock and its token
 // key. Redisson publishes nothing; we publish the unlock message when a
 // held lock was deleted, as forceUnlock does, so that waiters do not sleep
-// out the lease.
+// out the lease. Like forceUnlock it leaves alone a name that holds
+// anything but a lock's hash (Redisson's DEL removes whatever is there).
 // KEYS: [name, token key, channel]. ARGV: [message "0", PUBLISH|SPUBLISH].
-// Reply: 1 = something was deleted, 0 = neither key existed.
+// Reply: 1 = something was deleted, 0 = neither key existed, a type name
+// when the name holds another Redis type; the error WRONGKIND <kind>
+// fencedlock when another kind owns the hash (nothing deleted).
 var deleteScript = core.NewScript("fencedlock.delete", `
+local t = redis.call('type', KEYS[1])['ok']
+if t ~= 'none' and t ~= 'hash' then
+	return t
+end
+if t == 'hash' and redis.call('hlen', KEYS[1]) > 1 then
+`+core.RefuseHash("KEYS[1]", core.KindFencedLock)+`
+end
 local locked = redis.call('del', KEYS[1])
 local counted = redis.call('del', KEYS[2])
 if locked == 1 then

@@ -290,10 +290,12 @@ func (l *Limiter) Delete(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, l.fail(op, err)
 	}
-	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
-		return l.rt.Redis().Del(ctx, l.keys...).Result()
-	})
-	return n > 0, l.fail(op, err)
+	res, err := l.rt.Eval(ctx, deleteScript, l.keys)
+	if err != nil {
+		return false, l.fail(op, l.explain(ctx, err))
+	}
+	n, _ := res.(int64)
+	return n > 0, nil
 }
 
 // Expire gives the config and this client's keys a time to live and reports

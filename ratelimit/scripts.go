@@ -225,6 +225,17 @@ if redis.call('exists', KEYS[1]) == 1 then
 end
 `
 
+// deleteScript deletes the limiter's keys unless the name holds another
+// kind's hash (Redisson's delete is a plain DEL, which would delete a lock
+// held under the same name).
+// KEYS: [N, value, client value, permits, client permits]. ARGV: [].
+// Reply: the number of keys deleted; the error WRONGKIND <kind>
+// ratelimiter when another kind owns the hash (nothing deleted), WRONGTYPE
+// when the name holds another Redis type.
+var deleteScript = core.NewScript("ratelimit.delete", configOwned+`
+return redis.call('del', unpack(KEYS))
+`)
+
 // trySetScript writes the config if there is none, field by field with
 // HSETNX as Redisson does, and gives the hash keepAliveTime.
 // KEYS: [N]. ARGV: [rate, interval ms, type, keepAliveTime ms].
