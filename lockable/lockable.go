@@ -65,9 +65,10 @@ type Hold interface {
 	Err() error
 	// Context is done when the hold ends, with Err as its cause.
 	Context() context.Context
-	// Expire sets the lease of a hold taken with a fixed lease to lease,
-	// counted from now, in Redis (PEXPIRE, if the owner still holds the
-	// lock) and in the hold's own expiry signal. A multi-lock that took its
+	// Expire sets the hold's lease to lease, counted from now, in Redis
+	// (PEXPIRE, if the owner still holds the lock) and in the hold's own
+	// expiry signal, as Hold.Extend does (a watchdog hold becomes a fixed
+	// lease). A multi-lock that took its
 	// members with a provisional lease sets the final one this way
 	// (Redisson's expireAsync after tryLock(wait, lease)). It fails with an
 	// error wrapping ErrLockLost when the owner holds the lock no more.
