@@ -4,6 +4,7 @@
 //	redisson run --lock NAME [--fair | --read | --write] [--wait D] [--lease D] -- CMD [ARGS...]
 //	redisson run --semaphore NAME --permits N [--wait D] -- CMD [ARGS...]
 //	redisson latch NAME set N | down | await [--wait D] | count
+//	redisson topic NAME publish MSG | subscribe [--pattern | --sharded | --reliable] [--codec C] [--count N] [--wait D]
 //	redisson ls [PATTERN] [--kind K] [--held] [--json] [--max-keys N] [--watch]
 //	redisson inspect NAME [--json] [--watch]
 //	redisson semaphore NAME show | set N | add N | drain
@@ -65,6 +66,7 @@ func init() {
 		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: cmdLs},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
 		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
+		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: cmdTopic},
 		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: cmdLatch},
 		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: cmdSemaphore},
 		{name: "permits", summary: "a permit-expirable semaphore: permits NAME show|release ID", run: cmdPermits},
@@ -199,7 +201,8 @@ Exit codes:
            without --force)
   75       run: the lock (or semaphore permit) was not acquired within --wait;
            latch await: --wait passed first; ratelimit acquire: the permits
-           were not due within --wait
+           were not due within --wait; topic subscribe: fewer than --count
+           messages (or none) within --wait
   76       run: the lock was lost while CMD ran (CMD got SIGTERM)
   126/127  run: CMD could not be executed / was not found
   128+n    run: CMD was killed by signal n; run or demo interrupted by signal n
@@ -212,6 +215,8 @@ Examples:
   redisson run --lock account:1 --lock account:2 -- ./transfer.sh # both locks or none
   redisson run --fenced --lock ledger -- ./append.sh      # token in $REDISSON_FENCING_TOKEN
   redisson latch deploy-ready await --wait 5m             # 0 once counted down to zero
+  redisson topic 'events.*' subscribe --pattern           # until Ctrl-C (exit 0)
+  redisson topic events publish '{"type":"deploy"}'       # prints the receiver count
   redisson ls 'orders:*' --held                           # the held locks among orders:*
   redisson ls --watch                                     # redraw every second
   redisson inspect nightly-report
