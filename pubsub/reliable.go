@@ -369,8 +369,10 @@ func (t *ReliableTopic[T]) Subscribe(ctx context.Context, opts ...ReliableOption
 		s.wg.Wait()
 		t.countListener(-1)
 		s.err = s.cause
-		close(s.out)
+		// done before out: a consumer that sees Messages closed must find
+		// Err set.
 		close(s.done)
+		close(s.out)
 	}()
 	return s, nil
 }

@@ -105,8 +105,10 @@ func (s *Subscription[T]) Dropped() int64 { return s.q.dropped.Load() }
 // the consumer: decoding and a slow consumer hold up this subscription
 // only, never the hub's reader.
 func (s *Subscription[T]) pump() {
-	defer close(s.done)
+	// Deferred calls run last first: done closes before out, so a
+	// consumer that sees Messages closed finds Err set.
 	defer close(s.out)
+	defer close(s.done)
 	defer s.l.Close()
 	life := s.t.src.life.Done()
 	for {
