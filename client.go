@@ -28,6 +28,8 @@ type Client struct {
 	eng       *engine.Engine
 	opts      Options
 	closeOnce sync.Once
+	// unregister stops the client's registration (see Options.Registration).
+	unregister func()
 }
 
 // New returns a Client over rdb: a *redis.Client (single node, or a Sentinel
@@ -68,7 +70,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 			FailOnNoSync: !o.ReplicaSync.AllowUnsynced,
 		},
 	})
-	return &Client{rt: rt, eng: engine.New(rt), opts: o}, nil
+	c := &Client{rt: rt, eng: engine.New(rt), opts: o}
+	c.unregister = startRegistration(rt, o)
+	return c, nil
 }
 
 // retryConfig turns RetryOptions, defaults applied, into the runtime's.
@@ -228,6 +232,7 @@ func (c *Client) Stats() Stats {
 // Close returns, so the go-redis client may be closed right after.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.unregister()
 		c.rt.Close()
 	})
 	return nil

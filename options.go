@@ -76,6 +76,12 @@ type Options struct {
 	// apart. Not a Redisson setting: Redisson sends acquire scripts
 	// without retry, so its waits end with the first such failure.
 	Retry RetryOptions
+	// Registration publishes who this client is (host, pid, program,
+	// start time, versions) and what it holds since when, under a key of
+	// this library's own that Java peers never read, so that `redisson
+	// inspect`, `ls` and the dashboard can name a holder. Default on. Not
+	// a Redisson setting.
+	Registration RegistrationOptions
 }
 
 // RetryOptions configure how waiting calls ride out failures that may

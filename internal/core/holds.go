@@ -21,6 +21,9 @@ type Holds struct {
 	m      map[holdKey]*owned
 	owners map[string]int // owners holding each key
 	closed bool           // the client closed: no new holds
+	// changed gets a token (never blocking) when an owner record is
+	// created or removed, for whoever publishes what this client holds.
+	changed chan struct{}
 }
 
 type holdKey struct{ key, owner string }
@@ -29,6 +32,7 @@ type holdKey struct{ key, owner string }
 type owned struct {
 	key, owner string
 	object     string
+	since      time.Time // when the owner's first hold was asked for
 	ttl        time.Duration
 	lease      *renewal.Lease
 	holds      []*Hold
@@ -154,10 +158,11 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		}
 	}()
 	if o == nil {
-		o = &owned{key: a.Key, owner: a.Owner, object: a.Object, onEnd: a.OnEnd}
+		o = &owned{key: a.Key, owner: a.Owner, object: a.Object, since: a.Start, onEnd: a.OnEnd}
 		o.holds = o.holdBuf[:0]
 		hs.m[hk] = o
 		hs.owners[a.Key]++
+		hs.signal()
 	}
 	o.ttl = a.TTL
 	o.gen++
@@ -400,6 +405,7 @@ func (rt *Runtime) lose(o *owned, cause error) {
 	if hs.owners[o.key]--; hs.owners[o.key] <= 0 {
 		delete(hs.owners, o.key)
 	}
+	hs.signal()
 	lease := o.lease
 	hs.mu.Unlock()
 	if lease != nil {
