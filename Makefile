@@ -19,20 +19,25 @@ ARGS ?=
 GO_MIN := $(shell sed -n 's/^go \([0-9]*\.[0-9]*\).*/\1/p' go.mod)
 # GO_FILES lists the tracked and untracked (but not ignored) .go files,
 # bench/ included; without git, every .go file below the repository root.
+# MODULES are the Go modules inside the repository besides the main one
+# (bench/, extra/..., browsertest/): their tests and vet run with the main
+# module's. A module that drives a browser gets Chromium first.
+MODULES := $(shell find . -mindepth 2 -name go.mod -not -path './.git/*' -not -path '*/testdata/*' 2>/dev/null | sed 's|^\./||; s|/go.mod$$||' | sort)
 GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'; } | while IFS= read -r f; do if [[ -f "$$f" ]]; then printf '%s\n' "$$f"; fi; done
 
 .PHONY: test help check-go check-race ensure-redis fmt-check fmt vet demo bench install integration
 
-## test: install redis-server if missing, check gofmt, go vet, then go test -race (also in bench/; the integration suite in full, as make integration runs it)
+## test: install redis-server (and Chromium for the browser tests) if missing, check gofmt, go vet, then go test -race in every module (the integration suite in full, as make integration runs it)
 test: check-go check-race
 	@bash scripts/ensure-redis.sh
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
 	REDISSON_INTEGRATION=full $(GO) test -race -count=1 -timeout 40m ./...
-	@if [[ -f bench/go.mod ]]; then \
-		echo "cd bench && $(GO) test -race -count=1 -timeout 20m ./..."; \
-		cd bench && $(GO) test -race -count=1 -timeout 20m ./...; \
-	fi
+	@for m in $(MODULES); do \
+		if [[ "$$m" == browsertest* ]]; then bash scripts/ensure-chromium.sh; fi; \
+		echo "cd $$m && $(GO) test -race -count=1 -timeout 20m ./..."; \
+		(cd "$$m" && $(GO) test -race -count=1 -timeout 20m ./...); \
+	done
 
 ## integration: the cross-process and fault suite of integration/ in full (several minutes), then a Markdown table of what it measured
 integration: check-go check-race
@@ -63,13 +68,13 @@ fmt-check: check-go
 fmt: check-go
 	@files=$$($(GO_FILES)); [[ -z "$$files" ]] || $(GOFMT) -w $$files
 
-## vet: go vet ./... (also in bench/ when it has a go.mod)
+## vet: go vet ./... in every module
 vet: check-go
 	$(GO) vet ./...
-	@if [[ -f bench/go.mod ]]; then \
-		echo "cd bench && $(GO) vet ./..."; \
-		cd bench && $(GO) vet ./...; \
-	fi
+	@for m in $(MODULES); do \
+		echo "cd $$m && $(GO) vet ./..."; \
+		(cd "$$m" && $(GO) vet ./...); \
+	done
 
 ## demo: run the CLI demo against a redis-server it starts: make demo ARGS="..."
 demo: check-go
