@@ -195,11 +195,17 @@ collect:
 			last = ""
 			continue
 		}
-		if !skippedCommands[ln.l.Command] {
+		if !skippedCommands[ln.l.Command] && !registration(ln.l) {
 			byClient[last] = append(byClient[last], l.entry(last, ln.l, ln.ms, n))
 		}
 	}
 	return append(append([]any{}, byClient["C1"]...), byClient["C2"]...)
+}
+
+// registration reports whether a command writes or removes the client's
+// own record (Options.Registration), which is not part of Redisson's data.
+func registration(ml redistest.MonitorLine) bool {
+	return len(ml.Args) > 0 && strings.HasPrefix(ml.Args[0], registrationPrefix)
 }
 
 var decimalRE = regexp.MustCompile(`^-?[0-9]+$`)

@@ -85,6 +85,12 @@ type Call[C, H any] func(ctx context.Context, a *Actor[C, H], st Step) (result a
 // TTL (Normalizer.TTL).
 type Query[C, H any] func(ctx context.Context, a *Actor[C, H], object string, arg *Actor[C, H]) (any, error)
 
+// ValueQuery runs one read-only operation of a "query" step whose
+// parentheses hold a Java value rather than an actor, e.g. "b" in
+// `contains("b")` or 1L in `contains(1L)` (§8.3): arg is that text as
+// recorded.
+type ValueQuery[C, H any] func(ctx context.Context, a *Actor[C, H], object string, arg string) (any, error)
+
 // Deviation is a decided difference between this library and the Java
 // record at one step of one scenario. It is applied to that step only; a
 // deviation that matches nothing fails the replay, so none can go stale.
@@ -111,6 +117,9 @@ type Actions[C, H any] struct {
 	NewClient func(t testing.TB, srv *redistest.Server, sc Scenario) (client C, id string)
 	Calls     map[string]Call[C, H]
 	Queries   map[string]Query[C, H]
+	// ValueQueries are the queries that take a Java value in their
+	// parentheses (collections.json), by name.
+	ValueQueries map[string]ValueQuery[C, H]
 	// ErrorClass names the Java exception a Redisson client throws where
 	// this library returns err.
 	ErrorClass func(err error) string
@@ -348,6 +357,13 @@ func (r *replay[C, H]) await(st Step, key string) outcome {
 
 func (r *replay[C, H]) query(st Step, a *Actor[C, H], q string) any {
 	name, argName, hasArg := strings.Cut(q, "(")
+	if vq := r.acts.ValueQueries[name]; vq != nil && hasArg {
+		v, err := vq(r.ctx, a, st.Object, strings.TrimSuffix(argName, ")"))
+		if err != nil {
+			r.t.Fatalf("step %d: query %s: %v", st.Step, q, err)
+		}
+		return v
+	}
 	var arg *Actor[C, H]
 	if hasArg {
 		arg = r.actors[strings.TrimSuffix(argName, ")")]

@@ -304,6 +304,11 @@ func value(b string) any {
 	return map[string]any{"hex": hex.EncodeToString([]byte(b))}
 }
 
+// registrationPrefix starts the key under which a redisson-go client
+// publishes who it is (Options.Registration): not part of Redisson's data,
+// so not part of a record's state.
+const registrationPrefix = "redisson-go:client:"
+
 // Snapshot reads every key of the database and normalizes it into the
 // record's "state" object.
 func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[string]any, error) {
@@ -318,6 +323,9 @@ func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[strin
 	})
 	state := map[string]any{}
 	for _, k := range keys {
+		if strings.HasPrefix(k, registrationPrefix) {
+			continue // this library's own client record, which Java never writes or reads
+		}
 		typ, err := rdb.Type(ctx, k).Result()
 		if err != nil {
 			return nil, err
@@ -422,13 +430,17 @@ func (n *Normalizer) textValue(v string) any {
 	return value(v)
 }
 
-// score records a wall-clock zset score relative to now (§4.6), others as
-// exact integers.
+// score records a wall-clock zset score relative to now (§4.6), other
+// integral scores as exact integers, and the rest (RScoredSortedSet's 1.5)
+// as they are.
 func (n *Normalizer) score(s float64, now int64) any {
 	if math.Abs(s-float64(now)) < 1e10 {
 		rel := int64(s) - now
 		k := int64(math.Ceil(float64(rel) / float64(n.Grid)))
 		return map[string]any{"rel": []any{n.Grid * (k - 1), n.Grid * k}}
+	}
+	if s != math.Trunc(s) {
+		return s
 	}
 	return int64(s)
 }
