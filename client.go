@@ -30,6 +30,8 @@ type Client struct {
 	closeOnce sync.Once
 	// unregister stops the client's registration (see Options.Registration).
 	unregister func()
+	// unobserve ends the observer's reading of the client's load.
+	unobserve func()
 }
 
 // New returns a Client over rdb: a *redis.Client (single node, or a Sentinel
@@ -64,6 +66,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		// Every client on a fair lock must agree on it (Options).
 		FairLockWaitTimeout: o.FairLockWaitTimeout,
 		Retry:               retryConfig(o.Retry),
+		Observer:            o.Observer,
 		Sync: core.ReplicaSync{
 			Enabled:      !o.ReplicaSync.Disabled,
 			Timeout:      o.ReplicaSync.Timeout,
@@ -72,6 +75,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	})
 	c := &Client{rt: rt, eng: engine.New(rt), opts: o}
 	c.unregister = startRegistration(rt, o)
+	c.unobserve = registerObserver(c)
 	return c, nil
 }
 
@@ -232,6 +236,7 @@ func (c *Client) Stats() Stats {
 // Close returns, so the go-redis client may be closed right after.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.unobserve()
 		c.unregister()
 		c.rt.Close()
 	})

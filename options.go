@@ -59,8 +59,18 @@ type Options struct {
 	// constant); with the default 30 s watchdog the signal comes about
 	// 312 ms before the lease ends. Not a Redisson setting.
 	LeaseMargin time.Duration
-	// Logger receives renewal and pub/sub problems. Default: discard.
+	// Logger receives renewal and pub/sub problems at Warn and Error. A
+	// logger enabled for Debug also gets a record per acquisition, hold
+	// end, release (and hand-off), with the attribute names of the
+	// metrics (docs/observability.md). Default: discard.
 	Logger *slog.Logger
+	// Observer, when set, receives the client's events: acquisitions and
+	// their waits, holds and how they ended, releases, hand-offs, retries,
+	// renewal rounds, subscriptions, semaphore permits, rate-limiter
+	// grants, latch count-downs (package observe; extra/redissonotel turns
+	// them into OpenTelemetry). Default: none, which costs nothing. Not a
+	// Redisson setting.
+	Observer *Observer
 	// FairLockWaitTimeout is how long a fair lock's waiter in Lock stays
 	// in the Redis queue past the waiter ahead of it before the others skip
 	// it as stale (a TryLock WithWait uses its wait instead, as Redisson's

@@ -126,9 +126,13 @@ func (l *Latch) CountDown(ctx context.Context) error {
 		return countDownScript.RunNoRetry(ctx, l.rt.Redis(), []string{l.name, l.channel}, "0", l.rt.PublishCommand())
 	})
 	if err != nil && !isReply(err) {
-		return l.fail(op, fmt.Errorf("no reply to the count-down; it may have happened: %w", err))
+		err = fmt.Errorf("no reply to the count-down; it may have happened: %w", err)
+	} else {
+		err = l.explain(dctx, err)
 	}
-	return l.fail(op, l.explain(dctx, err))
+	err = l.fail(op, err)
+	l.rt.CountDown(ctx, l.name, err)
+	return err
 }
 
 // Count returns the remaining count, read on the master: 0 when the latch
@@ -212,12 +216,16 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 	// Broadcast: every waiter is woken by "0", there is no wake-up to pass
 	// on. Subscribed before a read, a waiter is woken by a "0" published
 	// after it; one published before is seen as an absent key.
-	ok, err := l.rt.Wait(ctx, core.WaitSpec{Channel: l.channel, Policy: wakePolicy, Deadline: deadline, Broadcast: true},
+	waits := !o.hasTimeout || o.timeout > 0
+	octx, ob := l.rt.StartAcquire(ctx, "latch", l.name, waits, 0)
+	ok, err := l.rt.Wait(octx, core.WaitSpec{Channel: l.channel, Policy: wakePolicy, Deadline: deadline, Broadcast: true, Kind: "latch", Name: l.name, Observe: &ob},
 		func(ctx context.Context) (bool, time.Time, error) {
 			n, err := l.count(ctx)
 			return err == nil && n <= 0, time.Time{}, err
 		})
-	return ok, l.fail(op, err)
+	err = l.fail(op, err)
+	ob.End(ctx, ok, err, waits)
+	return ok, err
 }
 
 // explain turns a failure that comes from what the key holds into an error

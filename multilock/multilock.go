@@ -47,6 +47,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/lockkit"
+	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 )
@@ -59,6 +60,9 @@ type Lock struct {
 	red     bool
 	name    string
 	err     error
+	// rt is the first member's client's runtime, which the set reports
+	// its events to; nil when no member is of this module's lock kinds.
+	rt *core.Runtime
 }
 
 // New returns the multi-lock of locks (Redisson's getMultiLock(locks...)):
@@ -104,6 +108,11 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 		errs = append(errs, fmt.Errorf("%w: a multi-lock needs at least one lock", core.ErrInvalidArgument))
 	}
 	m.name = "[" + strings.Join(names, ",") + "]"
+	for _, l := range locks {
+		if m.rt = objects.RuntimeOf(l); m.rt != nil {
+			break
+		}
+	}
 	if len(errs) > 0 {
 		m.err = errs[0]
 	}
@@ -221,12 +230,26 @@ func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
+	octx, ob := m.startAcquire(ctx, o.Wait > 0)
 	var cause error
-	h, _, err := m.attempt(ctx, o.Owner, o.Wait, o.Lease, &cause)
+	h, _, err := m.attempt(octx, ctx, o.Owner, o.Wait, o.Lease, &cause)
+	ob.Try(h != nil, err)
 	if h == nil {
-		return nil, false, m.opErr("try lock", err)
+		err = m.opErr("try lock", err)
+		ob.End(ctx, false, err, o.Wait > 0)
+		return nil, false, err
 	}
+	ob.End(ctx, true, nil, o.Wait > 0)
 	return h, true, nil
+}
+
+// startAcquire begins observing an acquisition of the set (see
+// core.Runtime.StartAcquire) on its first member's client.
+func (m *Lock) startAcquire(ctx context.Context, wait bool) (context.Context, core.Acq) {
+	if m.rt == nil {
+		return ctx, core.Acq{}
+	}
+	return m.rt.StartAcquire(ctx, m.kind(), m.name, wait, 0)
 }
 
 // Lock takes the set, trying again until it succeeds or ctx is done. As in
@@ -241,14 +264,19 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 	if err != nil {
 		return nil, err
 	}
+	octx, ob := m.startAcquire(ctx, true)
 	var cause error
 	for {
-		h, terminal, err := m.attempt(ctx, o.Owner, m.lockWait(o.Lease), o.Lease, &cause)
+		h, terminal, err := m.attempt(octx, ctx, o.Owner, m.lockWait(o.Lease), o.Lease, &cause)
+		ob.Try(h != nil, err)
 		if h != nil {
+			ob.End(ctx, true, nil, true)
 			return h, nil
 		}
 		if terminal || ctx.Err() != nil {
-			return nil, m.opErr("lock", err)
+			err = m.opErr("lock", err)
+			ob.End(ctx, false, err, true)
+			return nil, err
 		}
 	}
 }
@@ -305,13 +333,15 @@ const memberGrace = 100 * time.Millisecond
 // down does not turn the wait into a busy loop.
 const errorBackoff = 50 * time.Millisecond
 
-// attempt is Redisson's tryLock(waitTime, leaseTime) (protocol §11.1). It
+// attempt is Redisson's tryLock(waitTime, leaseTime) (protocol §11.1),
+// run under ctx; the hold keeps parent's values (the caller's context,
+// without an observer's span). It
 // returns the hold, or nil and the error that made it fail (nil when members
 // were merely held), terminal when trying again cannot help (a member's
 // client is closed, or it refuses the request, and the set cannot be
 // taken without it). *cause keeps the last member error across passes and
 // calls: it is reported with ctx's cause when ctx ends.
-func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, bool, error) {
+func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, bool, error) {
 	n := len(m.members)
 	newLease := time.Duration(0)
 	if lease > 0 {
@@ -434,7 +464,7 @@ func (m *Lock) attempt(ctx context.Context, owner int64, wait, lease time.Durati
 			return nil, false, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost)
 		}
 	}
-	return m.newHold(ctx, owner, acquired, validUntil), false, nil
+	return m.newHold(parent, owner, acquired, validUntil), false, nil
 }
 
 // dropEnded checks the members taken before the hold is built: a
@@ -628,6 +658,16 @@ func (h *Hold) Unlock(ctx context.Context) error {
 	if h.m == nil {
 		return core.Errorf(core.ErrNotOwner, "unlock: not an acquired hold (a nil or zero Hold)")
 	}
+	if h.m.rt == nil {
+		return h.unlock(ctx)
+	}
+	octx, ob := h.m.rt.StartRelease(ctx, h.m.kind(), h.m.name)
+	err := h.unlock(octx)
+	ob.End(err, true, false)
+	return err
+}
+
+func (h *Hold) unlock(ctx context.Context) error {
 	if !h.releasing.CompareAndSwap(false, true) {
 		return h.m.opErr("unlock", core.Errorf(core.ErrNotOwner, "this hold was already released"))
 	}

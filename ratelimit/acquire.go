@@ -49,6 +49,14 @@ func (l *Limiter) Acquire(ctx context.Context, permits int64) error {
 }
 
 func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool, wait time.Duration) (bool, error) {
+	waits := forever || wait > 0
+	octx, ob := l.rt.StartAcquire(ctx, "rate limiter", l.name, waits, n)
+	ok, err := l.acquireObserved(octx, op, n, forever, wait, &ob)
+	ob.End(ctx, ok, err, waits)
+	return ok, err
+}
+
+func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forever bool, wait time.Duration, ob *core.Acq) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, l.fail(op, err)
 	}
@@ -63,9 +71,13 @@ func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool,
 	// A wait rides out tries that fail for a reason that may pass (a
 	// failover): it backs off and tries again, a budget of tries in a row.
 	// A single try (no wait) does not.
-	retry := l.rt.Retry()
+	retry := l.rt.RetryOf("rate limiter", l.name)
 	for {
 		delay, err := l.tryAcquire(ctx, n)
+		ob.Try(err == nil && delay < 0, err)
+		if err == nil && l.rt.Observer() != nil {
+			l.rt.RateLimit(ctx, l.name, n, delay < 0)
+		}
 		d, again := time.Duration(0), false
 		if err != nil && (forever || wait > 0) {
 			d, again = retry.After(ctx, err)

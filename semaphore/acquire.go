@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/observe"
 )
 
 // wakePolicy is Redisson's SemaphorePubSub: a message carries the permit
@@ -47,6 +48,18 @@ func (s *Semaphore) TryAcquire(ctx context.Context, permits int, opts ...Option)
 // (core.Runtime.Wait: a release publishes on the channel) until the
 // budget (0: none) or ctx ends.
 func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, budget time.Duration) (bool, error) {
+	octx, ob := s.rt.StartAcquire(ctx, "semaphore", s.name, wait, int64(n))
+	ok, err := s.acquireObserved(octx, op, n, wait, budget, &ob)
+	if ob.On() {
+		ob.End(ctx, ok, err, wait)
+		if ok && n > 0 {
+			s.rt.Permits(octx, "semaphore", s.name, observe.PermitsTaken, int64(n))
+		}
+	}
+	return ok, err
+}
+
+func (s *Semaphore) acquireObserved(ctx context.Context, op string, n int, wait bool, budget time.Duration, ob *core.Acq) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail(op, err)
 	}
@@ -62,9 +75,10 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 	}
 	if !wait {
 		ok, err := s.tryAcquire(ctx, n)
+		ob.Try(ok, err)
 		return ok, s.fail(op, err)
 	}
-	ok, err := s.rt.Wait(ctx, core.WaitSpec{Channel: s.channel, Policy: wakePolicy, Deadline: deadline},
+	ok, err := s.rt.Wait(ctx, core.WaitSpec{Channel: s.channel, Policy: wakePolicy, Deadline: deadline, Kind: "semaphore", Name: s.name, Observe: ob},
 		func(ctx context.Context) (bool, time.Time, error) {
 			ok, err := s.tryAcquire(ctx, n)
 			return ok, time.Time{}, err

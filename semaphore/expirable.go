@@ -14,6 +14,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/observe"
 )
 
 func init() {
@@ -186,6 +187,20 @@ func (e *ExpirableSemaphore) TryAcquireN(ctx context.Context, permits int, opts 
 // lease the script reported (when that permit comes back), the wait budget
 // or ctx, and try again.
 func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, forever bool, o acquireOptions) ([]string, bool, error) {
+	const kind = "permit-expirable semaphore"
+	waits := forever || o.wait > 0
+	octx, ob := e.s.rt.StartAcquire(ctx, kind, e.s.name, waits, int64(n))
+	ids, ok, err := e.acquireObserved(octx, op, n, forever, o, &ob)
+	if ob.On() {
+		ob.End(ctx, ok, err, waits)
+		if ok && n > 0 {
+			e.s.rt.Permits(octx, kind, e.s.name, observe.PermitsTaken, int64(n))
+		}
+	}
+	return ids, ok, err
+}
+
+func (e *ExpirableSemaphore) acquireObserved(ctx context.Context, op string, n int, forever bool, o acquireOptions, ob *core.Acq) ([]string, bool, error) {
 	if err := e.s.check(ctx); err != nil {
 		return nil, false, e.fail(op, err)
 	}
@@ -208,12 +223,14 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 	}
 	if !wait {
 		ids, _, err := e.tryAcquire(ctx, n, o)
+		ob.Try(ids != nil, err)
 		return ids, ids != nil, e.fail(op, err)
 	}
 	// Nobody publishes when a lease ends: the attempt's next time (the
 	// earliest lease's end) bounds the sleep.
 	var ids []string
-	ok, err := e.s.rt.Wait(ctx, core.WaitSpec{Channel: e.s.channel, Policy: wakePolicy, Deadline: deadline},
+	ok, err := e.s.rt.Wait(ctx, core.WaitSpec{Channel: e.s.channel, Policy: wakePolicy, Deadline: deadline,
+		Kind: "permit-expirable semaphore", Name: e.s.name, Observe: ob},
 		func(ctx context.Context) (bool, time.Time, error) {
 			got, next, err := e.tryAcquire(ctx, n, o)
 			ids = got
@@ -448,7 +465,11 @@ func (e *ExpirableSemaphore) TryRelease(ctx context.Context, id string) (bool, e
 func (e *ExpirableSemaphore) release(ctx context.Context, id string) (bool, error) {
 	dctx, cancel := e.s.rt.Detached(ctx)
 	defer cancel()
-	return e.releaseOn(dctx, id)
+	ok, err := e.releaseOn(dctx, id)
+	if ok && err == nil {
+		e.s.rt.Permits(ctx, "permit-expirable semaphore", e.s.name, observe.PermitsReleased, 1)
+	}
+	return ok, err
 }
 
 // releaseOn is release on dctx, a context bounded by the client's timeout.

@@ -31,6 +31,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/observe"
 )
 
 func init() {
@@ -264,7 +265,11 @@ func (s *Semaphore) Release(ctx context.Context, permits int) error {
 func (s *Semaphore) release(ctx context.Context, n int) error {
 	dctx, cancel := s.rt.Detached(ctx)
 	defer cancel()
-	return s.releaseOn(dctx, n)
+	err := s.releaseOn(dctx, n)
+	if err == nil {
+		s.rt.Permits(ctx, "semaphore", s.name, observe.PermitsReleased, int64(n))
+	}
+	return err
 }
 
 // releaseOn runs the release script on dctx, a context bounded by the

@@ -72,6 +72,10 @@ type Hold struct {
 	// releasing is set by the first release call, so that a second one
 	// sends nothing.
 	releasing atomic.Bool
+	// start is when the hold was acquired, in ns since the runtime's
+	// epoch (monotonic; 8 bytes keep the hold in its size class), set
+	// only while something observes: its end is reported then.
+	start int64
 }
 
 // Key returns the lock key.
@@ -126,6 +130,9 @@ type Acquire struct {
 func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
 	h.key, h.owner = a.Key, a.Owner
+	if rt.obs != nil || rt.debug(parent) {
+		h.start = max(int64(time.Since(rt.epoch)), 1)
+	}
 
 	hs := &rt.holds
 	hs.mu.Lock()
@@ -278,6 +285,7 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		h.cancel(context.Canceled)
 		return
 	}
+	object := o.object
 	mine := false
 	for _, x := range o.holds {
 		mine = mine || x == h
@@ -305,6 +313,9 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		}
 	}
 	h.cancel(context.Canceled)
+	if h.start != 0 {
+		defer rt.holdEnded(h, object, context.Canceled)
+	}
 	if len(o.holds) == 0 {
 		// Redis still counts holds of the owner that we never handed out:
 		// stop renewing, so the surplus expires with the lease instead of
@@ -423,6 +434,9 @@ func (rt *Runtime) endHolds(o *owned, cause error) {
 	rt.holds.mu.Unlock()
 	for _, h := range holds {
 		h.cancel(cause)
+		if h.start != 0 {
+			rt.holdEnded(h, o.object, cause)
+		}
 	}
 	if o.onEnd != nil {
 		o.onEnd(cause)

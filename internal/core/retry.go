@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/observe"
 )
 
 // RetryConfig says how a waiting call rides out a failure that may pass (a
@@ -36,10 +37,16 @@ type Retry struct {
 	rt   *Runtime
 	n    int
 	last error
+	// kind and name name the object in observer events and logs.
+	kind, name string
 }
 
 // Retry returns a fresh retry budget for one waiting call.
 func (rt *Runtime) Retry() Retry { return Retry{rt: rt} }
+
+// RetryOf returns a fresh retry budget for one waiting call on the object
+// kind/name (as errors name them), which its events and logs name.
+func (rt *Runtime) RetryOf(kind, name string) Retry { return Retry{rt: rt, kind: kind, name: name} }
 
 // Retries reports whether waiting calls retry at all.
 func (rt *Runtime) Retries() bool { return rt.retry.Attempts > 0 }
@@ -72,7 +79,11 @@ func (r *Retry) After(ctx context.Context, err error) (time.Duration, bool) {
 		cc.ReloadState(ctx)
 	}
 	r.rt.logger.Warn("redisson: a try failed for a reason that may pass; trying again",
-		"attempt", r.n, "of", r.rt.retry.Attempts, "in", d, "err", err)
+		"attempt", r.n, "of", r.rt.retry.Attempts, "in", d, "err", err,
+		AttrKind, string(ObserveKind(r.kind)), AttrName, r.name, AttrReason, string(retryReason(err)))
+	if o := r.rt.obs; o != nil && o.Retry != nil {
+		o.Retry(ctx, observe.Retry{Kind: ObserveKind(r.kind), Name: r.name, Reason: retryReason(err), Attempt: r.n, Delay: d, Err: err})
+	}
 	return d, true
 }
 
@@ -184,13 +195,36 @@ func NotSent(err error) bool {
 // outage is tried again after a back-off. ctx bounds it all (the caller's
 // wait included); the hub's errors are returned as they are.
 func (r *Retry) Subscribe(ctx context.Context, channel string, policy pubsub.WakePolicy) (*pubsub.Waiter, error) {
+	return r.subscribe(ctx, channel, policy, true)
+}
+
+// SubscribeOnce is Subscribe without riding out failures: the first one
+// ends it.
+func (r *Retry) SubscribeOnce(ctx context.Context, channel string, policy pubsub.WakePolicy) (*pubsub.Waiter, error) {
+	return r.subscribe(ctx, channel, policy, false)
+}
+
+func (r *Retry) subscribe(ctx context.Context, channel string, policy pubsub.WakePolicy, retry bool) (*pubsub.Waiter, error) {
+	var start time.Time
+	if r.rt.obs != nil {
+		start = time.Now()
+	}
 	for {
 		sub, err := r.rt.hub.Subscribe(ctx, channel, policy)
 		if err == nil {
+			if r.rt.obs != nil {
+				r.subscribed(ctx, channel, start, nil)
+			}
 			return sub, nil
 		}
-		d, again := r.After(ctx, err)
+		d, again := time.Duration(0), false
+		if retry {
+			d, again = r.After(ctx, err)
+		}
 		if !again {
+			if r.rt.obs != nil {
+				r.subscribed(ctx, channel, start, err)
+			}
 			return nil, err
 		}
 		t := time.NewTimer(d)
@@ -198,9 +232,15 @@ func (r *Retry) Subscribe(ctx context.Context, channel string, policy pubsub.Wak
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
+			if r.rt.obs != nil {
+				r.subscribed(ctx, channel, start, err)
+			}
 			return nil, err
 		case <-r.rt.done.Done():
 			t.Stop()
+			if r.rt.obs != nil {
+				r.subscribed(ctx, channel, start, err)
+			}
 			return nil, err
 		}
 	}

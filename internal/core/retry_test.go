@@ -12,6 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson/observe"
 )
 
 // replyErr is what go-redis returns for an error reply.
@@ -108,4 +110,35 @@ func TestRetryAfter(t *testing.T) {
 	_, again = rc.After(ctx, io.EOF)
 	require.False(t, again, "the client is closed")
 	require.False(t, errors.Is(r.Err(), io.EOF))
+}
+
+// TestRetryObserved: each back-off is reported to the observer with the
+// object, the reason and the delay it returns.
+func TestRetryObserved(t *testing.T) {
+	var got []observe.Retry
+	obs := &observe.Observer{Retry: func(_ context.Context, e observe.Retry) { got = append(got, e) }}
+	rt := New(Config{Retry: RetryConfig{Attempts: 3, Delay: 10 * time.Millisecond}, Observer: obs})
+	defer rt.Close()
+	ctx := context.Background()
+	r := rt.RetryOf("fair lock", "jobs")
+	tests := []struct {
+		err    error
+		reason observe.RetryReason
+	}{
+		{io.EOF, observe.RetryConnection},
+		{replyErr("READONLY You can't write against a read only replica."), observe.RetryRejected},
+		{fmt.Errorf("acquire: %w", ErrNoSyncedReplicas), observe.RetryNoSyncedReplicas},
+	}
+	var delays []time.Duration
+	for _, tc := range tests {
+		d, again := r.After(ctx, tc.err)
+		require.True(t, again, "%v", tc.err)
+		delays = append(delays, d)
+	}
+	_, again := r.After(ctx, io.EOF)
+	require.False(t, again)
+	require.Len(t, got, len(tests), "a retry refused is no back-off")
+	for i, tc := range tests {
+		require.Equal(t, observe.Retry{Kind: observe.KindFairLock, Name: "jobs", Reason: tc.reason, Attempt: i + 1, Delay: delays[i], Err: tc.err}, got[i])
+	}
 }

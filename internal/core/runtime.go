@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/observe"
 )
 
 // Config is what a Runtime is made of; New copies it.
@@ -36,6 +37,8 @@ type Config struct {
 	// Retry is how waiting calls ride out failures that may pass. Its zero
 	// value retries nothing.
 	Retry RetryConfig
+	// Observer, when set, receives the client's events (package observe).
+	Observer *observe.Observer
 }
 
 // Runtime is what every object of one Client shares: the Redis client, the
@@ -60,6 +63,8 @@ type Runtime struct {
 	ctxTimeouts bool
 	fairWait    time.Duration
 	retry       RetryConfig
+	obs         *observe.Observer
+	epoch       time.Time // holds' start times count from it
 
 	holds    Holds
 	requests requestIDs
@@ -81,6 +86,8 @@ func New(cfg Config) *Runtime {
 		cluster:         cfg.Cluster,
 		fairWait:        cfg.FairLockWaitTimeout,
 		retry:           cfg.Retry,
+		obs:             cfg.Observer,
+		epoch:           time.Now(),
 	}
 	if cfg.Sharded {
 		rt.publish = "SPUBLISH"
@@ -103,7 +110,13 @@ func New(cfg Config) *Runtime {
 	rt.requests.init()
 	rt.inflight.init()
 	if cfg.Redis != nil {
-		rt.hub = pubsub.New(pubsub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger})
+		pc := pubsub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger}
+		if o := rt.obs; o != nil && o.Subscription != nil {
+			pc.OnConfirm = func(channel string, resub bool, d time.Duration) {
+				o.Subscription(observe.Subscription{Channel: channel, Resubscribe: resub, Confirm: d})
+			}
+		}
+		rt.hub = pubsub.New(pc)
 	}
 	var slot func(string) int
 	if cfg.Cluster {
@@ -116,6 +129,7 @@ func New(cfg Config) *Runtime {
 		Margin:    cfg.LeaseMargin,
 		Slot:      slot,
 		Logger:    rt.logger,
+		OnRound:   rt.onRound(),
 	})
 	return rt
 }
@@ -355,5 +369,17 @@ func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys [
 			rt.sync.recheck(node.Options().Addr)
 		}
 		return cmd.Val(), res, nil
+	}
+}
+
+// onRound turns the wheel's round reports into the observer's Renewal
+// events; nil without an observer that wants them.
+func (rt *Runtime) onRound() func(renewal.Round) {
+	o := rt.obs
+	if o == nil || o.Renewal == nil {
+		return nil
+	}
+	return func(r renewal.Round) {
+		o.Renewal(observe.Renewal{Leases: r.Leases, Scripts: r.Scripts, Duration: r.Duration, Renewed: r.Renewed, Lost: r.Lost, Failed: r.Failed})
 	}
 }

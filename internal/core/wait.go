@@ -27,6 +27,11 @@ type WaitSpec struct {
 	// took but did not use goes to the next local waiter, so leaving never
 	// swallows a release.
 	Broadcast bool
+	// Kind and Name name the object (as errors do) in retry and
+	// subscription events and logs.
+	Kind, Name string
+	// Observe, when set, counts the wait's tries.
+	Observe *Acq
 }
 
 // Wait is Redisson's wait for the objects whose waiters have no owner to
@@ -48,9 +53,10 @@ type WaitSpec struct {
 // (nil when the last one got an answer). Otherwise it returns the error
 // that ended it: an attempt's that cannot pass, ctx's cause, or ErrClosed.
 func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, error) {
-	retry := rt.Retry()
+	retry := rt.RetryOf(spec.Kind, spec.Name)
 	var backoff time.Duration
 	done, next, err := try(ctx)
+	spec.Observe.Try(done, err)
 	if err != nil {
 		var again bool
 		if backoff, again = retry.After(ctx, err); !again {
@@ -93,6 +99,7 @@ func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, 
 			sleep = backoff
 		} else {
 			done, next, err = try(ctx)
+			spec.Observe.Try(done, err)
 			d, again := retry.After(ctx, err)
 			switch {
 			case again:

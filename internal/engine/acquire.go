@@ -19,12 +19,22 @@ import (
 // holds a hand-off lock no attempt is sent: its release hands the lock over
 // or publishes. It reports false with a nil error when a bounded wait (or a
 // single try) found the lock held.
+//
+// When something observes the client (core.Runtime.StartAcquire), the
+// acquisition runs under the context the observer made of ctx (its Redis
+// commands nest in the observer's span), while the hold keeps ctx's values.
 func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
-	ok, err := l.acquire(ctx, h, r)
-	if !ok && h.l != nil {
-		l.leaveQueue(ctx, h, r)
+	octx, ob := l.rt.StartAcquire(ctx, l.cfg.Kind, l.cfg.Name, r.Wait, 0)
+	if ob.On() {
+		r.base = ctx
 	}
-	return ok, l.Err(r.Op(), err)
+	ok, err := l.acquire(octx, h, r, &ob)
+	if !ok && h.l != nil {
+		l.leaveQueue(octx, h, r)
+	}
+	err = l.Err(r.Op(), err)
+	ob.End(ctx, ok, err, r.Wait)
+	return ok, err
 }
 
 // queueScripts returns the object's QueueScripts when r waits in a Redis
@@ -77,7 +87,7 @@ func (l *Lock) acquireFailed(dctx context.Context, qs QueueScripts, field string
 	}
 }
 
-func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
+func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (bool, error) {
 	if err := l.Check(ctx); err != nil {
 		return false, err
 	}
@@ -99,6 +109,11 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	// once allocates no local state. An owner that holds the lock through
 	// this client re-enters at once (see reentering).
 	busy := false
+	// The hold keeps the caller's values, not an observer's span.
+	base := ctx
+	if r.base != nil {
+		base = r.base
+	}
 	if l.cfg.HandOff && !l.reentering(field) {
 		busy = l.rt.HeldByOther(l.cfg.Name, field)
 		if ref, ok := l.e.queues.peek(l.queueKey); ok {
@@ -116,7 +131,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	// tries in a row (core.Retry). Until retryAt it sends nothing, unless
 	// woken (a message, a local wake-up: Redis answers again); a hand-off
 	// still reaches it.
-	retry := l.rt.Retry()
+	retry := l.rt.RetryOf(l.cfg.Kind, l.cfg.Name)
 	var retryAt time.Time
 	var pend *pendingUndo
 	if r.Wait && !r.NoRetry && l.rt.Retries() {
@@ -135,6 +150,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	if !busy {
 		start := time.Now()
 		_, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline)
+		ob.Try(ok, err)
 		if err != nil {
 			d, again := time.Duration(0), false
 			if r.Wait && !r.NoRetry {
@@ -146,7 +162,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			retryAt = time.Now().Add(d)
 		}
 		if ok {
-			return l.acquired(ctx, h, field, watchdog, lease, start, value)
+			return l.acquired(ctx, base, h, field, watchdog, lease, start, value)
 		}
 	}
 	if !r.Wait {
@@ -175,7 +191,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	var sub *pubsub.Waiter
 	var err error
 	if r.NoRetry {
-		sub, err = l.rt.Hub().Subscribe(subCtx, channel, l.cfg.Policy)
+		sub, err = retry.SubscribeOnce(subCtx, channel, l.cfg.Policy)
 	} else {
 		sub, err = retry.Subscribe(subCtx, channel, l.cfg.Policy)
 	}
@@ -242,7 +258,8 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 		switch {
 		case state == handed:
 			acquired = true
-			l.take(ctx, q, w, h)
+			ob.HandOff = true
+			l.take(base, q, w, h)
 			return l.finish(ctx, h)
 		case state == unknown:
 			held, err := l.resolveUnknown(ctx, q, w)
@@ -252,13 +269,15 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 			}
 			if held {
 				acquired = true
-				l.take(ctx, q, w, h)
+				ob.HandOff = true
+				l.take(base, q, w, h)
 				return l.finish(ctx, h)
 			}
 			continue
 		case attempt:
 			start := time.Now()
 			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline)
+			ob.Try(ok, err)
 			if ok && pend != nil && !pend.ran.IsZero() {
 				// The lost try ran: its lease counts from its send.
 				start, pend.ran = pend.ran, time.Time{}
@@ -284,7 +303,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 				return false, err
 			case ok:
 				acquired = true
-				return l.acquired(ctx, h, field, watchdog, lease, start, value)
+				return l.acquired(ctx, base, h, field, watchdog, lease, start, value)
 			default:
 				retry.Reset()
 				sleep = l.sleepFor(ttl)
@@ -340,12 +359,13 @@ func (l *Lock) busy(q *queue, field string) bool {
 	return q.pending > 0 || l.rt.HeldByOther(l.cfg.Name, field)
 }
 
-// take registers a lock handed to w in h and leaves the queue.
-func (l *Lock) take(ctx context.Context, q *queue, w *waiter, h *Hold) {
+// take registers a lock handed to w in h, whose context keeps base's
+// values, and leaves the queue.
+func (l *Lock) take(base context.Context, q *queue, w *waiter, h *Hold) {
 	q.mu.Lock()
 	h.value = w.value
 	q.mu.Unlock()
-	l.register(ctx, h, w.field, w.watchdog, w.lease, w.start)
+	l.register(base, h, w.field, w.watchdog, w.lease, w.start)
 	q.mu.Lock()
 	q.pending--
 	q.remove(w)
@@ -728,7 +748,7 @@ func (l *Lock) awaitDone(done <-chan struct{}) {
 // no reply for a reason that may pass being retried as a waiting call's
 // tries are, or until Close returns (nothing may be sent then).
 func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id string) {
-	retry := l.rt.Retry()
+	retry := l.rt.RetryOf(l.cfg.Kind, l.cfg.Name)
 	for {
 		if l.rt.Stopped().Err() != nil {
 			return // Close returned: nothing may be sent
@@ -874,11 +894,11 @@ func (l *Lock) register(ctx context.Context, h *Hold, field string, watchdog boo
 	l.rt.Acquired(ctx, &h.Hold, core.Acquire{Key: l.cfg.Name, Owner: field, Object: l.cfg.Kind, Kind: kind, TTL: lease, Start: start, OnEnd: l.onEnd})
 }
 
-// acquired registers a successful acquire, which got value, in h and
-// finishes.
-func (l *Lock) acquired(ctx context.Context, h *Hold, field string, watchdog bool, lease time.Duration, start time.Time, value int64) (bool, error) {
+// acquired registers a successful acquire, which got value, in h (its
+// context keeping base's values) and finishes.
+func (l *Lock) acquired(ctx, base context.Context, h *Hold, field string, watchdog bool, lease time.Duration, start time.Time, value int64) (bool, error) {
 	h.value = value
-	l.register(ctx, h, field, watchdog, lease, start)
+	l.register(base, h, field, watchdog, lease, start)
 	return l.finish(ctx, h)
 }
 

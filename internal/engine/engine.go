@@ -241,6 +241,9 @@ type Request struct {
 	// NoRetry ends a wait with its first try that fails for a reason that
 	// may pass (core.Retry) instead of backing off and trying again.
 	NoRetry bool
+	// base is the caller's context when an observed acquisition runs
+	// under the observer's: the hold keeps the caller's values.
+	base context.Context
 }
 
 // Op returns the name of the call r stands for, for errors.

@@ -36,10 +36,15 @@ func (h *Hold) Unlock(ctx context.Context) error {
 	if l == nil {
 		return core.Errorf(core.ErrNotOwner, "unlock: not an acquired hold (a nil or zero Hold)")
 	}
-	return l.Err("unlock", l.unlock(ctx, h))
+	octx, ob := l.rt.StartRelease(ctx, l.cfg.Kind, l.cfg.Name)
+	var res releaseResult
+	err := l.Err("unlock", l.unlock(octx, h, &res))
+	ob.End(err, res.full, res.handedOff)
+	return err
 }
 
-func (l *Lock) unlock(ctx context.Context, h *Hold) error {
+// unlock releases h and sets *out to the release's result.
+func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	if !h.BeginRelease() {
 		// A second release of one hold sends nothing: it could release a
 		// later hold of the same owner.
@@ -66,6 +71,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold) error {
 		}
 	}
 	res, err := l.release(dctx, q, field, lease)
+	*out = res
 	if err != nil && q != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
 		q.mu.Lock()
 		q.releasing--

@@ -32,6 +32,7 @@ type conn struct {
 	shard    bool           // carries SSUBSCRIBE (Shard); else SUBSCRIBE and PSUBSCRIBE
 	unsubs   map[subKey]int // unsubscribes sent, replies not seen; guarded by h.mu
 	inflight map[subKey]int // subscribes sent but not confirmed; guarded by h.mu
+	lostAt   time.Time      // when the connection was last lost; guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
 	kick     chan struct{}  // queue is not empty
 	renew    chan struct{}  // the connection must be replaced

@@ -125,6 +125,11 @@ type Config struct {
 	// a new subscription, whatever the caller's context allows. Default
 	// DefaultConfirmTimeout.
 	ConfirmTimeout time.Duration
+	// OnConfirm, when set, is told when Redis confirms a subscription:
+	// a new one (d counts from its request) or one made again after a
+	// reconnect (resub; d counts from the loss of the connection). It is
+	// called without the hub's lock and must not block.
+	OnConfirm func(channel string, resub bool, d time.Duration)
 }
 
 // Hub multiplexes many waiters onto few Redis subscriptions.
@@ -150,6 +155,7 @@ type entry struct {
 	n          int
 	confirmed  bool
 	ready      chan struct{} // closed when confirmed or failed
+	sent       time.Time     // when its subscribe was queued (with OnConfirm)
 	err        error         // why the subscription failed; set before ready closes
 	listeners  []*Listener
 }
@@ -265,6 +271,9 @@ func (h *Hub) register(ctx context.Context, key subKey, add func(*entry) (undo f
 			h.conns[connKey] = c
 		}
 		e = &entry{key: key, c: c, ready: make(chan struct{})}
+		if h.cfg.OnConfirm != nil {
+			e.sent = time.Now()
+		}
 		h.entries[key] = e
 		c.inflight[key]++
 		c.enqueue(op{subscribe: true, key: key})
@@ -536,7 +545,17 @@ func (e *entry) wakeSome(n int, passOver bool) {
 // messages may have been missed meanwhile.
 func (h *Hub) onSubscribed(c *conn, key subKey) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	resub, since := h.subscribed(c, key)
+	h.mu.Unlock()
+	if h.cfg.OnConfirm != nil && !since.IsZero() {
+		h.cfg.OnConfirm(key.name, resub, time.Since(since))
+	}
+}
+
+// subscribed is onSubscribed with h.mu held; it returns, for OnConfirm,
+// whether the confirmation was of a resubscription and since when it was
+// awaited (zero: nothing to report).
+func (h *Hub) subscribed(c *conn, key subKey) (bool, time.Time) {
 	if c.inflight[key] > 0 {
 		c.inflight[key]--
 		if c.inflight[key] == 0 {
@@ -545,17 +564,18 @@ func (h *Hub) onSubscribed(c *conn, key subKey) {
 	}
 	e := h.entries[key]
 	if e == nil || e.c != c || c.inflight[key] > 0 {
-		return
+		return false, time.Time{}
 	}
 	if !e.confirmed {
 		e.confirmed = true
 		close(e.ready)
-		return
+		return false, e.sent
 	}
 	e.wake(All)
 	for _, l := range e.listeners {
 		l.sink.Gap()
 	}
+	return true, c.lostAt
 }
 
 // onMessage wakes waiters of the message's subscription as its policy says
@@ -618,6 +638,9 @@ func (h *Hub) onConnLost(c *conn) {
 	defer h.mu.Unlock()
 	clear(c.inflight)
 	clear(c.unsubs)
+	if h.cfg.OnConfirm != nil {
+		c.lostAt = time.Now()
+	}
 }
 
 // onUnsubscribed handles an (s)unsubscribe reply: the answer to one of ours,

@@ -595,3 +595,43 @@ func TestShardedSlotMoved(t *testing.T) {
 	require.NoError(t, redistest.Client(t, from).SPublish(ctx, ch, "0").Err())
 	waitSignal(t, w)
 }
+
+// TestOnConfirm: a new subscription's confirmation is reported once (a
+// second waiter joins it without one), and after a reconnect each channel's
+// resubscription is reported as such.
+func TestOnConfirm(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	type confirm struct {
+		channel string
+		resub   bool
+	}
+	var mu sync.Mutex
+	var got []confirm
+	h := pubsub.New(pubsub.Config{Client: redistest.Client(t, srv), OnConfirm: func(channel string, resub bool, d time.Duration) {
+		if d <= 0 {
+			panic("a confirmation takes time")
+		}
+		mu.Lock()
+		got = append(got, confirm{channel, resub})
+		mu.Unlock()
+	}})
+	t.Cleanup(h.Close)
+	seen := func() []confirm {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]confirm(nil), got...)
+	}
+	ctx := context.Background()
+	w1, err := h.Subscribe(ctx, "a", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer w1.Close(false)
+	w2, err := h.Subscribe(ctx, "a", pubsub.LockPolicy)
+	require.NoError(t, err)
+	defer w2.Close(false)
+	require.Equal(t, []confirm{{"a", false}}, seen())
+
+	require.NoError(t, raw.ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+	eventually(t, "the resubscription reported", func() bool { return len(seen()) == 2 })
+	require.Equal(t, []confirm{{"a", false}, {"a", true}}, seen())
+}

@@ -75,6 +75,20 @@ type Config struct {
 	// Logger receives failed renewal rounds and lost leases at Warn level.
 	// Nil discards.
 	Logger *slog.Logger
+	// OnRound, when set, is told about every renewal round once its
+	// answers are applied, on the round's goroutine. It must not block.
+	OnRound func(Round)
+}
+
+// Round describes one renewal round, for OnRound.
+type Round struct {
+	// Leases in the round; Scripts is its Kind.Queue calls.
+	Leases, Scripts int
+	// Duration is from the round's send to its answers (or deadline).
+	Duration time.Duration
+	// Renewed and Lost count the leases the round renewed and lost;
+	// Failed counts the groups that failed (retried later).
+	Renewed, Lost, Failed int
 }
 
 // Margin returns how long before the end of a lease of ttl its loss is
@@ -934,7 +948,9 @@ func (w *Wheel) runRound(r *round) {
 			for i := range gs {
 				gs[i].err = timeout
 			}
-			w.notify(w.apply(r, gs))
+			lost, renewed := w.apply(r, gs)
+			w.report(r, len(gs), renewed, len(lost), len(gs))
+			w.notify(lost)
 			return
 		}
 	}
@@ -964,7 +980,21 @@ func (w *Wheel) runRound(r *round) {
 		w.log.Warn("renewal: renewing leases failed; will retry",
 			"groups", failed, "leases", failedLeases, "key", firstErr.leases[0].key, "err", firstErr.err)
 	}
-	w.notify(w.apply(r, gs))
+	lost, renewed := w.apply(r, gs)
+	w.report(r, len(gs), renewed, len(lost), failed)
+	w.notify(lost)
+}
+
+// report tells OnRound about round r.
+func (w *Wheel) report(r *round, scripts, renewed, lost, failed int) {
+	if w.cfg.OnRound == nil {
+		return
+	}
+	w.cfg.OnRound(Round{
+		Leases: len(r.leases), Scripts: scripts,
+		Duration: time.Duration(w.now() - r.sent),
+		Renewed:  renewed, Lost: lost, Failed: failed,
+	})
 }
 
 // retryDelay spaces retries after an error so that a failing Redis is not
@@ -974,10 +1004,9 @@ func (w *Wheel) retryDelay(ttl time.Duration) int64 {
 	return max(w.tick, int64(ttl/30))
 }
 
-// apply records a round's answers and returns the leases lost by it.
-func (w *Wheel) apply(r *round, gs []group) []lostLease {
-	var lost []lostLease
-	renewed := 0
+// apply records a round's answers and returns the leases lost by it and
+// how many it renewed.
+func (w *Wheel) apply(r *round, gs []group) (lost []lostLease, renewed int) {
 	w.mu.Lock()
 	defer func() {
 		w.mu.Unlock()
@@ -1034,5 +1063,5 @@ func (w *Wheel) apply(r *round, gs []group) []lostLease {
 			}
 		}
 	}
-	return lost
+	return lost, renewed
 }

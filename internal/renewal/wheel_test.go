@@ -779,3 +779,30 @@ func TestStalledRoundCannotDelayLoss(t *testing.T) {
 	assertLostJustBefore(t, at, begin.Add(ttl), ttl)
 	assert.Zero(t, w.Len())
 }
+
+// TestOnRound: a round is reported once its answers are applied, with its
+// leases, scripts, renewals and losses.
+func TestOnRound(t *testing.T) {
+	t.Parallel()
+	k := &fakeKind{answer: func(c call) ([]bool, error) {
+		out := make([]bool, len(c.keys))
+		for i, key := range c.keys {
+			out[i] = key != "gone"
+		}
+		return out, nil
+	}}
+	rounds := make(chan Round, 4)
+	w := start(t, Config{OnRound: func(r Round) { rounds <- r }})
+	s := soon(50 * time.Millisecond)
+	lost := newLostLog()
+	w.Add(Spec{Key: "gone", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("gone")})
+	w.Add(Spec{Key: "kept", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("kept")})
+	select {
+	case r := <-rounds:
+		require.Positive(t, r.Duration)
+		r.Duration = 0
+		require.Equal(t, Round{Leases: 2, Scripts: 1, Renewed: 1, Lost: 1}, r)
+	case <-time.After(wait):
+		t.Fatal("no round reported")
+	}
+}
