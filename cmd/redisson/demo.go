@@ -424,11 +424,12 @@ wait:
 
 	// Round trips: commands from the workers' own connections only.
 	workerCmds := map[string]int64{}
-	var workerTotal, otherTotal, scripted int64
+	var workerTotal, otherTotal, scripted, registration int64
 	connMu.Lock()
 	for _, m := range monitors {
 		counts, sc := m.result()
 		scripted += sc
+		registration += m.registrations()
 		for addr, byCmd := range counts {
 			for c, n := range byCmd {
 				if connAddrs[addr] {
@@ -476,6 +477,9 @@ wait:
 	}
 	if otherTotal > 0 {
 		note += fmt.Sprintf("; %d commands of other clients ignored", otherTotal)
+	}
+	if registration > 0 {
+		note += fmt.Sprintf("; %d writes of the clients' registration records (background, at most 4/s per client) not counted", registration)
 	}
 	row("", "(%s)", note)
 

@@ -28,7 +28,9 @@ import (
 const inspectDescription = `
 Shows what Redis holds under NAME and the keys and channels Redisson derives
 from it: the kind of object, its TTL, the holders of a lock (client id, owner
-id, hold count), the fair-lock queue, semaphore permits (with each acquired
+id, hold count, and from the holder's registration record its host, pid,
+program and how long it has held; "unknown client (Java, or registration
+off)" without one), the fair-lock queue, semaphore permits (with each acquired
 permit's expiry for a permit-expirable semaphore) or the latch count, a rate
 limiter's config and the state of its window(s), the values a group
 multi-lock holds (by field id, with owner and expiry), a bucket's value decoded
@@ -72,16 +74,23 @@ Kinds, from the key's Redis type:
   type           Redis type of NAME: hash, string, none, ...
   ttl_ms         PTTL of NAME in ms: -1 no expiry, -2 no key
   mode           read-write lock: "read" or "write"; else null
-  holders        [] of {field, client_id, owner_id, holds, mode, read_ttls_ms}:
+  holders        [] of {field, client_id, owner_id, holds, mode, read_ttls_ms, client,
+                 held_for_ms}:
                  field "<client uuid>:<owner>[:write]"; client_id and owner_id parsed
                  from it (null when it does not parse); holds = hold count; mode
                  "exclusive" (lock, fair lock), "read" or "write" (read-write lock);
-                 read_ttls_ms = PTTL of each read hold's timeout key, else null
+                 read_ttls_ms = PTTL of each read hold's timeout key, else null;
+                 client = the holder's client from its registration record
+                 (redisson-go:client:<client id>): {host, pid, program, started_ms,
+                 library, go}, null for an unknown client (Java, or registration
+                 off); held_for_ms = how long the hold has lasted (by the holder's
+                 clock and the record's TTL), null when unknown
   queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
-                 timeout_ms, stale, stale_in_ms}; timeout_ms = absolute time (ms since
+                 timeout_ms, stale, stale_in_ms, client}; timeout_ms = absolute time (ms since
                  the epoch, the waiter's clock; the ZSCORE in redisson_lock_timeout:{NAME})
                  after which the waiter counts as gone; stale_in_ms = timeout_ms minus
-                 now (negative: stale for that long); both null when not in the zset
+                 now (negative: stale for that long); both null when not in the zset;
+                 client = the waiter's client, as for holders
   value          semaphore permits / latch count / atomic long (string integer);
                  else null
   permits        permit-expirable semaphore: acquired permits, soonest expiry first,
@@ -168,6 +177,11 @@ type Holder struct {
 	Holds      int64   `json:"holds"`
 	Mode       string  `json:"mode"`
 	ReadTTLsms []int64 `json:"read_ttls_ms"`
+	// Client is the holder's client from its registration record; nil
+	// for an unknown client (Java, or registration off).
+	Client *ClientInfo `json:"client"`
+	// HeldForMs is how long the hold has lasted, when the record lists it.
+	HeldForMs *int64 `json:"held_for_ms"`
 }
 
 // GroupValue is one value held in a group multi-lock's hash.
@@ -189,6 +203,8 @@ type Queued struct {
 	TimeoutMs *int64  `json:"timeout_ms"`
 	Stale     bool    `json:"stale"`
 	StaleInMs *int64  `json:"stale_in_ms"`
+	// Client is the waiter's client from its registration record.
+	Client *ClientInfo `json:"client"`
 }
 
 // Permit is one acquired permit of a permit-expirable semaphore.
@@ -417,6 +433,9 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		}
 	}
 	rep.Kind, rep.Alternatives = integerKind(rep.Kind, rep.Channels, d)
+	if err := identify(ctx, rdb, rep); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
@@ -806,6 +825,9 @@ func printReport(w io.Writer, r *Report) {
 		}
 		for _, h := range r.Holders {
 			fmt.Fprintf(w, "    %s\n", holderText(h))
+			if h.ClientID != nil {
+				fmt.Fprintf(w, "      %s\n", identityText(h))
+			}
 		}
 	}
 	if len(r.Queue) > 0 {
@@ -821,6 +843,9 @@ func printReport(w io.Writer, r *Report) {
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", ownerText(q.Field, q.ClientID, q.OwnerID), t)
+			if q.ClientID != nil {
+				fmt.Fprintf(w, "      %s\n", clientText(q.Client))
+			}
 		}
 	}
 	if r.Kind == kindPES {
@@ -982,6 +1007,20 @@ func holderText(h Holder) string {
 		}
 		return s
 	}
+}
+
+// identityText is a holder's client and how long it has held: "report.sh
+// pid 4242 on web-3, held for 12.5s".
+func identityText(h Holder) string {
+	s := clientText(h.Client)
+	if h.Client == nil {
+		return s
+	}
+	if h.HeldForMs != nil {
+		s += ", held for " + fmtMillis(*h.HeldForMs)
+	}
+	return s + " (redisson-go " + h.Client.Library + ", " + h.Client.Go + ", client started " +
+		time.UnixMilli(h.Client.StartedMs).UTC().Format("2006-01-02T15:04:05Z") + ")"
 }
 
 func ownerText(field string, client *string, owner *int64) string {

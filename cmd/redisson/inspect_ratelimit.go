@@ -41,6 +41,15 @@ type RateWindow struct {
 	RefillInMs  *int64  `json:"refill_in_ms"`
 	ValueTTLms  int64   `json:"value_ttl_ms"`
 	unreadGrant bool    // a grants member that is not Redisson's 21-byte packing
+	// inWindow are the grants still in the window, oldest first (the
+	// dashboard's chart).
+	inWindow []Grant
+}
+
+// Grant is one grant of permits still in a rate limiter's window.
+type Grant struct {
+	AtMs    int64 `json:"at_ms"`
+	Permits int64 `json:"permits"`
 }
 
 // isRateLimiter reports whether a hash's fields are a rate limiter's config:
@@ -148,6 +157,7 @@ func fillWindow(ctx context.Context, rdb redis.UniversalClient, rl *RateLimiter,
 				continue
 			}
 			rw.Used += p
+			rw.inWindow = append(rw.inWindow, Grant{AtMs: int64(z.Score), Permits: p})
 			if rw.Grants == 0 {
 				in := int64(z.Score) + rl.IntervalMs - now
 				rw.RefillInMs = &in

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -269,6 +271,12 @@ func TestInspectCluster(t *testing.T) {
 	if ch := rep.Channels[0]; ch.ShardSubscribers == nil || *ch.ShardSubscribers != 1 || ch.Subscribers != 0 {
 		t.Errorf("cluster lock channel: %+v", ch)
 	}
+	// The holder's record, read from the master of its own key's slot.
+	waitFor(t, 30*time.Second, "the holder's identity over the cluster", func() (bool, string) {
+		rep := inspectJSON(t, "--cluster", "--redis", url, "clustered")
+		h := rep.Holders[0]
+		return h.Client != nil && h.Client.PID == os.Getpid() && h.HeldForMs != nil, fmt.Sprintf("%+v", h)
+	})
 
 	// run and unlock over the cluster too.
 	r := cli(t, 30*time.Second, "run", "--cluster", "--redis", url, "--lock", "cl-run", "--", "sh", "-c", "exit 5")

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/registry"
 )
 
 const lsDescription = `
@@ -48,6 +50,10 @@ Columns:
            limiter's rate, a bucket's size, a fenced lock's last token
   HOLDERS  the holder (client id:owner id, with the hold count) and how many
            more; a group multi-lock's value owners
+  CLIENT   the first holder's client, program[pid]@host, from the record
+           redisson-go clients keep under redisson-go:client:<client id>;
+           "unknown client (Java, or registration off)" without one
+  HELD     how long the first holder has held it, when its record says
   TTL      the key's time to live; - when it has none
   WAITERS  connections subscribed to the object's channels (PUBSUB NUMSUB
            and SHARDNUMSUB): one per waiting client
@@ -76,10 +82,13 @@ Hashes of more than 1000 fields are not read whole.
 0), marking with "*" the lines that changed since the previous drawing
 (durations, which change every time, are not compared).
 
+The clients' records (redisson-go:client:<id>) are read for the holders,
+one pipelined GET and PTTL each, and never listed as objects.
+
 --json prints {pattern, objects, scanned_keys, max_keys, truncated}, objects
 being [] of {name, kind, type, state, held, holders, value, queue, acquired,
 rate_limiter, fencing_token, size, ttl_ms, waiters, keys, alternatives}:
-holders as inspect's (read_ttls_ms null; a group's values as holders whose
+holders as inspect's (read_ttls_ms null; client and held_for_ms as inspect's; a group's values as holders whose
 field is the value's id); value = permits, count or integer; queue = fair
 lock queue length; acquired = a permit-expirable semaphore's acquired
 permits; rate_limiter = inspect's without windows; size = bucket bytes;
@@ -236,8 +245,8 @@ func ls(ctx context.Context, rdb redis.UniversalClient, o lsOptions) (*LsResult,
 	found := map[string][]string{}
 	for _, k := range keys {
 		ki := infos[k]
-		if ki.Type == "none" {
-			continue // gone since the scan
+		if ki.Type == "none" || registry.IsKey(k) {
+			continue // gone since the scan, or a client's record
 		}
 		owner := k
 		if n, ok := companionOf(k, ki.Type); ok {
@@ -601,6 +610,17 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 		obj.State = lsState(&obj, l.fieldsMap)
 		out[i] = obj
 	}
+	var ids []string
+	for _, o := range out {
+		ids = append(ids, holderClients(o.Holders, nil)...)
+	}
+	recs, err := readClients(ctx, rdb, ids)
+	if err != nil {
+		return nil, fmt.Errorf("client records: %w", err)
+	}
+	for i := range out {
+		recs.annotate(out[i].Name, out[i].Holders, nil)
+	}
 	return out, nil
 }
 
@@ -698,13 +718,17 @@ func lsHolders(o LsObject) string {
 
 func printLs(w io.Writer, r *LsResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tHOLDERS\tTTL\tWAITERS")
+	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tHOLDERS\tCLIENT\tHELD\tTTL\tWAITERS")
 	for _, o := range r.Objects {
 		ttl := "-"
 		if o.TTLms >= 0 {
 			ttl = fmtMillis(o.TTLms)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), ttl, o.Waiters)
+		client, heldFor := "-", "-"
+		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {
+			client, heldFor = clientShort(o.Holders[0].Client), heldForText(o.Holders[0].HeldForMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d objects, %d keys scanned\n", len(r.Objects), r.ScannedKeys)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -263,9 +265,12 @@ func TestLsEveryKind(t *testing.T) {
 		lines[7] != "6 objects, 6 keys scanned" {
 		t.Errorf("ls text:\n%v", r)
 	}
-	if f := strings.Fields(lines[3]); len(f) != 7 || f[0] != "k:lock" || f[1] != "lock" || f[2] != "held" ||
-		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] == "-" || f[6] != "0" {
-		t.Errorf("ls text line of k:lock: %q", lines[3])
+	host, _ := os.Hostname()
+	me := fmt.Sprintf("%s[%d]@%s", filepath.Base(os.Args[0]), os.Getpid(), host)
+	if f := strings.Fields(lines[3]); len(f) != 9 || f[0] != "k:lock" || f[1] != "lock" || f[2] != "held" ||
+		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !durationRe.MatchString(f[6]) ||
+		f[7] == "-" || f[8] != "0" {
+		t.Errorf("ls text line of k:lock: %q (client %s)", lines[3], me)
 	}
 
 	for _, tc := range []struct {

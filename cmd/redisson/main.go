@@ -7,6 +7,7 @@
 //	redisson topic NAME publish MSG | subscribe [--pattern | --sharded | --reliable] [--codec C] [--count N] [--wait D]
 //	redisson ls [PATTERN] [--kind K] [--held] [--json] [--max-keys N] [--watch]
 //	redisson inspect NAME [--json] [--watch]
+//	redisson dashboard [--listen ADDR] [--token T] [--allow-writes]
 //	redisson semaphore NAME show | set N | add N | drain
 //	redisson permits NAME show | release ID
 //	redisson ratelimit NAME show | set RATE INTERVAL [--per-client] | acquire N [--wait D]
@@ -65,6 +66,7 @@ func init() {
 		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
 		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: cmdLs},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
+		{name: "dashboard", summary: "serve a live web page of every lock and synchronizer, and /metrics", run: cmdDashboard},
 		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
 		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: cmdTopic},
 		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: cmdLatch},
@@ -220,6 +222,7 @@ Examples:
   redisson ls 'orders:*' --held                           # the held locks among orders:*
   redisson ls --watch                                     # redraw every second
   redisson inspect nightly-report
+  redisson dashboard                                      # http://127.0.0.1:8080/
   redisson inspect --json --redis redis://:secret@10.0.0.5:6379/0 orders:42
   redisson semaphore encoders set 4
   redisson ratelimit api set 100 1s && redisson ratelimit api acquire 5

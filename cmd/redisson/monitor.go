@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/internal/registry"
 )
 
 // monitor counts the top-level commands one server executes, per client
@@ -26,13 +27,14 @@ type monitor struct {
 	conn    net.Conn
 	markers [2]string // start and end marker
 
-	mu       sync.Mutex
-	state    int                         // 0 before the start marker, 1 counting, 2 after the end marker
-	counts   map[string]map[string]int64 // client address -> command -> count
-	scripted int64                       // commands run by scripts while counting
-	seen     [2]chan struct{}            // closed when the marker is seen
-	err      error
-	done     chan struct{}
+	mu           sync.Mutex
+	state        int                         // 0 before the start marker, 1 counting, 2 after the end marker
+	counts       map[string]map[string]int64 // client address -> command -> count
+	scripted     int64                       // commands run by scripts while counting
+	registration int64                       // commands on clients' registration records
+	seen         [2]chan struct{}            // closed when the marker is seen
+	err          error
+	done         chan struct{}
 }
 
 // startMonitor dials o (its address, TLS and credentials) and sends MONITOR.
@@ -143,6 +145,12 @@ func (m *monitor) line(line string) {
 		m.scripted++
 		return
 	}
+	if len(l.Args) > 0 && registry.IsKey(l.Args[0]) {
+		// A client's registration record: background writes, not the
+		// lock's round trips.
+		m.registration++
+		return
+	}
 	byCmd := m.counts[client]
 	if byCmd == nil {
 		byCmd = map[string]int64{}
@@ -173,6 +181,14 @@ func (m *monitor) Close() {
 	m.mu.Unlock()
 	m.conn.Close()
 	<-m.done
+}
+
+// registrations returns the commands on clients' registration records
+// seen while counting.
+func (m *monitor) registrations() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.registration
 }
 
 // result returns the counts of the commands seen while counting.

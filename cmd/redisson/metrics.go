@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// metrics serves the ls state in Prometheus text format (exposition
+// format 0.0.4), bounded like ls by --max-keys.
+func (d *dashboard) metrics(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(r.Context(), d.budget())
+	defer cancel()
+	res, err := ls(ctx, d.rdb, d.o.ls)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		writeMetrics(w, nil, time.Since(start), err)
+		return
+	}
+	writeMetrics(w, res, time.Since(start), nil)
+}
+
+// metricFamily is one metric's help, type and samples.
+type metricFamily struct {
+	name, help string
+	samples    []string
+}
+
+// writeMetrics writes res as Prometheus text: the families in a fixed
+// order, each object's samples in ls's (name) order.
+func writeMetrics(w io.Writer, res *LsResult, took time.Duration, failed error) {
+	fams := []*metricFamily{
+		{name: "redisson_up", help: "1 when the last read of Redis succeeded."},
+		{name: "redisson_scrape_duration_seconds", help: "Time the scan and look-ups of this scrape took."},
+		{name: "redisson_scanned_keys", help: "Keys the scan found (at most --max-keys)."},
+		{name: "redisson_scan_truncated", help: "1 when --max-keys cut the scan: objects are missing."},
+		{name: "redisson_objects", help: "Redisson objects found, by kind."},
+		{name: "redisson_lock_held", help: "1 when the lock (plain, fair, read-write) or group multi-lock has a holder."},
+		{name: "redisson_lock_holders", help: "Owners holding the lock (hash fields)."},
+		{name: "redisson_waiters", help: "Connections subscribed to the object's channels: one per waiting client."},
+		{name: "redisson_fair_lock_queue_length", help: "Waiters in a fair lock's queue."},
+		{name: "redisson_ttl_seconds", help: "Time to live of the object's key; absent when it has none."},
+		{name: "redisson_semaphore_permits", help: "Available permits of a semaphore or permit-expirable semaphore."},
+		{name: "redisson_semaphore_acquired_permits", help: "Acquired permits of a permit-expirable semaphore."},
+		{name: "redisson_latch_count", help: "Count of a count-down latch."},
+		{name: "redisson_integer_value", help: "Value of an integer string that may be an atomic long, semaphore or latch."},
+		{name: "redisson_rate_limiter_rate", help: "Permits a rate limiter grants per interval."},
+		{name: "redisson_rate_limiter_interval_seconds", help: "A rate limiter's interval."},
+		{name: "redisson_fencing_token", help: "A fenced lock's last token."},
+	}
+	by := map[string]*metricFamily{}
+	for _, f := range fams {
+		by[f.name] = f
+	}
+	add := func(name string, labels []string, v float64) {
+		var b strings.Builder
+		b.WriteString(name)
+		if len(labels) > 0 {
+			b.WriteByte('{')
+			for i := 0; i+1 < len(labels); i += 2 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
+			}
+			b.WriteByte('}')
+		}
+		b.WriteString(" " + formatFloat(v))
+		by[name].samples = append(by[name].samples, b.String())
+	}
+	b2f := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	add("redisson_up", nil, b2f(failed == nil))
+	add("redisson_scrape_duration_seconds", nil, took.Seconds())
+	if res != nil {
+		add("redisson_scanned_keys", nil, float64(res.ScannedKeys))
+		add("redisson_scan_truncated", nil, b2f(res.Truncated))
+		kinds := map[string]int{}
+		for _, o := range res.Objects {
+			kinds[o.Kind]++
+		}
+		names := make([]string, 0, len(kinds))
+		for k := range kinds {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			add("redisson_objects", []string{"kind", k}, float64(kinds[k]))
+		}
+		for _, o := range res.Objects {
+			nk := []string{"name", o.Name, "kind", o.Kind}
+			switch o.Kind {
+			case kindLock, kindFair, kindRW, kindGroup:
+				add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
+				add("redisson_lock_holders", nk, float64(len(o.Holders)))
+			}
+			if o.Kind != kindBucket && o.Kind != kindRateLimiter && !isUnknown(o.Kind) {
+				add("redisson_waiters", nk, float64(o.Waiters))
+			}
+			if o.Kind == kindFair || o.Queue > 0 {
+				add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
+			}
+			if o.TTLms >= 0 {
+				add("redisson_ttl_seconds", nk, float64(o.TTLms)/1000)
+			}
+			switch {
+			case o.Value == nil:
+			case o.Kind == kindSem || o.Kind == kindPES:
+				add("redisson_semaphore_permits", nk, float64(*o.Value))
+			case o.Kind == kindLatch:
+				add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
+			default:
+				add("redisson_integer_value", nk, float64(*o.Value))
+			}
+			if o.Acquired != nil {
+				add("redisson_semaphore_acquired_permits", []string{"name", o.Name}, float64(*o.Acquired))
+			}
+			if rl := o.RateLimiter; rl != nil {
+				add("redisson_rate_limiter_rate", []string{"name", o.Name, "type", rl.Type}, float64(rl.Rate))
+				add("redisson_rate_limiter_interval_seconds", []string{"name", o.Name, "type", rl.Type}, float64(rl.IntervalMs)/1000)
+			}
+			if o.FencingToken != nil {
+				add("redisson_fencing_token", []string{"name", o.Name}, float64(*o.FencingToken))
+			}
+		}
+	}
+	if failed != nil {
+		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ReplaceAll(failed.Error(), "\n", " "))
+	}
+	for _, f := range fams {
+		if len(f.samples) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		for _, s := range f.samples {
+			fmt.Fprintln(w, s)
+		}
+	}
+}
+
+// escapeLabel escapes a label value: backslash, double quote, newline.
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+func formatFloat(v float64) string {
+	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%g", v)
+}

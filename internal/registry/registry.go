@@ -1,0 +1,308 @@
+// Package registry publishes who a client is and what it holds, for the
+// operators' tools (redisson inspect, ls, dashboard): one string key per
+// client, KeyPrefix + client id, holding a JSON Record, written with a PX
+// expiry and refreshed in the background, so that the record of a process
+// that died is gone within a few refresh periods.
+//
+// The key is this library's own: Redisson derives no key from a name that
+// starts with "redisson-go:" (its derived keys start with "redisson_" or
+// with the name in braces), and Java peers never read it. An object a user
+// names "redisson-go:client:..." would share it: the prefix is reserved.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/core"
+)
+
+// KeyPrefix starts every client record's key; the client id follows.
+const KeyPrefix = "redisson-go:client:"
+
+// Module is the library's module path, whose version a record carries.
+const Module = "github.com/goredisson/redisson"
+
+// MaxHolds bounds the holds one record lists; HoldsTotal says how many
+// there were.
+const MaxHolds = 1000
+
+// Key returns the key of the record of client id.
+func Key(id string) string { return KeyPrefix + id }
+
+// Record is what a client publishes about itself. Times are milliseconds
+// since the epoch by the client's clock; a reader that wants durations
+// without trusting that clock uses WrittenMs, TTLms and the key's PTTL
+// (see Age).
+type Record struct {
+	ID      string `json:"id"`
+	Host    string `json:"host"`
+	PID     int    `json:"pid"`
+	Program string `json:"program"`
+	// StartedMs is when the client was created (redisson.New).
+	StartedMs int64 `json:"started_ms"`
+	// Library is the module version of github.com/goredisson/redisson in
+	// the client's build, "(devel)" when unknown.
+	Library string `json:"library"`
+	Go      string `json:"go"`
+	// WrittenMs is when this version of the record was written; TTLms the
+	// PX it was written with.
+	WrittenMs int64 `json:"written_ms"`
+	TTLms     int64 `json:"ttl_ms"`
+	// Holds lists at most MaxHolds of the client's holds, oldest first.
+	Holds      []Hold `json:"holds"`
+	HoldsTotal int    `json:"holds_total"`
+}
+
+// Hold is one owner's hold on one lock key.
+type Hold struct {
+	Key string `json:"key"`
+	// Owner is the hash field "<client id>:<owner id>[:write]".
+	Owner  string `json:"owner"`
+	Object string `json:"object"`
+	// SinceMs is when the owner's outermost hold was asked for.
+	SinceMs int64 `json:"since_ms"`
+	Depth   int   `json:"depth"`
+}
+
+// Find returns the hold of owner field on key, if the record lists it.
+func (r *Record) Find(key, owner string) (Hold, bool) {
+	for _, h := range r.Holds {
+		if h.Key == key && h.Owner == owner {
+			return h, true
+		}
+	}
+	return Hold{}, false
+}
+
+// Age returns how long ago, by the writer's clock, at was: the time from
+// at to the write, plus the time since the write as the key's remaining
+// PTTL tells it (the reader's clock is not used). pttl < 0 (unknown)
+// counts the write as just now.
+func (r *Record) Age(atMs int64, pttl time.Duration) time.Duration {
+	d := time.Duration(r.WrittenMs-atMs) * time.Millisecond
+	if pttl >= 0 && r.TTLms > 0 {
+		if since := time.Duration(r.TTLms)*time.Millisecond - pttl; since > 0 {
+			d += since
+		}
+	}
+	return max(d, 0)
+}
+
+// Parse decodes a record's value.
+func Parse(data []byte) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// LibraryVersion is the version of Module in this binary's build info:
+// the main module's when it is the library itself, else its dependency
+// entry; "(devel)" when the build has none.
+func LibraryVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	if bi.Main.Path == Module && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == Module {
+			if d.Replace != nil {
+				// A directory replacement has no version; a module
+				// replacement has its own.
+				if d.Replace.Version != "" {
+					return d.Replace.Version
+				}
+				return "(devel)"
+			}
+			if d.Version != "" {
+				return d.Version
+			}
+		}
+	}
+	return "(devel)"
+}
+
+// Config is what a Registrar publishes and how often.
+type Config struct {
+	Redis redis.UniversalClient
+	// ID is the client id.
+	ID string
+	// Held lists the client's holds; Changed gets a token after they
+	// change.
+	Held    func() []core.Held
+	Changed <-chan struct{}
+	// Period is the time between two refreshes; TTL the record's PX.
+	Period, TTL time.Duration
+	// MinGap is the least time between two writes: changes that come
+	// faster are coalesced into one write.
+	MinGap time.Duration
+	// Timeout bounds one write and the final delete.
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// Registrar writes one client's record until Close or Abandon.
+type Registrar struct {
+	cfg  Config
+	base Record
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+	// life ends with Abandon: a write stalled on a Redis that does not
+	// answer (a go-redis client without ReadTimeout waits forever) must not
+	// hold up Close.
+	life   context.Context
+	finish context.CancelFunc
+}
+
+// Start writes the record at once (in the background) and keeps it fresh.
+// It never fails: write errors are logged.
+func Start(cfg Config) *Registrar {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MinGap <= 0 {
+		cfg.MinGap = 250 * time.Millisecond
+	}
+	host, _ := os.Hostname()
+	r := &Registrar{
+		cfg: cfg,
+		base: Record{
+			ID: cfg.ID, Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]),
+			StartedMs: time.Now().UnixMilli(), Library: LibraryVersion(), Go: runtime.Version(),
+			TTLms: cfg.TTL.Milliseconds(),
+		},
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	r.life, r.finish = context.WithCancel(context.Background())
+	go r.loop()
+	return r
+}
+
+// loop writes the record now, after each change (at most one write per
+// MinGap) and every Period.
+func (r *Registrar) loop() {
+	defer close(r.done)
+	tick := time.NewTicker(r.cfg.Period)
+	defer tick.Stop()
+	var gap *time.Timer // pending coalesced write
+	var gapC <-chan time.Time
+	last := time.Time{}
+	failing := false
+	write := func() {
+		last = time.Now()
+		ctx, cancel := context.WithTimeout(r.life, r.cfg.Timeout)
+		defer cancel()
+		_, err := core.Bounded(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, r.write(ctx) })
+		switch {
+		case err != nil && !failing:
+			failing = true
+			r.cfg.Logger.Warn("redisson: cannot write the client's registration record; tools show its holds as held by an unknown client",
+				"key", Key(r.cfg.ID), "err", err)
+		case err != nil:
+			r.cfg.Logger.Debug("redisson: registration record write failed again", "key", Key(r.cfg.ID), "err", err)
+		case failing:
+			failing = false
+			r.cfg.Logger.Debug("redisson: registration record written again", "key", Key(r.cfg.ID))
+		}
+	}
+	write()
+	for {
+		select {
+		case <-r.stop:
+			if gap != nil {
+				gap.Stop()
+			}
+			return
+		case <-tick.C:
+			write()
+		case <-r.cfg.Changed:
+			if gapC != nil {
+				continue // a write is already due
+			}
+			wait := r.cfg.MinGap - time.Since(last)
+			if wait <= 0 {
+				write()
+				continue
+			}
+			gap = time.NewTimer(wait)
+			gapC = gap.C
+		case <-gapC:
+			gap, gapC = nil, nil
+			write()
+		}
+	}
+}
+
+// Snapshot returns the record as it would be written now.
+func (r *Registrar) Snapshot() Record {
+	rec := r.base
+	held := r.cfg.Held()
+	sort.Slice(held, func(i, j int) bool {
+		if !held[i].Since.Equal(held[j].Since) {
+			return held[i].Since.Before(held[j].Since)
+		}
+		return held[i].Key+"\x00"+held[i].Owner < held[j].Key+"\x00"+held[j].Owner
+	})
+	rec.HoldsTotal = len(held)
+	if len(held) > MaxHolds {
+		held = held[:MaxHolds]
+	}
+	rec.Holds = make([]Hold, len(held))
+	for i, h := range held {
+		rec.Holds[i] = Hold{Key: h.Key, Owner: h.Owner, Object: h.Object, SinceMs: h.Since.UnixMilli(), Depth: h.Depth}
+	}
+	rec.WrittenMs = time.Now().UnixMilli()
+	return rec
+}
+
+func (r *Registrar) write(ctx context.Context) error {
+	rec := r.Snapshot()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return r.cfg.Redis.Set(ctx, Key(r.cfg.ID), data, r.cfg.TTL).Err()
+}
+
+// Abandon stops refreshing without deleting the record, as a process that
+// died would: the record expires with its PX.
+func (r *Registrar) Abandon() {
+	r.once.Do(func() {
+		close(r.stop)
+		r.finish()
+	})
+	<-r.done
+}
+
+// Close stops refreshing and deletes the record, bounded by Timeout.
+func (r *Registrar) Close() {
+	r.Abandon()
+	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+	defer cancel()
+	_, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) { return r.cfg.Redis.Del(ctx, Key(r.cfg.ID)).Result() })
+	if err != nil {
+		r.cfg.Logger.Debug("redisson: cannot delete the client's registration record; it expires by itself",
+			"key", Key(r.cfg.ID), "err", err)
+	}
+}
+
+// IsKey reports whether key is a client record's key.
+func IsKey(key string) bool { return strings.HasPrefix(key, KeyPrefix) }
