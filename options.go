@@ -87,10 +87,13 @@ type Options struct {
 	// without retry, so its waits end with the first such failure.
 	Retry RetryOptions
 	// Registration publishes who this client is (host, pid, program,
-	// start time, versions) and what it holds since when, under a key of
-	// this library's own that Java peers never read, so that `redisson
-	// inspect`, `ls` and the dashboard can name a holder. Default on. Not
-	// a Redisson setting.
+	// start time, versions) and what it holds since when, as JSON under
+	// the key redisson-go:client:<ID> that Java peers never read, so that
+	// `redisson inspect`, `ls` and the dashboard can name a holder. It is
+	// written in the background at start, after holds change (at most 4
+	// times a second) and every WatchdogTimeout/3 (at least 1 s apart); it
+	// expires four periods after the last write, and Close deletes it. A
+	// lock call sends nothing for it. Default on. Not a Redisson setting.
 	Registration RegistrationOptions
 }
 
@@ -177,6 +180,13 @@ func WithFairLockWaitTimeout(d time.Duration) Option {
 // WithRetry sets Options.Retry.
 func WithRetry(r RetryOptions) Option {
 	return func(o *Options) { o.Retry = r }
+}
+
+// WithRegistration sets Options.Registration: WithRegistration(
+// RegistrationOptions{Disabled: true}) keeps the client's record out of
+// Redis.
+func WithRegistration(r RegistrationOptions) Option {
+	return func(o *Options) { o.Registration = r }
 }
 
 // WithOptions replaces all options at once.
