@@ -229,6 +229,8 @@ func librarySettings(lib string) []Setting {
 			{"algorithm", "GCRA, Redis server clock; PerSecond's burst = rate, so a fresh key admits a burst of rate at once"},
 			{"version", "github.com/go-redis/redis_rate/v10 v10.0.1"},
 		}, goRedisSettings()...)
+	case libTopic, libRawPS:
+		return topicSettings(lib) // topic.go
 	case libSem:
 		return []Setting{
 			{"acquire", "client.Semaphore(key): TrySetPermits(ctx, permits) once, then AcquirePermits(ctx, 1) (waits on redisson_sc:{key}) and Permits.Release"},

@@ -89,13 +89,15 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		ops        = fs.Int("ops", 0, "run uncontended, parallel and contended by op count (per process) instead of by time (smoke tests)")
 		opsTimeout = fs.Duration("ops-timeout", time.Minute, "with --ops: bound of one run; Lock calls still waiting then count as stalled")
 		verify     = fs.Bool("verify", false, "widen the contended critical section (20 µs between reading and writing the shared counter) so broken mutual exclusion shows as lost updates")
-		noExtra    = fs.Bool("no-extra", false, "skip the groups of issues #9, #10, #13 and #24 (fair, rwlock, ratelimit, semaphore, redlock, multilock, kinds) in a run without --only")
+		noExtra    = fs.Bool("no-extra", false, "skip the groups of issues #9, #10, #13, #23 and #24 (fair, rwlock, ratelimit, semaphore, redlock, multilock, topic, kinds) in a run without --only")
 		rateLimit  = fs.Int("rate", 1000, "ratelimit: the configured rate, permits per second")
 		rateGs     = intList{1, 32}
 		rateAcc    = fs.Duration("rate-accuracy", 10*time.Second, "ratelimit: length of one accuracy run (2 processes)")
 		semPermits = fs.Int("sem-permits", 4, "semaphore: permits (goroutines: --procs × --goroutines)")
 		readPct    = fs.Int("read-percent", 90, "rwlock: percentage of acquisitions that are reads")
 		rwHold     = fs.Duration("rw-hold", 0, "rwlock: how long each hold lasts (0: empty critical section, as in the contended rows)")
+		topicSubs  = fs.Int("topic-subscribers", 100, "topic: subscribers on the one client (ours: Subscribe calls of one Topic; go-redis: PubSub connections)")
+		topicRate  = fs.Int("topic-rate", 200, "topic: messages/s of the paced run, low enough for both sides to keep up on a small machine (the other run publishes as fast as it can)")
 		profile    = fs.String("cpuprofile", "", "write CPU profiles (pprof) of the uncontended, parallel and contended worker processes into this directory")
 	)
 	fs.Var(&rateGs, "rate-goroutines", "ratelimit: comma-separated goroutine counts of the decisions rows")
@@ -114,7 +116,7 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *rounds < 1 || *procs < 1 || *goroutines < 1 || *periods < 1 || *waiters < 1 || *wlocks < 1 || *releases < 1 ||
-		*rateLimit < 1 || *semPermits < 1 || *rateAcc <= 0 {
+		*rateLimit < 1 || *semPermits < 1 || *rateAcc <= 0 || *topicSubs < 1 || *topicRate < 1 {
 		return errors.New("counts must be positive")
 	}
 	if *readPct < 0 || *readPct > 100 || *rwHold < 0 {
@@ -131,6 +133,7 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		ProfileDir: *profile, Ops: *ops, OpsTimeout: *opsTimeout, Verify: *verify,
 		NoExtra: *noExtra, RateLimit: *rateLimit, RateGoroutines: rateGs, RateAccuracyPeriod: *rateAcc,
 		SemPermits: *semPermits, ReadPercent: *readPct, RWHold: *rwHold,
+		TopicSubscribers: *topicSubs, TopicRate: *topicRate,
 	}
 	for _, l := range strings.Split(*libs, ",") {
 		l = strings.TrimSpace(l)

@@ -64,6 +64,10 @@ type Config struct {
 	// Read-write group: percentage of reads and time a hold lasts.
 	ReadPercent int
 	RWHold      time.Duration
+	// Topic group: subscribers on the one client, and the paced run's
+	// publish rate (messages per second).
+	TopicSubscribers int
+	TopicRate        int
 
 	Log io.Writer `json:"-"` // progress lines
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/pubsub"
 )
 
 // Order is a message shared with Java services as com.example.Order.
@@ -110,4 +111,32 @@ func ExampleReliableTopic() {
 	count, _ := topic.CountSubscribers(ctx)
 	fmt.Println(n, m.Value, count)
 	// Output: 0 a1 1
+}
+
+// A reliable subscriber that reads a long backlog a few entries at a time
+// (XREADGROUP ... COUNT 100): without the cap, as in Redisson, one read
+// takes every entry it has not read yet.
+func ExampleWithReadCount() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, _ := redisson.New(rdb)
+	defer client.Close()
+	ctx := context.Background()
+
+	topic := redisson.NewReliableTopic[string](client, "backlog", codec.String())
+	for _, v := range []string{"b1", "b2", "b3"} {
+		_, _ = topic.Publish(ctx, v)
+	}
+	sub, err := topic.Subscribe(ctx, pubsub.WithReadCount(100))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sub.Close()
+	var got []string
+	for range 3 {
+		got = append(got, (<-sub.Messages()).Value)
+	}
+	fmt.Println(got)
+	// Output: [b1 b2 b3]
 }

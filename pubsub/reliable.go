@@ -34,7 +34,8 @@ var ErrSubscriberGone = errors.New("subscriber registration expired or removed")
 type ReliableOption func(*reliableOptions)
 
 type reliableOptions struct {
-	watchdog time.Duration
+	watchdog  time.Duration
+	readCount int
 }
 
 // WithWatchdogTimeout sets how long the subscription's registration in
@@ -45,6 +46,16 @@ type reliableOptions struct {
 // destroyed, by the next subscriber that polls after it expired.
 func WithWatchdogTimeout(d time.Duration) ReliableOption {
 	return func(o *reliableOptions) { o.watchdog = d }
+}
+
+// WithReadCount caps how many new entries one read takes (XREADGROUP ...
+// COUNT n). The default, 0, sends no COUNT, as Redisson does: a read then
+// takes every entry the subscriber has not read yet in one reply, the
+// whole backlog for a new subscriber of a long stream, which Redis, the
+// network and this process hold at once. A cap bounds that memory; the
+// reader then reads again, at once, for the next n.
+func WithReadCount(n int) ReliableOption {
+	return func(o *reliableOptions) { o.readCount = n }
 }
 
 // The scripts: the same Redis calls, keys and arguments as Redisson's
@@ -312,7 +323,7 @@ func (t *ReliableTopic[T]) blockingClient(ctx context.Context) (*redis.Client, e
 // still in the stream and every message published after Subscribe returns
 // is delivered on Messages. A ctx done before that leaves no registration
 // behind. Close the subscription when done: it removes the registration.
-// Options: WithWatchdogTimeout.
+// Options: WithWatchdogTimeout, WithReadCount.
 func (t *ReliableTopic[T]) Subscribe(ctx context.Context, opts ...ReliableOption) (*ReliableSubscription[T], error) {
 	const op = "subscribe"
 	if err := t.check(op); err != nil {
@@ -327,6 +338,10 @@ func (t *ReliableTopic[T]) Subscribe(ctx context.Context, opts ...ReliableOption
 	if o.watchdog < 3*time.Millisecond {
 		return nil, t.fail(op, fmt.Errorf("%w: the watchdog timeout must be at least 3ms, got %v",
 			core.ErrInvalidArgument, o.watchdog))
+	}
+	if o.readCount < 0 {
+		return nil, t.fail(op, fmt.Errorf("%w: the read count must not be negative, got %d",
+			core.ErrInvalidArgument, o.readCount))
 	}
 	blk, err := t.blockingClient(ctx)
 	if err != nil {
@@ -350,7 +365,7 @@ func (t *ReliableTopic[T]) Subscribe(ctx context.Context, opts ...ReliableOption
 		return nil, t.fail(op, err)
 	}
 	s := &ReliableSubscription[T]{
-		t: t, id: id, watchdog: o.watchdog, blk: blk,
+		t: t, id: id, watchdog: o.watchdog, readCount: o.readCount, blk: blk,
 		out:  make(chan Message[T]),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
@@ -394,11 +409,12 @@ func (t *ReliableTopic[T]) unregister(id string) error {
 // nothing is ever dropped and a slow consumer holds up its own
 // subscription only.
 type ReliableSubscription[T any] struct {
-	t        *ReliableTopic[T]
-	id       string
-	watchdog time.Duration
-	bmu      sync.Mutex
-	blk      *redis.Client // the dedicated connection of XREADGROUP BLOCK; nil once halted
+	t         *ReliableTopic[T]
+	id        string
+	watchdog  time.Duration
+	readCount int // COUNT of XREADGROUP; 0: none, as Redisson
+	bmu       sync.Mutex
+	blk       *redis.Client // the dedicated connection of XREADGROUP BLOCK; nil once halted
 
 	ctx    context.Context // cancelled by halt
 	cancel context.CancelFunc
@@ -541,9 +557,9 @@ func (s *ReliableSubscription[T]) read() {
 			case <-s.stop:
 				return
 			}
-			// A failed XACK leaves the entry pending: the next poll
-			// hands it over again (at least once).
-			_ = t.src.rdb.XAck(s.ctx, t.name, s.id, e.ID).Err()
+			if !s.ack(e.ID) {
+				return
+			}
 		}
 		res, err := reliableUpdateScript.Run(s.ctx, t.src.rdb, keys, s.id,
 			strconv.FormatInt(time.Now().UnixMilli(), 10))
@@ -556,6 +572,31 @@ func (s *ReliableSubscription[T]) read() {
 		if n, _ := res.(int64); n == 0 {
 			s.halt(t.fail("receive", ErrSubscriberGone))
 			return
+		}
+	}
+}
+
+// ack acknowledges entry id, which the consumer has received. Until the
+// XACK succeeds the entry stays pending, and the next poll would hand it
+// over again: so a failed XACK (Redis restarting, a failover, the network)
+// is sent again every retryDelay, XACK being idempotent, before anything
+// else is read. Only the process' end between the receive and the XACK
+// can duplicate an entry. false when the subscription ended meanwhile.
+func (s *ReliableSubscription[T]) ack(id string) bool {
+	t := s.t
+	for {
+		err := t.src.rdb.XAck(s.ctx, t.name, s.id, id).Err()
+		switch {
+		case err == nil:
+			return true
+		case s.stopped():
+			return false
+		case strings.HasPrefix(err.Error(), "NOGROUP"):
+			s.halt(t.fail("receive", ErrSubscriberGone))
+			return false
+		}
+		if !s.sleep(retryDelay) {
+			return false
 		}
 	}
 }
@@ -598,8 +639,12 @@ func (s *ReliableSubscription[T]) poll() ([]redis.XMessage, error) {
 	if pending := parseEntries(res); len(pending) > 0 {
 		return pending, nil
 	}
-	cmd := redis.NewXStreamSliceCmd(s.ctx, "XREADGROUP", "GROUP", s.id, reliableConsumer,
-		"BLOCK", "0", "STREAMS", t.name, ">")
+	args := []any{"XREADGROUP", "GROUP", s.id, reliableConsumer}
+	if s.readCount > 0 {
+		args = append(args, "COUNT", s.readCount)
+	}
+	args = append(args, "BLOCK", "0", "STREAMS", t.name, ">")
+	cmd := redis.NewXStreamSliceCmd(s.ctx, args...)
 	blk := s.currentBlk()
 	if blk == nil {
 		return nil, core.ErrClosed

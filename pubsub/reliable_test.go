@@ -284,7 +284,9 @@ func TestReliableCloseAndCancel(t *testing.T) {
 	cancel()
 	_, err := topic.Subscribe(cancelled)
 	require.ErrorIs(t, err, context.Canceled)
-	require.Empty(t, raw.Keys(ctx, "*").Val(), "a cancelled Subscribe leaves no registration")
+	// The topic's keys only: the client keeps keys of its own (its
+	// registration, issue #19).
+	require.Zero(t, raw.Exists(ctx, "rt:cancel", "{rt:cancel}:timeout").Val(), "a cancelled Subscribe leaves no registration")
 
 	// A deadline that ends while the registration is under way: whatever
 	// happened in Redis is undone.
@@ -340,4 +342,46 @@ func TestReliableCloseAndCancel(t *testing.T) {
 	require.EqualError(t, err, `reliable topic "rt:cancel": publish: client is closed`)
 	_, err = topic.Subscribe(ctx)
 	require.ErrorIs(t, err, redisson.ErrClosed)
+}
+
+// TestReliableReadCount: without a cap a read takes the whole backlog
+// (Redisson sends no COUNT), so everything the reader holds is pending in
+// the group at once; WithReadCount(2) takes two at a time, and every
+// message still arrives once, in order. A negative count is refused.
+func TestReliableReadCount(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := t.Context()
+	c := newClient(t, srv)
+	for _, tc := range []struct {
+		name        string
+		opts        []pubsub.ReliableOption
+		wantPending int64 // after m1 is received and acknowledged
+	}{
+		{"no COUNT, as Redisson", nil, 4},
+		{"COUNT 2", []pubsub.ReliableOption{pubsub.WithReadCount(2)}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "rt:count:" + tc.name
+			topic := redisson.NewReliableTopic[string](c, name, codec.String())
+			for i := 1; i <= 5; i++ {
+				_, err := topic.Publish(ctx, "m"+strconv.Itoa(i))
+				require.NoError(t, err)
+			}
+			sub, err := topic.Subscribe(ctx, tc.opts...)
+			require.NoError(t, err)
+			defer sub.Close()
+			require.Equal(t, "m1", nextReliable(t, sub).Value)
+			redistest.Eventually(t, receiveWithin, "m1 acknowledged", func() bool {
+				p, err := raw.XPending(ctx, name, sub.ID()).Result()
+				return err == nil && p.Count == tc.wantPending
+			})
+			for i := 2; i <= 5; i++ {
+				require.Equal(t, "m"+strconv.Itoa(i), nextReliable(t, sub).Value)
+			}
+		})
+	}
+	_, err := redisson.NewReliableTopic[string](c, "rt:count", codec.String()).Subscribe(ctx, pubsub.WithReadCount(-1))
+	require.ErrorIs(t, err, redisson.ErrInvalidArgument)
+	require.EqualError(t, err, `reliable topic "rt:count": subscribe: invalid argument: the read count must not be negative, got -1`)
 }
