@@ -295,7 +295,7 @@ func TestErrNoSyncedReplicasNamesItsObject(t *testing.T) {
 func TestErrSubscriptionTimeoutNamesItsObject(t *testing.T) {
 	t.Parallel()
 	srv := redistest.StartServer(t)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	stall := make(chan struct{})
 	rdb.AddHook(stallSubscribes{stall})

@@ -80,14 +80,12 @@ func giveUpDuration(t *testing.T) time.Duration {
 
 // keysBut returns every key in rdb's database, sorted, but Redisson's unlock
 // latches (their TTL is the client's timeout: they are how a repeated
-// unlock learns the first one's answer, not state of any object).
+// unlock learns the first one's answer, not state of any object) and the
+// clients' registration records.
 func keysBut(t *testing.T, rdb *redis.Client) []string {
 	t.Helper()
-	keys, err := rdb.Keys(context.Background(), "*").Result()
-	require.NoError(t, err)
-	keys = slices.DeleteFunc(keys, func(k string) bool { return strings.HasPrefix(k, "redisson_unlock_latch") })
-	slices.Sort(keys)
-	return keys
+	keys := redistest.Keys(t, rdb, "*")
+	return slices.DeleteFunc(keys, func(k string) bool { return strings.HasPrefix(k, "redisson_unlock_latch") })
 }
 
 // noKeys checks that nothing but unlock latches is left.

@@ -259,12 +259,12 @@ type keyState struct {
 	pttl  time.Duration
 }
 
-// redisState reads every key of the database.
+// redisState reads every key of the database but the clients'
+// registration records.
 func redisState(t *testing.T, rdb *redis.Client) map[string]keyState {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, "*").Result()
-	require.NoError(t, err)
+	keys := redistest.Keys(t, rdb, "*")
 	out := make(map[string]keyState, len(keys))
 	for _, k := range keys {
 		typ, err := rdb.Type(ctx, k).Result()
@@ -308,37 +308,29 @@ func requireSameState(t *testing.T, before, after map[string]keyState) {
 	}
 }
 
-// dirty is Redis' count of changes to the data since the last save: any
-// write, a PEXPIRE included, raises it, a write that changes nothing (ZREM
-// of a member that is not there) does not.
-func dirty(t *testing.T, rdb *redis.Client) int64 {
-	t.Helper()
-	info, err := rdb.Info(context.Background(), "persistence").Result()
-	require.NoError(t, err)
-	n, err := strconv.ParseInt(redistest.ParseInfo(info)["rdb_changes_since_last_save"], 10, 64)
-	require.NoError(t, err)
-	return n
-}
-
 // requireRefused runs call and checks the refusal: ErrWrongType, a message
 // naming the object and what the key holds, no write, nothing published.
 func (b *kindBed) requireRefused(t *testing.T, name, want string, call func(context.Context) (bool, error)) {
 	t.Helper()
 	before := redisState(t, b.raw)
 	msgs := redistest.Capture(t, b.raw)
-	changes := dirty(t, b.raw)
 	// A waiting call must end at once: one that waited, or backed off to
 	// try again (see client), would end with this deadline's error
 	// instead.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ok, err := call(ctx)
+	var ok bool
+	var err error
+	// Redis' count of changes (any write, a PEXPIRE included; a write that
+	// changes nothing, like ZREM of a member that is not there, does not
+	// count), less the clients' registration writes.
+	changes := redistest.Changes(t, b.srv, b.raw, func() { ok, err = call(ctx) })
 	require.ErrorIs(t, err, redisson.ErrWrongType)
 	require.False(t, ok)
 	require.ErrorContains(t, err, want)
 	require.ErrorContains(t, err, strconv.Quote(name), "the error names the object")
 	require.NoError(t, ctx.Err(), "refused at once, not after waiting")
-	require.Equal(t, changes, dirty(t, b.raw), "nothing written")
+	require.Zero(t, changes, "nothing written")
 	requireSameState(t, before, redisState(t, b.raw))
 	require.Empty(t, msgs.Drain(t), "nothing published")
 }

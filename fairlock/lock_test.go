@@ -300,8 +300,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	})
 	require.Equal(t, 0, c.Stats().PubSub.Channels)
 	require.NoError(t, h.Unlock(ctx))
-	keys, err := raw.Keys(ctx, "*").Result()
-	require.NoError(t, err)
+	keys := redistest.Keys(t, raw, "*")
 	require.Len(t, keys, 1, "only the unlock latch: %v", keys)
 
 	require.NoError(t, c.Close())

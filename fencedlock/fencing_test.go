@@ -167,7 +167,7 @@ func stalledTrial(t *testing.T, srv *redistest.Server, contender *redisson.Clien
 	p, err := faultproxy.New(srv.Addr())
 	require.NoError(t, err)
 	defer p.Close()
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), MaintNotificationsConfig: redistest.MaintOff()})
 	defer rdb.Close()
 	holder, err := redisson.New(rdb, redisson.WithWatchdogTimeout(time.Second))
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 // proxiedClient returns a Client whose traffic goes through p.
 func proxiedClient(t *testing.T, p *faultproxy.Proxy, opts ...redisson.Option) *redisson.Client {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	c, err := redisson.New(rdb, opts...)
 	require.NoError(t, err)

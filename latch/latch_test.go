@@ -74,7 +74,7 @@ func TestRawState(t *testing.T) {
 			msgs = append(msgs, m.Payload)
 		}
 		require.Equal(t, st.msgs, msgs, st.name)
-		require.LessOrEqual(t, raw.DBSize(ctx).Val(), int64(1), st.name)
+		require.LessOrEqual(t, redistest.DBSize(t, raw), int64(1), st.name)
 	}
 }
 
@@ -136,7 +136,7 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.NoError(t, good.CountDown(cancelled), "a count-down does not depend on its context")
-	require.Zero(t, raw.DBSize(ctx).Val())
+	require.Zero(t, redistest.DBSize(t, raw))
 }
 
 // TestWrongType: a key of another type, or a string that is not a number,

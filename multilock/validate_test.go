@@ -2,7 +2,6 @@ package multilock_test
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +23,12 @@ type keyState struct {
 	expires   bool
 }
 
-// snapshot returns every key of rdb but those starting with one of skip.
+// snapshot returns every key of rdb but those starting with one of skip
+// and the clients' registration records.
 func snapshot(t *testing.T, rdb *redis.Client, skip ...string) map[string]keyState {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, "*").Result()
-	require.NoError(t, err)
-	sort.Strings(keys)
+	keys := redistest.Keys(t, rdb, "*")
 	out := make(map[string]keyState, len(keys))
 next:
 	for _, k := range keys {

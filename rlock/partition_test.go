@@ -72,7 +72,7 @@ func partitionTrial(t *testing.T, srv *redistest.Server, raw *redis.Client, cont
 	require.NoError(t, err)
 	defer p.Close()
 	// go-redis defaults on purpose: no ContextTimeoutEnabled, 3 s timeouts.
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), MaintNotificationsConfig: redistest.MaintOff()})
 	defer rdb.Close()
 	holder, err := redisson.New(rdb, redisson.WithWatchdogTimeout(watchdog))
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestStalledRedisBoundsCalls(t *testing.T) {
 	p, err := faultproxy.New(srv.Addr())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	const timeout = 400 * time.Millisecond
 	c, err := redisson.New(rdb, redisson.WithTimeout(timeout))
@@ -189,7 +189,7 @@ func TestStalledRedisBoundsCallsWithContextTimeouts(t *testing.T) {
 	p, err := faultproxy.New(srv.Addr())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true, MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	c, err := redisson.New(rdb, redisson.WithTimeout(400*time.Millisecond))
 	require.NoError(t, err)

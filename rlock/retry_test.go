@@ -86,7 +86,7 @@ func TestLostAcquireReplyIsNotRetried(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	proxy := newReplyDropper(t, srv.Addr())
-	rdb := redis.NewClient(&redis.Options{Addr: proxy.ln.Addr().String(), MaxRetries: 3, ReadTimeout: 300 * time.Millisecond})
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.ln.Addr().String(), MaxRetries: 3, ReadTimeout: 300 * time.Millisecond, MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { rdb.Close() })
 	c, err := redisson.New(rdb)
 	require.NoError(t, err)

@@ -58,9 +58,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	require.True(t, ok)
 	require.True(t, ended(h))
 	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
-	keys, err := raw.Keys(ctx, "*").Result()
-	require.NoError(t, err)
-	require.Empty(t, keys)
+	require.Empty(t, redistest.Keys(t, raw, "*"))
 
 	require.NoError(t, c.Close())
 	require.NoError(t, holder.Close())

@@ -60,7 +60,7 @@ func proxiedClient(t *testing.T, srv *redistest.Server, readTimeout time.Duratio
 	p, err := faultproxy.New(srv.Addr())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: readTimeout, MaxRetries: -1})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: readTimeout, MaxRetries: -1, MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	c, err := redisson.New(rdb, opts...)
 	require.NoError(t, err)

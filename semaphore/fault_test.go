@@ -21,7 +21,7 @@ func proxied(t *testing.T, srv *redistest.Server, name string) (*redisson.Client
 	p, err := faultproxy.New(srv.Addr())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: 10 * time.Second, MaxRetries: -1})
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: 10 * time.Second, MaxRetries: -1, MaintNotificationsConfig: redistest.MaintOff()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	c, err := redisson.New(rdb)
 	require.NoError(t, err)

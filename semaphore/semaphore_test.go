@@ -89,8 +89,7 @@ func TestRawState(t *testing.T) {
 			got2 = append(got2, m.Payload)
 		}
 		require.Equal(t, st.msgs, got2, st.name)
-		keys, err := raw.Keys(ctx, "*").Result()
-		require.NoError(t, err)
+		keys := redistest.Keys(t, raw, "*")
 		require.LessOrEqual(t, len(keys), 1, "%s: only the semaphore's key: %v", st.name, keys)
 	}
 }
@@ -164,9 +163,7 @@ func TestBadInput(t *testing.T) {
 			require.Empty(t, sent, "nothing may reach Redis")
 		})
 	}
-	n, err := raw.DBSize(ctx).Result()
-	require.NoError(t, err)
-	require.Zero(t, n)
+	require.Zero(t, redistest.DBSize(t, raw))
 }
 
 func contains(list []string, s string) bool {
@@ -234,7 +231,7 @@ func TestWrongType(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"f": "v"}, raw.HGetAll(ctx, "hash").Val())
 	require.Equal(t, "abc", rawValue(t, raw, "text"))
-	require.Equal(t, int64(2), raw.DBSize(ctx).Val())
+	require.Equal(t, int64(2), redistest.DBSize(t, raw))
 }
 
 // TestPermitsReleaseOnce: a Permits value gives back exactly what it took,

@@ -113,8 +113,15 @@ func (p *Published) None(t testing.TB) {
 
 // CommandsBetween returns the top-level commands the server executed between
 // the ECHO markers begin and end (sent by the test on its own connection), in
-// the order MONITOR saw them.
+// the order MONITOR saw them, leaving out the commands on clients'
+// registration records (see RegistrationPrefix), which clients send in the
+// background whatever the test does.
 func CommandsBetween(t testing.TB, m *Monitor, begin, end string) []MonitorLine {
+	t.Helper()
+	return commandsBetween(t, m, begin, end, false)
+}
+
+func commandsBetween(t testing.TB, m *Monitor, begin, end string, records bool) []MonitorLine {
 	t.Helper()
 	var out []MonitorLine
 	inside := false
@@ -126,7 +133,7 @@ func CommandsBetween(t testing.TB, m *Monitor, begin, end string) []MonitorLine 
 				t.Fatalf("MONITOR ended before the end marker; got %v", out)
 			}
 			l, ok := ParseMonitorLine(line)
-			if !ok || !l.TopLevel() {
+			if !ok || !l.TopLevel() || (l.Registration() && !records) {
 				continue
 			}
 			if l.Command == "echo" && len(l.Args) == 1 {
@@ -148,8 +155,21 @@ func CommandsBetween(t testing.TB, m *Monitor, begin, end string) []MonitorLine 
 }
 
 // Sent runs fn and returns the top-level commands any client sent while it
-// ran (MONITOR between two ECHO markers sent on rdb). srv is rdb's server.
+// ran (MONITOR between two ECHO markers sent on rdb), leaving out those on
+// registration records as CommandsBetween does. srv is rdb's server.
 func Sent(t testing.TB, srv *Server, rdb *redis.Client, fn func()) []MonitorLine {
+	t.Helper()
+	return sent(t, srv, rdb, fn, false)
+}
+
+// SentAll is Sent with the commands on registration records kept, for the
+// tests of the registration itself.
+func SentAll(t testing.TB, srv *Server, rdb *redis.Client, fn func()) []MonitorLine {
+	t.Helper()
+	return sent(t, srv, rdb, fn, true)
+}
+
+func sent(t testing.TB, srv *Server, rdb *redis.Client, fn func(), records bool) []MonitorLine {
 	t.Helper()
 	m, err := StartMonitor(srv.Addr())
 	if err != nil {
@@ -165,7 +185,7 @@ func Sent(t testing.TB, srv *Server, rdb *redis.Client, fn func()) []MonitorLine
 	if err := rdb.Echo(ctx, end).Err(); err != nil {
 		t.Fatalf("echo: %v", err)
 	}
-	return CommandsBetween(t, m, begin, end)
+	return commandsBetween(t, m, begin, end, records)
 }
 
 // Mentioning returns the commands of cmds that name s as one of their

@@ -181,6 +181,11 @@ func (s *Server) NewClient(opts ...func(*redis.Options)) *redis.Client {
 	return redis.NewClient(o)
 }
 
+// MaintOff is a fresh maintenance-notifications config that turns them off,
+// for tests that make their go-redis client themselves (through a proxy, say):
+// see NewClient for the data race it avoids.
+func MaintOff() *maintnotifications.Config { return maintOff() }
+
 // maintOff is a fresh maintenance-notifications config that turns them off.
 func maintOff() *maintnotifications.Config {
 	return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}

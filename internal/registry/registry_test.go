@@ -95,7 +95,7 @@ func TestCoalesced(t *testing.T) {
 	var r *registry.Registrar
 	const gap = 100 * time.Millisecond
 	var elapsed time.Duration
-	cmds := redistest.Sent(t, srv, rdb, func() {
+	cmds := redistest.SentAll(t, srv, rdb, func() {
 		start := time.Now()
 		r = registry.Start(registry.Config{Redis: rdb, ID: "id-2", Held: src.Held, Changed: src.changed,
 			Period: time.Hour, TTL: time.Hour, MinGap: gap, Timeout: time.Second})
