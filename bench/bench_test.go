@@ -143,6 +143,25 @@ func TestCommandLabel(t *testing.T) {
 	if !isPubSubCommand("subscribe") || isPubSubCommand("publish") {
 		t.Error("isPubSubCommand")
 	}
+	// A client's registration record is counted apart from the round trips.
+	for _, c := range []struct {
+		cmd  string
+		args []string
+		reg  bool
+	}{
+		{"set", []string{"redisson-go:client:0b1c", "{}", "px", "40000"}, true},
+		{"del", []string{"redisson-go:client:0b1c"}, true},
+		{"set", []string{"rb:k", "v"}, false},
+		{"evalsha", []string{"abcdef0123456789", "1", "redisson-go:client:x"}, false},
+	} {
+		if got := isRegistration(commandLabel(c.cmd, c.args)); got != c.reg {
+			t.Errorf("%s %v: registration %v, want %v", c.cmd, c.args, got, c.reg)
+		}
+	}
+	got := sumCounts(map[string]int{"evalsha x (1 keys, 2 args)": 4, "subscribe": 1, "registration set": 3, "hello": 2, "client setinfo": 2})
+	if want := (cmdCounts{total: 5, pubsub: 1, reg: 3, setup: 4}); got != want {
+		t.Errorf("sumCounts: %+v, want %+v", got, want)
+	}
 }
 
 func TestAnalyzeContended(t *testing.T) {

@@ -62,11 +62,12 @@ func (r *Runner) kinds(ctx context.Context) error {
 		if pairs == 0 {
 			return errors.New("no pairs")
 		}
-		total, _ := sumCounts(s.counts)
+		total := sumCounts(s.counts).total
 		r.report.add(grpKinds, counted, "round trips per lock+unlock", lib, lower, float64(total)/pairs)
+		r.addSideCounts(grpKinds, counted, "", lib, s)
 		r.report.add(grpKinds, counted, "Redis calls inside scripts per lock+unlock", lib, lower, float64(s.scriptCalls)/pairs)
-		r.logf("kinds         round %d %-18s %8.0f pairs/s  %.2f round trips, %.2f script calls per pair",
-			round, lib, rate, float64(total)/pairs, float64(s.scriptCalls)/pairs)
+		r.logf("kinds         round %d %-18s %8.0f pairs/s  %.2f round trips, %.2f script calls per pair; commands %v",
+			round, lib, rate, float64(total)/pairs, float64(s.scriptCalls)/pairs, s.counts)
 		return nil
 	})
 }

@@ -231,6 +231,10 @@ func librarySettings(lib string) []Setting {
 		}, goRedisSettings()...)
 	case libTopic, libRawPS:
 		return topicSettings(lib) // topic.go
+	case libCollOurs, libCollRaw:
+		return collectionSettings(lib) // collections.go
+	case libObsNone, libObsOtel:
+		return observerSettings(lib) // observer.go
 	case libSem:
 		return []Setting{
 			{"acquire", "client.Semaphore(key): TrySetPermits(ctx, permits) once, then AcquirePermits(ctx, 1) (waits on redisson_sc:{key}) and Permits.Release"},

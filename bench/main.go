@@ -89,7 +89,7 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		ops        = fs.Int("ops", 0, "run uncontended, parallel and contended by op count (per process) instead of by time (smoke tests)")
 		opsTimeout = fs.Duration("ops-timeout", time.Minute, "with --ops: bound of one run; Lock calls still waiting then count as stalled")
 		verify     = fs.Bool("verify", false, "widen the contended critical section (20 µs between reading and writing the shared counter) so broken mutual exclusion shows as lost updates")
-		noExtra    = fs.Bool("no-extra", false, "skip the groups of issues #9, #10, #13, #23 and #24 (fair, rwlock, ratelimit, semaphore, redlock, multilock, topic, kinds) in a run without --only")
+		noExtra    = fs.Bool("no-extra", false, "skip the groups of issues #9, #10, #13, #18, #20, #23 and #24 (fair, rwlock, ratelimit, semaphore, redlock, multilock, observer, collections, topic, kinds) in a run without --only")
 		rateLimit  = fs.Int("rate", 1000, "ratelimit: the configured rate, permits per second")
 		rateGs     = intList{1, 32}
 		rateAcc    = fs.Duration("rate-accuracy", 10*time.Second, "ratelimit: length of one accuracy run (2 processes)")

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/internal/registry"
 )
 
 // markPrefix starts the ECHO arguments the runner uses to delimit a counting
@@ -108,9 +109,17 @@ func (m *Monitor) read() {
 	}
 }
 
+// registrationLabel starts the label of a command on a client's
+// registration record (redisson-go:client:<id>).
+const registrationLabel = "registration "
+
 // commandLabel names a command for the breakdown: scripts by SHA prefix and
-// key count, container commands with their subcommand.
+// key count, container commands with their subcommand, and the writes of a
+// client's registration record apart from everything else.
 func commandLabel(cmd string, args []string) string {
+	if len(args) >= 1 && registry.IsKey(args[0]) {
+		return registrationLabel + cmd
+	}
 	switch cmd {
 	case "evalsha", "eval", "evalsha_ro", "eval_ro", "fcall":
 		if len(args) >= 2 {
@@ -132,6 +141,21 @@ func commandLabel(cmd string, args []string) string {
 		}
 	}
 	return cmd
+}
+
+// isRegistration reports whether a label is a command on a client's
+// registration record: written in the background (at start, after holds
+// change, periodically), not by the operation measured.
+func isRegistration(label string) bool { return strings.HasPrefix(label, registrationLabel) }
+
+// isHandshake reports whether a label is a command clients send while
+// setting up a new connection.
+func isHandshake(label string) bool {
+	switch label {
+	case "hello", "auth", "select", "client setinfo", "client setname", "client tracking":
+		return true
+	}
+	return false
 }
 
 // isPubSubCommand reports whether a label is a subscription command.

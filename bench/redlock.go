@@ -164,9 +164,10 @@ func (r *Runner) multiLock(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		total, _ := sumCounts(s2.counts)
+		total := sumCounts(s2.counts).total
 		pairs := float64(s2.results[0].Ops)
 		r.report.add(grpMulti, name, "Redis round trips per lock+unlock (MONITOR)", lib, lower, float64(total)/max(pairs, 1))
+		r.addSideCounts(grpMulti, name, " (MONITOR)", lib, s2)
 		r.logf("multilock     round %d %-25s %8.0f pairs/s  %.2f commands per pair", round, lib, rate, float64(total)/max(pairs, 1))
 		if res.Ops == 0 || pairs == 0 {
 			return errors.New("no pairs")

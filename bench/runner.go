@@ -214,6 +214,9 @@ type spawned struct {
 	// the last result; clientCPU the workers' CPU time in their run phase,
 	// mallocs their heap allocations then.
 	serverCPU, clientCPU, mallocs float64
+	// countSeconds is how long the counting window was open (from the
+	// start marker to the stop marker).
+	countSeconds float64
 }
 
 // serverCPU returns redis-server's used_cpu_user + used_cpu_sys.
@@ -290,10 +293,12 @@ func (r *Runner) spawn(ctx context.Context, jobs []Job, spec runSpec) (*spawned,
 			return nil, fail(i, fmt.Errorf("unexpected %q", line))
 		}
 	}
+	var countStart time.Time
 	if spec.count {
 		if err := r.mark(ctx, "start"); err != nil {
 			return nil, err
 		}
+		countStart = time.Now()
 	}
 	cpu0 := r.serverCPU(ctx)
 	start := time.Now().Add(20 * time.Millisecond)
@@ -331,6 +336,7 @@ func (r *Runner) spawn(ctx context.Context, jobs []Job, spec runSpec) (*spawned,
 		if err := r.mark(ctx, "stop"); err != nil {
 			return nil, err
 		}
+		out.countSeconds = time.Since(countStart).Seconds()
 		window := r.mon.window()
 		out.counts = make(map[string]int)
 		for _, res := range out.results {
@@ -644,9 +650,11 @@ func (r *Runner) cost(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		total, pubsub := sumCounts(s.counts)
+		uc := sumCounts(s.counts)
+		total, pubsub := uc.total, uc.pubsub
 		pairs := float64(s.results[0].Ops)
 		r.report.add(grpCompare, "Redis cost (MONITOR, top-level commands)", "commands per uncontended lock+unlock", lib, lower, float64(total)/pairs)
+		r.addSideCounts(grpCompare, "Redis cost (MONITOR, top-level commands)", ", uncontended run", lib, s)
 		// Contended: the contended scenario, by time.
 		counterFile, err := createSharedCounter(r.tmp)
 		if err != nil {
@@ -663,10 +671,12 @@ func (r *Runner) cost(ctx context.Context) error {
 			return err
 		}
 		st := analyzeContended(s2, counter, true)
-		total2, pubsub2 := sumCounts(s2.counts)
+		cc := sumCounts(s2.counts)
+		total2, pubsub2 := cc.total, cc.pubsub
 		acq := float64(st.acquisitions)
 		r.report.add(grpCompare, "Redis cost (MONITOR, top-level commands)", "commands per contended acquisition", lib, lower, float64(total2)/acq)
 		r.report.add(grpCompare, "Redis cost (MONITOR, top-level commands)", "  of which pub/sub (SUBSCRIBE etc.)", lib, lower, float64(pubsub2)/acq)
+		r.addSideCounts(grpCompare, "Redis cost (MONITOR, top-level commands)", ", contended run", lib, s2)
 		r.report.addAgg(grpCompare, "Redis cost (MONITOR, top-level commands)", "lost updates during cost runs", lib, lower, aggMax, float64(st.lost))
 		a := acc(lib)
 		a.ops += st.acquisitions
@@ -696,16 +706,64 @@ func (r *Runner) addCPUTo(group, scenario, op, lib string, s *spawned, ops float
 	r.report.add(group, scenario, "client allocations per "+op, lib, lower, s.mallocs/ops)
 }
 
-// sumCounts adds up command counts: all, and subscription commands.
-func sumCounts(counts map[string]int) (total, pubsub int) {
+// cmdCounts are a counted window's top-level commands by what they are.
+type cmdCounts struct {
+	// total are the operations' round trips: every command but the two
+	// kinds below; pubsub are the subscription commands among them.
+	total, pubsub int
+	// reg are the commands on a client's registration record, which a
+	// client sends in the background whatever it does (at start, after its
+	// holds change, periodically; DEL at Close).
+	reg int
+	// setup are the handshakes of connections dialled within the window
+	// (HELLO, CLIENT SETINFO, ...): a pool grows when a background command
+	// (a registration write) needs a connection while the operation holds
+	// the only one, a one-off cost that is no round trip of the operation.
+	setup int
+}
+
+// sumCounts adds up command counts by kind.
+func sumCounts(counts map[string]int) cmdCounts {
+	var c cmdCounts
 	for label, n := range counts {
-		total += n
-		if isPubSubCommand(label) {
-			pubsub += n
+		switch {
+		case isRegistration(label):
+			c.reg += n
+		case isHandshake(label):
+			c.setup += n
+		default:
+			c.total += n
+			if isPubSubCommand(label) {
+				c.pubsub += n
+			}
 		}
 	}
-	return total, pubsub
+	return c
 }
+
+// addSideCounts adds the rows of the commands left out of a window's round
+// trips: the registration record's writes per second, and connection
+// handshakes.
+func (r *Runner) addSideCounts(group, scenario, suffix, lib string, s *spawned) {
+	c := sumCounts(s.counts)
+	rate := 0.0
+	if s.countSeconds > 0 {
+		rate = float64(c.reg) / s.countSeconds
+	}
+	r.report.add(group, scenario, regMetric+suffix, lib, lower, rate)
+	r.report.add(group, scenario, setupMetric+suffix, lib, lower, float64(c.setup))
+}
+
+// regMetric names the rows of the registration record's commands per
+// second in a counted window: background writes of every redisson.Client
+// (at start, after its holds change, at most 4 a second, and periodically),
+// left out of the round trips per operation and shown here so that their
+// cost stays visible.
+const regMetric = "registration record writes/s (not in the round trips)"
+
+// setupMetric names the rows of the handshake commands of connections
+// dialled within a counted window.
+const setupMetric = "connection handshake commands in the window (not in the round trips)"
 
 func (r *Runner) watchdog(ctx context.Context) error {
 	for _, n := range r.cfg.LockCounts {
