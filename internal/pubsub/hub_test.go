@@ -629,6 +629,9 @@ func TestOnConfirm(t *testing.T) {
 	w2, err := h.Subscribe(ctx, "a", pubsub.LockPolicy)
 	require.NoError(t, err)
 	defer w2.Close(false)
+	// The report comes from the reader after the confirmation has released
+	// Subscribe, so it may land just after Subscribe returns.
+	eventually(t, "the confirmation reported", func() bool { return len(seen()) >= 1 })
 	require.Equal(t, []confirm{{"a", false}}, seen())
 
 	require.NoError(t, raw.ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
