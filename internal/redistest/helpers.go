@@ -115,7 +115,8 @@ func (p *Published) None(t testing.TB) {
 // the ECHO markers begin and end (sent by the test on its own connection), in
 // the order MONITOR saw them, leaving out the commands on clients'
 // registration records (see RegistrationPrefix), which clients send in the
-// background whatever the test does.
+// background whatever the test does, and connection handshakes (Handshake),
+// which such a write may cause.
 func CommandsBetween(t testing.TB, m *Monitor, begin, end string) []MonitorLine {
 	t.Helper()
 	return commandsBetween(t, m, begin, end, false)
@@ -133,7 +134,7 @@ func commandsBetween(t testing.TB, m *Monitor, begin, end string, records bool) 
 				t.Fatalf("MONITOR ended before the end marker; got %v", out)
 			}
 			l, ok := ParseMonitorLine(line)
-			if !ok || !l.TopLevel() || (l.Registration() && !records) {
+			if !ok || !l.TopLevel() || ((l.Registration() || l.Handshake()) && !records) {
 				continue
 			}
 			if l.Command == "echo" && len(l.Args) == 1 {

@@ -31,6 +31,25 @@ func (l MonitorLine) Registration() bool {
 	return len(l.Args) > 0 && IsRegistrationKey(l.Args[0])
 }
 
+// Handshake reports whether l is part of opening a connection (HELLO, AUTH,
+// SELECT, CLIENT SETINFO/SETNAME) rather than a command of an object: the
+// registration's background write may open a pooled connection inside a
+// window where a test expects nothing of the object under test.
+func (l MonitorLine) Handshake() bool {
+	switch l.Command {
+	case "hello", "auth", "select":
+		return true
+	case "client":
+		if len(l.Args) > 0 {
+			switch strings.ToLower(l.Args[0]) {
+			case "setinfo", "setname":
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Keys returns the keys matching pattern (KEYS), sorted, leaving out the
 // clients' registration records.
 func Keys(t testing.TB, rdb redis.Cmdable, pattern string) []string {
