@@ -413,6 +413,11 @@ func TestLostLock(t *testing.T) {
 	if !errors.Is(h.Err(), redisson.ErrLockLost) {
 		t.Fatalf("hold ended with %v", h.Err())
 	}
+	// The holder is told first; the observer hears of the loss just after,
+	// so the caller's span stays open until its event is in.
+	eventually(t, "the loss recorded on the caller's span", func() bool {
+		return len(work.(sdktrace.ReadOnlySpan).Events()) > 0
+	})
 	work.End()
 
 	rm := e.metrics()
