@@ -169,6 +169,10 @@ type Registrar struct {
 	// hold up Close.
 	life   context.Context
 	finish context.CancelFunc
+	// writes counts the record writes still running, an abandoned one
+	// included: Close waits for them before its delete, or a write landing
+	// after the delete would leave the record behind until it expires.
+	writes sync.WaitGroup
 }
 
 // Start writes the record at once (in the background) and keeps it fresh.
@@ -210,7 +214,11 @@ func (r *Registrar) loop() {
 		last = time.Now()
 		ctx, cancel := context.WithTimeout(r.life, r.cfg.Timeout)
 		defer cancel()
-		_, err := core.Bounded(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, r.write(ctx) })
+		r.writes.Add(1)
+		_, err := core.Bounded(ctx, func(ctx context.Context) (struct{}, error) {
+			defer r.writes.Done()
+			return struct{}{}, r.write(ctx)
+		})
 		switch {
 		case err != nil && !failing:
 			failing = true
@@ -297,6 +305,17 @@ func (r *Registrar) Close() {
 	r.Abandon()
 	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
 	defer cancel()
+	written := make(chan struct{})
+	go func() {
+		r.writes.Wait()
+		close(written)
+	}()
+	select {
+	case <-written:
+	case <-ctx.Done():
+		// Redis does not answer: the delete below is bounded the same way,
+		// and the record expires by itself if a write lands after it.
+	}
 	_, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) { return r.cfg.Redis.Del(ctx, Key(r.cfg.ID)).Result() })
 	if err != nil {
 		r.cfg.Logger.Debug("redisson: cannot delete the client's registration record; it expires by itself",
