@@ -135,6 +135,12 @@ func commandLabel(cmd string, args []string) string {
 			}
 			return fmt.Sprintf("%s %s (%d keys, %d args)", cmd, body, nkeys, len(args)-2-nkeys)
 		}
+	case "echo":
+		if len(args) == 1 && strings.HasPrefix(args[0], "redisson-go-claim:") {
+			// A client learning which socket a connection it takes aside
+			// runs on: once per such connection, like a handshake.
+			return "echo claim"
+		}
 	case "client", "script", "config", "cluster", "command", "object", "memory":
 		if len(args) >= 1 {
 			return cmd + " " + strings.ToLower(args[0])
@@ -152,7 +158,7 @@ func isRegistration(label string) bool { return strings.HasPrefix(label, registr
 // setting up a new connection.
 func isHandshake(label string) bool {
 	switch label {
-	case "hello", "auth", "select", "client setinfo", "client setname", "client tracking":
+	case "hello", "auth", "select", "client setinfo", "client setname", "client tracking", "echo claim":
 		return true
 	}
 	return false

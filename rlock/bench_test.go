@@ -129,3 +129,30 @@ func BenchmarkContended(b *testing.B) {
 	b.ReportMetric(float64(commands.Load())/float64(b.N), "cmds/acq")
 	b.ReportMetric(float64(scripts.Load())/float64(b.N), "scripts/acq")
 }
+
+// BenchmarkLockUnlockDeadline is BenchmarkLockUnlock under a context whose
+// deadline comes before go-redis' ReadTimeout, so every call must be bounded
+// by it. The context is renewed every 500 pairs, well before it ends.
+func BenchmarkLockUnlockDeadline(b *testing.B) {
+	srv := redistest.StartServer(b)
+	c := newClient(b, srv)
+	lock := c.Lock("bench")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel() }()
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if n%500 == 0 {
+			cancel()
+			ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
+		}
+		n++
+		h, err := lock.Lock(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

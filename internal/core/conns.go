@@ -58,6 +58,10 @@ type dedicatedConn struct {
 	conn  *redis.Conn
 	taken time.Time // from the pool
 	used  time.Time // last command
+	// claimed: bc was looked for (see binder.claim); bc is the boundConn
+	// the connection runs on, nil when it has none.
+	claimed bool
+	bc      *boundConn
 	// primed: its connection has been in the pool since it was dialled.
 	// go-redis peeks for push notifications before and after every command
 	// on a connection never put into the pool, so an unprimed one goes
@@ -250,4 +254,69 @@ func isPeerClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed)
+}
+
+// claim finds the boundConn dc runs on, bounded by ctx: the ECHO it sends
+// runs before dc's calls can be bound, so it runs on a goroutine of its own
+// (once per dedicated connection, not per call). It reports false when ctx
+// ended first; dc then belongs to that goroutine, which gives it back.
+func (rt *Runtime) claim(ctx context.Context, dc *dedicatedConn) bool {
+	ch := make(chan *boundConn, 1)
+	go func() { ch <- rt.binder.claim(dc.conn, rt.timeout) }()
+	select {
+	case bc := <-ch:
+		dc.claimed, dc.bc = true, bc
+		return true
+	case <-ctx.Done():
+		go func() {
+			bc := <-ch
+			dc.claimed, dc.bc = true, bc
+			rt.conns.put(dc, nil)
+		}()
+		return false
+	}
+}
+
+// evalBound runs s under ctx on a dedicated connection bound by ctx (see
+// boundConn), without a goroutine. ok is false, with nothing sent, when
+// that cannot be done (a cluster, WAIT due or not known to be, no free or no
+// claimable dedicated connection, a command that never left): the caller
+// bounds the call with Bounded instead.
+func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []string, args []any) (v any, err error, ok bool) {
+	if rt.binder == nil {
+		return nil, nil, false
+	}
+	node := rt.redis.(*redis.Client)
+	if rt.sync.Enabled {
+		n, known := rt.sync.cached(ctx, node, rt.logger)
+		if !known || n > 0 {
+			return nil, nil, false
+		}
+	}
+	dc := rt.conns.get(node)
+	if dc == nil {
+		return nil, nil, false
+	}
+	if !dc.claimed && !rt.claim(ctx, dc) {
+		return nil, &AbandonedError{Cause: context.Cause(ctx)}, true
+	}
+	if dc.bc == nil {
+		rt.conns.put(dc, nil)
+		return nil, nil, false
+	}
+	stop := dc.bc.bind(ctx, rt.readTimeout <= 0)
+	v, err = s.run(ctx, dc.conn, false, keys, args)
+	dc.bc.unbind(stop)
+	rt.conns.put(dc, err)
+	switch {
+	case err == nil || isReply(err):
+		return v, err, true
+	case ctx.Err() == nil && (NotSent(err) || isPeerClosed(err) && retry):
+		// As runOnNode: never sent, or sent to a connection the server had
+		// closed and safe to send again; through the pool, bounded.
+		return nil, nil, false
+	case ctx.Err() == nil && isPeerClosed(err):
+		return nil, &StaleConnError{Err: err}, true
+	}
+	return v, Abandoned(ctx, err), true
 }

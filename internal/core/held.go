@@ -14,11 +14,13 @@ type Held struct {
 	Depth int
 }
 
-// Held returns what this client holds now, in no particular order.
+// Held returns what this client holds now, in no particular order, and
+// arms HeldChanged: the first change after this call drops its token.
 func (rt *Runtime) Held() []Held {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
+	hs.armed = true
 	out := make([]Held, 0, len(hs.m))
 	for _, o := range hs.m {
 		out = append(out, Held{Key: o.key, Owner: o.owner, Object: o.object, Since: o.since, Depth: len(o.holds)})
@@ -27,22 +29,28 @@ func (rt *Runtime) Held() []Held {
 }
 
 // HeldChanged returns a channel that receives a token (at most one waits)
-// after an owner record is created or removed: a hint to read Held again.
+// when an owner record is created or removed for the first time since the
+// last Held call: a hint to read Held again. Later changes drop no token
+// until Held is read, so a reader that reads at its own pace (the
+// registration record, at most 4 writes a second) is woken once per read,
+// not twice per lock+unlock pair.
 func (rt *Runtime) HeldChanged() <-chan struct{} {
 	hs := &rt.holds
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.changed == nil {
 		hs.changed = make(chan struct{}, 1)
+		hs.armed = true
 	}
 	return hs.changed
 }
 
-// signal drops a token in changed if someone listens; hs.mu is held.
+// signal drops a token in changed if it is armed; hs.mu is held.
 func (hs *Holds) signal() {
-	if hs.changed == nil {
+	if !hs.armed {
 		return
 	}
+	hs.armed = false
 	select {
 	case hs.changed <- struct{}{}:
 	default:

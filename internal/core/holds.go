@@ -24,6 +24,7 @@ type Holds struct {
 	// changed gets a token (never blocking) when an owner record is
 	// created or removed, for whoever publishes what this client holds.
 	changed chan struct{}
+	armed   bool // signal drops a token (see HeldChanged)
 }
 
 type holdKey struct{ key, owner string }

@@ -80,6 +80,18 @@ func master(ctx context.Context, rdb redis.UniversalClient, key string) (*redis.
 	}
 }
 
+// cached is replicas for a master whose count was read before: it never
+// waits for INFO. known is false for a master not read yet.
+func (rs *ReplicaSync) cached(ctx context.Context, node *redis.Client, log *slog.Logger) (n int, known bool) {
+	rs.c.mu.Lock()
+	_, known = rs.c.counts[node.Options().Addr]
+	rs.c.mu.Unlock()
+	if !known {
+		return 0, false
+	}
+	return rs.replicas(ctx, node, log), true
+}
+
 func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *slog.Logger) int {
 	addr := node.Options().Addr
 	rs.c.mu.Lock()

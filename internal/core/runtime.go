@@ -61,10 +61,13 @@ type Runtime struct {
 	// ctxTimeouts: the go-redis client has ContextTimeoutEnabled, so it
 	// ends a call at its context's deadline by itself.
 	ctxTimeouts bool
-	fairWait    time.Duration
-	retry       RetryConfig
-	obs         *observe.Observer
-	epoch       time.Time // holds' start times count from it
+	// binder, on a single node (not a cluster), lets dedicated
+	// connections be bound by a call's context (see boundConn).
+	binder   *binder
+	fairWait time.Duration
+	retry    RetryConfig
+	obs      *observe.Observer
+	epoch    time.Time // holds' start times count from it
 
 	holds    Holds
 	requests requestIDs
@@ -93,6 +96,10 @@ func New(cfg Config) *Runtime {
 		rt.publish = "SPUBLISH"
 	}
 	rt.readTimeout, rt.ctxTimeouts = readTimeoutOf(cfg.Redis)
+	if c, ok := cfg.Redis.(*redis.Client); ok && !cfg.Cluster {
+		rt.binder = &binder{}
+		c.AddHook(rt.binder)
+	}
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
 	}
@@ -244,6 +251,23 @@ func (rt *Runtime) NeedsBound(ctx context.Context) bool {
 	return ok && !rt.ctxTimeouts && time.Until(deadline)+boundSlack < rt.readTimeout
 }
 
+// Abandoned turns a failure to get a reply after ctx ended into the
+// *AbandonedError Bounded returns: whether the call ran is unknown, and the
+// error says why the caller stopped waiting.
+func Abandoned(ctx context.Context, err error) error {
+	if err == nil || isReply(err) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &AbandonedError{Cause: context.Cause(ctx)}
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		// The socket's deadline passed a moment before ctx's timer fired.
+		return &AbandonedError{Cause: context.DeadlineExceeded}
+	}
+	return err
+}
+
 // boundSlack is how far a deadline may come before go-redis' ReadTimeout
 // and still be left to go-redis: a release attempt bounded by the default
 // Timeout (3 s) meets the default ReadTimeout (3 s) a moment early.
@@ -298,6 +322,9 @@ type syncedReply struct {
 func (rt *Runtime) evalBounded(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
 	if !rt.NeedsBound(ctx) {
 		return rt.evalSynced(ctx, s, retry, keys, args)
+	}
+	if v, err, ok := rt.evalBound(ctx, s, retry, keys, args); ok {
+		return v, SyncResult{}, err
 	}
 	r, err := Bounded(ctx, func(ctx context.Context) (syncedReply, error) {
 		v, sync, err := rt.evalSynced(ctx, s, retry, keys, args)

@@ -32,13 +32,18 @@ func (l MonitorLine) Registration() bool {
 }
 
 // Handshake reports whether l is part of opening a connection (HELLO, AUTH,
-// SELECT, CLIENT SETINFO/SETNAME) rather than a command of an object: the
+// SELECT, CLIENT SETINFO/SETNAME) or of taking one aside (a claim's ECHO)
+// rather than a command of an object: the
 // registration's background write may open a pooled connection inside a
 // window where a test expects nothing of the object under test.
 func (l MonitorLine) Handshake() bool {
 	switch l.Command {
 	case "hello", "auth", "select":
 		return true
+	case "echo":
+		// A client learning which socket a dedicated connection runs on
+		// (internal/core's binder.claim).
+		return len(l.Args) == 1 && strings.HasPrefix(l.Args[0], "redisson-go-claim:")
 	case "client":
 		if len(l.Args) > 0 {
 			switch strings.ToLower(l.Args[0]) {

@@ -1,0 +1,188 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A call whose context ends before go-redis' ReadTimeout would end a silent
+// call must still return in time (see Bounded). go-redis watches context
+// deadlines only with ContextTimeoutEnabled, and its public API offers no
+// way to reach a pooled connection's socket, so the bound used to cost a
+// goroutine per call, which on the lock path cost as much CPU as the rest of
+// a lock+unlock pair (every unlock paid it: its Timeout, 3 s, comes before
+// go-redis' default ReadTimeout, 5 s).
+//
+// Instead, the client adds a dial hook to the go-redis client that wraps
+// each new connection in a boundConn, whose read and write deadlines a call
+// can pull in. A dedicated connection (see dedicatedConns) learns which
+// boundConn it runs on by sending ECHO with a random token when it is taken
+// (claim); a call bounded through it sets the boundConn's limit to its
+// context's deadline, and, when go-redis has no ReadTimeout, a cancellation
+// sets the socket's deadline to now (context.AfterFunc, which runs a
+// goroutine only when the context ends).
+// go-redis sets both deadlines before each write and read, so the limit
+// takes effect without our touching the socket. A connection dialled before
+// the hook was added (the application's own first commands) cannot be
+// claimed: calls on it go through Bounded as before.
+
+// claimPrefix starts the ECHO argument of a claim; the token follows as
+// claimTokenLen hex digits.
+const (
+	claimPrefix   = "redisson-go-claim:"
+	claimTokenLen = 16
+)
+
+// binder is a client's dial hook and the claims under way.
+type binder struct {
+	pending atomic.Int32 // claims under way: Write looks for tokens
+	mu      sync.Mutex
+	found   map[string]*boundConn
+}
+
+func (b *binder) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := next(ctx, network, addr)
+		if err != nil {
+			return c, err
+		}
+		// Only a socket go-redis can probe through syscall.Conn (its pool
+		// health check); anything else stays as it was and is bounded
+		// through Bounded.
+		sc, ok := c.(syscall.Conn)
+		if !ok {
+			return c, nil
+		}
+		return &boundConn{Conn: c, sc: sc, b: b}, nil
+	}
+}
+
+func (b *binder) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (b *binder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// saw records that c wrote a claim token found in p.
+func (b *binder) saw(c *boundConn, p []byte) {
+	i := bytes.Index(p, []byte(claimPrefix))
+	if i < 0 || len(p) < i+len(claimPrefix)+claimTokenLen {
+		return
+	}
+	tok := string(p[i+len(claimPrefix) : i+len(claimPrefix)+claimTokenLen])
+	b.mu.Lock()
+	if _, want := b.found[tok]; want {
+		b.found[tok] = c
+	}
+	b.mu.Unlock()
+}
+
+// claim returns the boundConn conn runs on, or nil when it has none (a
+// connection dialled before the hook, a TLS connection) or the ECHO
+// failed. It sends one ECHO, bounded by timeout.
+func (b *binder) claim(conn *redis.Conn, timeout time.Duration) *boundConn {
+	var raw [claimTokenLen / 2]byte
+	_, _ = rand.Read(raw[:])
+	tok := hex.EncodeToString(raw[:])
+	b.mu.Lock()
+	if b.found == nil {
+		b.found = make(map[string]*boundConn)
+	}
+	b.found[tok] = nil
+	b.mu.Unlock()
+	b.pending.Add(1)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	err := conn.Echo(ctx, claimPrefix+tok).Err()
+	cancel()
+	b.pending.Add(-1)
+	b.mu.Lock()
+	c := b.found[tok]
+	delete(b.found, tok)
+	b.mu.Unlock()
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// boundConn is a connection whose deadlines a call can pull in (see above).
+type boundConn struct {
+	net.Conn
+	sc syscall.Conn
+	b  *binder
+	// limit is the bound call's deadline (Unix ns), 0 when there is none:
+	// no deadline go-redis sets may lie beyond it.
+	limit atomic.Int64
+	// gen counts bound calls, so that a cancellation that fires late does
+	// not cut the next call short.
+	gen atomic.Uint64
+	mu  sync.Mutex // serialises a cancellation with the call's end
+}
+
+// SyscallConn lets go-redis' pool probe the socket as it would unwrapped.
+func (c *boundConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
+
+func (c *boundConn) Write(p []byte) (int, error) {
+	if c.b.pending.Load() > 0 {
+		c.b.saw(c, p)
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *boundConn) clamp(t time.Time) time.Time {
+	if l := c.limit.Load(); l != 0 && (t.IsZero() || t.UnixNano() > l) {
+		return time.Unix(0, l)
+	}
+	return t
+}
+
+func (c *boundConn) SetDeadline(t time.Time) error      { return c.Conn.SetDeadline(c.clamp(t)) }
+func (c *boundConn) SetReadDeadline(t time.Time) error  { return c.Conn.SetReadDeadline(c.clamp(t)) }
+func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.clamp(t)) }
+
+// bind bounds the calls made until unbind by ctx: its deadline becomes the
+// socket's. With cancel, its cancellation also cuts the socket's deadline
+// to now (context.AfterFunc, a few allocations a call); without, a
+// cancellation is seen at the deadline, as it is seen within ReadTimeout on
+// an unbound call (see Runtime.NeedsBound).
+func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
+	if d, ok := ctx.Deadline(); ok {
+		c.limit.Store(d.UnixNano())
+	}
+	gen := c.gen.Add(1)
+	if !cancel {
+		return nil
+	}
+	return context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gen.Load() != gen {
+			return // that call is over
+		}
+		now := time.Now()
+		c.limit.Store(now.UnixNano())
+		_ = c.Conn.SetDeadline(now)
+	})
+}
+
+// unbind ends a bound call.
+func (c *boundConn) unbind(stop func() bool) {
+	if stop != nil && !stop() {
+		// The cancellation ran or is running: wait for it, so that it
+		// cannot cut the connection's next call.
+		c.mu.Lock()
+		c.gen.Add(1)
+		c.mu.Unlock()
+	} else {
+		c.gen.Add(1)
+	}
+	c.limit.Store(0)
+}

@@ -1,0 +1,163 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goredisson/redisson/internal/redistest"
+)
+
+// claimedConns returns how many of the idle dedicated connections to node
+// were claimed with a boundConn.
+func claimedConns(rt *Runtime, node *redis.Client) (claimed, idle int) {
+	rt.conns.mu.Lock()
+	defer rt.conns.mu.Unlock()
+	nc := rt.conns.nodes[node]
+	if nc == nil {
+		return 0, 0
+	}
+	for _, dc := range nc.free {
+		if dc.bc != nil {
+			claimed++
+		}
+	}
+	return claimed, len(nc.free)
+}
+
+// TestBoundCallEndsWithItsContext: a script call whose context may end
+// before go-redis' ReadTimeout (or with none) runs on a dedicated connection bound by the context
+// (no goroutine): when Redis goes silent (CLIENT PAUSE), the call ends at
+// the deadline, or at the cancellation, with the connection dropped, instead
+// of waiting for the pause to end (ReadTimeout is a minute here); the next
+// call is not cut short by the earlier bound.
+func TestBoundCallEndsWithItsContext(t *testing.T) {
+	for _, rto := range []time.Duration{time.Minute, -1} {
+		t.Run(fmt.Sprintf("ReadTimeout=%v", rto), func(t *testing.T) { testBoundCall(t, rto) })
+	}
+}
+
+func testBoundCall(t *testing.T, readTimeout time.Duration) {
+	srv := redistest.StartServer(t)
+	rdb := srv.NewClient(func(o *redis.Options) { o.ReadTimeout = readTimeout })
+	t.Cleanup(func() { rdb.Close() })
+	raw := redistest.Client(t, srv)
+	rt := newTestRuntime(t, rdb)
+	ctx := context.Background()
+
+	// Taken aside, the dedicated connection is claimed by its first
+	// bounded call, and serves it.
+	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	v, _, err := rt.EvalSynced(bctx, echoScript, []string{"k"}, "a")
+	cancel()
+	require.NoError(t, err)
+	require.Equal(t, "a", v)
+	claimed, idle := claimedConns(rt, rdb)
+	require.Equal(t, 1, idle)
+	require.Equal(t, 1, claimed, "the dedicated connection runs on a boundConn")
+
+	// Its bound is over: a call without one is not cut short.
+	v, _, err = rt.EvalSynced(ctx, echoScript, []string{"k"}, "b")
+	require.NoError(t, err)
+	require.Equal(t, "b", v)
+
+	cases := []struct {
+		name  string
+		ctx   func() (context.Context, context.CancelFunc)
+		cause error
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, 200*time.Millisecond)
+		}, context.DeadlineExceeded},
+	}
+	if readTimeout < 0 {
+		// Without ReadTimeout a cancellation cuts the call too; with one,
+		// it is seen at the deadline (or within ReadTimeout), as on any
+		// call go-redis makes.
+		cases = append(cases, struct {
+			name  string
+			ctx   func() (context.Context, context.CancelFunc)
+			cause error
+		}{"cancel", func() (context.Context, context.CancelFunc) {
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			return cctx, cancel
+		}, context.Canceled})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// One claimed connection ready.
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, _, err := rt.EvalSynced(wctx, echoScript, []string{"k"}, "warm")
+			cancel()
+			require.NoError(t, err)
+			// Redis answers nobody for 3 s (CLIENT UNPAUSE would wait too).
+			require.NoError(t, raw.Do(ctx, "CLIENT", "PAUSE", 3000, "ALL").Err())
+			cctx, cancel := tc.ctx()
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, _, err := rt.EvalSynced(cctx, echoScript, []string{"k"}, "silent")
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				var ab *AbandonedError
+				require.ErrorAs(t, err, &ab)
+				require.ErrorIs(t, err, tc.cause)
+			case <-time.After(15 * time.Second):
+				t.Fatal("the call did not end")
+			}
+			_, idle := claimedConns(rt, rdb)
+			require.Zero(t, idle, "the cut connection was dropped, not kept")
+			// The next call gets a fresh connection and, once the pause is
+			// over, a reply.
+			v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "after")
+			require.NoError(t, err)
+			require.Equal(t, "after", v)
+		})
+	}
+}
+
+// TestClaimSkipsUnwrappedConnections: a connection dialled before the
+// client's dial hook was added has no boundConn; its calls are bounded the
+// old way (Bounded) and still end with their context.
+func TestClaimSkipsUnwrappedConnections(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := srv.NewClient(func(o *redis.Options) { o.ReadTimeout = time.Minute; o.PoolSize = 4 })
+	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	require.NoError(t, rdb.Ping(ctx).Err()) // dialled before the hook
+	rt := newTestRuntime(t, rdb)
+
+	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	v, _, err := rt.EvalSynced(bctx, echoScript, []string{"k"}, "a")
+	cancel()
+	require.NoError(t, err)
+	require.Equal(t, "a", v)
+	claimed, idle := claimedConns(rt, rdb)
+	require.Equal(t, 1, idle)
+	require.Zero(t, claimed, "the pool's one connection predates the hook")
+
+	raw := redistest.Client(t, srv)
+	require.NoError(t, raw.Do(ctx, "CLIENT", "PAUSE", 3000, "ALL").Err())
+	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := rt.EvalSynced(cctx, echoScript, []string{"k"}, "silent")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		// Had it waited for the pause to end, it would have its reply.
+		require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("the call did not end")
+	}
+}
