@@ -130,8 +130,9 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 	_, _ = rand.Read(id[:])
 	var res any
 	var err error
-	if cctx, inline := l.rt.Inline(ctx); inline {
+	if cctx, pin, inline := l.rt.Inline(ctx); inline {
 		res, err = l.acquireOnce(cctx, n, id)
+		pin.Done()
 	} else {
 		var p *core.Pending[any]
 		res, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (any, error) {

@@ -137,8 +137,8 @@ func BenchmarkLockUnlockDeadline(b *testing.B) {
 	srv := redistest.StartServer(b)
 	c := newClient(b, srv)
 	lock := c.Lock("bench")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer func() { cancel() }()
+	var ctx context.Context
+	var cancel context.CancelFunc = func() {}
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
@@ -149,10 +149,13 @@ func BenchmarkLockUnlockDeadline(b *testing.B) {
 		n++
 		h, err := lock.Lock(ctx)
 		if err != nil {
+			cancel()
 			b.Fatal(err)
 		}
 		if err := h.Unlock(ctx); err != nil {
+			cancel()
 			b.Fatal(err)
 		}
 	}
+	cancel()
 }

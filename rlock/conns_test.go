@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -109,4 +110,44 @@ func assertNoError(t *testing.T, err error) bool {
 
 func itoa(n int64) string {
 	return strconv.FormatInt(n, 10)
+}
+
+// TestDeadlineOnSilentRedis: Lock and Unlock under a deadline nearer than
+// go-redis' ReadTimeout run on the caller's goroutine, their scripts bound
+// by the deadline at the socket. While Redis answers nobody (CLIENT PAUSE),
+// a Lock whose try is on the wire ends at its deadline instead of waiting
+// for the reply, and once Redis answers again the try it may have left is
+// undone: the lock is free for the next Lock, held once.
+func TestDeadlineOnSilentRedis(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := srv.NewClient(func(o *redis.Options) { o.ReadTimeout = time.Minute })
+	t.Cleanup(func() { rdb.Close() })
+	c, err := redisson.New(rdb)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	lock := c.Lock("silent")
+
+	// Warm: the replica count is known and a dedicated connection claimed.
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	h, err := lock.Lock(wctx)
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(wctx))
+	cancel()
+
+	require.NoError(t, raw.Do(ctx, "CLIENT", "PAUSE", 3000, "ALL").Err())
+	lctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err = lock.Lock(lctx)
+	// Had it waited for the pause to end, it would hold the lock.
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	redistest.Eventually(t, 20*time.Second, "the lost try undone", func() bool {
+		return raw.Exists(ctx, "silent").Val() == 0
+	})
+	h, err = lock.Lock(ctx)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{c.ID() + ":" + strconv.FormatInt(h.Owner(), 10): "1"}, raw.HGetAll(ctx, "silent").Val())
+	require.NoError(t, h.Unlock(ctx))
 }

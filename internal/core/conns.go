@@ -277,6 +277,33 @@ func (rt *Runtime) claim(ctx context.Context, dc *dedicatedConn) bool {
 	}
 }
 
+// reserve returns a free dedicated connection that calls under ctx can be
+// bound on (see Inline), or nil.
+func (rt *Runtime) reserve(ctx context.Context) *dedicatedConn {
+	if rt.binder == nil {
+		return nil
+	}
+	node := rt.redis.(*redis.Client)
+	if rt.sync.Enabled {
+		n, known := rt.sync.cached(ctx, node, rt.logger)
+		if !known || n > 0 {
+			return nil
+		}
+	}
+	dc := rt.conns.get(node)
+	if dc == nil {
+		return nil
+	}
+	if !dc.claimed && !rt.claim(ctx, dc) {
+		return nil
+	}
+	if dc.bc == nil {
+		rt.conns.put(dc, nil)
+		return nil
+	}
+	return dc
+}
+
 // evalBound runs s under ctx on a dedicated connection bound by ctx (see
 // boundConn), without a goroutine. ok is false, with nothing sent, when
 // that cannot be done (a cluster, WAIT due or not known to be, no free or no
@@ -319,4 +346,25 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 		return nil, &StaleConnError{Err: err}, true
 	}
 	return v, Abandoned(ctx, err), true
+}
+
+// evalPinned runs s on the connection pin holds, bound by the deadline of
+// the context pin was made for (see Inline); ok is false when pin holds
+// none (its first script took it).
+func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []string, args []any) (v any, err error, ok bool) {
+	dc := pin.dc.Swap(nil)
+	if dc == nil {
+		return nil, nil, false
+	}
+	if d, has := pin.ctx.Deadline(); has {
+		dc.bc.limit.Store(d.UnixNano())
+	}
+	dc.bc.gen.Add(1)
+	v, err = s.run(ctx, dc.conn, false, keys, args)
+	dc.bc.unbind(nil)
+	rt.conns.put(dc, err)
+	if err != nil && !isReply(err) && isPeerClosed(err) && pin.ctx.Err() == nil {
+		return v, &StaleConnError{Err: err}, true
+	}
+	return v, Abandoned(pin.ctx, err), true
 }

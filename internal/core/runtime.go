@@ -320,6 +320,11 @@ type syncedReply struct {
 }
 
 func (rt *Runtime) evalBounded(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
+	if pin, _ := ctx.Value(pinKey{}).(*Pin); pin != nil {
+		if v, err, ok := rt.evalPinned(ctx, pin, s, keys, args); ok {
+			return v, SyncResult{}, err
+		}
+	}
 	if !rt.NeedsBound(ctx) {
 		return rt.evalSynced(ctx, s, retry, keys, args)
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,8 +57,9 @@ func (p *Pending[T]) Wait(ctx context.Context) (T, error, bool) {
 // nested bound (NeedsBound, asked again later, when the deadline may be
 // near) can leave its outcome unknown.
 func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) (T, error)) (T, error, *Pending[T]) {
-	if cctx, ok := rt.Inline(ctx); ok {
+	if cctx, pin, ok := rt.Inline(ctx); ok {
 		v, err := call(cctx)
+		pin.Done()
 		return v, err, nil
 	}
 	p := &Pending[T]{done: make(chan struct{})}
@@ -86,15 +88,65 @@ func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) 
 
 // Inline reports whether Settle would run a call under ctx on the caller's
 // goroutine, and with which context: a caller on the hot path asks first and
-// builds no closure when it may.
-func (rt *Runtime) Inline(ctx context.Context) (context.Context, bool) {
+// builds no closure when it may. It calls pin.Done after the call (pin may
+// be nil).
+//
+// On a single node a call under a deadline nearer than go-redis'
+// ReadTimeout (but at least minPinned away) runs inline too when a
+// dedicated connection that can be bound by ctx (see boundConn) is free:
+// the context returned pins it for the call's first script (the acquire
+// whose outcome must be known before it is compensated), so that it cannot
+// fall back to Bounded's goroutine, whose outcome, abandoned, would be
+// compensated before it is known. As on Settle's goroutine, the call runs
+// without ctx's cancellation and deadline; only that script is bound by the
+// deadline. Cut there, it comes back as an *AbandonedError without a
+// Pending, and the caller resolves it as a lost reply.
+func (rt *Runtime) Inline(ctx context.Context) (context.Context, *Pin, bool) {
 	if ctx.Done() == nil {
-		return ctx, true
+		return ctx, nil, true
 	}
 	if rt.needsBound(ctx) {
-		return nil, false
+		deadline, ok := ctx.Deadline()
+		if !ok || time.Until(deadline) < minPinned {
+			return nil, nil, false
+		}
+		if dc := rt.reserve(ctx); dc != nil {
+			pin := &Pin{rt: rt, ctx: ctx}
+			pin.dc.Store(dc)
+			return context.WithValue(context.WithoutCancel(ctx), pinKey{}, pin), pin, true
+		}
+		return nil, nil, false
 	}
-	return context.WithoutCancel(ctx), true
+	return context.WithoutCancel(ctx), nil, true
+}
+
+// minPinned is the least time before its deadline a call must have to run
+// inline on a pinned connection (see Inline). A script cut at the deadline
+// costs its connection (its reply is still to come). A deadline of a few
+// milliseconds may well pass during a normal round trip: cut there, calls
+// made go-redis dial all the time, and other callers then got "context
+// canceled" from its pool (TestGiveUpLeavesNothingBehind). Such a call
+// keeps Settle's goroutine, which reads the reply and keeps the connection.
+const minPinned = 50 * time.Millisecond
+
+// Pin keeps a bound dedicated connection for the first script of one
+// inline call (see Inline).
+type Pin struct {
+	rt  *Runtime
+	ctx context.Context               // the caller's: its deadline bounds the script
+	dc  atomic.Pointer[dedicatedConn] // nil once taken or given back
+}
+
+type pinKey struct{}
+
+// Done gives the pinned connection back.
+func (p *Pin) Done() {
+	if p == nil {
+		return
+	}
+	if dc := p.dc.Swap(nil); dc != nil {
+		p.rt.conns.put(dc, nil)
+	}
 }
 
 // needsBound is NeedsBound whatever the go-redis client's

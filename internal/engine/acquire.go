@@ -538,8 +538,9 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 	start := time.Now()
 	var o try
 	var err error
-	if cctx, inline := l.rt.Inline(ctx); inline {
+	if cctx, pin, inline := l.rt.Inline(ctx); inline {
 		o, err = l.try(cctx, field, lease, r)
+		pin.Done()
 	} else {
 		var p *core.Pending[try]
 		o, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (try, error) {
