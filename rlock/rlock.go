@@ -63,7 +63,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Policy:  pubsub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,
-		Scripts: &scripts{rt: rt, name: name, channel: l.channel, latchPrefix: LatchPrefix(name) + ":"},
+		Scripts: newScripts(rt, name, l.channel),
 	})
 	return l
 }
@@ -222,10 +222,34 @@ type scripts struct {
 	name        string
 	channel     string
 	latchPrefix string
+	// Script arguments that are the same on most calls, boxed once: each
+	// boxing is an allocation on the lock path.
+	nameKeys  []string // [name]
+	wdLease   int64    // the watchdog lease, ms
+	wdArg     any      // wdLease
+	latchArg  any      // engine.LatchTTL, ms
+	publisher any      // PUBLISH or SPUBLISH
+}
+
+func newScripts(rt *core.Runtime, name, channel string) *scripts {
+	wd := rt.WatchdogTimeout().Milliseconds()
+	return &scripts{
+		rt: rt, name: name, channel: channel, latchPrefix: LatchPrefix(name) + ":",
+		nameKeys: []string{name}, wdLease: wd, wdArg: wd,
+		latchArg: engine.LatchTTL(rt).Milliseconds(), publisher: rt.PublishCommand(),
+	}
+}
+
+// leaseArg returns lease in ms as a script argument.
+func (s *scripts) leaseArg(lease time.Duration) any {
+	if ms := lease.Milliseconds(); ms != s.wdLease {
+		return ms
+	}
+	return s.wdArg
 }
 
 func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, lease.Milliseconds(), field)
+	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, s.nameKeys, s.leaseArg(lease), field)
 	if err != nil {
 		return 0, false, sync, err
 	}
@@ -238,7 +262,7 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 
 func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {
 	keys := []string{s.name, s.channel, s.latchPrefix + reqID}
-	script, args := unlockScript, []any{"0", lease.Milliseconds(), field, s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds()}
+	script, args := unlockScript, []any{"0", s.leaseArg(lease), field, s.publisher, s.latchArg}
 	if next != nil {
 		script = unlockHandOffScript
 		args = append(args, next.Field, next.Lease.Milliseconds())
@@ -258,7 +282,7 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 // Count reads field's hold count on the master (0: none): a script, so
 // that the read never goes to a replica.
 func (s *scripts) Count(ctx context.Context, field string) (int, error) {
-	res, err := s.rt.Eval(ctx, holdCountScript, []string{s.name}, field)
+	res, err := s.rt.Eval(ctx, holdCountScript, s.nameKeys, field)
 	if err != nil || res == nil {
 		return 0, err
 	}
