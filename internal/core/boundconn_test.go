@@ -96,23 +96,12 @@ func testBoundCall(t *testing.T, readTimeout time.Duration) {
 			_, _, err := rt.EvalSynced(wctx, echoScript, []string{"k"}, "warm")
 			cancel()
 			require.NoError(t, err)
-			// Redis answers nobody for 3 s (CLIENT UNPAUSE would wait too).
-			require.NoError(t, raw.Do(ctx, "CLIENT", "PAUSE", 3000, "ALL").Err())
 			cctx, cancel := tc.ctx()
 			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				_, _, err := rt.EvalSynced(cctx, echoScript, []string{"k"}, "silent")
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				var ab *AbandonedError
-				require.ErrorAs(t, err, &ab)
-				require.ErrorIs(t, err, tc.cause)
-			case <-time.After(15 * time.Second):
-				t.Fatal("the call did not end")
-			}
+			err = evalWhilePaused(cctx, t, rt, raw)
+			var ab *AbandonedError
+			require.ErrorAs(t, err, &ab)
+			require.ErrorIs(t, err, tc.cause)
 			_, idle := claimedConns(rt, rdb)
 			require.Zero(t, idle, "the cut connection was dropped, not kept")
 			// The next call gets a fresh connection and, once the pause is
@@ -145,19 +134,29 @@ func TestClaimSkipsUnwrappedConnections(t *testing.T) {
 	require.Zero(t, claimed, "the pool's one connection predates the hook")
 
 	raw := redistest.Client(t, srv)
-	require.NoError(t, raw.Do(ctx, "CLIENT", "PAUSE", 3000, "ALL").Err())
 	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
+	// Had it waited for the pause to end, it would have its reply.
+	err = evalWhilePaused(cctx, t, rt, raw)
+	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+}
+
+// evalWhilePaused makes Redis answer nobody for 3 s (CLIENT PAUSE; CLIENT
+// UNPAUSE would wait too) and returns the error of a script call under ctx
+// made meanwhile.
+func evalWhilePaused(ctx context.Context, t *testing.T, rt *Runtime, raw *redis.Client) error {
+	t.Helper()
+	require.NoError(t, raw.Do(context.Background(), "CLIENT", "PAUSE", 3000, "ALL").Err())
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := rt.EvalSynced(cctx, echoScript, []string{"k"}, "silent")
+		_, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "silent")
 		done <- err
 	}()
 	select {
 	case err := <-done:
-		// Had it waited for the pause to end, it would have its reply.
-		require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+		return err
 	case <-time.After(15 * time.Second):
 		t.Fatal("the call did not end")
+		return nil
 	}
 }
