@@ -37,6 +37,13 @@ type Client struct {
 // New returns a Client over rdb: a *redis.Client (single node, or a Sentinel
 // failover client) or a *redis.ClusterClient. With PublishAuto on a cluster
 // it asks the server whether sharded pub/sub works, as Redisson does.
+//
+// On a *redis.Client, New adds a dial hook to rdb (it stays after Close,
+// doing nothing then): connections rdb dials from then on can have their
+// deadlines pulled in by a call whose context ends before go-redis'
+// ReadTimeout, which bounds such a call without a goroutine (see
+// docs/ownership.md). Create the Client before rdb's first commands, so that
+// its connections have the hook.
 func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	if rdb == nil {
 		return nil, errors.New("redisson: New needs a Redis client")
