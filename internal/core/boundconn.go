@@ -85,10 +85,10 @@ func (b *binder) saw(c *boundConn, p []byte) {
 	b.mu.Unlock()
 }
 
-// claim returns the boundConn conn runs on, or nil when it has none (a
-// connection dialled before the hook, a TLS connection) or the ECHO
-// failed. It sends one ECHO, bounded by timeout.
-func (b *binder) claim(conn *redis.Conn, timeout time.Duration) *boundConn {
+// claim returns the boundConn conn runs on, nil when it has none (a
+// connection dialled before the hook, a TLS connection), or the ECHO's
+// failure. It sends one ECHO, bounded by timeout.
+func (b *binder) claim(conn *redis.Conn, timeout time.Duration) (*boundConn, error) {
 	var raw [claimTokenLen / 2]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])
@@ -108,9 +108,9 @@ func (b *binder) claim(conn *redis.Conn, timeout time.Duration) *boundConn {
 	delete(b.found, tok)
 	b.mu.Unlock()
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return c
+	return c, nil
 }
 
 // boundConn is a connection whose deadlines a call can pull in (see above).

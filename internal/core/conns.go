@@ -258,20 +258,32 @@ func isPeerClosed(err error) bool {
 
 // claim finds the boundConn dc runs on, bounded by ctx: the ECHO it sends
 // runs before dc's calls can be bound, so it runs on a goroutine of its own
-// (once per dedicated connection, not per call). It reports false when ctx
-// ended first; dc then belongs to that goroutine, which gives it back.
+// (once per dedicated connection, not per call). It reports false, having
+// given dc up, when the ECHO failed (dc is dropped) or ctx ended first (dc
+// then belongs to that goroutine, which gives it back).
 func (rt *Runtime) claim(ctx context.Context, dc *dedicatedConn) bool {
-	ch := make(chan *boundConn, 1)
-	go func() { ch <- rt.binder.claim(dc.conn, rt.timeout) }()
+	type claimed struct {
+		bc  *boundConn
+		err error
+	}
+	ch := make(chan claimed, 1)
+	go func() {
+		bc, err := rt.binder.claim(dc.conn, rt.timeout)
+		ch <- claimed{bc, err}
+	}()
 	select {
-	case bc := <-ch:
-		dc.claimed, dc.bc = true, bc
+	case c := <-ch:
+		dc.claimed, dc.bc = true, c.bc
+		if c.err != nil {
+			rt.conns.put(dc, c.err)
+			return false
+		}
 		return true
 	case <-ctx.Done():
 		go func() {
-			bc := <-ch
-			dc.claimed, dc.bc = true, bc
-			rt.conns.put(dc, nil)
+			c := <-ch
+			dc.claimed, dc.bc = true, c.bc
+			rt.conns.put(dc, c.err)
 		}()
 		return false
 	}
@@ -325,7 +337,11 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 		return nil, nil, false
 	}
 	if !dc.claimed && !rt.claim(ctx, dc) {
-		return nil, &AbandonedError{Cause: context.Cause(ctx)}, true
+		if ctx.Err() != nil {
+			// Nothing was sent, but the caller's time is up.
+			return nil, &AbandonedError{Cause: context.Cause(ctx)}, true
+		}
+		return nil, nil, false
 	}
 	if dc.bc == nil {
 		rt.conns.put(dc, nil)
