@@ -52,17 +52,10 @@ func testBoundCall(t *testing.T, readTimeout time.Duration) {
 
 	// Taken aside, the dedicated connection is claimed by its first
 	// bounded call, and serves it.
-	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	v, _, err := rt.EvalSynced(bctx, echoScript, []string{"k"}, "a")
-	cancel()
-	require.NoError(t, err)
-	require.Equal(t, "a", v)
-	claimed, idle := claimedConns(rt, rdb)
-	require.Equal(t, 1, idle)
-	require.Equal(t, 1, claimed, "the dedicated connection runs on a boundConn")
+	require.Equal(t, 1, firstBoundCall(t, rt, rdb), "the dedicated connection runs on a boundConn")
 
 	// Its bound is over: a call without one is not cut short.
-	v, _, err = rt.EvalSynced(ctx, echoScript, []string{"k"}, "b")
+	v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "b")
 	require.NoError(t, err)
 	require.Equal(t, "b", v)
 
@@ -124,21 +117,29 @@ func TestClaimSkipsUnwrappedConnections(t *testing.T) {
 	require.NoError(t, rdb.Ping(ctx).Err()) // dialled before the hook
 	rt := newTestRuntime(t, rdb)
 
-	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	v, _, err := rt.EvalSynced(bctx, echoScript, []string{"k"}, "a")
-	cancel()
-	require.NoError(t, err)
-	require.Equal(t, "a", v)
-	claimed, idle := claimedConns(rt, rdb)
-	require.Equal(t, 1, idle)
-	require.Zero(t, claimed, "the pool's one connection predates the hook")
+	require.Zero(t, firstBoundCall(t, rt, rdb), "the pool's one connection predates the hook")
 
 	raw := redistest.Client(t, srv)
 	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	// Had it waited for the pause to end, it would have its reply.
-	err = evalWhilePaused(cctx, t, rt, raw)
+	err := evalWhilePaused(cctx, t, rt, raw)
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+}
+
+// firstBoundCall makes rt's first script call under a deadline, which
+// takes one dedicated connection aside and claims it, and returns how many
+// of the idle dedicated connections (one) were claimed with a boundConn.
+func firstBoundCall(t *testing.T, rt *Runtime, rdb *redis.Client) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "a")
+	require.NoError(t, err)
+	require.Equal(t, "a", v)
+	claimed, idle := claimedConns(rt, rdb)
+	require.Equal(t, 1, idle)
+	return claimed
 }
 
 // evalWhilePaused makes Redis answer nobody for 3 s (CLIENT PAUSE; CLIENT
