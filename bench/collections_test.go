@@ -1,31 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // TestCollectionsTiny runs issue #20's group in a tiny configuration: every
 // row of both sides is there, the delayed queue delivers every element
 // once, and the ratios are printed. It asserts no performance figure.
 func TestCollectionsTiny(t *testing.T) {
-	srv := redistest.StartServer(t)
-	var log bytes.Buffer
-	cfg := Config{
-		Addr: srv.Addr(), Rounds: 1, Libs: allLibs, Ops: 50, OpsTimeout: 20 * time.Second,
-		Only: map[string]bool{"collections": true}, Log: &log,
-	}
-	rep, err := Run(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
-	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Logf("report:\n%s", out.String())
+	rep, out := runTiny(t, "collections", nil)
 	for _, o := range collOps {
 		for _, lib := range o.libs {
 			for _, metric := range []string{o.unit + "s/s", "client CPU µs per " + o.unit, "client allocations per " + o.unit, "round trips per " + o.unit + " (MONITOR)"} {
@@ -59,7 +43,7 @@ func TestCollectionsTiny(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"ours÷go-redis raw", "ops/s, ours ÷ go-redis raw", "put+takes/s, ours ÷ go-redis raw"} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}

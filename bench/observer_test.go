@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // TestObserverTiny runs issue #18's group in a tiny configuration: both
@@ -14,19 +10,7 @@ import (
 // ended, metric points collected) and the ratios are printed. It asserts
 // no performance figure.
 func TestObserverTiny(t *testing.T) {
-	srv := redistest.StartServer(t)
-	var log bytes.Buffer
-	cfg := Config{
-		Addr: srv.Addr(), Rounds: 1, Libs: allLibs, Ops: 50, OpsTimeout: 20 * time.Second,
-		Only: map[string]bool{"observer": true}, Log: &log,
-	}
-	rep, err := Run(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
-	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Logf("report:\n%s", out.String())
+	rep, out := runTiny(t, "observer", nil)
 	for _, lib := range observerLibs {
 		for _, metric := range []string{"lock+unlock pairs/s", "client CPU µs per pair", "client allocations per pair"} {
 			if m := rep.find(grpObserver, observerScenario, metric, lib); m == nil || !(m.Value > 0) {
@@ -41,7 +25,7 @@ func TestObserverTiny(t *testing.T) {
 		t.Errorf("metric points: %v, want > 0", m)
 	}
 	for _, want := range []string{"otel÷" + libObsNone, "observer lock+unlock pairs/s, OTel ÷ none"} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // TestTopicTiny runs the topic group in a tiny configuration: both sides
@@ -14,21 +10,7 @@ import (
 // dropped at this size), every row is there, and the targets are printed.
 // It asserts no performance figure.
 func TestTopicTiny(t *testing.T) {
-	srv := redistest.StartServer(t)
-	var log bytes.Buffer
-	cfg := Config{
-		Addr: srv.Addr(), Rounds: 1, Libs: allLibs, Ops: 50, OpsTimeout: 20 * time.Second,
-		Only:             map[string]bool{"topic": true},
-		TopicSubscribers: 5, TopicRate: 500,
-		Log: &log,
-	}
-	rep, err := Run(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
-	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Logf("report:\n%s", out.String())
+	rep, out := runTiny(t, "topic", func(c *Config) { c.TopicSubscribers, c.TopicRate = 5, 500 })
 	for _, sc := range []string{"fan-out, 1 publisher as fast as it can", "fan-out, 1 publisher at 500 messages/s"} {
 		for _, lib := range []string{libTopic, libRawPS} {
 			for _, metric := range []string{"messages delivered/s (all subscribers)", "delivery latency p50 (ms)", "delivery latency p99 (ms)", "client CPU µs per delivery"} {
@@ -44,7 +26,7 @@ func TestTopicTiny(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"ours÷go-redis PubSub", "messages delivered/s (all subscribers), ours ÷ go-redis", "delivery latency p99 (ms), ours ÷ go-redis"} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
