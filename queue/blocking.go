@@ -356,34 +356,52 @@ func sleep(ctx context.Context, closed context.Context, d time.Duration) error {
 
 // abandon ends the slice of a call whose caller left (see wait) and puts
 // back what it popped. inf keeps Close waiting until it is done.
+//
+// CLIENT UNBLOCK changes nothing when the slice's BLPOP has not reached
+// Redis yet (the caller left while it was being dialled or written), or
+// when its connection's id is not known yet; the slice would then block for
+// up to blockSlice. So until the slice answers, the unblock is sent again,
+// at growing intervals.
 func (b *base[T]) abandon(inf *core.Inflight, p *blockers, bl *blocker, res <-chan popReply, back string) {
 	defer inf.End()
 	rt := b.src.rt
-	if id := bl.id.Load(); id != 0 {
-		uctx, cancel := context.WithTimeout(context.Background(), rt.Timeout())
-		// Unblocked, the slice answers as timed out; an id that no longer
-		// blocks (the reply is on its way) answers 0 and changes nothing.
-		_ = bl.ctl.Do(uctx, "client", "unblock", id).Err()
-		cancel()
-	}
 	t := time.NewTimer(blockSlice + blockReadMargin)
 	defer t.Stop()
-	select {
-	case r := <-res:
-		switch {
-		case r.err == nil:
-			if data, err := popped(r.v); err == nil {
-				b.putBackOn(context.Background(), bl.blk, back, data)
+	again := time.NewTimer(0)
+	defer again.Stop()
+	pause := time.Millisecond
+	for {
+		select {
+		case r := <-res:
+			switch {
+			case r.err == nil:
+				if data, err := popped(r.v); err == nil {
+					b.putBackOn(context.Background(), bl.blk, back, data)
+				}
+				p.put(bl)
+			case errors.Is(r.err, redis.Nil):
+				p.put(bl)
+			default:
+				bl.close()
 			}
-			p.put(bl)
-		case errors.Is(r.err, redis.Nil):
-			p.put(bl)
-		default:
+			return
+		case <-t.C:
+			// go-redis' read deadline has passed: the goroutine gets an
+			// error.
 			bl.close()
+			return
+		case <-again.C:
+			if id := bl.id.Load(); id != 0 {
+				uctx, cancel := context.WithTimeout(context.Background(), rt.Timeout())
+				// Unblocked, the slice answers as timed out; an id that
+				// does not block (the reply is on its way, or the BLPOP
+				// has not arrived) answers 0 and changes nothing.
+				_ = bl.ctl.Do(uctx, "client", "unblock", id).Err()
+				cancel()
+			}
+			again.Reset(pause)
+			pause = min(2*pause, time.Second)
 		}
-	case <-t.C:
-		// go-redis' read deadline has passed: the goroutine gets an error.
-		bl.close()
 	}
 }
 
