@@ -324,6 +324,17 @@ func (s *scripts) AcquireValue(ctx context.Context, field string, lease time.Dur
 }
 
 func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {
+	res, _, sync, err := s.release(ctx, field, lease, reqID, next)
+	return res, sync, err
+}
+
+// ReleaseHeard is Release without a successor that also says how many
+// connections the unlock message reached (engine.HeardScripts).
+func (s *scripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (engine.Released, int, core.SyncResult, error) {
+	return s.release(ctx, field, lease, reqID, nil)
+}
+
+func (s *scripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, int, core.SyncResult, error) {
 	keys := []string{s.name, s.channel, s.latchPrefix + reqID}
 	script, args := unlockScript, []any{"0", lease.Milliseconds(), field, s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds()}
 	if next != nil {
@@ -332,21 +343,30 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 		args = append(args, next.Field, next.Lease.Milliseconds())
 	}
 	res, sync, err := s.rt.EvalSynced(ctx, script, keys, args...)
-	switch {
-	case err != nil:
-		return engine.NotOwner, sync, s.wrongType(ctx, err)
-	case res == nil:
-		return engine.NotOwner, sync, nil
-	case res == int64(1):
-		return engine.Freed, sync, nil
-	case res == int64(0):
-		return engine.StillHeld, sync, nil
+	if err != nil {
+		return engine.NotOwner, 0, sync, s.wrongType(ctx, err)
 	}
-	if pair, ok := res.([]any); ok && len(pair) == 2 && next != nil {
-		next.Value, _ = pair[1].(int64)
-		return engine.Freed, sync, nil
+	switch v := res.(type) {
+	case nil:
+		return engine.NotOwner, 0, sync, nil
+	case int64:
+		switch {
+		case v == 0:
+			return engine.StillHeld, 0, sync, nil
+		case v >= 1 && next == nil:
+			return engine.Freed, int(v - 1), sync, nil
+		case v == 1:
+			// The hand-off script's replay, or its release without a
+			// token.
+			return engine.Freed, 0, sync, nil
+		}
+	case []any:
+		if len(v) == 2 && next != nil {
+			next.Value, _ = v[1].(int64)
+			return engine.Freed, 0, sync, nil
+		}
 	}
-	return engine.NotOwner, sync, fmt.Errorf("script %s: unexpected reply %v", script.Name(), res)
+	return engine.NotOwner, 0, sync, fmt.Errorf("script %s: unexpected reply %v", script.Name(), res)
 }
 
 // Count reads field's hold count on the master (0: none): a script, so

@@ -71,14 +71,17 @@ end
 
 // unlockScript is RLock's unlock: it releases one hold; the last one
 // deletes the lock and publishes the unlock message. The token key stays.
+// As rlock's, a final release's reply says how many connections heard the
+// message (engine.HeardScripts).
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms].
-// Reply: nil = not the owner, 0 = still held, 1 = released.
+// Reply: nil = not the owner, 0 = still held, 1 + n = released, the message
+// reached n connections (a replay from the latch answers 1: n unknown).
 var unlockScript = core.NewScript("fencedlock.unlock", unlockHead+`
 redis.call('del', KEYS[1])
-redis.call(ARGV[4], KEYS[2], ARGV[1])
+local heard = redis.call(ARGV[4], KEYS[2], ARGV[1])
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1
+return 1 + heard
 `)
 
 // unlockHandOffScript is unlockScript that, on the final release, hands the

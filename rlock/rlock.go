@@ -261,6 +261,17 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 }
 
 func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {
+	res, _, sync, err := s.release(ctx, field, lease, reqID, next)
+	return res, sync, err
+}
+
+// ReleaseHeard is Release without a successor that also says how many
+// connections the unlock message reached (engine.HeardScripts).
+func (s *scripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (engine.Released, int, core.SyncResult, error) {
+	return s.release(ctx, field, lease, reqID, nil)
+}
+
+func (s *scripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, int, core.SyncResult, error) {
 	keys := []string{s.name, s.channel, s.latchPrefix + reqID}
 	script, args := unlockScript, []any{"0", s.leaseArg(lease), field, s.publisher, s.latchArg}
 	if next != nil {
@@ -268,15 +279,16 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 		args = append(args, next.Field, next.Lease.Milliseconds())
 	}
 	res, sync, err := s.rt.EvalSynced(ctx, script, keys, args...)
-	switch {
-	case err != nil:
-		return engine.NotOwner, sync, err
-	case res == nil:
-		return engine.NotOwner, sync, nil
-	case res == int64(1):
-		return engine.Freed, sync, nil
+	if err != nil {
+		return engine.NotOwner, 0, sync, err
 	}
-	return engine.StillHeld, sync, nil
+	if res == nil {
+		return engine.NotOwner, 0, sync, nil
+	}
+	if n, _ := res.(int64); n >= 1 {
+		return engine.Freed, int(n - 1), sync, nil
+	}
+	return engine.StillHeld, 0, sync, nil
 }
 
 // Count reads field's hold count on the master (0: none): a script, so

@@ -49,15 +49,19 @@ end
 
 // unlockScript releases one hold; the last one deletes the lock and publishes
 // the unlock message. The latch key records the reply so a retried request
-// returns what the first attempt did.
+// returns what the first attempt did. The reply of a final release also
+// says how many connections the message reached (PUBLISH's reply), which
+// tells the engine whether waiters of other clients listen (see
+// engine.HeardScripts); the latch keeps Redisson's 1.
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms].
-// Reply: nil = not the owner, 0 = still held, 1 = released.
+// Reply: nil = not the owner, 0 = still held, 1 + n = released, the message
+// reached n connections (a replay from the latch answers 1: n unknown).
 var unlockScript = core.NewScript("rlock.unlock", unlockHead+`
 redis.call('del', KEYS[1])
-redis.call(ARGV[4], KEYS[2], ARGV[1])
+local heard = redis.call(ARGV[4], KEYS[2], ARGV[1])
 redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1
+return 1 + heard
 `)
 
 // forceUnlockScript deletes the lock whoever holds it. A key of another

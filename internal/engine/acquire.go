@@ -225,6 +225,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	woken := false // by a message or a local wake-up, not a timer
+	heard := false // by a message
 	for {
 		backoff := time.Until(retryAt)
 		state, attempt := parked, backoff <= 0
@@ -233,8 +234,17 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 			q.mu.Lock()
 			state = w.state
 			busy := l.busy(q, field)
+			if heard && q.releasing > 0 {
+				q.earlyHeard = true
+			}
 			if now := time.Now(); q.yielding(now) {
-				if woken {
+				if q.standBack {
+					// Our own release's message does not end it; the
+					// next one, or the stand-back's timer, does.
+					if !heard || q.heardDuringStandBack() {
+						busy = true
+					}
+				} else if woken {
 					// The release message (or a local wake-up) came: the
 					// streak's end is known everywhere now.
 					q.yieldUntil = time.Time{}
@@ -325,12 +335,12 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 			sleep = min(sleep, left)
 		}
 		timer.Reset(sleep)
-		woken = false
+		woken, heard = false, false
 		select {
 		case <-sub.C():
 			// A message (or a resubscription) means Redis answers: a
 			// back-off ends here.
-			woken, retryAt = true, time.Time{}
+			woken, heard, retryAt = true, true, time.Time{}
 		case <-w.nudge:
 			woken, retryAt = true, time.Time{}
 		case <-timer.C:
@@ -660,7 +670,7 @@ func (l *Lock) undo(ctx context.Context, field string, lease time.Duration) bool
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
 	id := l.rt.RequestID()
-	_, err := l.releaseOnce(dctx, field, lease, id, nil)
+	_, _, err := l.releaseOnce(dctx, field, lease, id, nil, false)
 	if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
 		return true // done (unacknowledged by the replicas, but it ran)
 	}
@@ -755,7 +765,7 @@ func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id
 			return // Close returned: nothing may be sent
 		}
 		uctx, cancel := l.rt.Undoing(bg)
-		_, err := l.releaseOnce(uctx, field, lease, id, nil)
+		_, _, err := l.releaseOnce(uctx, field, lease, id, nil, false)
 		cancel()
 		if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
 			return // it ran

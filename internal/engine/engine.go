@@ -26,13 +26,15 @@ type Engine struct {
 
 	undoMu sync.Mutex
 	undos  map[undoKey]chan struct{} // background undos pending, closed when done
+
+	standBackFor time.Duration // see queue.standBack; a constant but in tests
 }
 
 // undoKey names an owner field of one object.
 type undoKey struct{ object, field string }
 
 // New returns the engine of rt.
-func New(rt *core.Runtime) *Engine { return &Engine{rt: rt} }
+func New(rt *core.Runtime) *Engine { return &Engine{rt: rt, standBackFor: standBackFor} }
 
 // Runtime returns the engine's runtime.
 func (e *Engine) Runtime() *core.Runtime { return e.rt }
@@ -89,6 +91,19 @@ type ValueScripts interface {
 	// shows that it ran: while field holds the lock nobody else can
 	// acquire it, so the latest value is that acquisition's.
 	CountValue(ctx context.Context, field string) (count int, value int64, err error)
+}
+
+// HeardScripts is implemented by the Scripts of a hand-off object whose
+// freeing release can tell how many connections its unlock message reached
+// (PUBLISH's reply). When a hand-off streak ends, the engine asks it: a
+// message heard by a connection other than this client's own means waiters
+// elsewhere, and this client's goroutines then stand back for them (see
+// standBack).
+type HeardScripts interface {
+	// ReleaseHeard is Release without a successor that also returns how
+	// many connections the message of a freeing release reached (0 when
+	// nothing was published or it is not known: a replayed latch).
+	ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (res Released, heard int, sync core.SyncResult, err error)
 }
 
 // Successor is a local waiter a release hands the lock to.

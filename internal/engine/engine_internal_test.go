@@ -28,7 +28,8 @@ return redis.call('pttl', KEYS[1])
 `)
 
 // KEYS: [name, channel, latch]. ARGV: [lease ms, field, latch TTL ms,
-// next field or "", next lease ms]. Reply: nil, 0 (still held), 1 (freed).
+// next field or "", next lease ms]. Reply: nil, 0 (still held), 1 (handed
+// over, or a replay), 1 + the connections the message reached (freed).
 var testRelease = core.NewScript("enginetest.release", `
 local replay = redis.call('get', KEYS[3])
 if replay ~= false then
@@ -46,12 +47,13 @@ if ARGV[4] ~= '' then
 	redis.call('hdel', KEYS[1], ARGV[2])
 	redis.call('hset', KEYS[1], ARGV[4], 1)
 	redis.call('pexpire', KEYS[1], ARGV[5])
-else
-	redis.call('del', KEYS[1])
-	redis.call('publish', KEYS[2], '0')
+	redis.call('set', KEYS[3], 1, 'px', ARGV[3])
+	return 1
 end
+redis.call('del', KEYS[1])
+local heard = redis.call('publish', KEYS[2], '0')
 redis.call('set', KEYS[3], 1, 'px', ARGV[3])
-return 1
+return 1 + heard
 `)
 
 var testCount = core.NewScript("enginetest.count", `return redis.call('hget', KEYS[1], ARGV[1])`)
@@ -71,19 +73,28 @@ func (s *testScripts) Acquire(ctx context.Context, field string, lease time.Dura
 }
 
 func (s *testScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, core.SyncResult, error) {
+	res, _, sync, err := s.release(ctx, field, lease, reqID, next)
+	return res, sync, err
+}
+
+func (s *testScripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (Released, int, core.SyncResult, error) {
+	return s.release(ctx, field, lease, reqID, nil)
+}
+
+func (s *testScripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, int, core.SyncResult, error) {
 	nextField, nextLease := "", int64(0)
 	if next != nil {
 		nextField, nextLease = next.Field, next.Lease.Milliseconds()
 	}
 	res, sync, err := s.rt.EvalSynced(ctx, testRelease, []string{s.name, s.channel, s.name + ":latch:" + reqID},
 		lease.Milliseconds(), field, LatchTTL(s.rt).Milliseconds(), nextField, nextLease)
-	switch {
-	case err != nil || res == nil:
-		return NotOwner, sync, err
-	case res == int64(1):
-		return Freed, sync, nil
+	if err != nil || res == nil {
+		return NotOwner, 0, sync, err
 	}
-	return StillHeld, sync, nil
+	if n, _ := res.(int64); n >= 1 {
+		return Freed, int(n - 1), sync, nil
+	}
+	return StillHeld, 0, sync, nil
 }
 
 func (s *testScripts) Count(ctx context.Context, field string) (int, error) {
@@ -97,9 +108,15 @@ func (s *testScripts) Count(ctx context.Context, field string) (int, error) {
 
 func newTestEngine(t *testing.T) (*Engine, *core.Runtime) {
 	t.Helper()
-	srv := redistest.StartServer(t)
+	return newTestEngineOn(t, redistest.StartServer(t), "cid")
+}
+
+// newTestEngineOn is a client with id on srv: several of them are
+// different processes on one Redis.
+func newTestEngineOn(t *testing.T, srv *redistest.Server, id string) (*Engine, *core.Runtime) {
+	t.Helper()
 	rdb := redistest.Client(t, srv)
-	rt := core.New(core.Config{Redis: rdb, ID: "cid", WatchdogTimeout: 30 * time.Second, Timeout: 3 * time.Second})
+	rt := core.New(core.Config{Redis: rdb, ID: id, WatchdogTimeout: 30 * time.Second, Timeout: 3 * time.Second})
 	t.Cleanup(rt.Close)
 	return New(rt), rt
 }

@@ -38,6 +38,39 @@ type queue struct {
 	// otherwise beat every waiter elsewhere, which has to hear the message
 	// first, and the lock would stay in this process.
 	yieldUntil time.Time
+	// standBack: the streak's release message reached waiters of other
+	// clients (HeardScripts). Local goroutines do not try when that
+	// message reaches them too, only at the next one (the release of
+	// whoever took the lock meanwhile) or when the stand-back's timer
+	// wakes the oldest (Engine.standBackFor, should nobody take it): one
+	// of the waiters elsewhere gets the lock first, so a streak does not
+	// end in the process that had it. yieldUntil is the timer's moment.
+	standBack bool
+	// ownHeard: during a stand-back, a local waiter has had the message
+	// of the release that began it. earlyHeard: a message reached a local
+	// waiter while a release of ours was in flight (it may be that
+	// release's, ahead of its reply).
+	ownHeard, earlyHeard bool
+	// standBacks counts the stand-backs begun, so that a timer ends only
+	// its own.
+	standBacks uint64
+}
+
+// standBackFor is how long local goroutines stand back at most after a
+// streak whose release message reached waiters elsewhere: time for one of
+// them to hear it and send its try.
+const standBackFor = 2 * time.Millisecond
+
+// heardDuringStandBack records a message that reached a local waiter
+// during a stand-back and reports whether the stand-back goes on: the
+// first such message is our own release's; q.mu held.
+func (q *queue) heardDuringStandBack() bool {
+	if !q.ownHeard {
+		q.ownHeard = true
+		return true
+	}
+	q.standBack, q.yieldUntil = false, time.Time{}
+	return false
 }
 
 // yieldWindow bounds how long local goroutines stand back after a streak

@@ -140,6 +140,7 @@ type releaseResult struct {
 	shared    bool // one hold was released; the lock stays held (Shared)
 	handedOff bool // ... and the lock went straight to a local waiter
 	yielded   bool // ... or not, because a hand-off streak had reached its end
+	standBack bool // ... and waiters elsewhere heard it: local ones stand back
 	start     time.Time
 }
 
@@ -153,6 +154,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	if q != nil {
 		q.mu.Lock()
 		q.releasing++
+		q.earlyHeard = false
 		if q.streak < maxHandOffStreak {
 			if next = q.firstHandOff(l.undoPending); next != nil {
 				next.state = handing
@@ -169,6 +171,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	reqID := l.rt.RequestID()
 	var (
 		res   Released
+		heard int
 		err   error
 		start time.Time
 	)
@@ -181,7 +184,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		// One attempt may take the client's timeout: a stalled one must
 		// leave time for the next, which the latch makes safe to send.
 		actx, cancel := context.WithTimeout(ctx, l.rt.Timeout())
-		res, err = l.releaseOnce(actx, field, lease, reqID, succ)
+		res, heard, err = l.releaseOnce(actx, field, lease, reqID, succ, yielded)
 		cancel()
 		// A rejection (READONLY from a master demoted by a failover the
 		// client has not followed yet, say) did not run: send it again.
@@ -194,6 +197,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		}
 	}
 	freed := res == Freed
+	standBack := false
 	if q != nil {
 		q.mu.Lock()
 		switch {
@@ -218,7 +222,13 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		case freed:
 			q.streak = 0
 			if yielded && q.firstParked() != nil {
-				q.yieldUntil = time.Now().Add(yieldWindow)
+				// Our own waiters are subscribed, so the message reached
+				// one of our connections; any more are waiters elsewhere.
+				if heard > 1 {
+					standBack = l.standBack(q)
+				} else {
+					q.yieldUntil = time.Now().Add(yieldWindow)
+				}
 			}
 		}
 		if next != nil {
@@ -232,18 +242,55 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	if res == NotOwner {
 		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
 	}
-	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
+	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, standBack: standBack, start: start}, err
 }
 
-func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, error) {
-	res, sync, err := l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
+// standBack makes local goroutines stand back after a streak's release
+// (see queue.standBack) and arms the timer that ends it; q.mu held.
+func (l *Lock) standBack(q *queue) bool {
+	q.standBacks++
+	d := l.e.standBackFor
+	q.standBack, q.yieldUntil = true, time.Now().Add(d)
+	q.ownHeard, q.earlyHeard = q.earlyHeard, false
+	n := q.standBacks
+	time.AfterFunc(d, func() {
+		q.mu.Lock()
+		mine := q.standBack && q.standBacks == n
+		if mine {
+			q.standBack, q.yieldUntil = false, time.Time{}
+		}
+		q.mu.Unlock()
+		if mine {
+			// The oldest tries now: it finds the lock taken by a waiter
+			// elsewhere (and waits for that holder's message), or free.
+			l.wakeLocal()
+		}
+	})
+	return true
+}
+
+// releaseOnce sends the release once; heard asks for the number of
+// connections the message reached, when the Scripts can tell (yielded: a
+// streak ends).
+func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor, heard bool) (Released, int, error) {
+	var (
+		res  Released
+		n    int
+		sync core.SyncResult
+		err  error
+	)
+	if hs, ok := l.cfg.Scripts.(HeardScripts); ok && heard && next == nil {
+		res, n, sync, err = hs.ReleaseHeard(ctx, field, lease, reqID)
+	} else {
+		res, sync, err = l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
+	}
 	if err != nil {
-		return NotOwner, l.typed(ctx, err)
+		return NotOwner, 0, l.typed(ctx, err)
 	}
 	if res != NotOwner && sync.Failed() && l.rt.Sync().FailOnNoSync {
-		return res, sync.Err(l.rt.Sync().Timeout)
+		return res, n, sync.Err(l.rt.Sync().Timeout)
 	}
-	return res, nil
+	return res, n, nil
 }
 
 // Lost ends every local hold of the lock after a force unlock.
