@@ -162,6 +162,8 @@ func openLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
 		return openMultiLocker(lib, addr, rec) // redlock.go
 	case libFenced, libRead, libWrite:
 		return openKindLocker(lib, addr, rec) // kinds.go
+	case libClusterOurs, libClusterRedsync, libClusterRedislock, libClusterRueidis:
+		return openClusterLocker(lib, addr, rec) // cluster.go
 	}
 	return nil, fmt.Errorf("unknown library %q", lib)
 }
@@ -284,6 +286,8 @@ func librarySettings(lib string) []Setting {
 		return multiLibSettings(lib) // redlock.go
 	case libFenced, libRead, libWrite:
 		return kindSettings(lib) // kinds.go
+	case libClusterOurs, libClusterRedsync, libClusterRedislock, libClusterRueidis:
+		return clusterSettings(lib) // cluster.go
 	case libTimer:
 		return append([]Setting{
 			{"acquire", "Redisson's RLock acquire script (hash field <uuid>:<i>, PEXPIRE lease) via go-redis EvalSha"},
@@ -337,8 +341,10 @@ func (c *counter) get() int64 {
 
 // ---- ours
 
+// oursLocker, redsyncLocker and redislockLocker hold a redis.UniversalClient:
+// a *redis.Client, or a *redis.ClusterClient in the cluster group.
 type oursLocker struct {
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	c   *redisson.Client
 }
 
@@ -368,7 +374,7 @@ func (m *oursMutex) Unlock(ctx context.Context) error { return m.held.Unlock(ctx
 // ---- redsync
 
 type redsyncLocker struct {
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	rs      *redsync.Redsync
 	retries counter
 }
@@ -399,7 +405,7 @@ func (m *redsyncMutex) Unlock(ctx context.Context) error {
 // ---- redislock
 
 type redislockLocker struct {
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	c       *redislock.Client
 	retries counter
 }

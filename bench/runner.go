@@ -500,11 +500,27 @@ func (r *Runner) profilePath(scenario, lib string, round int, proc string) strin
 
 // contendedJobs are the worker jobs of one contended run.
 func (r *Runner) contendedJobs(lib, key, counterFile, profile string) []Job {
-	jobs := make([]Job, r.cfg.Procs)
+	return r.contendedShape(contendedShape{r.cfg.Procs, r.cfg.Goroutines}, lib, key, counterFile, profile)
+}
+
+// contendedShape is how many processes, each with how many goroutines, a
+// contended run spreads over.
+type contendedShape struct{ procs, goroutines int }
+
+// fairShape is the contended run of the fairness row beside the configured
+// one: 4 processes sharing the configured run's goroutines, so that each
+// process is a smaller part of the contention.
+func (r *Runner) fairShape() contendedShape {
+	return contendedShape{4, max(1, r.cfg.Procs*r.cfg.Goroutines/4)}
+}
+
+// contendedShape are the worker jobs of one contended run of shape sh.
+func (r *Runner) contendedShape(sh contendedShape, lib, key, counterFile, profile string) []Job {
+	jobs := make([]Job, sh.procs)
 	for p := range jobs {
 		jobs[p] = Job{
 			Scenario: scContended, Lib: lib, Addr: r.cfg.Addr, Key: key,
-			Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout, Goroutines: r.cfg.Goroutines, Process: p,
+			Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout, Goroutines: sh.goroutines, Process: p,
 			Counter: counterFile, Verify: r.cfg.Verify,
 		}
 		if profile != "" {
@@ -584,20 +600,47 @@ func cmpInt64(a, b int64) int {
 }
 
 func (r *Runner) contended(ctx context.Context) error {
-	name := fmt.Sprintf("contended, %d processes × %d goroutines, one key", r.cfg.Procs, r.cfg.Goroutines)
-	return r.contendedRows(ctx, grpCompare, name, r.cfg.Libs, "c", "contended")
+	shapes := []contendedShape{{r.cfg.Procs, r.cfg.Goroutines}}
+	if fair := r.fairShape(); fair.procs != r.cfg.Procs {
+		shapes = append(shapes, fair)
+	}
+	for i, sh := range shapes {
+		name := contendedName(sh)
+		tag, logName := "c", "contended"
+		if i > 0 {
+			tag, logName = fmt.Sprintf("c%d", sh.procs), fmt.Sprintf("contended %dp", sh.procs)
+		}
+		if err := r.contendedRowsOf(ctx, sh, grpCompare, name, r.cfg.Libs, tag, logName); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// contendedName names the contended scenario of shape sh.
+func contendedName(sh contendedShape) string {
+	return fmt.Sprintf("contended, %d processes × %d goroutines, one key", sh.procs, sh.goroutines)
+}
+
+// shareMetric names the fairness row: the smallest share of the run's
+// acquisitions one process got, the lowest over the rounds.
+const shareMetric = "smallest process's share of acquisitions (%)"
 
 // contendedRows runs the contended scenario for libs, interleaved, and adds
 // its rows to group under scenario name (also used by the fair lock group).
 func (r *Runner) contendedRows(ctx context.Context, group, name string, libs []string, tag, logName string) error {
+	return r.contendedRowsOf(ctx, contendedShape{r.cfg.Procs, r.cfg.Goroutines}, group, name, libs, tag, logName)
+}
+
+// contendedRowsOf is contendedRows with sh's processes and goroutines.
+func (r *Runner) contendedRowsOf(ctx context.Context, sh contendedShape, group, name string, libs []string, tag, logName string) error {
 	return r.rounds(libs, func(round int, lib string) error {
 		counterFile, err := createSharedCounter(r.tmp)
 		if err != nil {
 			return err
 		}
 		defer os.Remove(counterFile)
-		jobs := r.contendedJobs(lib, r.key(tag, lib), counterFile, r.profilePath(logName, lib, round, "x"))
+		jobs := r.contendedShape(sh, lib, r.key(tag, lib), counterFile, r.profilePath(strings.ReplaceAll(logName, " ", "-"), lib, round, "x"))
 		s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
 		if err != nil {
 			return err
@@ -607,20 +650,8 @@ func (r *Runner) contendedRows(ctx context.Context, group, name string, libs []s
 			return err
 		}
 		st := analyzeContended(s, counter, true)
-		r.report.add(group, name, "acquisitions/s", lib, higher, st.rate)
-		r.report.add(group, name, "hand-off p50 (ms)", lib, lower, st.handoffP50)
-		r.report.add(group, name, "hand-off p99 (ms)", lib, lower, st.handoffP99)
-		r.report.add(group, name, "longest wait (ms)", lib, lower, st.longestWait)
-		r.report.addAgg(group, name, "longest wait cut off by the run's end (ms)", lib, lower, aggMax, st.longestCutOff)
+		r.addContended(group, name, lib, st)
 		r.addCPUTo(group, name, "acquisition", lib, s, float64(st.acquisitions))
-		if r.cfg.Ops > 0 {
-			// By op count every Lock call must finish: one still waiting
-			// at the time bound missed its wake-up.
-			r.report.addAgg(group, name, "stalled Lock calls (by op count)", lib, lower, aggMax, float64(st.cutOff))
-		}
-		r.report.addAgg(group, name, "lost updates (shared non-atomic counter)", lib, lower, aggMax, float64(st.lost))
-		r.report.addAgg(group, name, "overlapping holds", lib, lower, aggMax, float64(st.overlaps))
-		r.report.addAgg(group, name, "lock calls given up and repeated", lib, lower, aggSum, float64(st.retries))
 		r.logf("%-13s round %d %-12s %10.0f acq/s  hand-off p50 %.3f ms p99 %.3f ms  longest wait %.1f ms (cut off: %d, longest %.1f ms)  per process %v  lost %d overlaps %d retries %d",
 			logName, round, lib, st.rate, st.handoffP50, st.handoffP99, st.longestWait, st.cutOff, st.longestCutOff, st.perProcess, st.lost, st.overlaps, st.retries)
 		if st.acquisitions == 0 {
@@ -628,6 +659,26 @@ func (r *Runner) contendedRows(ctx context.Context, group, name string, libs []s
 		}
 		return nil
 	})
+}
+
+// addContended adds the rows of one contended run but its CPU figures.
+func (r *Runner) addContended(group, name, lib string, st contendedStats) {
+	r.report.add(group, name, "acquisitions/s", lib, higher, st.rate)
+	r.report.add(group, name, "hand-off p50 (ms)", lib, lower, st.handoffP50)
+	r.report.add(group, name, "hand-off p99 (ms)", lib, lower, st.handoffP99)
+	r.report.add(group, name, "longest wait (ms)", lib, lower, st.longestWait)
+	r.report.addAgg(group, name, "longest wait cut off by the run's end (ms)", lib, lower, aggMax, st.longestCutOff)
+	if len(st.perProcess) > 1 && st.acquisitions > 0 {
+		r.report.addAgg(group, name, shareMetric, lib, higher, aggMin, 100*float64(slices.Min(st.perProcess))/float64(st.acquisitions))
+	}
+	if r.cfg.Ops > 0 {
+		// By op count every Lock call must finish: one still waiting
+		// at the time bound missed its wake-up.
+		r.report.addAgg(group, name, "stalled Lock calls (by op count)", lib, lower, aggMax, float64(st.cutOff))
+	}
+	r.report.addAgg(group, name, "lost updates (shared non-atomic counter)", lib, lower, aggMax, float64(st.lost))
+	r.report.addAgg(group, name, "overlapping holds", lib, lower, aggMax, float64(st.overlaps))
+	r.report.addAgg(group, name, "lock calls given up and repeated", lib, lower, aggSum, float64(st.retries))
 }
 
 func (r *Runner) cost(ctx context.Context) error {
