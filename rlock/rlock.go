@@ -253,11 +253,14 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 	if err != nil {
 		return 0, false, sync, err
 	}
-	if res != nil {
-		pttl, _ := res.(int64)
-		return time.Duration(pttl) * time.Millisecond, false, sync, nil
+	pttl, ok := res.(int64)
+	switch {
+	case !ok:
+		return 0, false, sync, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
+	case pttl == acquiredReply:
+		return 0, true, sync, nil
 	}
-	return 0, true, sync, nil
+	return time.Duration(pttl) * time.Millisecond, false, sync, nil
 }
 
 func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {

@@ -11,8 +11,9 @@ import "github.com/goredisson/redisson/internal/core"
 // re-enter), which the script refuses before writing anything. HLEN takes
 // the place of Redisson's EXISTS, so no path sends one call more.
 // KEYS: [name]. ARGV: [lease ms, owner field].
-// Reply: nil when held by the caller now, else the holder's PTTL (-1: no
-// TTL); the error WRONGKIND <kind> lock when another kind owns the hash.
+// Reply: acquiredReply when held by the caller now (Redisson's script
+// answers nil), else the holder's PTTL (-1: no TTL); the error WRONGKIND
+// <kind> lock when another kind owns the hash.
 var acquireScript = core.NewScript("rlock.acquire", `
 local n = redis.call('hlen', KEYS[1])
 if n > 1 then
@@ -21,10 +22,15 @@ end
 if n == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 	redis.call('hincrby', KEYS[1], ARGV[2], 1)
 	redis.call('pexpire', KEYS[1], ARGV[1])
-	return nil
+	return -3
 end
 return redis.call('pttl', KEYS[1])
 `)
+
+// acquiredReply is acquireScript's "acquired": no PTTL is -3. Not nil, as
+// in Redisson's script: go-redis hands a nil reply to its retry
+// classification as an error, which costs about 17 allocations per call.
+const acquiredReply = int64(-3)
 
 // unlockHead is the common start of the unlock scripts: replay a retried
 // request from its latch, refuse a non-owner, release a re-entrant hold;
