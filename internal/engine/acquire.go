@@ -239,9 +239,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 			}
 			if now := time.Now(); q.yielding(now) {
 				if q.standBack {
-					// Our own release's message does not end it; the
-					// next one, or the stand-back's timer, does.
-					if !heard || q.heardDuringStandBack() {
+					if q.standingBack(heard, l.e.standBackFor) {
 						busy = true
 					}
 				} else if woken {
@@ -302,6 +300,15 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 					q.remove(w)
 				} else {
 					w.state, w.owesUndo = parked, pend.owes()
+				}
+				switch {
+				case ok && q.standBack:
+					// Our turn came (a probe found the lock free).
+					q.endStandBack()
+				case !ok && q.standBack:
+					// Held elsewhere: its release's message comes next;
+					// should it be lost, probe again later.
+					q.armProbe(yieldWindow)
 				}
 				q.mu.Unlock()
 			}

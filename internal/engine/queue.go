@@ -38,39 +38,79 @@ type queue struct {
 	// otherwise beat every waiter elsewhere, which has to hear the message
 	// first, and the lock would stay in this process.
 	yieldUntil time.Time
-	// standBack: the streak's release message reached waiters of other
-	// clients (HeardScripts). Local goroutines do not try when that
-	// message reaches them too, only at the next one (the release of
-	// whoever took the lock meanwhile) or when the stand-back's timer
-	// wakes the oldest (Engine.standBackFor, should nobody take it): one
-	// of the waiters elsewhere gets the lock first, so a streak does not
-	// end in the process that had it. yieldUntil is the timer's moment.
-	standBack bool
+	// standBack: the streak's release message reached standGoal clients
+	// besides this one (HeardScripts). Local goroutines then let that many
+	// releases of other clients pass before they try again: not on their
+	// own release's message (ownHeard), only once standSeen messages of
+	// others came; so clients take turns, and a streak does not end in the
+	// process that had it. Should the lock stay free meanwhile (a listener
+	// that does not wait, a lost message), the probe timer lets the oldest
+	// try: Engine.standBackFor after a message, yieldWindow after a
+	// failed try.
+	standBack            bool
+	standGoal, standSeen int
 	// ownHeard: during a stand-back, a local waiter has had the message
 	// of the release that began it. earlyHeard: a message reached a local
 	// waiter while a release of ours was in flight (it may be that
 	// release's, ahead of its reply).
 	ownHeard, earlyHeard bool
-	// standBacks counts the stand-backs begun, so that a timer ends only
-	// its own.
-	standBacks uint64
+	probe                bool        // the probe timer fired: the oldest tries once
+	probeTimer           *time.Timer // armed during a stand-back
 }
 
-// standBackFor is how long local goroutines stand back at most after a
-// streak whose release message reached waiters elsewhere: time for one of
-// them to hear it and send its try.
+// standBackFor is how long the lock may stay free after a release message
+// during a stand-back before a local waiter tries anyway: time for a waiter
+// elsewhere to hear the message and send its try.
 const standBackFor = 2 * time.Millisecond
 
-// heardDuringStandBack records a message that reached a local waiter
-// during a stand-back and reports whether the stand-back goes on: the
-// first such message is our own release's; q.mu held.
-func (q *queue) heardDuringStandBack() bool {
-	if !q.ownHeard {
-		q.ownHeard = true
-		return true
+// endStandBack ends a stand-back; q.mu held.
+func (q *queue) endStandBack() {
+	q.standBack, q.probe = false, false
+	if q.probeTimer != nil {
+		q.probeTimer.Stop()
 	}
-	q.standBack, q.yieldUntil = false, time.Time{}
-	return false
+}
+
+// armProbe makes the oldest parked waiter try in d unless the stand-back
+// ends first; q.mu held.
+func (q *queue) armProbe(d time.Duration) {
+	if q.probeTimer != nil {
+		q.probeTimer.Reset(d)
+		return
+	}
+	q.probeTimer = time.AfterFunc(d, func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if !q.standBack {
+			return
+		}
+		q.probe = true
+		if w := q.firstParked(); w != nil {
+			w.wake()
+		}
+	})
+}
+
+// standingBack decides, during a stand-back, whether a waiter that woke
+// (heard: by a message) stands back still; q.mu held.
+func (q *queue) standingBack(heard bool, probeAfter time.Duration) bool {
+	switch {
+	case heard && !q.ownHeard:
+		q.ownHeard = true // our own release's
+		return true
+	case heard:
+		q.standSeen++
+		if q.standSeen >= q.standGoal {
+			q.endStandBack()
+			return false
+		}
+		q.armProbe(probeAfter)
+		return true
+	case q.probe:
+		q.probe = false
+		return false
+	}
+	return true
 }
 
 // yieldWindow bounds how long local goroutines stand back after a streak
@@ -79,7 +119,7 @@ const yieldWindow = 50 * time.Millisecond
 
 // yielding reports whether local goroutines stand back now; q.mu held.
 func (q *queue) yielding(now time.Time) bool {
-	return !q.yieldUntil.IsZero() && now.Before(q.yieldUntil)
+	return q.standBack || !q.yieldUntil.IsZero() && now.Before(q.yieldUntil)
 }
 
 func newQueue() *queue { return &queue{} }

@@ -225,7 +225,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 				// Our own waiters are subscribed, so the message reached
 				// one of our connections; any more are waiters elsewhere.
 				if heard > 1 {
-					standBack = l.standBack(q)
+					standBack = l.standBack(q, heard-1)
 				} else {
 					q.yieldUntil = time.Now().Add(yieldWindow)
 				}
@@ -246,26 +246,11 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 }
 
 // standBack makes local goroutines stand back after a streak's release
-// (see queue.standBack) and arms the timer that ends it; q.mu held.
-func (l *Lock) standBack(q *queue) bool {
-	q.standBacks++
-	d := l.e.standBackFor
-	q.standBack, q.yieldUntil = true, time.Now().Add(d)
+// whose message others clients heard (see queue.standBack); q.mu held.
+func (l *Lock) standBack(q *queue, others int) bool {
+	q.standBack, q.standGoal, q.standSeen, q.probe = true, others, 0, false
 	q.ownHeard, q.earlyHeard = q.earlyHeard, false
-	n := q.standBacks
-	time.AfterFunc(d, func() {
-		q.mu.Lock()
-		mine := q.standBack && q.standBacks == n
-		if mine {
-			q.standBack, q.yieldUntil = false, time.Time{}
-		}
-		q.mu.Unlock()
-		if mine {
-			// The oldest tries now: it finds the lock taken by a waiter
-			// elsewhere (and waits for that holder's message), or free.
-			l.wakeLocal()
-		}
-	})
+	q.armProbe(l.e.standBackFor)
 	return true
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,18 +12,25 @@ import (
 )
 
 // TestStreakEndStandsBack: when a hand-off streak ends, its release message
-// decides who goes next. Heard by a waiter of another client, the local
-// waiters stand back: the other client's waiter takes the lock, and the
-// local one takes it at that holder's release (the next message), not at
-// its own release's message nor at the end of the stand-back's timer. Heard
+// decides who goes next. Heard by waiters of n other clients, the local
+// waiters stand back for n releases of others: each of those clients takes
+// the lock once, and only then the local waiter, at the n-th release's
+// message (not at its own release's, nor at the stand-back's timer). Heard
 // by nobody else, the local waiter takes it at once.
 func TestStreakEndStandsBack(t *testing.T) {
+	for _, others := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("%d others", others), func(t *testing.T) {
+			testStandBack(t, others)
+		})
+	}
+}
+
+func testStandBack(t *testing.T, others int) {
 	srv := redistest.StartServer(t)
 	eA, rtA := newTestEngineOn(t, srv, "client-a")
-	eB, rtB := newTestEngineOn(t, srv, "client-b")
-	// Long enough that only a message can end the stand-back in time.
+	// Long enough that only messages can end the stand-back in time.
 	eA.standBackFor = time.Hour
-	lA, lB := testLock(eA, "standback"), testLock(eB, "standback")
+	lA := testLock(eA, "standback")
 	ctx := context.Background()
 	const lease = 30 * time.Second
 	raw := redistest.Client(t, srv)
@@ -40,7 +48,7 @@ func TestStreakEndStandsBack(t *testing.T) {
 		h   *Hold
 		err error
 	}
-	acquired := make(chan got, 2)
+	acquired := make(chan got, 1+others)
 	wait := func(l *Lock, who string, owner int64) {
 		h := &Hold{}
 		ok, err := l.Acquire(ctx, h, Request{Owner: owner, Lease: lease, Wait: true})
@@ -60,48 +68,41 @@ func TestStreakEndStandsBack(t *testing.T) {
 			return got{}
 		}
 	}
-	endStreak := func() {
-		ref := eA.queues.use(lA.queueKey, newQueue)
-		q := ref.value()
-		q.mu.Lock()
-		q.streak = maxHandOffStreak
-		q.mu.Unlock()
-		ref.release()
+
+	var h Hold
+	ok, err := lA.Acquire(ctx, &h, Request{Owner: 1, Lease: lease, Wait: true})
+	require.NoError(t, err)
+	require.True(t, ok)
+	go wait(lA, "a", 2)
+	redistest.Eventually(t, 5*time.Second, "a's waiter subscribed", func() bool { return rtA.Hub().Stats().Waiters == 1 })
+	redistest.Eventually(t, 5*time.Second, "a's subscription confirmed", subscribed(1))
+	for i := range others {
+		e, _ := newTestEngineOn(t, srv, fmt.Sprintf("client-%d", i))
+		go wait(testLock(e, "standback"), fmt.Sprintf("other %d", i), 3)
+		redistest.Eventually(t, 5*time.Second, "the other waiter's subscription confirmed", subscribed(int64(2+i)))
 	}
+	ref := eA.queues.use(lA.queueKey, newQueue)
+	q := ref.value()
+	q.mu.Lock()
+	q.streak = maxHandOffStreak // this release ends a streak
+	q.mu.Unlock()
+	ref.release()
+	require.NoError(t, h.Unlock(ctx))
 
-	for _, withOther := range []bool{true, false} {
-		var h Hold
-		ok, err := lA.Acquire(ctx, &h, Request{Owner: 1, Lease: lease, Wait: true})
-		require.NoError(t, err)
-		require.True(t, ok)
-		go wait(lA, "a", 2)
-		redistest.Eventually(t, 5*time.Second, "a's waiter subscribed", func() bool { return rtA.Hub().Stats().Waiters == 1 })
-		redistest.Eventually(t, 5*time.Second, "a's subscription confirmed", subscribed(1))
-		if withOther {
-			go wait(lB, "b", 3)
-			redistest.Eventually(t, 5*time.Second, "b's waiter subscribed", func() bool { return rtB.Hub().Stats().Waiters == 1 })
-			redistest.Eventually(t, 5*time.Second, "b's subscription confirmed", subscribed(2))
-		}
-		endStreak()
-		require.NoError(t, h.Unlock(ctx))
-
-		if !withOther {
-			g := next()
-			require.Equal(t, "a", g.who, "alone, the local waiter goes on")
-			require.NoError(t, g.h.Unlock(ctx))
-			continue
-		}
+	seen := map[string]bool{}
+	for range others {
 		g := next()
-		require.Equal(t, "b", g.who, "the waiter elsewhere goes first")
+		require.NotEqual(t, "a", g.who, "a took the lock before every other client had it once (%v)", seen)
+		require.False(t, seen[g.who])
+		seen[g.who] = true
 		select {
 		case g := <-acquired:
-			t.Fatalf("%s took the lock while b held it: %v", g.who, g.err)
+			t.Fatalf("%s took the lock while it was held: %v", g.who, g.err)
 		default:
 		}
-		// b's release publishes: the next message ends a's stand-back.
-		require.NoError(t, g.h.Unlock(ctx))
-		g = next()
-		require.Equal(t, "a", g.who)
 		require.NoError(t, g.h.Unlock(ctx))
 	}
+	g := next()
+	require.Equal(t, "a", g.who)
+	require.NoError(t, g.h.Unlock(ctx))
 }
