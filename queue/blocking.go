@@ -80,7 +80,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		return nil, err
 	}
 	b := &blocker{}
-	blk := *o
+	blk := core.SideOptions(o)
 	blk.PoolSize, blk.MinIdleConns, blk.MaxIdleConns, blk.MaxActiveConns = 1, 0, 1, 1
 	blk.ReadTimeout = blockSlice + blockReadMargin
 	blk.ContextTimeoutEnabled = false // the call's reply is always read: see wait
@@ -99,7 +99,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		b.id.Store(id)
 		return nil
 	}
-	ctl := *o
+	ctl := core.SideOptions(o)
 	ctl.PoolSize, ctl.MinIdleConns, ctl.MaxIdleConns, ctl.MaxActiveConns = 1, 0, 1, 1
 	b.blk, b.ctl = redis.NewClient(&blk), redis.NewClient(&ctl)
 	return b, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Lock scripts go down a few dedicated connections per node instead of
@@ -383,4 +384,16 @@ func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []s
 		return v, &StaleConnError{Err: err}, true
 	}
 	return v, Abandoned(pin.ctx, err), true
+}
+
+// SideOptions returns a copy of o for a go-redis client of our own beside
+// the application's (a blocking call's connection). Its maintenance
+// notifications are off: the copy would otherwise share o's
+// MaintNotificationsConfig, which go-redis writes while the application's
+// client dials its first connection, and NewClient reads it (a data race
+// under -race). A blocking call reconnects on its own after a failover.
+func SideOptions(o *redis.Options) redis.Options {
+	cp := *o
+	cp.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return cp
 }
