@@ -399,7 +399,7 @@ func TestFixedLeaseEndsBeforeExpiry(t *testing.T) {
 
 // TestLocalHandOffPublishesNothing: an unlock that hands the lock straight
 // to a waiter of the same client publishes nothing (the lock is never free:
-// issue 8, point 4), while the real release that ends a streak of 8
+// issue 8, point 4), while the real release that ends a streak of 16
 // hand-offs, and every release without a local waiter, publishes "0" as
 // Redisson does.
 func TestLocalHandOffPublishesNothing(t *testing.T) {
@@ -407,7 +407,7 @@ func TestLocalHandOffPublishesNothing(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	c := newClient(t, srv)
 	ctx := context.Background()
-	const name, streak, waiters = "handoff", 8, 9
+	const name, streak, waiters = "handoff", 16, 17
 	channel := rlock.ChannelName(name)
 	lock := c.Lock(name)
 

@@ -13,7 +13,7 @@ import (
 // own script (unlockHandOffScript): one round trip from holder to next
 // holder. After maxHandOffStreak hand-offs in a row the lock is released for
 // real, so waiters of other processes (and Java peers) get their turn.
-const maxHandOffStreak = 8
+const maxHandOffStreak = 16
 
 // queue is one lock's local wait state, shared by every handle of the lock
 // in one client (Engine.queues).
