@@ -450,6 +450,23 @@ func (r *Report) evaluate() {
 		r.Targets = append(r.Targets, Target{Name: "bare scripts: Redisson's ÷ SET NX (protocol cost)", Want: "–",
 			Got: fmt.Sprintf("%.2f (%s vs %s pairs/s)", bare.Value/setnx.Value, formatNum(bare.Value), formatNum(setnx.Value)), Info: true})
 	}
+	// What the library adds to Redisson's two bare scripts, same rounds
+	// (issue #22): client CPU, allocations and redis-server CPU per pair.
+	for _, c := range []struct {
+		metric, want string
+		ok           func(ours, bare float64) bool
+	}{
+		{"client CPU µs per pair", "≤ bare + 10 µs", func(o, b float64) bool { return o <= b+10 }},
+		{"client allocations per pair", "≤ bare + 5", func(o, b float64) bool { return o <= b+5 }},
+		{"redis-server CPU µs per pair", "≤ bare × 1.05", func(o, b float64) bool { return o <= b*1.05 }},
+	} {
+		ours, bare := r.lookup("uncontended, 1 goroutine", c.metric, libOurs), r.lookup(floorSc, c.metric, libFloorRedisson)
+		if ours == nil || bare == nil {
+			continue
+		}
+		target("uncontended, 1 goroutine: "+c.metric+", ours vs Redisson's bare scripts", c.want,
+			fmt.Sprintf("%s vs %s", formatNum(ours.Value), formatNum(bare.Value)), c.ok(ours.Value, bare.Value))
+	}
 	if ours := r.lookup("contended", "acquisitions/s", libOurs); ours != nil {
 		for _, t := range []struct {
 			peer string
