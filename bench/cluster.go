@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"slices"
 	"strings"
 
@@ -109,20 +108,14 @@ func (r *Runner) cluster(ctx context.Context) error {
 	}
 	name := fmt.Sprintf("%s, %d processes × %d goroutines, one key", clusterContended, r.cfg.Procs, r.cfg.Goroutines)
 	return r.rounds(libs, func(round int, lib string) error {
-		counterFile, err := createSharedCounter(r.tmp)
-		if err != nil {
-			return err
-		}
-		defer os.Remove(counterFile)
-		jobs := r.contendedJobs(lib, r.key("clc", lib), counterFile, r.profilePath("cluster-contended", lib, round, "x"))
-		for i := range jobs {
-			jobs[i].Addr = addr
-		}
-		s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
-		if err != nil {
-			return err
-		}
-		counter, err := readSharedCounter(counterFile)
+		key, profile := r.key("clc", lib), r.profilePath("cluster-contended", lib, round, "x")
+		s, counter, err := r.spawnCounted(ctx, func(counterFile string) []Job {
+			jobs := r.contendedJobs(lib, key, counterFile, profile)
+			for i := range jobs {
+				jobs[i].Addr = addr
+			}
+			return jobs
+		})
 		if err != nil {
 			return err
 		}

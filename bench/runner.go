@@ -635,17 +635,10 @@ func (r *Runner) contendedRows(ctx context.Context, group, name string, libs []s
 // contendedRowsOf is contendedRows with sh's processes and goroutines.
 func (r *Runner) contendedRowsOf(ctx context.Context, sh contendedShape, group, name string, libs []string, tag, logName string) error {
 	return r.rounds(libs, func(round int, lib string) error {
-		counterFile, err := createSharedCounter(r.tmp)
-		if err != nil {
-			return err
-		}
-		defer os.Remove(counterFile)
-		jobs := r.contendedShape(sh, lib, r.key(tag, lib), counterFile, r.profilePath(strings.ReplaceAll(logName, " ", "-"), lib, round, "x"))
-		s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
-		if err != nil {
-			return err
-		}
-		counter, err := readSharedCounter(counterFile)
+		key, profile := r.key(tag, lib), r.profilePath(strings.ReplaceAll(logName, " ", "-"), lib, round, "x")
+		s, counter, err := r.spawnCounted(ctx, func(counterFile string) []Job {
+			return r.contendedShape(sh, lib, key, counterFile, profile)
+		})
 		if err != nil {
 			return err
 		}
@@ -659,6 +652,26 @@ func (r *Runner) contendedRowsOf(ctx context.Context, sh contendedShape, group, 
 		}
 		return nil
 	})
+}
+
+// spawnCounted runs the jobs jobsFor builds for a fresh shared counter file
+// (the critical section's non-atomic counter) for the contended duration,
+// and returns the run and the counter's final value.
+func (r *Runner) spawnCounted(ctx context.Context, jobsFor func(counterFile string) []Job) (*spawned, uint64, error) {
+	counterFile, err := createSharedCounter(r.tmp)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.Remove(counterFile)
+	s, err := r.spawn(ctx, jobsFor(counterFile), runSpec{duration: r.duration(r.cfg.ContendedDuration)})
+	if err != nil {
+		return nil, 0, err
+	}
+	counter, err := readSharedCounter(counterFile)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s, counter, nil
 }
 
 // addContended adds the rows of one contended run but its CPU figures.

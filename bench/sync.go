@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -126,23 +125,16 @@ func (r *Runner) rwScenario() string {
 func (r *Runner) rw(ctx context.Context) error {
 	name := r.rwScenario()
 	return r.rounds([]string{libOurs, libRW}, func(round int, lib string) error {
-		counterFile, err := createSharedCounter(r.tmp)
-		if err != nil {
-			return err
-		}
-		defer os.Remove(counterFile)
 		key := r.key("rw", lib)
-		jobs := make([]Job, r.cfg.Procs)
-		for p := range jobs {
-			jobs[p] = Job{Scenario: scRW, Lib: lib, Addr: r.cfg.Addr, Key: key, Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout,
-				Goroutines: r.cfg.Goroutines, Process: p, Counter: counterFile, Verify: r.cfg.Verify,
-				Params: map[string]float64{"read_percent": float64(r.cfg.ReadPercent), "hold_ns": float64(r.cfg.RWHold)}}
-		}
-		s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
-		if err != nil {
-			return err
-		}
-		counter, err := readSharedCounter(counterFile)
+		s, counter, err := r.spawnCounted(ctx, func(counterFile string) []Job {
+			jobs := make([]Job, r.cfg.Procs)
+			for p := range jobs {
+				jobs[p] = Job{Scenario: scRW, Lib: lib, Addr: r.cfg.Addr, Key: key, Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout,
+					Goroutines: r.cfg.Goroutines, Process: p, Counter: counterFile, Verify: r.cfg.Verify,
+					Params: map[string]float64{"read_percent": float64(r.cfg.ReadPercent), "hold_ns": float64(r.cfg.RWHold)}}
+			}
+			return jobs
+		})
 		if err != nil {
 			return err
 		}
