@@ -271,10 +271,13 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 	if err != nil {
 		return 0, false, sync, err
 	}
-	if res == nil {
+	pttl, ok := res.(int64)
+	switch {
+	case !ok:
+		return 0, false, sync, fmt.Errorf("rwlock acquire: unexpected reply %v", res)
+	case pttl == acquiredReply:
 		return 0, true, sync, nil
 	}
-	pttl, _ := res.(int64)
 	return time.Duration(pttl) * time.Millisecond, false, sync, nil
 }
 

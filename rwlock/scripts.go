@@ -14,8 +14,10 @@ import "github.com/goredisson/redisson/internal/core"
 // takes the place of Redisson's first HGET on a free lock, so that path
 // sends no call more.
 // KEYS: [name, timeout prefix]. ARGV: [lease ms, owner field, owner:write].
-// Reply: nil = acquired, else the lock's PTTL; the error WRONGKIND <kind>
-// rwlock when another kind owns the hash.
+// Reply: acquiredReply (-3; Redisson's script answers nil, which go-redis
+// runs through its retry checks at ~17 allocations) = acquired, else the
+// lock's PTTL; the error WRONGKIND <kind> rwlock when another kind owns the
+// hash.
 var readAcquireScript = core.NewScript("rwlock.readAcquire", `
 if redis.call('exists', KEYS[1]) == 0 then
 	redis.call('hset', KEYS[1], 'mode', 'read')
@@ -23,7 +25,7 @@ if redis.call('exists', KEYS[1]) == 0 then
 	redis.call('set', KEYS[2] .. ':1', 1)
 	redis.call('pexpire', KEYS[2] .. ':1', ARGV[1])
 	redis.call('pexpire', KEYS[1], ARGV[1])
-	return nil
+	return -3
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
@@ -35,7 +37,7 @@ if mode == 'read' or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]
 	redis.call('set', key, 1)
 	redis.call('pexpire', key, ARGV[1])
 	redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[1])))
-	return nil
+	return -3
 end
 return redis.call('pttl', KEYS[1])
 `)
@@ -96,14 +98,15 @@ return 1
 // another kind's, refused before anything is written (EXISTS in the place
 // of Redisson's first HGET, as readAcquireScript).
 // KEYS: [name]. ARGV: [lease ms, owner:write].
-// Reply: nil = acquired, else the lock's PTTL; the error WRONGKIND <kind>
-// rwlock when another kind owns the hash.
+// Reply: acquiredReply (-3, as readAcquireScript) = acquired, else the
+// lock's PTTL; the error WRONGKIND <kind> rwlock when another kind owns the
+// hash.
 var writeAcquireScript = core.NewScript("rwlock.writeAcquire", `
 if redis.call('exists', KEYS[1]) == 0 then
 	redis.call('hset', KEYS[1], 'mode', 'write')
 	redis.call('hset', KEYS[1], ARGV[2], 1)
 	redis.call('pexpire', KEYS[1], ARGV[1])
-	return nil
+	return -3
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
@@ -112,7 +115,7 @@ end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 	redis.call('hincrby', KEYS[1], ARGV[2], 1)
 	redis.call('pexpire', KEYS[1], redis.call('pttl', KEYS[1]) + tonumber(ARGV[1]))
-	return nil
+	return -3
 end
 return redis.call('pttl', KEYS[1])
 `)
@@ -226,3 +229,6 @@ for i = 1, #KEYS / 2 do
 end
 return out
 `)
+
+// acquiredReply is the acquire scripts' "acquired": no PTTL is -3.
+const acquiredReply = int64(-3)
