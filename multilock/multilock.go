@@ -94,10 +94,11 @@ func New(locks ...lockable.Lock) *Lock { return newLock(false, locks) }
 // without waiting; when that does not make the quorum, or, with a wait,
 // finds a member held by another owner, it gives back what it took and
 // waits in the set's order for the first member it can take, then for the
-// others in parallel. Members that answer after the quorum was reached are
-// given back; a failed or cancelled acquire returns once every try it sent
-// has ended and what they took is given back. docs/multilock.md has the
-// details.
+// others in parallel. Members that answer after the quorum was reached
+// (and a short grace) are given back, and so is, as in Redisson, a quorum
+// complete only after the wait is over; a failed or cancelled acquire
+// returns once every try it sent has ended and what they took is given
+// back. docs/multilock.md has the details.
 func NewRedLock(locks ...lockable.Lock) *Lock { return newLock(true, locks) }
 
 func newLock(red bool, locks []lockable.Lock) *Lock {
@@ -139,7 +140,7 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 		return m
 	}
 	m.all = allMembers(len(m.members))
-	m.clients = byClient(m.members, m.all)
+	m.clients = byClient(m.all, m.clientOf)
 	return m
 }
 
@@ -200,6 +201,9 @@ func (m *Lock) opErr(op string, err error) error {
 // failedLimit is how many members may fail in one pass (Redisson's
 // failedLocksLimit).
 func (m *Lock) failedLimit() int { return len(m.members) - m.Quorum() }
+
+// clientOf returns the ID of member i's client.
+func (m *Lock) clientOf(i int) string { return m.members[i].ClientID() }
 
 // memberWait is the most one member may be waited for when remain is left
 // (Redisson's calcLockWaitTime); remain < 0 means no wait.
@@ -385,24 +389,16 @@ func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease tim
 	failedForGood := 0 // members failed with a permanent error this pass
 	for i := 0; i < n; i++ {
 		l := m.members[i]
-		r := lockable.Request{Owner: owner, Lease: newLease}
-		mctx, cancel := ctx, context.CancelFunc(func() {})
-		if wait > 0 || lease > 0 {
-			if await := min(perLock, remain); await > 0 {
-				r.Wait = await
-				// A member must not keep us past its share of the wait,
-				// not even a server that does not answer (a RedLock
-				// moves on to the next server); the member's own wait
-				// ends first.
-				mctx, cancel = context.WithTimeout(ctx, await+memberGrace)
-			}
+		var await, bound time.Duration
+		if remain > 0 {
+			// A member must not keep us past its share of the wait, not
+			// even a server that does not answer (a RedLock moves on to
+			// the next server); the member's own wait ends first.
+			await = min(perLock, remain)
+			bound = await + memberGrace
 		}
-		h, ok, err := l.TryAcquire(mctx, r)
-		if err != nil && mctx.Err() != nil && ctx.Err() == nil {
-			// Our own bound on the member ended the call: the wait ran out.
-			err = nil
-		}
-		cancel()
+		t := m.tryMember(ctx, i, owner, newLease, await, bound)
+		h, ok, err := t.h, t.ok, t.err
 		if cerr := ctx.Err(); cerr != nil {
 			if ok {
 				acquired = append(acquired, held{l, h})
@@ -559,30 +555,22 @@ func perClient(hs []held, fn func(x held) error) []error {
 	if len(hs) == 0 {
 		return errs
 	}
-	var order []string
-	byClient := make(map[string][]int)
-	for i, x := range hs {
-		id := x.l.ClientID()
-		if _, ok := byClient[id]; !ok {
-			order = append(order, id)
-		}
-		byClient[id] = append(byClient[id], i)
-	}
+	groups := byClient(allMembers(len(hs)), func(i int) string { return hs[i].l.ClientID() })
 	var wg sync.WaitGroup
 	run := func(idx []int) {
 		for _, i := range idx {
 			errs[i] = fn(hs[i])
 		}
 	}
-	for _, id := range order[1:] {
+	for _, g := range groups[1:] {
 		wg.Add(1)
-		go func(idx []int) {
+		go func() {
 			defer wg.Done()
-			run(idx)
-		}(byClient[id])
+			run(g)
+		}()
 	}
 	// The first client's members on this goroutine: no new stack to grow.
-	run(byClient[order[0]])
+	run(groups[0])
 	wg.Wait()
 	return errs
 }

@@ -51,13 +51,14 @@ func allMembers(n int) []int {
 	return idx
 }
 
-// byClient groups idx (indexes of members) by the members' clients, in
-// the order the clients first appear, each group in idx's order.
-func byClient(members []lockable.Lock, idx []int) [][]int {
+// byClient groups idx by client(i) (the ID of the client of what i
+// indexes), in the order the clients first appear, each group in idx's
+// order.
+func byClient(idx []int, client func(i int) string) [][]int {
 	var groups [][]int
 	at := make(map[string]int)
 	for _, i := range idx {
-		id := members[i].ClientID()
+		id := client(i)
 		g, ok := at[id]
 		if !ok {
 			g = len(groups)
@@ -110,6 +111,7 @@ type run struct {
 	deadline  time.Time     // with share: the end of the whole wait
 	bound     time.Duration // without share: each try's bound (0: none)
 	heldFails bool          // a member held by another owner fails the run
+	lease     time.Duration // the final fixed lease (0: none), see lateGrace
 }
 
 // ran is the outcome of tryParallel.
@@ -126,18 +128,29 @@ type ran struct {
 	late <-chan struct{}
 }
 
+// minGrace and maxGrace bound lateGrace.
+const (
+	minGrace = 10 * time.Millisecond
+	maxGrace = 100 * time.Millisecond
+)
+
 // lateGrace is how long a run that reached its quorum after elapsed still
 // waits for the members that have not answered, so that a member whose
 // reply is only a little behind (a busy machine, a connection being
-// dialled) is held too rather than given back; a silent server costs each
-// acquisition that much. A member that waits may be waiting for another
-// owner, so a run whose members wait gives them less: the lock is ours
-// already.
-func lateGrace(elapsed time.Duration, waits bool) time.Duration {
-	if waits {
-		return min(max(elapsed, 500*time.Microsecond), 2*time.Millisecond)
+// dialled) is held too rather than given back: a hold of exactly a quorum
+// ends when one member is lost, where Redisson would have held every member
+// it reached. A silent server costs each acquisition that much. The
+// ordered phase gets the same grace: a member still waiting for another
+// owner when it ends is cancelled, and the lock is ours already, but a
+// shorter one made holds of exactly a quorum the rule there. A fixed
+// lease's validity runs meanwhile, so the grace takes at most a tenth of
+// it.
+func lateGrace(elapsed, lease time.Duration) time.Duration {
+	g := min(max(2*elapsed, minGrace), maxGrace)
+	if lease > 0 {
+		g = min(g, lease/10)
 	}
-	return min(max(2*elapsed, 10*time.Millisecond), memberGrace)
+	return g
 }
 
 // tryParallel tries the members of r.idx for owner: those of different
@@ -164,7 +177,15 @@ func (m *Lock) tryParallel(ctx context.Context, owner int64, lease time.Duration
 			}
 			wait, bound := time.Duration(0), r.bound
 			if r.share > 0 {
-				wait = max(min(r.share, time.Until(r.deadline)), 0)
+				// Once the wait is over a member taken would be given
+				// back (redAttempt, as Redisson's pass): send nothing, and
+				// count the member as not taken, so that the run fails
+				// without waiting for the others.
+				if wait = time.Until(r.deadline); wait <= 0 {
+					out <- tried{i: i}
+					continue
+				}
+				wait = min(r.share, wait)
 				bound = wait + memberGrace
 			}
 			out <- m.tryMember(rctx, i, owner, lease, wait, bound)
@@ -173,7 +194,7 @@ func (m *Lock) tryParallel(ctx context.Context, owner int64, lease time.Duration
 	start := time.Now()
 	groups := m.clients
 	if len(r.idx) != len(m.members) {
-		groups = byClient(m.members, r.idx)
+		groups = byClient(r.idx, m.clientOf)
 	}
 	// Every client's members on a goroutine of their own, the first's
 	// included: the caller decides as soon as the replies allow, not once
@@ -217,7 +238,7 @@ loop:
 			break
 		}
 		if len(got) >= r.need && graceC == nil {
-			grace = time.NewTimer(lateGrace(time.Since(start), r.share > 0))
+			grace = time.NewTimer(lateGrace(time.Since(start), r.lease))
 			graceC = grace.C
 		}
 	}
@@ -229,15 +250,24 @@ loop:
 		if r.share > 0 {
 			// Members that wait would wait out their share for nothing;
 			// cancelled, they stop waiting, and one whose script is on
-			// its way compensates it before it returns. (A try without
-			// wait is bounded by one round trip or its bound: let it
-			// end rather than wait for the compensation of a server
-			// that does not answer.)
+			// its way compensates it before it returns. A first-pass
+			// try (no wait) is left to end by itself, at its reply or
+			// its bound: r.bound when the caller waits, else only
+			// go-redis' ReadTimeout, as in Redisson's pass. Cancelled,
+			// it would wait instead for the compensation of a server
+			// that does not answer.
 			stop()
 		}
 		for ; pending > 0; pending-- {
-			if t := <-out; t.ok {
+			t := <-out
+			if t.ok {
 				got = append(got, t)
+			} else if t.err != nil && permanent(t.err) {
+				// The decision did not need it, but the next pass
+				// would fail on it too.
+				res.failedForGood++
+				res.err, res.byError = memberErr(m.members[t.i].Name(), t.err), true
+				*cause = res.err
 			}
 		}
 		stop()
@@ -247,7 +277,7 @@ loop:
 	if pending > 0 {
 		done := make(chan struct{})
 		res.late = done
-		go func() {
+		go func(pending int) {
 			defer close(done)
 			stop()
 			var late []tried
@@ -257,7 +287,7 @@ loop:
 				}
 			}
 			m.unlockAll(ctx, m.heldOf(late))
-		}()
+		}(pending)
 	} else {
 		stop()
 	}
@@ -266,12 +296,13 @@ loop:
 	return res
 }
 
-// lateWait bounds how long an Unlock (or an acquisition that fails after
-// its quorum) waits for the tries its acquisition left running: long
-// enough for a reply that was only a little late, so that nothing is left
-// held when it returns; not the Timeout of a server that does not answer,
-// whose late acquire is given back whenever it answers.
-const lateWait = memberGrace
+// lateWait bounds how long a hold's Unlock waits for the tries its
+// acquisition left running: long enough for a reply that was only a little
+// late, so that nothing is left held when it returns; not the Timeout of a
+// server that does not answer, whose late acquire is given back whenever
+// it answers. (An acquisition that fails waits for them without a bound:
+// see giveBack.)
+const lateWait = 100 * time.Millisecond
 
 // awaitLate waits for late (nil: nothing to wait for) at most lateWait.
 func awaitLate(late <-chan struct{}) {
@@ -287,15 +318,34 @@ func awaitLate(late <-chan struct{}) {
 }
 
 // finishLate is finish for a quorum whose acquisition left tries running
-// (late): the hold waits for them at Unlock, and so does a failure here.
+// (late): the hold waits for them at Unlock (at most lateWait); a failure
+// here waits for them to end, so that a failed acquire leaves nothing
+// behind when it returns. Each of them is bounded: its tries were
+// cancelled, and a cancelled try ends once its member has compensated it.
 func (m *Lock) finishLate(ctx, parent context.Context, owner int64, acquired []held, lease, newLease time.Duration, passStart time.Time, late <-chan struct{}) (*Hold, bool, error) {
 	h, terminal, err := m.finish(ctx, parent, owner, acquired, lease, newLease, passStart)
 	if h == nil {
-		awaitLate(late)
+		waitLate(late)
 		return h, terminal, err
 	}
 	h.late = late
 	return h, terminal, err
+}
+
+// waitLate waits for late (nil: nothing to wait for).
+func waitLate(late <-chan struct{}) {
+	if late != nil {
+		<-late
+	}
+}
+
+// giveBack releases acquired, a quorum taken after the wait's deadline
+// passed, and waits for the tries its acquisition left running (late):
+// Redisson's pass gives back everything when the wait is over after a
+// member was taken, the member that completes the quorum included.
+func (m *Lock) giveBack(ctx context.Context, acquired []held, late <-chan struct{}) {
+	m.unlockAll(ctx, acquired)
+	waitLate(late)
 }
 
 func (m *Lock) heldOf(ts []tried) []held {
@@ -326,11 +376,14 @@ func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease,
 		// Without a wait a member held by another owner is just a
 		// failure, as in Redisson's pass; with one it sends us to the
 		// ordered passes.
-		r := m.tryParallel(ctx, owner, newLease, run{idx: m.all, need: quorum, allowFail: limit, bound: bound, heldFails: wait > 0}, cause)
+		r := m.tryParallel(ctx, owner, newLease, run{idx: m.all, need: quorum, allowFail: limit, bound: bound, heldFails: wait > 0, lease: lease}, cause)
 		if r.held && wait > 0 {
 			m.contended.Store(time.Now().Add(contendedFor).UnixNano())
 		}
 		switch {
+		case r.ok && wait > 0 && time.Until(deadline) <= 0:
+			m.giveBack(ctx, r.acquired, r.late)
+			return nil, false, r.err
 		case r.ok:
 			return m.finishLate(ctx, parent, owner, r.acquired, lease, newLease, start, r.late)
 		case ctx.Err() != nil:
@@ -386,9 +439,14 @@ func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease,
 				m.unlockAll(ctx, []held{first})
 				return nil, false, passErr
 			}
-			r := m.tryParallel(ctx, owner, newLease, run{idx: m.all[leader+1:], need: quorum - 1, allowFail: limit - failed, share: perLock, deadline: deadline}, cause)
+			r := m.tryParallel(ctx, owner, newLease, run{idx: m.all[leader+1:], need: quorum - 1, allowFail: limit - failed, share: perLock, deadline: deadline, lease: lease}, cause)
 			if r.ok {
-				return m.finishLate(ctx, parent, owner, append([]held{first}, r.acquired...), lease, newLease, passStart, r.late)
+				acquired := append([]held{first}, r.acquired...)
+				if time.Until(deadline) <= 0 {
+					m.giveBack(ctx, acquired, r.late)
+					return nil, false, cmp.Or(r.err, passErr)
+				}
+				return m.finishLate(ctx, parent, owner, acquired, lease, newLease, passStart, r.late)
 			}
 			m.unlockAll(ctx, []held{first})
 			if ctx.Err() != nil {
