@@ -41,8 +41,49 @@ var redLockServers = []int{3, 5}
 func init() {
 	groupBases[grpRedLock] = [2]string{libRedLock, "ours"}
 	groupBases[grpMulti] = [2]string{libGroup10, "group"}
-	register(scenarioDef{Name: "redlock", Run: (*Runner).redLock, Libs: []string{libRedLock, libRedsyncRedLock}})
+	register(scenarioDef{Name: "redlock", Run: (*Runner).redLock, Libs: []string{libRedLock, libRedsyncRedLock}, Evaluate: evaluateRedLock})
 	register(scenarioDef{Name: "multilock", Run: (*Runner).multiLock, Libs: []string{libMulti10, libGroup10}})
+}
+
+// redLockWaitRatio is the most our contended longest wait may be of
+// redsync's: waiting on the members' channels rather than sleeping between
+// tries is what keeps it short (47 ms against 1 066 when issue #22 set it;
+// a RedLock that fell back to sleeping tries, or whose waiters starved,
+// would come near redsync's).
+const redLockWaitRatio = 0.25
+
+// evaluateRedLock adds issue #22's targets of the RedLock rows, for each
+// server count: ours at least redsync's uncontended pairs/s and contended
+// acquisitions/s, and a contended longest wait of at most redLockWaitRatio
+// of redsync's. All are ratios of the same run's rounds: the machine's load
+// moves both sides.
+func evaluateRedLock(rep *Report) {
+	for _, k := range redLockServers {
+		sc := fmt.Sprintf("RedLock over %d servers, ", k)
+		for _, t := range []struct {
+			scenario, metric string
+			higher           bool
+			want             float64
+		}{
+			{"uncontended", "lock+unlock pairs/s", true, 1},
+			{"contended", "acquisitions/s", true, 1},
+			{"contended", "longest wait (ms)", false, redLockWaitRatio},
+		} {
+			ours, peer := rep.lookup(sc+t.scenario, t.metric, libRedLock), rep.lookup(sc+t.scenario, t.metric, libRedsyncRedLock)
+			if ours == nil || peer == nil || peer.Value == 0 {
+				continue
+			}
+			ratio := ours.Value / peer.Value
+			tg := Target{Name: fmt.Sprintf("RedLock over %d servers, %s: %s, ours ÷ redsync", k, t.scenario, t.metric),
+				Got: fmt.Sprintf("%.2f (%s ÷ %s)", ratio, formatNum(ours.Value), formatNum(peer.Value))}
+			if t.higher {
+				tg.Want, tg.Pass = fmt.Sprintf("≥ %.2f", t.want), ratio >= t.want
+			} else {
+				tg.Want, tg.Pass = fmt.Sprintf("≤ %.2f", t.want), ratio <= t.want
+			}
+			rep.Targets = append(rep.Targets, tg)
+		}
+	}
 }
 
 // redLock starts max(redLockServers) private redis-servers and runs, for
@@ -223,6 +264,7 @@ func multiLibSettings(lib string) []Setting {
 		return []Setting{
 			{"acquire", "multilock.NewRedLock(c1.Lock(key), ..., cn.Lock(key)).Lock(ctx): one redisson.Client per server, no lease (every member's watchdog)"},
 			{"quorum / per-server wait", "n/2+1; each server gets at most the remaining wait ÷ n (Redisson's RedissonRedLock); Lock's tries wait 1.5 s per member"},
+			{"order", "servers asked in parallel: every one once without waiting, then (a member held by another owner) in the set's order until one is taken, the rest in parallel"},
 			{"servers", "3 or 5 private redis-servers started by the runner (also with --redis)"},
 			{"client", "redisson.New(rdb) defaults per server"},
 		}

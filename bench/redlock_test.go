@@ -81,6 +81,16 @@ func TestRedLockScenariosTiny(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
+	// Issue #22's targets: pass or not (a tiny run says nothing about
+	// speed), each server count has its three ratio lines.
+	for _, k := range []string{"3", "5"} {
+		for _, metric := range []string{"uncontended: lock+unlock pairs/s", "contended: acquisitions/s", "contended: longest wait (ms)"} {
+			name := "RedLock over " + k + " servers, " + metric + ", ours ÷ redsync"
+			if !slices.ContainsFunc(rep.Targets, func(tg Target) bool { return tg.Name == name && tg.Want != "" && tg.Got != "" }) {
+				t.Errorf("no target %q", name)
+			}
+		}
+	}
 	for _, lib := range []string{libRedLock, libRedsyncRedLock, libMulti10, libGroup10} {
 		if !slices.ContainsFunc(rep.Settings, func(s LibSettings) bool { return s.Lib == lib && len(s.Settings) > 0 }) {
 			t.Errorf("no settings printed for %s", lib)

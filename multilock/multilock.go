@@ -17,7 +17,9 @@
 // member that cannot be taken makes the multi-lock give back what it took
 // and, while the wait lasts, start again from the first member. With a fixed
 // lease and a wait the members are first taken for twice the wait and their
-// lease is set to the requested one once all are held.
+// lease is set to the requested one once all are held. A RedLock asks the
+// members of different clients (servers) in parallel, with the same rules
+// and the same requests to each server; see NewRedLock.
 //
 // The result is one *Hold for the whole set: its Unlock releases every
 // member (different clients in parallel, one client's members in order),
@@ -63,6 +65,14 @@ type Lock struct {
 	// rt is the first member's client's runtime, which the set reports
 	// its events to; nil when no member is of this module's lock kinds.
 	rt *core.Runtime
+	// clients holds the members' indexes by client, in the order the
+	// clients first appear in the set, each in the set's order: a RedLock
+	// tries the members of different clients in parallel.
+	clients [][]int
+	all     []int // 0..len(members)-1
+	// contended is when (UnixNano) a RedLock may again begin a wait with
+	// its first parallel pass (see contendedFor).
+	contended atomic.Int64
 }
 
 // New returns the multi-lock of locks (Redisson's getMultiLock(locks...)):
@@ -77,6 +87,18 @@ func New(locks ...lockable.Lock) *Lock { return newLock(false, locks) }
 // is tried for at most the remaining wait divided by len(locks). The members
 // are meant to live on independent Redis servers (one per Client). Bad
 // input is refused as by New.
+//
+// Unlike Redisson, which takes the members one after another, a RedLock
+// asks the members of different Clients in parallel (those of one Client
+// still one after another, in the set's order): first every member once,
+// without waiting; when that does not make the quorum, or, with a wait,
+// finds a member held by another owner, it gives back what it took and
+// waits in the set's order for the first member it can take, then for the
+// others in parallel. Members that answer after the quorum was reached
+// (and a short grace) are given back, and so is, as in Redisson, a quorum
+// complete only after the wait is over; a failed or cancelled acquire
+// returns once every try it sent has ended and what they took is given
+// back. docs/multilock.md has the details.
 func NewRedLock(locks ...lockable.Lock) *Lock { return newLock(true, locks) }
 
 func newLock(red bool, locks []lockable.Lock) *Lock {
@@ -115,7 +137,10 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 	}
 	if len(errs) > 0 {
 		m.err = errs[0]
+		return m
 	}
+	m.all = allMembers(len(m.members))
+	m.clients = byClient(m.all, m.clientOf)
 	return m
 }
 
@@ -176,6 +201,9 @@ func (m *Lock) opErr(op string, err error) error {
 // failedLimit is how many members may fail in one pass (Redisson's
 // failedLocksLimit).
 func (m *Lock) failedLimit() int { return len(m.members) - m.Quorum() }
+
+// clientOf returns the ID of member i's client.
+func (m *Lock) clientOf(i int) string { return m.members[i].ClientID() }
 
 // memberWait is the most one member may be waited for when remain is left
 // (Redisson's calcLockWaitTime); remain < 0 means no wait.
@@ -343,12 +371,9 @@ const errorBackoff = 50 * time.Millisecond
 // calls: it is reported with ctx's cause when ctx ends.
 func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, bool, error) {
 	n := len(m.members)
-	newLease := time.Duration(0)
-	if lease > 0 {
-		newLease = lease
-		if wait > 0 {
-			newLease = 2 * wait
-		}
+	newLease := provisionalLease(wait, lease)
+	if m.red && len(m.clients) > 1 {
+		return m.redAttempt(ctx, parent, owner, wait, lease, newLease, cause)
 	}
 	remain := time.Duration(-1)
 	if wait > 0 {
@@ -364,24 +389,16 @@ func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease tim
 	failedForGood := 0 // members failed with a permanent error this pass
 	for i := 0; i < n; i++ {
 		l := m.members[i]
-		r := lockable.Request{Owner: owner, Lease: newLease}
-		mctx, cancel := ctx, context.CancelFunc(func() {})
-		if wait > 0 || lease > 0 {
-			if await := min(perLock, remain); await > 0 {
-				r.Wait = await
-				// A member must not keep us past its share of the wait,
-				// not even a server that does not answer (a RedLock
-				// moves on to the next server); the member's own wait
-				// ends first.
-				mctx, cancel = context.WithTimeout(ctx, await+memberGrace)
-			}
+		var await, bound time.Duration
+		if remain > 0 {
+			// A member must not keep us past its share of the wait, not
+			// even a server that does not answer (a RedLock moves on to
+			// the next server); the member's own wait ends first.
+			await = min(perLock, remain)
+			bound = await + memberGrace
 		}
-		h, ok, err := l.TryAcquire(mctx, r)
-		if err != nil && mctx.Err() != nil && ctx.Err() == nil {
-			// Our own bound on the member ended the call: the wait ran out.
-			err = nil
-		}
-		cancel()
+		t := m.tryMember(ctx, i, owner, newLease, await, bound)
+		h, ok, err := t.h, t.ok, t.err
 		if cerr := ctx.Err(); cerr != nil {
 			if ok {
 				acquired = append(acquired, held{l, h})
@@ -441,6 +458,15 @@ func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease tim
 		m.unlockAll(ctx, acquired)
 		return nil, false, lastErr
 	}
+	return m.finish(ctx, parent, owner, acquired, lease, newLease, passStart)
+}
+
+// finish builds the hold of acquired, a quorum taken by a pass that began
+// (sent its first request) at passStart: it sets the final lease of
+// members taken with the provisional one, drops (a RedLock) or fails on
+// (a MultiLock) members that ended meanwhile, and computes a RedLock's
+// validity. What fails is given back.
+func (m *Lock) finish(ctx, parent context.Context, owner int64, acquired []held, lease, newLease time.Duration, passStart time.Time) (*Hold, bool, error) {
 	if lease > 0 && newLease != lease {
 		var err error
 		if acquired, err = m.expireAll(ctx, acquired, lease); err != nil {
@@ -529,25 +555,22 @@ func perClient(hs []held, fn func(x held) error) []error {
 	if len(hs) == 0 {
 		return errs
 	}
-	var order []string
-	byClient := make(map[string][]int)
-	for i, x := range hs {
-		id := x.l.ClientID()
-		if _, ok := byClient[id]; !ok {
-			order = append(order, id)
-		}
-		byClient[id] = append(byClient[id], i)
-	}
+	groups := byClient(allMembers(len(hs)), func(i int) string { return hs[i].l.ClientID() })
 	var wg sync.WaitGroup
-	for _, id := range order {
-		wg.Add(1)
-		go func(idx []int) {
-			defer wg.Done()
-			for _, i := range idx {
-				errs[i] = fn(hs[i])
-			}
-		}(byClient[id])
+	run := func(idx []int) {
+		for _, i := range idx {
+			errs[i] = fn(hs[i])
+		}
 	}
+	for _, g := range groups[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(g)
+		}()
+	}
+	// The first client's members on this goroutine: no new stack to grow.
+	run(groups[0])
 	wg.Wait()
 	return errs
 }
@@ -598,6 +621,10 @@ type Hold struct {
 	cancel  context.CancelCauseFunc
 	timer   *time.Timer
 	stops   []func() bool
+	// late, for a RedLock, is closed once the tries its acquisition left
+	// running (members that had not answered when the quorum was
+	// reached) have ended and given back what they took; nil if none.
+	late <-chan struct{}
 
 	releasing atomic.Bool
 	extending sync.Mutex // one Extend at a time
@@ -686,6 +713,7 @@ func (h *Hold) unlock(ctx context.Context) error {
 		}
 	}
 	errs := h.m.unlockAll(ctx, h.members)
+	awaitLate(h.late)
 	for _, stop := range h.stops {
 		stop()
 	}
