@@ -220,6 +220,9 @@ func (r *Registrar) loop() {
 			return struct{}{}, r.write(ctx)
 		})
 		switch {
+		case err != nil && r.life.Err() != nil:
+			// Abandon or Close cut this write short: Redis is not at
+			// fault, and Close deletes the record anyway.
 		case err != nil && !failing:
 			failing = true
 			r.cfg.Logger.Warn("redisson: cannot write the client's registration record; tools show its holds as held by an unknown client",
