@@ -140,7 +140,6 @@ type releaseResult struct {
 	shared    bool // one hold was released; the lock stays held (Shared)
 	handedOff bool // ... and the lock went straight to a local waiter
 	yielded   bool // ... or not, because a hand-off streak had reached its end
-	standBack bool // ... and waiters elsewhere heard it: local ones stand back
 	start     time.Time
 }
 
@@ -197,7 +196,6 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		}
 	}
 	freed := res == Freed
-	standBack := false
 	if q != nil {
 		q.mu.Lock()
 		switch {
@@ -225,7 +223,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 				// Our own waiters are subscribed, so the message reached
 				// one of our connections; any more are waiters elsewhere.
 				if heard > 1 {
-					standBack = l.standBack(q, heard-1)
+					l.standBack(q, heard-1)
 				} else {
 					q.yieldUntil = time.Now().Add(yieldWindow)
 				}
@@ -242,16 +240,15 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	if res == NotOwner {
 		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
 	}
-	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, standBack: standBack, start: start}, err
+	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
 }
 
 // standBack makes local goroutines stand back after a streak's release
-// whose message others clients heard (see queue.standBack); q.mu held.
-func (l *Lock) standBack(q *queue, others int) bool {
+// whose message other clients heard (see queue.standBack); q.mu held.
+func (l *Lock) standBack(q *queue, others int) {
 	q.standBack, q.standGoal, q.standSeen, q.probe = true, others, 0, false
 	q.ownHeard, q.earlyHeard = q.earlyHeard, false
 	q.armProbe(l.e.standBackFor)
-	return true
 }
 
 // releaseOnce sends the release once; heard asks for the number of
