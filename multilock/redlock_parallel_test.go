@@ -113,10 +113,7 @@ func TestRedLockCancelWithTriesInFlight(t *testing.T) {
 	require.False(t, o.ok)
 	require.Nil(t, o.h)
 	require.ErrorIs(t, o.err, context.Canceled)
-	require.Equal(t, 0, rc.held(t, "res"), "a member was left held")
-	for _, c := range rc.clients {
-		require.Zero(t, c.Stats().Leases)
-	}
+	rc.requireNothingHeld(t)
 }
 
 // TestRedLockCancelledAtAnyPointLeavesNothing cancels RedLock acquires at
@@ -348,10 +345,7 @@ func TestRedLockFailedFinishWaitsForLateTries(t *testing.T) {
 			require.False(t, o.ok)
 			require.Nil(t, o.h)
 			require.ErrorIs(t, o.err, redisson.ErrLockLost)
-			require.Equal(t, 0, rc.held(t, "res"), "a member was left held")
-			for _, c := range rc.clients {
-				require.Zero(t, c.Stats().Leases)
-			}
+			rc.requireNothingHeld(t)
 		})
 	}
 }
@@ -387,6 +381,19 @@ func TestRedLockNoSuccessAfterTheWait(t *testing.T) {
 	require.False(t, o.ok, "the RedLock was taken after its wait was over")
 	require.Nil(t, o.h)
 	redistest.Eventually(t, 10*time.Second, "nothing left held", func() bool { return rc.held(t, "res") == 0 })
+	rc.requireLeasesNone(t)
+}
+
+// requireNothingHeld: no server holds "res" and no client tracks a lease.
+func (rc *redCluster) requireNothingHeld(t *testing.T) {
+	t.Helper()
+	require.Equal(t, 0, rc.held(t, "res"), "a member was left held")
+	rc.requireLeasesNone(t)
+}
+
+// requireLeasesNone: no client tracks a lease.
+func (rc *redCluster) requireLeasesNone(t *testing.T) {
+	t.Helper()
 	for _, c := range rc.clients {
 		require.Zero(t, c.Stats().Leases)
 	}
