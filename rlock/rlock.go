@@ -63,6 +63,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Policy:  pubsub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,
+		PassOn:  true,
 		Scripts: newScripts(rt, name, l.channel),
 	})
 	return l

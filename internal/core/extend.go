@@ -79,6 +79,9 @@ func (rt *Runtime) FixLease(h *Hold) (<-chan struct{}, bool) {
 	hs := &rt.holds
 	hs.mu.Lock()
 	o := hs.record(h)
+	if o != nil {
+		o.renews = false
+	}
 	hs.mu.Unlock()
 	if o == nil {
 		return nil, false

@@ -35,6 +35,7 @@ type owned struct {
 	object     string
 	since      time.Time // when the owner's first hold was asked for
 	ttl        time.Duration
+	renews     bool // the lease is a watchdog's (renewed), not a fixed one
 	lease      *renewal.Lease
 	holds      []*Hold
 	holdBuf    [1]*Hold // holds' storage for the usual single hold
@@ -172,7 +173,7 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		hs.owners[a.Key]++
 		hs.signal()
 	}
-	o.ttl = a.TTL
+	o.ttl, o.renews = a.TTL, a.Kind != nil
 	o.gen++
 	o.writes++
 	gen := o.gen
@@ -334,6 +335,43 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 	o.writes++
 	rt.wheel.Reset(o.lease, start, o.ttl)
 	hs.mu.Unlock()
+}
+
+// PassOn makes to the next hold of from's owner record in place of from,
+// which ends as released: to takes from's key and owner field, and the
+// record's lease runs on untouched on the wheel, so to's loss is signalled
+// exactly when from's would have been. to's context keeps the values of
+// parent. Nothing is sent: Redis keeps counting one hold of the same field.
+//
+// It reports false, changing nothing, unless from is its owner's only hold,
+// on a watchdog lease of ttl with no extension in flight or bound (a fixed
+// lease's remaining time is not what to asked for), and the client is open.
+func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Duration) bool {
+	hs := &rt.holds
+	hs.mu.Lock()
+	o := hs.m[holdKey{from.key, from.owner}]
+	if hs.closed || o == nil || len(o.holds) != 1 || o.holds[0] != from || o.lease == nil ||
+		!o.renews || o.ttl != ttl || !o.cap.IsZero() || o.pending != nil {
+		hs.mu.Unlock()
+		return false
+	}
+	to.ctx, to.cancel = context.WithCancelCause(context.WithoutCancel(parent))
+	to.key, to.owner = from.key, from.owner
+	if rt.obs != nil || rt.debug(parent) {
+		to.start = max(int64(time.Since(rt.epoch)), 1)
+	}
+	o.holds[0] = to
+	o.since = time.Now()
+	// The record's holder changed: whoever publishes what this client
+	// holds reads it again.
+	hs.signal()
+	object := o.object
+	hs.mu.Unlock()
+	from.cancel(context.Canceled)
+	if from.start != 0 {
+		rt.holdEnded(from, object, context.Canceled)
+	}
+	return true
 }
 
 // Abandon ends the owner's holds of key: renewal stops, so the lock expires

@@ -95,7 +95,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 	if owner == 0 {
 		owner = core.NewOwnerID()
 	}
-	h.l, h.owner = l, owner
+	h.l, h.owner, h.named = l, owner, r.Owner != 0
 	field := l.Field(owner)
 	lease, watchdog := r.Lease, false
 	if lease == 0 {
@@ -170,7 +170,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 	}
 
 	var q *queue
-	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), nudge: make(chan struct{}, 1)}
+	w := &waiter{field: field, lease: lease, watchdog: watchdog, state: parked, owesUndo: pend.owes(), nudge: make(chan struct{}, 1), hold: h, base: base}
 	if l.cfg.HandOff {
 		ref := l.e.queues.use(l.queueKey, newQueue)
 		defer ref.release()
@@ -377,12 +377,16 @@ func (l *Lock) busy(q *queue, field string) bool {
 }
 
 // take registers a lock handed to w in h, whose context keeps base's
-// values, and leaves the queue.
+// values, and leaves the queue. A hold passed on to w (Lock.passOn) is
+// registered already.
 func (l *Lock) take(base context.Context, q *queue, w *waiter, h *Hold) {
 	q.mu.Lock()
+	passed := w.passed
 	h.value = w.value
 	q.mu.Unlock()
-	l.register(base, h, w.field, w.watchdog, w.lease, w.start)
+	if !passed {
+		l.register(base, h, w.field, w.watchdog, w.lease, w.start)
+	}
 	q.mu.Lock()
 	q.pending--
 	q.remove(w)
@@ -443,9 +447,24 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 		<-w.nudge
 		q.mu.Lock()
 	}
-	state := w.state
+	state, passed := w.state, w.passed
 	q.remove(w)
+	if passed {
+		q.pending--
+	}
 	q.mu.Unlock()
+	if passed {
+		// The hold is w's, registered: release it as its holder would,
+		// which may pass it on again.
+		dctx, cancel := l.rt.Detached(ctx)
+		defer cancel()
+		var res releaseResult
+		if uerr := l.unlock(dctx, w.hold, &res); uerr != nil && !errors.Is(uerr, core.ErrNotOwner) && !errors.Is(uerr, core.ErrLockLost) {
+			l.rt.Logger().Warn("redisson: giving back a lock passed to a waiter that left failed; it will expire",
+				"lock", l.cfg.Name, "err", uerr)
+		}
+		return false, err
+	}
 	if state == handed || state == unknown {
 		dctx, cancel := l.rt.Detached(ctx)
 		defer cancel()

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
@@ -28,6 +29,9 @@ type Engine struct {
 	undos  map[undoKey]chan struct{} // background undos pending, closed when done
 
 	standBackFor time.Duration // see queue.standBack; a constant but in tests
+	// beforePass, in tests, runs while a release passes its hold on, after
+	// it picked the waiter (Lock.passOn).
+	beforePass func()
 }
 
 // undoKey names an owner field of one object.
@@ -159,6 +163,11 @@ type Config struct {
 	// (RLock, write lock). Without it waiters of one client compete in
 	// Redis like everyone else (fair lock: never jump the Redis queue).
 	HandOff bool
+	// PassOn lets a release whose owner id never left the engine pass the
+	// hold to a local waiter without a round trip (see Lock.passOn):
+	// objects whose owner field is the whole identity of a hold and whose
+	// holds carry no value (RLock). Needs HandOff.
+	PassOn bool
 	// Overlaps, when set, reports whether Redis counts holds of field
 	// together with holds of other owner identities this client has (the
 	// group multi-lock: one owner's holds on overlapping value sets share
@@ -231,10 +240,24 @@ type Hold struct {
 	l     *Lock
 	owner int64
 	value int64
+	// named: the caller chose the owner id (WithOwner). exposed: Owner
+	// was called. Either way code outside the engine may use the id to
+	// re-enter, so the hold is never passed on (see Lock.passOn): its
+	// owner field would then be another goroutine's.
+	named   bool
+	exposed atomic.Bool
 }
 
-// Owner returns the hold's owner id.
-func (h *Hold) Owner() int64 { return h.owner }
+// Owner returns the hold's owner id. A hold passed on from another
+// goroutine of this client keeps that hold's owner id.
+func (h *Hold) Owner() int64 {
+	h.exposed.Store(true)
+	return h.owner
+}
+
+// passable reports whether no code outside the engine can know h's owner
+// id.
+func (h *Hold) passable() bool { return !h.named && !h.exposed.Load() }
 
 // Value returns the value the acquisition got from an object with
 // ValueScripts (the fenced lock's token); 0 for other objects.

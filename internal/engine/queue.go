@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -154,6 +155,13 @@ type waiter struct {
 	// queue.mu.
 	owesUndo bool
 	nudge    chan struct{}
+	// hold and base are the hold the waiter fills and the context whose
+	// values it keeps, for a release that passes its hold on (Lock.passOn).
+	// passed: one did; the hold is registered and w only has to return it.
+	// Guarded by queue.mu once w is queued.
+	hold   *Hold
+	base   context.Context
+	passed bool
 }
 
 func (q *queue) add(w *waiter) { q.waiters = append(q.waiters, w) }

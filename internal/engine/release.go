@@ -70,6 +70,10 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 			q = ref.value()
 		}
 	}
+	if q != nil && l.cfg.PassOn && h.passable() && l.passOn(q, h, field) {
+		*out = releaseResult{full: true, handedOff: true}
+		return nil
+	}
 	res, err := l.release(dctx, q, field, lease)
 	*out = res
 	if err != nil && q != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
@@ -133,6 +137,53 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	// again. The release that frees it (the last reader's) publishes and
 	// wakes them.
 	return err
+}
+
+// passOn hands h to the oldest parked local waiter without a round trip
+// when both hold the lock the same way (the watchdog) and nobody outside
+// the engine can know h's owner id: the waiter's hold takes h's owner field
+// and lease record (core.Runtime.PassOn), and Redis, which counts one hold
+// of that field, stays as it is. Java sees the lock held throughout, as
+// with the hand-off script, and no message, as there. It reports false,
+// changing nothing, when the release must go to Redis: no such waiter (the
+// oldest waits with a fixed lease or its own owner id), the streak's end,
+// an undo of the field in flight (it would release the waiter's hold), or
+// a record that is not a plain watchdog hold (core.Runtime.PassOn).
+//
+// An owner id known outside is never passed: its code could re-enter with
+// it (WithOwner) and share the hold with the goroutine it went to.
+func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
+	if l.undoPending(field) {
+		return false
+	}
+	q.mu.Lock()
+	var next *waiter
+	if q.streak < maxHandOffStreak {
+		next = q.firstHandOff(l.undoPending)
+	}
+	if next == nil || !next.watchdog || next.hold == nil || next.hold.named {
+		q.mu.Unlock()
+		return false
+	}
+	next.state = handing
+	q.mu.Unlock()
+	if l.e.beforePass != nil {
+		l.e.beforePass()
+	}
+	ok := l.rt.PassOn(next.base, &h.Hold, &next.hold.Hold, next.lease)
+	q.mu.Lock()
+	if ok {
+		next.hold.owner = h.owner
+		next.field = field
+		next.state, next.passed = handed, true
+		q.pending++
+		q.streak++
+	} else {
+		next.state = parked
+	}
+	next.wake()
+	q.mu.Unlock()
+	return ok
 }
 
 type releaseResult struct {
