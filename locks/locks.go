@@ -118,10 +118,10 @@ func (h *Hold) Err() error { return h.h.Err() }
 func (h *Hold) Context() context.Context { return h.h.Context() }
 
 // Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
-// or to the lock's HoldCount and IsHeldByOwner. An RLock hold passed on from
-// another goroutine of the client keeps that hold's id; once read, the id
-// is known outside the library, so Unlock hands the lock to a local waiter
-// through Redis instead of passing the hold on (docs/waiting.md).
+// or to the lock's HoldCount and IsHeldByOwner. An RLock hold whose id was
+// never read may be passed on by Unlock to a waiting goroutine of the same
+// client, which takes over the id (docs/waiting.md): Owner then answers 0.
+// Reading the id first keeps Unlock from passing it on.
 func (h *Hold) Owner() int64 { return h.h.Owner() }
 
 // Name returns the lock's name (its Redis key; a group multi-lock's group).

@@ -94,6 +94,7 @@ func TestPassOnSendsNothing(t *testing.T) {
 	require.Empty(t, redistest.Mentioning(sent, name), "commands naming the lock")
 	msgs.None(t)
 	require.ErrorIs(t, first.Err(), context.Canceled)
+	require.Zero(t, first.Owner(), "a passed hold's id is the next holder's")
 	require.NoError(t, h.Err())
 	got, _ := onlyField(t, raw, name)
 	require.Equal(t, field, got)

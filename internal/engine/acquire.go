@@ -95,7 +95,10 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 	if owner == 0 {
 		owner = core.NewOwnerID()
 	}
-	h.l, h.owner, h.named = l, owner, r.Owner != 0
+	h.l, h.owner = l, owner
+	if r.Owner != 0 {
+		h.id.Store(idKnown)
+	}
 	field := l.Field(owner)
 	lease, watchdog := r.Lease, false
 	if lease == 0 {

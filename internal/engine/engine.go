@@ -240,24 +240,42 @@ type Hold struct {
 	l     *Lock
 	owner int64
 	value int64
-	// named: the caller chose the owner id (WithOwner). exposed: Owner
-	// was called. Either way code outside the engine may use the id to
-	// re-enter, so the hold is never passed on (see Lock.passOn): its
-	// owner field would then be another goroutine's.
-	named   bool
-	exposed atomic.Bool
+	// id says who may know owner (idPrivate, idKnown, idGone). A hold
+	// is passed on only while nobody outside the engine can (see
+	// Lock.passOn): code that knows the id could re-enter (WithOwner) the
+	// hold it went to.
+	id atomic.Int32
 }
 
-// Owner returns the hold's owner id. A hold passed on from another
-// goroutine of this client keeps that hold's owner id.
+const (
+	idPrivate int32 = iota // only the engine knows the id
+	idKnown                // the caller chose it (WithOwner) or read it (Owner)
+	idGone                 // passed on: the id is another hold's now
+)
+
+// Owner returns the hold's owner id; 0 once Unlock passed the hold on to
+// another goroutine of this client, whose hold has the id now. A hold
+// passed on from another goroutine keeps that hold's owner id.
 func (h *Hold) Owner() int64 {
-	h.exposed.Store(true)
-	return h.owner
+	for {
+		switch h.id.Load() {
+		case idGone:
+			return 0
+		case idKnown:
+			return h.owner
+		}
+		if h.id.CompareAndSwap(idPrivate, idKnown) {
+			return h.owner
+		}
+	}
 }
 
-// passable reports whether no code outside the engine can know h's owner
-// id.
-func (h *Hold) passable() bool { return !h.named && !h.exposed.Load() }
+// claimID takes h's owner id for a pass: from now Owner answers 0. It
+// reports false when code outside the engine may know the id.
+func (h *Hold) claimID() bool { return h.id.CompareAndSwap(idPrivate, idGone) }
+
+// releaseID undoes claimID when the pass did not happen.
+func (h *Hold) releaseID() { h.id.Store(idPrivate) }
 
 // Value returns the value the acquisition got from an object with
 // ValueScripts (the fenced lock's token); 0 for other objects.

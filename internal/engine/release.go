@@ -70,7 +70,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 			q = ref.value()
 		}
 	}
-	if q != nil && l.cfg.PassOn && h.passable() && l.passOn(q, h, field) {
+	if q != nil && l.cfg.PassOn && l.passOn(q, h, field) {
 		*out = releaseResult{full: true, handedOff: true}
 		return nil
 	}
@@ -151,9 +151,10 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 // a record that is not a plain watchdog hold (core.Runtime.PassOn).
 //
 // An owner id known outside is never passed: its code could re-enter with
-// it (WithOwner) and share the hold with the goroutine it went to.
+// it (WithOwner) and share the hold with the goroutine it went to. Once
+// passed, h's Owner answers 0 (Hold.claimID), so the id cannot leak later.
 func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
-	if l.undoPending(field) {
+	if l.undoPending(field) || !h.claimID() {
 		return false
 	}
 	q.mu.Lock()
@@ -161,8 +162,9 @@ func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
 	if q.streak < maxHandOffStreak {
 		next = q.firstHandOff(l.undoPending)
 	}
-	if next == nil || !next.watchdog || next.hold == nil || next.hold.named {
+	if next == nil || !next.watchdog || next.hold == nil || next.hold.id.Load() != idPrivate {
 		q.mu.Unlock()
+		h.releaseID()
 		return false
 	}
 	next.state = handing
@@ -183,6 +185,9 @@ func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
 	}
 	next.wake()
 	q.mu.Unlock()
+	if !ok {
+		h.releaseID()
+	}
 	return ok
 }
 
