@@ -32,7 +32,13 @@ type Rules struct {
 }
 
 // Apply reads opts.
-func Apply(opts []locks.Option) Options { return objects.ApplyLockOptions(opts) }
+func Apply(opts []locks.Option) Options {
+	if len(opts) == 0 {
+		// The usual call: no options, and no slice boxed into an any.
+		return Options{}
+	}
+	return objects.ApplyLockOptions(opts)
+}
 
 // Engine returns the engine hold inside h.
 func Engine(h *locks.Hold) *engine.Hold { return objects.LockHold(h) }
