@@ -138,6 +138,18 @@ func evaluateRate(rep *Report) {
 				Got: fmt.Sprintf("%.2f (%s vs %s decisions/s)", m.Value/p.Value, formatNum(m.Value), formatNum(p.Value)), Info: true})
 		}
 	}
+	// Issue #22, point 5: the client's cost of a decision under a ctx
+	// deadline (the bound without a goroutine), against redis_rate's.
+	const cpu = "client CPU µs per decision"
+	for _, m := range rep.Measurements {
+		if m.Group != grpRate || m.Lib != libRate || m.Metric != cpu {
+			continue
+		}
+		if p := rep.find(grpRate, m.Scenario, cpu, libGCRA); p != nil {
+			rep.Targets = append(rep.Targets, Target{Name: "rate limiter " + m.Scenario + ": " + cpu + ", ours (ctx deadline) vs redis_rate",
+				Want: "≤ redis_rate + 10 µs", Got: fmt.Sprintf("%s vs %s", formatNum(m.Value), formatNum(p.Value)), Pass: m.Value <= p.Value+10})
+		}
+	}
 }
 
 // decider makes one rate limiting decision for one permit.
