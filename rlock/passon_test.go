@@ -2,6 +2,7 @@ package rlock_test
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +70,21 @@ func onlyField(t *testing.T, raw *redis.Client, name string) (string, int64) {
 	return "", 0
 }
 
+// lockCommands returns the commands of sent that name the lock name,
+// leaving out the waiter's own (un)subscription to its channel, which a
+// hand-off of either kind ends.
+func lockCommands(sent []redistest.MonitorLine, name string) []redistest.MonitorLine {
+	var out []redistest.MonitorLine
+	for _, c := range redistest.Mentioning(sent, name) {
+		switch c.Command {
+		case "subscribe", "unsubscribe", "ssubscribe", "sunsubscribe":
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // TestPassOnSendsNothing: an unlock whose hold's owner id never left the
 // library passes the hold to the oldest waiter of the same client without a
 // command: Redis keeps the same field, count and lease, nothing is
@@ -91,7 +107,7 @@ func TestPassOnSendsNothing(t *testing.T) {
 		require.NoError(t, first.Unlock(ctx))
 		h = next()
 	})
-	require.Empty(t, redistest.Mentioning(sent, name), "commands naming the lock")
+	require.Empty(t, lockCommands(sent, name), "commands naming the lock")
 	msgs.None(t)
 	require.ErrorIs(t, first.Err(), context.Canceled)
 	require.Zero(t, first.Owner(), "a passed hold's id is the next holder's")
@@ -161,7 +177,7 @@ func TestNoPassOnWhenOwnerKnown(t *testing.T) {
 				require.NoError(t, first.Unlock(ctx))
 				h = next()
 			})
-			require.NotEmpty(t, redistest.Mentioning(sent, name), "no hand-off script")
+			require.NotEmpty(t, lockCommands(sent, name), "no hand-off script")
 			got, _ := onlyField(t, raw, name)
 			require.NotEqual(t, field, got)
 			require.Equal(t, fieldOf(c, h), got)
@@ -200,6 +216,10 @@ func TestPassOnExcludes(t *testing.T) {
 					if inside.Add(1) != 1 {
 						overlaps.Add(1)
 					}
+					runtime.Gosched() // let another goroutine in, if the lock would
+					if inside.Load() != 1 {
+						overlaps.Add(1)
+					}
 					inside.Add(-1)
 					if err := h.Unlock(ctx); err != nil {
 						t.Error(err)
@@ -216,5 +236,33 @@ func TestPassOnExcludes(t *testing.T) {
 	require.Equal(t, int64(0), raw.Exists(ctx, name).Val())
 	for _, c := range clients {
 		require.Zero(t, c.Stats().Leases)
+	}
+}
+
+// TestCloseRightAfterPassOn: the client closes just after an unlock passed
+// the hold on to a waiter, which then gives up with ErrClosed: it gives the
+// lock back instead of leaving it held for a whole lease.
+func TestCloseRightAfterPassOn(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	ctx := context.Background()
+	const name = "passon:close"
+	for round := range 20 {
+		c, err := redisson.New(redistest.Client(t, srv))
+		require.NoError(t, err)
+		first, err := c.Lock(name).Lock(ctx)
+		require.NoError(t, err)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if h, err := c.Lock(name).Lock(ctx); err == nil {
+				_ = h.Unlock(ctx)
+			}
+		}()
+		redistest.Eventually(t, 5*time.Second, "the waiter parked", func() bool { return c.Stats().PubSub.Waiters == 1 })
+		require.NoError(t, first.Unlock(ctx))
+		require.NoError(t, c.Close())
+		<-done
+		require.Equal(t, int64(0), raw.Exists(ctx, name).Val(), "round %d: the lock stayed held", round)
 	}
 }

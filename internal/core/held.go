@@ -8,7 +8,8 @@ type Held struct {
 	Key, Owner string
 	// Object is the object's kind as errors name it ("lock", "read lock").
 	Object string
-	// Since is when the owner's first (outermost) hold was asked for.
+	// Since is when the owner's first (outermost) hold was asked for, or
+	// passed on to the goroutine holding it now (Runtime.PassOn).
 	Since time.Time
 	// Depth is the number of the owner's holds (its re-entries).
 	Depth int
@@ -29,7 +30,7 @@ func (rt *Runtime) Held() []Held {
 }
 
 // HeldChanged returns a channel that receives a token (at most one waits)
-// when an owner record is created or removed for the first time since the
+// when an owner record is created, removed or passed on for the first time since the
 // last Held call: a hint to read Held again. Later changes drop no token
 // until Held is read, so a reader that reads at its own pace (the
 // registration record, at most 4 writes a second) is woken once per read,

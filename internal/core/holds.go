@@ -368,9 +368,7 @@ func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Durat
 	object := o.object
 	hs.mu.Unlock()
 	from.cancel(context.Canceled)
-	if from.start != 0 {
-		rt.holdEnded(from, object, context.Canceled)
-	}
+	rt.holdEnded(from, object, context.Canceled)
 	return true
 }
 

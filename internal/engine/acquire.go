@@ -462,7 +462,15 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 		dctx, cancel := l.rt.Detached(ctx)
 		defer cancel()
 		var res releaseResult
-		if uerr := l.unlock(dctx, w.hold, &res); uerr != nil && !errors.Is(uerr, core.ErrNotOwner) && !errors.Is(uerr, core.ErrLockLost) {
+		uerr := l.unlock(dctx, w.hold, &res)
+		if errors.Is(uerr, core.ErrClosed) {
+			// The client is closing (which ended the hold, or made unlock
+			// refuse): give the lock back as finish does, or it would stay
+			// held for a lease. Nobody else knows the field.
+			l.undo(ctx, l.Field(w.hold.owner), l.rt.WatchdogTimeout())
+			uerr = nil
+		}
+		if uerr != nil && !errors.Is(uerr, core.ErrNotOwner) && !errors.Is(uerr, core.ErrLockLost) {
 			l.rt.Logger().Warn("redisson: giving back a lock passed to a waiter that left failed; it will expire",
 				"lock", l.cfg.Name, "err", uerr)
 		}

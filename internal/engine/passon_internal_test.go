@@ -68,7 +68,7 @@ func TestPassedWaiterThatLeftReleases(t *testing.T) {
 		} else {
 			left++
 			require.ErrorIs(t, r.err, context.Canceled)
-			require.Error(t, next.Err(), "the hold of a waiter that left lasts")
+			require.Error(t, next.Err(), "the hold of a waiter that left still lasts")
 		}
 		require.Equal(t, int64(0), raw.Exists(ctx, name).Val(), "round %d", round)
 		require.Zero(t, rt.HoldCount(), "round %d", round)

@@ -154,7 +154,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 // it (WithOwner) and share the hold with the goroutine it went to. Once
 // passed, h's Owner answers 0 (Hold.claimID), so the id cannot leak later.
 func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
-	if l.undoPending(field) || !h.claimID() {
+	if l.values != nil || l.rt.Done().Err() != nil || l.undoPending(field) || !h.claimID() {
 		return false
 	}
 	q.mu.Lock()
