@@ -59,8 +59,10 @@ func TestJavaVectors(t *testing.T) {
 			}
 			seen++
 			t.Run(f.RedissonVersion+"/"+sc.Name, func(t *testing.T) {
-				r := &collReplay{t: t, sc: sc, v47: v47, codecs: map[string]string{}}
-				vectors.Replay(t, srv, sc, r.actions())
+				vectors.ReplayFresh(t, srv, sc, func(testing.TB) vectors.Actions[*redisson.Client, struct{}] {
+					r := &collReplay{t: t, sc: sc, v47: v47, codecs: map[string]string{}}
+					return r.actions()
+				})
 			})
 		}
 		require.Equal(t, len(collectionScenarios), seen, "%s: scenarios replayed", file)

@@ -43,6 +43,19 @@ func (r *reliableReplay) closeAll(actor string) error {
 	return nil
 }
 
+// closeEvery closes every actor's subscriptions.
+func (r *reliableReplay) closeEvery() {
+	r.mu.Lock()
+	actors := make([]string, 0, len(r.subs))
+	for actor := range r.subs {
+		actors = append(actors, actor)
+	}
+	r.mu.Unlock()
+	for _, actor := range actors {
+		_ = r.closeAll(actor)
+	}
+}
+
 func (r *reliableReplay) actions() vectors.Actions[*redisson.Client, struct{}] {
 	clients := 0
 	topic := func(a *topicActor, object string) *pubsub.ReliableTopic[string] {
@@ -59,6 +72,7 @@ func (r *reliableReplay) actions() vectors.Actions[*redisson.Client, struct{}] {
 			c, err := redisson.New(rdb)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = c.Close() })
+			t.Cleanup(r.closeEvery) // first: the subscriptions end before their client
 			return c, c.ID()
 		},
 		Calls: map[string]vectors.Call[*redisson.Client, struct{}]{
@@ -134,17 +148,15 @@ func TestJavaReliableVectors(t *testing.T) {
 			}
 			replayed++
 			t.Run(f.RedissonVersion+"/"+sc.Name, func(t *testing.T) {
-				r := &reliableReplay{t: t, sc: sc, watchdog: pubsub.DefaultReliableWatchdogTimeout,
-					subs: map[string][]*pubsub.ReliableSubscription[string]{}, box: map[string][]received{}}
+				watchdog := pubsub.DefaultReliableWatchdogTimeout
 				if ms, ok := sc.Config["reliableTopicWatchdogTimeout_ms"].(float64); ok {
-					r.watchdog = time.Duration(ms) * time.Millisecond
+					watchdog = time.Duration(ms) * time.Millisecond
 				}
-				defer func() {
-					for actor := range r.subs {
-						_ = r.closeAll(actor)
-					}
-				}()
-				vectors.Replay(t, srv, sc, r.actions())
+				vectors.ReplayFresh(t, srv, sc, func(testing.TB) vectors.Actions[*redisson.Client, struct{}] {
+					r := &reliableReplay{t: t, sc: sc, watchdog: watchdog,
+						subs: map[string][]*pubsub.ReliableSubscription[string]{}, box: map[string][]received{}}
+					return r.actions()
+				})
 			})
 		}
 		require.Equal(t, 2, replayed, file)

@@ -6,7 +6,9 @@ package queue_test
 // does not know §8.2's delayed-queue entries, wall-clock payloads and raw
 // steps with {"now_plus_ms"} and {"hex"} arguments, nor a command log that
 // keeps binary arguments, so this file drives the steps itself with the
-// package's Normalizer, Snapshot, Messages and JSON.
+// package's Normalizer, Snapshot, Messages and JSON, and replays a scenario
+// whose difference may be its own slowness from scratch with the package's
+// Clock and RetryOnOverhead, as Replay does.
 
 import (
 	"bytes"
@@ -108,7 +110,7 @@ type replayer struct {
 	pending map[string]chan outcome
 	ids     map[string]string // delayed entry id (hex) → "D1"
 	log     *commandLog
-	clock   scenarioClock
+	clock   vectors.Clock
 }
 
 func (r *replayer) codec(st vectors.Step) codec.Codec {
@@ -294,13 +296,13 @@ func (r *replayer) step(ctx context.Context, st vectors.Step) map[string]any {
 		}()
 		r.pending[key] = ch
 		time.Sleep(settle) // recorded: the TTL buckets count it
-		r.clock.nominal += settle
+		r.clock.AddNominal(settle)
 		got["pending"] = len(ch) == 0
 	case "await":
 		r.record(got, r.await(st, key))
 	case "sleep":
 		time.Sleep(time.Duration(st.MS) * time.Millisecond) // recorded
-		r.clock.nominal += time.Duration(st.MS) * time.Millisecond
+		r.clock.AddNominal(time.Duration(st.MS) * time.Millisecond)
 	case "raw":
 		reply, err := r.raw.Do(ctx, rawArgs(t, st.Raw["command"].([]any))...).Result()
 		if err == redis.Nil {
@@ -321,7 +323,7 @@ func (r *replayer) await(st vectors.Step, key string) outcome {
 	// The wait counts as scenario time, not as the replay's overhead: an
 	// estimate that errs low, so that a late result fails rather than
 	// earning a rerun.
-	defer func() { r.clock.nominal += time.Since(began) }()
+	defer func() { r.clock.AddNominal(time.Since(began)) }()
 	select {
 	case o := <-ch:
 		delete(r.pending, key)
@@ -427,7 +429,7 @@ func (r *replayer) rel(s string, now int64) any {
 // run replays the scenario once and compares every step. It returns the
 // first step that differs from the record and the replay's overhead at that
 // step, or nil.
-func (r *replayer) run(ctx context.Context) (*mismatch, time.Duration) {
+func (r *replayer) run(ctx context.Context) (*vectors.Mismatch, time.Duration) {
 	t := r.t
 	require.NoError(t, r.raw.FlushAll(ctx).Err())
 	require.NoError(t, r.raw.ScriptFlush(ctx).Err())
@@ -503,18 +505,18 @@ func (r *replayer) run(ctx context.Context) (*mismatch, time.Duration) {
 	for i, st := range r.sc.Steps {
 		wants[i] = expected(st)
 	}
-	r.clock.start()
+	r.clock.Start()
 	for i, st := range r.sc.Steps {
 		r.log.begin(st.Step)
 		got := r.step(ctx, st)
 		if ms, err := strconv.Atoi(fmt.Sprint(st.Raw["settle_ms"])); err == nil {
 			time.Sleep(time.Duration(ms) * time.Millisecond) // recorded: the task runs asynchronously
-			r.clock.nominal += time.Duration(ms) * time.Millisecond
+			r.clock.AddNominal(time.Duration(ms) * time.Millisecond)
 		}
 		mark, clients := markEnd(st.Step)
 		// Read just before the snapshot reads the clock its buckets count
 		// from.
-		over := r.clock.overhead()
+		over := r.clock.Overhead()
 		state, err := r.n.Snapshot(ctx, r.raw)
 		require.NoError(t, err)
 		// Collected after the snapshot, so that waiting for the markers
@@ -533,12 +535,6 @@ func (r *replayer) run(ctx context.Context) (*mismatch, time.Duration) {
 		}
 	}
 	return nil, 0
-}
-
-// mismatch is a field of a step that differs from the record.
-type mismatch struct {
-	where, field string
-	want, got    any
 }
 
 // compared are the fields of a step a replay must reproduce, in the order
@@ -568,7 +564,7 @@ func expected(st vectors.Step) map[string]any {
 // compare returns the first field of got that differs from want (see
 // expected), or nil. A field that only one of them has differs; commands
 // are compared where the record has them.
-func (r *replayer) compare(st vectors.Step, want, got map[string]any) *mismatch {
+func (r *replayer) compare(st vectors.Step, want, got map[string]any) *vectors.Mismatch {
 	where := fmt.Sprintf("%s step %d (%s %s %s)", r.sc.Name, st.Step, st.Actor, st.Op, st.Java)
 	for _, f := range compared {
 		w, inW := want[f]
@@ -577,7 +573,7 @@ func (r *replayer) compare(st vectors.Step, want, got map[string]any) *mismatch 
 			continue
 		}
 		if g := norm(g); !assert.ObjectsAreEqual(w, g) {
-			return &mismatch{where, f, w, g}
+			return &vectors.Mismatch{Where: where, Field: f, Want: w, Got: g}
 		}
 	}
 	return nil
@@ -777,7 +773,7 @@ collect:
 
 // replayOnce replays sc from scratch: an empty server, new clients, a new
 // command log; all of them are closed when it returns.
-func replayOnce(t *testing.T, srv *redistest.Server, raw *redis.Client, sc vectors.Scenario) (*mismatch, time.Duration) {
+func replayOnce(t *testing.T, srv *redistest.Server, raw *redis.Client, sc vectors.Scenario) (*vectors.Mismatch, time.Duration) {
 	// Cancelled on return: a call still pending ends with the attempt.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -839,7 +835,7 @@ func TestJavaVectors(t *testing.T) {
 			replayed++
 			t.Run(version+"/"+sc.Name, func(t *testing.T) {
 				raw := redistest.Client(t, srv)
-				retryOnOverhead(t, sc.Name, sc.TTLGridMS, func() (*mismatch, time.Duration) {
+				vectors.RetryOnOverhead(t, sc.Name, sc.TTLGridMS, func() (*vectors.Mismatch, time.Duration) {
 					return replayOnce(t, srv, raw, sc)
 				})
 			})

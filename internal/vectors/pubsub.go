@@ -20,24 +20,35 @@ import (
 // sorted channels with a subscriber (the marker left out), the pattern
 // count without the capture's own PSUBSCRIBE *, the sorted shard channels.
 func PubSubState(ctx context.Context, rdb *redis.Client, n *Normalizer) (map[string]any, error) {
-	chans, err := Channels(ctx, rdb, n)
-	if err != nil {
+	var ps pubsubCmds
+	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		ps = queuePubSub(ctx, p)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	pats, err := rdb.PubSubNumPat(ctx).Result()
-	if err != nil {
-		return nil, err
-	}
-	shard, err := rdb.PubSubShardChannels(ctx, "*").Result()
-	if err != nil {
-		return nil, err
-	}
+	return ps.state(n), nil
+}
+
+// pubsubCmds are the reads of a "pubsub" record, queued in a pipeline.
+type pubsubCmds struct {
+	chans, shards *redis.StringSliceCmd
+	pats          *redis.IntCmd
+}
+
+func queuePubSub(ctx context.Context, p redis.Pipeliner) pubsubCmds {
+	return pubsubCmds{chans: p.PubSubChannels(ctx, "*"), pats: p.PubSubNumPat(ctx), shards: p.PubSubShardChannels(ctx, "*")}
+}
+
+// state records the replies once the pipeline ran without error.
+func (c pubsubCmds) state(n *Normalizer) map[string]any {
+	shard := c.shards.Val()
 	sort.Strings(shard)
 	shards := make([]any, len(shard))
-	for i, c := range shard {
-		shards[i] = n.Text(c)
+	for i, ch := range shard {
+		shards[i] = n.Text(ch)
 	}
-	return map[string]any{"channels": chans, "patterns": pats - 1, "shard_channels": shards}, nil
+	return map[string]any{"channels": channels(c.chans.Val(), n), "patterns": c.pats.Val() - 1, "shard_channels": shards}
 }
 
 // pubsubCommands are the commands a "pubsub" command log keeps (§8.1).
@@ -74,18 +85,15 @@ func (l *commandLog) begin(step int) {
 	}
 }
 
-// end returns the pub/sub commands of C1, then of C2, each in the order
-// Redis executed them, as [client, COMMAND, args...].
-func (l *commandLog) end(step int, n *Normalizer) []any {
-	ctx := context.Background()
-	if err := l.raw.Echo(ctx, marker(step, "end")).Err(); err != nil {
-		l.t.Fatalf("echo: %v", err)
-	}
+// end returns the pub/sub commands of C1, then of C2 (all commands with
+// l.all), each in the order Redis executed them, as [client, COMMAND,
+// args...], once the step's end marker was sent (replay.endStep); names
+// maps connection addresses to client names.
+func (l *commandLog) end(step int, names map[string]string, n *Normalizer) []any {
 	if l.all {
-		return l.endAll(step, n)
+		return l.endAll(step, names, n)
 	}
 	lines := redistest.CommandsBetween(l.t, l.m, marker(step, "begin"), marker(step, "end"))
-	names := l.clientNames()
 	byClient := map[string][]any{}
 	for _, c := range lines {
 		name := names[c.Client]
@@ -101,12 +109,9 @@ func (l *commandLog) end(step int, n *Normalizer) []any {
 	return append(append([]any{}, byClient["C1"]...), byClient["C2"]...)
 }
 
-// clientNames maps each connection's address to its client name.
-func (l *commandLog) clientNames() map[string]string {
-	list, err := l.raw.ClientList(context.Background()).Result()
-	if err != nil {
-		l.t.Fatalf("CLIENT LIST: %v", err)
-	}
+// clientNames maps each connection's address in a CLIENT LIST reply to
+// its client name.
+func clientNames(list string) map[string]string {
 	names := map[string]string{}
 	for _, line := range strings.Split(list, "\n") {
 		var addr, name string
@@ -134,10 +139,7 @@ var skippedCommands = map[string]bool{
 // endAll returns every command of C1, then of C2, with their scripts'
 // calls ("lua") after the script that made them; decimal arguments within
 // 10¹⁰ ms of the line's own MONITOR time become {"rel": [lo, hi]} (§8.2).
-func (l *commandLog) endAll(step int, n *Normalizer) []any {
-	if err := l.raw.Echo(context.Background(), marker(step, "end")).Err(); err != nil {
-		l.t.Fatalf("echo: %v", err)
-	}
+func (l *commandLog) endAll(step int, names map[string]string, n *Normalizer) []any {
 	begin, end := marker(step, "begin"), marker(step, "end")
 	type line struct {
 		ms int64
@@ -180,7 +182,6 @@ collect:
 			l.t.Fatalf("end marker not seen")
 		}
 	}
-	names := l.clientNames()
 	byClient := map[string][]any{}
 	last := "" // the client of the script a "lua" line belongs to: the line before
 	for _, ln := range lines {

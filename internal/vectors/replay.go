@@ -3,6 +3,7 @@ package vectors
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/redistest"
 )
@@ -113,7 +113,9 @@ type Deviation struct {
 // exceptions, and the decided deviations.
 type Actions[C, H any] struct {
 	// NewClient returns a client for the scenario's settings and its
-	// client id (the UUID of owner fields). It is closed at cleanup.
+	// client id (the UUID of owner fields). t is the attempt's (see
+	// ReplayFresh): the client's Close registered with t.Cleanup runs
+	// when the attempt ends.
 	NewClient func(t testing.TB, srv *redistest.Server, sc Scenario) (client C, id string)
 	Calls     map[string]Call[C, H]
 	Queries   map[string]Query[C, H]
@@ -140,23 +142,89 @@ const firstOwner = 1000
 // Replay runs scenario sc on srv with two clients, C1 and C2, and actors
 // T1, T2 (on C1 unless the scenario says otherwise) and T3, and compares
 // every step's outcome, published messages and the whole normalized Redis
-// state with the record (testdata/README.md §5).
+// state with the record (testdata/README.md §5). A scenario that differs
+// from the record while the replay's own overhead may have shifted a
+// bucket is replayed from scratch, up to Attempts times (RetryOnOverhead);
+// a pass is still an exact match. acts keeps no state of its own between
+// steps (the actors keep the holds); a table that does uses ReplayFresh.
 func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Actions[C, H]) {
 	t.Helper()
-	ctx := context.Background()
+	ReplayFresh(t, srv, sc, func(testing.TB) Actions[C, H] { return acts })
+}
+
+// ReplayFresh is Replay for an Actions table with state of its own across
+// steps (subscriptions, inboxes, a count of the clients made): newActions
+// makes the table of one attempt, so that every attempt starts afresh, as
+// do its database (flushed), clients and actors. newActions and the
+// table's NewClient get the attempt's t: the functions registered with its
+// Cleanup run when the attempt ends, newest first, before the next attempt
+// starts; its failures are the test's.
+func ReplayFresh[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, newActions func(t testing.TB) Actions[C, H]) {
+	t.Helper()
 	raw := redistest.Client(t, srv)
+	RetryOnOverhead(t, sc.Name, sc.TTLGridMS, func() (*Mismatch, time.Duration) {
+		return replayOnce(t, srv, raw, sc, newActions, nil)
+	})
+}
+
+// attemptT is the testing.TB of one attempt: what is registered with its
+// Cleanup runs when the attempt ends; everything else is the test's.
+type attemptT struct {
+	testing.TB
+	mu       sync.Mutex
+	cleanups []func()
+}
+
+func (a *attemptT) Cleanup(f func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cleanups = append(a.cleanups, f)
+}
+
+// end runs the attempt's cleanups, newest first.
+func (a *attemptT) end() {
+	a.mu.Lock()
+	fs := a.cleanups
+	a.cleanups = nil
+	a.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
+
+// replayOnce replays sc once from an empty database with the clients and
+// actors of a new table, and returns the first difference from the record
+// with the overhead measured at its step, or nil. stall, when set (the
+// package's own tests), returns extra time to spend before a step's
+// snapshot: overhead the replay did not cause itself.
+func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client, sc Scenario,
+	newActions func(t testing.TB) Actions[C, H], stall func(step int) time.Duration) (*Mismatch, time.Duration) {
+	t.Helper()
+	at := &attemptT{TB: t}
+	// Cancelled when the attempt ends, so that a call still pending when
+	// it stopped at a difference returns.
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &replay[C, H]{t: t, ctx: ctx, raw: raw, pending: map[string]chan outcome{}}
+	defer func() {
+		cancel()
+		at.end()
+		r.drain(func(key string) { t.Errorf("%s still running after the attempt ended", key) })
+	}()
 	if err := raw.FlushAll(ctx).Err(); err != nil {
 		t.Fatalf("FLUSHALL: %v", err)
 	}
+	acts := newActions(at)
+	r.acts = acts
 	n := NewNormalizer(sc.TTLGridMS)
 	if acts.StreamIDs {
 		n.NumberStreamIDs()
 	}
-	c1, id1 := acts.NewClient(t, srv, sc)
-	c2, id2 := acts.NewClient(t, srv, sc)
+	r.n = n
+	c1, id1 := acts.NewClient(at, srv, sc)
+	c2, id2 := acts.NewClient(at, srv, sc)
 	n.AddClient(id1, "C1")
 	n.AddClient(id2, "C2")
-	actors := map[string]*Actor[C, H]{}
+	r.actors = map[string]*Actor[C, H]{}
 	for i, name := range []string{"T1", "T2", "T3"} {
 		c, id := c1, id1
 		if sc.Actors[name] == "C2" {
@@ -164,7 +232,7 @@ func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Act
 		}
 		owner := int64(firstOwner + i)
 		n.AddOwner(id, owner, name)
-		actors[name] = &Actor[C, H]{Name: name, Client: c, Owner: owner, holds: map[string][]H{}, norm: n}
+		r.actors[name] = &Actor[C, H]{Name: name, Client: c, Owner: owner, holds: map[string][]H{}, norm: n}
 	}
 	msgs, err := NewMessages(ctx, raw)
 	if err != nil {
@@ -179,42 +247,54 @@ func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Act
 		cmds.all = acts.AllCommands
 		defer cmds.close()
 	}
-
-	r := &replay[C, H]{t: t, ctx: ctx, raw: raw, n: n, acts: acts, actors: actors, pending: map[string]chan outcome{}}
 	for _, d := range acts.Deviations {
 		if d.Scenario == sc.Name {
 			r.deviations = append(r.deviations, d)
 		}
 	}
 	applied := map[int]bool{}
+	r.clock.Start()
 	for _, st := range sc.Steps {
 		if cmds != nil {
 			cmds.begin(st.Step)
 		}
 		got := r.step(st)
 		if ms, ok := st.Raw["settle_ms"].(float64); ok {
-			time.Sleep(time.Duration(ms) * time.Millisecond) // recorded: the library finishes asynchronously
+			d := time.Duration(ms) * time.Millisecond
+			time.Sleep(d) // recorded: the library finishes asynchronously
+			r.clock.AddNominal(d)
 		}
-		if cmds != nil {
-			got["commands"] = cmds.end(st.Step, n)
-		}
-		if _, ok := st.Raw["pubsub"]; ok {
-			ps, err := PubSubState(ctx, raw, n)
-			if err != nil {
-				t.Fatalf("step %d: %v", st.Step, err)
-			}
-			got["pubsub"] = ps
-		}
-		m, err := msgs.Collect(ctx, n)
+		// One round trip ends the step: its command log's marker, the
+		// messages' marker (awaited after the snapshot, so that its
+		// delivery overlaps the snapshot's reads), the names of the
+		// connections and the pub/sub state.
+		_, withPubSub := st.Raw["pubsub"]
+		end, err := r.endStep(st.Step, msgs, cmds != nil, withPubSub)
 		if err != nil {
 			t.Fatalf("step %d: %v", st.Step, err)
 		}
-		got["messages"] = m
+		if stall != nil {
+			time.Sleep(stall(st.Step))
+		}
+		// Read just before the snapshot reads the clock its buckets count
+		// from.
+		over := r.clock.Overhead()
 		state, err := n.Snapshot(ctx, raw)
 		if err != nil {
 			t.Fatalf("step %d: %v", st.Step, err)
 		}
 		got["state"] = state
+		if cmds != nil {
+			got["commands"] = cmds.end(st.Step, end.names, n)
+		}
+		if withPubSub {
+			got["pubsub"] = end.pubsub
+		}
+		m, err := msgs.wait(ctx, n, end.mark)
+		if err != nil {
+			t.Fatalf("step %d: %v", st.Step, err)
+		}
+		got["messages"] = m
 		want := st.Raw
 		if cmds != nil && cmds.all {
 			want = withoutScriptCalls(want)
@@ -225,19 +305,68 @@ func Replay[C, H any](t *testing.T, srv *redistest.Server, sc Scenario, acts Act
 				applied[i] = true
 			}
 		}
-		r.compare(st, want, got)
+		if mm := r.compare(st, want, got); mm != nil {
+			return mm, over
+		}
 	}
 	for i, d := range r.deviations {
 		if !applied[i] {
 			t.Fatalf("deviation at %s step %d matches no step", d.Scenario, d.Step)
 		}
 	}
+	r.drain(func(key string) { t.Fatalf("%s still running at the end of the scenario", key) })
+	return nil, 0
+}
+
+// stepEnd is what endStep read.
+type stepEnd struct {
+	mark   string            // the messages' marker
+	names  map[string]string // connection address → client name
+	pubsub map[string]any    // the "pubsub" record
+}
+
+// endStep sends, in one pipeline, the command log's end marker and CLIENT
+// LIST (withCommands), the messages' marker, and the reads of the "pubsub"
+// record (withPubSub).
+func (r *replay[C, H]) endStep(step int, msgs *Messages, withCommands, withPubSub bool) (stepEnd, error) {
+	var end stepEnd
+	var list *redis.StringCmd
+	var ps pubsubCmds
+	_, err := r.raw.Pipelined(r.ctx, func(p redis.Pipeliner) error {
+		if withCommands {
+			p.Echo(r.ctx, marker(step, "end"))
+		}
+		end.mark = msgs.mark(r.ctx, p)
+		if withCommands {
+			list = p.ClientList(r.ctx)
+		}
+		if withPubSub {
+			ps = queuePubSub(r.ctx, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return end, err
+	}
+	if withCommands {
+		end.names = clientNames(list.Val())
+	}
+	if withPubSub {
+		end.pubsub = ps.state(r.n)
+	}
+	return end, nil
+}
+
+// drain waits for the calls still pending, each for up to awaitTimeout,
+// and reports those that did not return.
+func (r *replay[C, H]) drain(stuck func(key string)) {
 	for key, ch := range r.pending {
 		select {
 		case <-ch:
 		case <-time.After(awaitTimeout):
-			t.Fatalf("%s still running at the end of the scenario", key)
+			stuck(key)
 		}
+		delete(r.pending, key)
 	}
 }
 
@@ -255,6 +384,7 @@ type replay[C, H any] struct {
 	actors     map[string]*Actor[C, H]
 	pending    map[string]chan outcome
 	deviations []Deviation
+	clock      Clock
 }
 
 func (r *replay[C, H]) actor(st Step) *Actor[C, H] {
@@ -307,15 +437,19 @@ func (r *replay[C, H]) step(st Step) map[string]any {
 		go func() { ch <- r.call(a, st) }()
 		r.pending[st.Actor+"/"+st.Object+"/"+st.Op] = ch
 		time.Sleep(settleTime)
+		r.clock.AddNominal(settleTime)
 		got["pending"] = len(ch) == 0
 		if want, ok := st.Raw["subscribed_channels"].([]any); ok && len(ch) == 0 {
 			// A slow machine may need longer than the settle time to
 			// subscribe: wait for what Java had subscribed, with a
-			// deadline, before recording.
+			// deadline, before recording. The library's time, counted
+			// as nominal (Clock).
+			began := time.Now()
 			redistest.Eventually(t, 5*time.Second, "the started call subscribed", func() bool {
 				chans, err := Channels(r.ctx, r.raw, r.n)
 				return err == nil && containsAll(chans, want)
 			})
+			r.clock.AddNominal(time.Since(began))
 		}
 		chans, err := Channels(r.ctx, r.raw, r.n)
 		if err != nil {
@@ -325,13 +459,15 @@ func (r *replay[C, H]) step(st Step) map[string]any {
 	case "await":
 		r.record(got, r.await(st, st.Actor+"/"+st.Object+"/"+st.Op))
 	case "sleep":
-		time.Sleep(time.Duration(st.MS) * time.Millisecond) // recorded: the TTLs that follow count it
+		d := time.Duration(st.MS) * time.Millisecond
+		time.Sleep(d) // recorded: the TTLs that follow count it
+		r.clock.AddNominal(d)
 	case "raw":
 		// What a Go service would send, over the recorder's connection.
 		args := st.Raw["command"].([]any)
 		reply, err := r.raw.Do(r.ctx, args...).Result()
 		if err != nil {
-			t.Fatalf("step %d: raw %v: %v", st.Step, args, err)
+			reply = fmt.Sprintf("raw %v failed: %v", args, err) // differs from any recorded reply
 		}
 		got["reply"] = reply
 	default:
@@ -345,6 +481,10 @@ func (r *replay[C, H]) await(st Step, key string) outcome {
 	if ch == nil {
 		r.t.Fatalf("step %d: no pending %s", st.Step, key)
 	}
+	// The wait is the library's time, counted as nominal (Clock): a late
+	// result fails rather than earning another attempt.
+	began := time.Now()
+	defer func() { r.clock.AddNominal(time.Since(began)) }()
 	select {
 	case o := <-ch:
 		delete(r.pending, key)
@@ -360,7 +500,7 @@ func (r *replay[C, H]) query(st Step, a *Actor[C, H], q string) any {
 	if vq := r.acts.ValueQueries[name]; vq != nil && hasArg {
 		v, err := vq(r.ctx, a, st.Object, strings.TrimSuffix(argName, ")"))
 		if err != nil {
-			r.t.Fatalf("step %d: query %s: %v", st.Step, q, err)
+			return queryError(err)
 		}
 		return v
 	}
@@ -377,13 +517,19 @@ func (r *replay[C, H]) query(st Step, a *Actor[C, H], q string) any {
 	}
 	v, err := fn(r.ctx, a, st.Object, arg)
 	if err != nil {
-		r.t.Fatalf("step %d: query %s: %v", st.Step, q, err)
+		return queryError(err)
 	}
 	if d, ok := v.(time.Duration); ok {
 		return r.n.TTL(d)
 	}
 	return v
 }
+
+// queryError records a query's error as its result: no record holds one,
+// so it differs from the record, and the difference says what failed. A
+// difference rather than a failure on the spot, because a value that
+// expired early (the replay's overhead) can make a query fail.
+func queryError(err error) string { return fmt.Sprintf("query failed: %v", err) }
 
 func (r *replay[C, H]) record(into map[string]any, o outcome) {
 	if o.err != nil {
@@ -438,10 +584,10 @@ func (r *replay[C, H]) deviate(st Step, d Deviation) map[string]any {
 	return want
 }
 
-// compare checks the fields a replay must reproduce (testdata/README.md §5).
-func (r *replay[C, H]) compare(st Step, want, got map[string]any) {
-	t := r.t
-	t.Helper()
+// compare returns the first field a replay must reproduce
+// (testdata/README.md §5) that differs from the record, or nil.
+func (r *replay[C, H]) compare(st Step, want, got map[string]any) *Mismatch {
+	where := fmt.Sprintf("step %d (%s %s %s)", st.Step, st.Actor, st.Op, st.Java)
 	for _, field := range []string{"ok", "result", "messages", "state", "pending", "completed", "reply", "pubsub", "commands"} {
 		w, inWant := want[field]
 		g, inGot := got[field]
@@ -451,23 +597,23 @@ func (r *replay[C, H]) compare(st Step, want, got map[string]any) {
 		if field == "completed" {
 			w = stripMessages(w)
 		}
-		require.Equal(t, JSON(w), JSON(g), "step %d (%s %s %s): %s", st.Step, st.Actor, st.Op, st.Java, field)
+		if w, g := JSON(w), JSON(g); !reflect.DeepEqual(w, g) {
+			return &Mismatch{Where: where, Field: field, Want: w, Got: g}
+		}
 	}
 	if w, ok := want["error"].(map[string]any); ok {
 		g, _ := got["error"].(map[string]any)
-		if g == nil {
-			t.Fatalf("step %d: expected error %v, got none", st.Step, w["class"])
-		}
-		if w["class"] != g["class"] {
-			t.Fatalf("step %d: error class: want %v, got %v", st.Step, w["class"], g["class"])
+		if g["class"] != w["class"] {
+			return &Mismatch{Where: where, Field: "error class", Want: w["class"], Got: g["class"]}
 		}
 	}
 	if w, ok := want["subscribed_channels"].([]any); ok {
 		g, _ := got["subscribed_channels"].([]any)
 		if !containsAll(g, w) {
-			t.Fatalf("step %d: subscribed channels: want %v among %v", st.Step, w, g)
+			return &Mismatch{Where: where, Field: "subscribed channels (all of want among got)", Want: w, Got: g}
 		}
 	}
+	return nil
 }
 
 func containsAll(have, want []any) bool {

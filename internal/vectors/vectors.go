@@ -3,7 +3,9 @@
 // loads scenarios, captures published messages with a raw PSUBSCRIBE *
 // connection and a marker, snapshots every key, and normalizes what it saw
 // with the rules of testdata/README.md §3–§4, so an object's test can compare
-// its own records with Java's as JSON values.
+// its own records with Java's as JSON values. Replay drives a scenario's
+// steps; a scenario whose wall-clock buckets the replay's own slowness may
+// have shifted is replayed from scratch (overhead.go).
 package vectors
 
 import (
@@ -310,64 +312,77 @@ func value(b string) any {
 const registrationPrefix = "redisson-go:client:"
 
 // Snapshot reads every key of the database and normalizes it into the
-// record's "state" object.
+// record's "state" object. Its reads take three round trips whatever the
+// number of keys (KEYS; TYPE and PTTL of each; their contents), a fourth
+// for the consumers of a stream's groups, so that the replay's time per
+// step, which adds to every TTL it observes (§4.6), stays small.
 func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[string]any, error) {
 	now := time.Now().UnixMilli()
-	keys, err := rdb.Keys(ctx, "*").Result()
+	all, err := rdb.Keys(ctx, "*").Result()
 	if err != nil {
 		return nil, err
+	}
+	keys := all[:0]
+	for _, k := range all {
+		if !strings.HasPrefix(k, registrationPrefix) {
+			keys = append(keys, k) // not this library's own client record, which Java never writes or reads
+		}
 	}
 	// Latches are numbered in the order of their names with the id masked.
 	sort.Slice(keys, func(i, j int) bool {
 		return latchRE.ReplaceAllString(keys[i], "$1:") < latchRE.ReplaceAllString(keys[j], "$1:")
 	})
 	state := map[string]any{}
-	for _, k := range keys {
-		if strings.HasPrefix(k, registrationPrefix) {
-			continue // this library's own client record, which Java never writes or reads
+	if len(keys) == 0 {
+		return state, nil
+	}
+	types := make([]*redis.StatusCmd, len(keys))
+	pttls := make([]*redis.DurationCmd, len(keys))
+	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			types[i] = p.Type(ctx, k)
+			pttls[i] = p.PTTL(ctx, k)
 		}
-		typ, err := rdb.Type(ctx, k).Result()
-		if err != nil {
-			return nil, err
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	reads := make([]keyRead, len(keys))
+	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			reads[i] = queueRead(ctx, p, k, types[i].Val())
 		}
-		pttl, err := rdb.PTTL(ctx, k).Result()
-		if err != nil {
-			return nil, err
-		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	groups, err := streamGroups(ctx, rdb, keys, reads)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		typ, pttl := types[i].Val(), pttls[i].Val()
 		nk := n.Key(k)
 		entry := map[string]any{"type": typ}
+		rd := reads[i]
 		switch typ {
 		case "string":
-			v, err := rdb.Get(ctx, k).Result()
-			if err != nil {
-				return nil, err
-			}
-			entry["value"] = n.textValue(v)
+			entry["value"] = n.textValue(rd.str.Val())
 		case "hash":
-			h, err := rdb.HGetAll(ctx, k).Result()
-			if err != nil {
-				return nil, err
-			}
 			m := map[string]any{}
-			for f, v := range h {
+			for f, v := range rd.hash.Val() {
 				m[n.Text(f)] = n.textValue(v)
 			}
 			entry["value"] = m
 		case "list":
-			l, err := rdb.LRange(ctx, k, 0, -1).Result()
-			if err != nil {
-				return nil, err
-			}
+			l := rd.list.Val()
 			out := make([]any, len(l))
 			for i, v := range l {
 				out[i] = n.textValue(v)
 			}
 			entry["value"] = out
 		case "set":
-			s, err := rdb.SMembers(ctx, k).Result()
-			if err != nil {
-				return nil, err
-			}
+			s := rd.list.Val()
 			out := make([]string, len(s))
 			for i, v := range s {
 				out[i] = n.Text(v)
@@ -379,10 +394,7 @@ func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[strin
 			}
 			entry["value"] = vals
 		case "zset":
-			z, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
-			if err != nil {
-				return nil, err
-			}
+			z := rd.zset.Val()
 			out := make([]any, len(z))
 			for i, m := range z {
 				member := m.Member.(string)
@@ -401,11 +413,7 @@ func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[strin
 			}
 			entry["value"] = out
 		case "stream":
-			v, err := n.stream(ctx, rdb, k)
-			if err != nil {
-				return nil, err
-			}
-			entry["value"] = v
+			entry["value"] = n.stream(rd, groups[i])
 		}
 		switch {
 		case pttl < 0:
@@ -421,6 +429,40 @@ func (n *Normalizer) Snapshot(ctx context.Context, rdb *redis.Client) (map[strin
 		state[nk] = entry
 	}
 	return state, nil
+}
+
+// keyRead is the queued read of one key's contents; the field its type
+// reads is set.
+type keyRead struct {
+	str  *redis.StringCmd
+	hash *redis.MapStringStringCmd
+	list *redis.StringSliceCmd // a list's or a set's members
+	zset *redis.ZSliceCmd
+	// A stream's entries, XINFO STREAM and XINFO GROUPS.
+	entries      *redis.XMessageSliceCmd
+	info, groups *redis.Cmd
+}
+
+// queueRead queues the read of key k of type typ in p.
+func queueRead(ctx context.Context, p redis.Pipeliner, k, typ string) keyRead {
+	var rd keyRead
+	switch typ {
+	case "string":
+		rd.str = p.Get(ctx, k)
+	case "hash":
+		rd.hash = p.HGetAll(ctx, k)
+	case "list":
+		rd.list = p.LRange(ctx, k, 0, -1)
+	case "set":
+		rd.list = p.SMembers(ctx, k)
+	case "zset":
+		rd.zset = p.ZRangeWithScores(ctx, k, 0, -1)
+	case "stream":
+		rd.entries = p.XRange(ctx, k, "-", "+")
+		rd.info = p.Do(ctx, "XINFO", "STREAM", k)
+		rd.groups = p.Do(ctx, "XINFO", "GROUPS", k)
+	}
+	return rd
 }
 
 func (n *Normalizer) textValue(v string) any {
@@ -471,11 +513,27 @@ func (m *Messages) Close() error { return m.ps.Close() }
 // Collect publishes a marker and returns, in arrival order, every message
 // that arrived before it, as [channel, payload] pairs, normalized.
 func (m *Messages) Collect(ctx context.Context, n *Normalizer) ([]any, error) {
-	m.seq++
-	mark := strconv.Itoa(m.seq)
-	if err := m.rdb.Publish(ctx, m.marker, mark).Err(); err != nil {
+	var mark string
+	if _, err := m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mark = m.mark(ctx, p)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
+	return m.wait(ctx, n, mark)
+}
+
+// mark queues the publication of the next marker in p and returns it.
+func (m *Messages) mark(ctx context.Context, p redis.Pipeliner) string {
+	m.seq++
+	mark := strconv.Itoa(m.seq)
+	p.Publish(ctx, m.marker, mark)
+	return mark
+}
+
+// wait returns, in arrival order, every message that arrived before mark,
+// normalized.
+func (m *Messages) wait(ctx context.Context, n *Normalizer, mark string) ([]any, error) {
 	out := []any{}
 	for {
 		msg, err := m.ps.ReceiveTimeout(ctx, 5*time.Second)
@@ -503,6 +561,10 @@ func Channels(ctx context.Context, rdb *redis.Client, n *Normalizer) ([]any, err
 	if err != nil {
 		return nil, err
 	}
+	return channels(chs, n), nil
+}
+
+func channels(chs []string, n *Normalizer) []any {
 	var out []string
 	for _, c := range chs {
 		if c == markerChannel {
@@ -515,7 +577,7 @@ func Channels(ctx context.Context, rdb *redis.Client, n *Normalizer) ([]any, err
 	for i, c := range out {
 		res[i] = c
 	}
-	return res, nil
+	return res
 }
 
 // JSON round-trips v through encoding/json so it compares with a decoded
@@ -532,14 +594,43 @@ func JSON(v any) any {
 	return out
 }
 
+// streamGroup is one consumer group of a stream as read: its XINFO GROUPS
+// entry and its XINFO CONSUMERS reply.
+type streamGroup struct {
+	info      map[string]any
+	consumers *redis.Cmd
+}
+
+// streamGroups reads the consumers of every group of the streams among
+// keys, in one round trip, and returns the groups by the stream's index.
+func streamGroups(ctx context.Context, rdb *redis.Client, keys []string, reads []keyRead) (map[int][]*streamGroup, error) {
+	out := map[int][]*streamGroup{}
+	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, rd := range reads {
+			if rd.groups == nil {
+				continue
+			}
+			list, _ := rd.groups.Val().([]any)
+			for _, g := range list {
+				sg := &streamGroup{info: fieldMap(g)}
+				sg.consumers = p.Do(ctx, "XINFO", "CONSUMERS", keys[i], fmt.Sprint(sg.info["name"]))
+				out[i] = append(out[i], sg)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // stream records a stream as §8.2 lays it out: entries (XRANGE), the
 // stream's last-generated-id and entries-added (XINFO STREAM), its groups
 // sorted by normalized name with their consumers (XINFO GROUPS/CONSUMERS).
-func (n *Normalizer) stream(ctx context.Context, rdb *redis.Client, k string) (map[string]any, error) {
-	msgs, err := rdb.XRange(ctx, k, "-", "+").Result()
-	if err != nil {
-		return nil, err
-	}
+// Ids are normalized in that order, the groups' in the order Redis lists
+// them, which numbers new ones (§8.2).
+func (n *Normalizer) stream(rd keyRead, groups []*streamGroup) map[string]any {
+	msgs := rd.entries.Val()
 	entries := make([]any, len(msgs))
 	for i, m := range msgs {
 		fields := map[string]any{}
@@ -548,37 +639,23 @@ func (n *Normalizer) stream(ctx context.Context, rdb *redis.Client, k string) (m
 		}
 		entries[i] = []any{n.Text(m.ID), fields}
 	}
-	info, err := rdb.Do(ctx, "XINFO", "STREAM", k).Result()
-	if err != nil {
-		return nil, err
-	}
-	si := fieldMap(info)
+	si := fieldMap(rd.info.Val())
 	out := map[string]any{
 		"entries":           entries,
 		"last-generated-id": n.Text(fmt.Sprint(si["last-generated-id"])),
 		"entries-added":     si["entries-added"],
 	}
-	gs, err := rdb.Do(ctx, "XINFO", "GROUPS", k).Result()
-	if err != nil {
-		return nil, err
-	}
-	list, _ := gs.([]any)
-	groups := make([]map[string]any, 0, len(list))
-	for _, g := range list {
-		gm := fieldMap(g)
-		name := fmt.Sprint(gm["name"])
-		cs, err := rdb.Do(ctx, "XINFO", "CONSUMERS", k, name).Result()
-		if err != nil {
-			return nil, err
-		}
-		clist, _ := cs.([]any)
+	recs := make([]map[string]any, 0, len(groups))
+	for _, g := range groups {
+		clist, _ := g.consumers.Val().([]any)
 		consumers := make([]any, 0, len(clist))
 		for _, c := range clist {
 			cm := fieldMap(c)
 			consumers = append(consumers, map[string]any{"name": n.Text(fmt.Sprint(cm["name"])), "pending": cm["pending"]})
 		}
-		groups = append(groups, map[string]any{
-			"name":              n.Text(name),
+		gm := g.info
+		recs = append(recs, map[string]any{
+			"name":              n.Text(fmt.Sprint(gm["name"])),
 			"consumers":         gm["consumers"],
 			"pending":           gm["pending"],
 			"last-delivered-id": n.Text(fmt.Sprint(gm["last-delivered-id"])),
@@ -587,13 +664,13 @@ func (n *Normalizer) stream(ctx context.Context, rdb *redis.Client, k string) (m
 			"consumer_list":     consumers,
 		})
 	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i]["name"].(string) < groups[j]["name"].(string) })
-	gl := make([]any, len(groups))
-	for i, g := range groups {
+	sort.Slice(recs, func(i, j int) bool { return recs[i]["name"].(string) < recs[j]["name"].(string) })
+	gl := make([]any, len(recs))
+	for i, g := range recs {
 		gl[i] = g
 	}
 	out["groups"] = gl
-	return out, nil
+	return out
 }
 
 // fieldMap reads an XINFO reply: a RESP3 map or a RESP2 flat list.
