@@ -43,7 +43,11 @@ type Client struct {
 // deadlines pulled in by a call whose context ends before go-redis'
 // ReadTimeout, which bounds such a call without a goroutine (see
 // docs/ownership.md). Create the Client before rdb's first commands, so that
-// its connections have the hook.
+// its connections have the hook. On a *redis.ClusterClient it adds the hook
+// to every node client: through OnNewNode to nodes made from then on, and
+// to nodes made before when a call first goes to them; a connection such a
+// node dialled before is closed (QUIT) when first set aside, and the pool
+// dials a hooked one.
 func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	if rdb == nil {
 		return nil, errors.New("redisson: New needs a Redis client")

@@ -130,7 +130,7 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 	_, _ = rand.Read(id[:])
 	var res any
 	var err error
-	if cctx, pin, inline := l.rt.Inline(ctx); inline {
+	if cctx, pin, inline := l.rt.InlineFor(ctx, l.keys[0]); inline {
 		res, err = l.acquireOnce(cctx, n, id)
 		pin.Done()
 	} else {

@@ -33,7 +33,8 @@ import (
 // go-redis sets both deadlines before each write and read, so the limit
 // takes effect without our touching the socket. A connection dialled before
 // the hook was added (the application's own first commands) cannot be
-// claimed: calls on it go through Bounded as before.
+// claimed: calls on it go through Bounded as before. On a cluster every node
+// client gets the hook (see cluster_bind.go).
 
 // claimPrefix starts the ECHO argument of a claim; the token follows as
 // claimTokenLen hex digits.
@@ -47,6 +48,19 @@ type binder struct {
 	pending atomic.Int32 // claims under way: Write looks for tokens
 	mu      sync.Mutex
 	found   map[string]*boundConn
+
+	// opaque: the dialer made a connection that cannot be wrapped (TLS);
+	// a connection without a boundConn then says nothing about when it
+	// was dialled.
+	opaque atomic.Bool
+
+	// On a cluster (see cluster_bind.go): the cluster client, the node
+	// clients given the hook (*redis.Client keys), whether the slot map
+	// has been read, and whether a read of it is under way.
+	cc      *redis.ClusterClient
+	hooked  sync.Map
+	ready   atomic.Bool
+	reading atomic.Bool
 }
 
 func (b *binder) DialHook(next redis.DialHook) redis.DialHook {
@@ -60,6 +74,7 @@ func (b *binder) DialHook(next redis.DialHook) redis.DialHook {
 		// through Bounded.
 		sc, ok := c.(syscall.Conn)
 		if !ok {
+			b.opaque.Store(true)
 			return c, nil
 		}
 		return &boundConn{Conn: c, sc: sc, b: b}, nil

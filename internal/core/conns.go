@@ -29,6 +29,10 @@ import (
 // pool after dedicatedAge and is taken again. At most a quarter of
 // the pool (and 2 × GOMAXPROCS) is kept per node, so the application keeps
 // the rest; when all are busy, calls use the pool as before.
+//
+// On a single node every script call may take one; on a cluster only calls
+// bound by their context do (see evalBound), on the key's master: the
+// others go through the cluster client, which follows redirections.
 
 // dedicatedIdle is how long a dedicated connection may sit unused and still
 // be trusted without the pool's probe. Redis' own idle timeout ("timeout")
@@ -50,8 +54,14 @@ type dedicatedConns struct {
 
 type nodeConns struct {
 	free []*dedicatedConn // most recently used last
-	open int
-	max  int
+	// parked: on a cluster, connections that cannot be bound (dialled
+	// before the node had the dial hook) and could not be retired, kept
+	// out of the pool so that it dials hooked ones instead of handing them
+	// out again (see retire).
+	parked []*dedicatedConn
+	open   int // free, parked and in use
+	max    int
+	last   time.Time // last get
 }
 
 type dedicatedConn struct {
@@ -68,13 +78,16 @@ type dedicatedConn struct {
 	// on a connection never put into the pool, so an unprimed one goes
 	// back after its first command; the one taken next is primed.
 	primed bool
+	// slot, on a cluster, is the hash slot of the key a Pin reserved it
+	// for (see reserveFor).
+	slot int
 }
 
 // get returns a dedicated connection to node, or nil when the caller should
 // use the pool.
 func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 	now := time.Now()
-	var stale []*dedicatedConn
+	var stale, swept []*dedicatedConn
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -85,9 +98,14 @@ func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 	}
 	nc := d.nodes[node]
 	if nc == nil {
+		// A node not seen lately: on a cluster, a node client replaced
+		// after a failover or a resharding is never asked for again, so
+		// those unused for long give their connections back now.
+		swept = d.sweepLocked(now)
 		nc = &nodeConns{max: min(node.Options().PoolSize/4, 2*runtime.GOMAXPROCS(0))}
 		d.nodes[node] = nc
 	}
+	nc.last = now
 	idle := d.idle
 	if idle == 0 {
 		idle = dedicatedIdle
@@ -116,7 +134,7 @@ func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 		dc = &dedicatedConn{node: node, conn: node.Conn(), taken: now, primed: len(stale) > 0}
 	}
 	d.mu.Unlock()
-	for _, s := range stale {
+	for _, s := range append(stale, swept...) {
 		// Back to the pool, which probes it before its next use.
 		_ = s.conn.Close()
 	}
@@ -139,8 +157,10 @@ func (d *dedicatedConns) put(dc *dedicatedConn, err error) {
 	dc.used = time.Now()
 	d.mu.Lock()
 	nc := d.nodes[dc.node]
-	if d.closed {
-		nc.open--
+	if d.closed || nc == nil {
+		if nc != nil {
+			nc.open--
+		}
 		d.mu.Unlock()
 		_ = dc.conn.Close()
 		return
@@ -149,11 +169,45 @@ func (d *dedicatedConns) put(dc *dedicatedConn, err error) {
 	d.mu.Unlock()
 }
 
+// park keeps dc, which cannot be bound, out of both the pool and the free
+// list until Close or until its node goes unused (see parked).
+func (d *dedicatedConns) park(dc *dedicatedConn) {
+	d.mu.Lock()
+	nc := d.nodes[dc.node]
+	if d.closed || nc == nil {
+		if nc != nil {
+			nc.open--
+		}
+		d.mu.Unlock()
+		_ = dc.conn.Close()
+		return
+	}
+	nc.parked = append(nc.parked, dc)
+	d.mu.Unlock()
+}
+
 func (d *dedicatedConns) drop(dc *dedicatedConn) {
 	d.mu.Lock()
-	d.nodes[dc.node].open--
+	if nc := d.nodes[dc.node]; nc != nil {
+		nc.open--
+	}
 	d.mu.Unlock()
 	_ = dc.conn.Close()
+}
+
+// sweepLocked forgets the nodes no call has asked for in dedicatedAge and
+// nothing is taken from, and returns their connections, for the caller to
+// give back to their pools outside d.mu.
+func (d *dedicatedConns) sweepLocked(now time.Time) []*dedicatedConn {
+	var gone []*dedicatedConn
+	for node, nc := range d.nodes {
+		if nc.open == len(nc.free)+len(nc.parked) && now.Sub(nc.last) > dedicatedAge {
+			gone = append(gone, nc.free...)
+			gone = append(gone, nc.parked...)
+			delete(d.nodes, node)
+		}
+	}
+	return gone
 }
 
 // dropIdle gives the node's idle dedicated connections back to the pool,
@@ -162,8 +216,8 @@ func (d *dedicatedConns) dropIdle(node *redis.Client) {
 	d.mu.Lock()
 	var idle []*dedicatedConn
 	if nc := d.nodes[node]; nc != nil {
-		idle = nc.free
-		nc.free = nil
+		idle = append(nc.free, nc.parked...)
+		nc.free, nc.parked = nil, nil
 		nc.open -= len(idle)
 	}
 	d.mu.Unlock()
@@ -180,8 +234,9 @@ func (d *dedicatedConns) close() {
 	var all []*dedicatedConn
 	for _, nc := range d.nodes {
 		all = append(all, nc.free...)
-		nc.open -= len(nc.free)
-		nc.free = nil
+		all = append(all, nc.parked...)
+		nc.open -= len(nc.free) + len(nc.parked)
+		nc.free, nc.parked = nil, nil
 	}
 	d.mu.Unlock()
 	for _, dc := range all {
@@ -291,61 +346,78 @@ func (rt *Runtime) claim(ctx context.Context, dc *dedicatedConn) bool {
 }
 
 // reserve returns a free dedicated connection that calls under ctx can be
-// bound on (see Inline), or nil.
+// bound on (see Inline), or nil; on a cluster, where it depends on the key,
+// always nil (see reserveFor).
 func (rt *Runtime) reserve(ctx context.Context) *dedicatedConn {
-	if rt.binder == nil {
+	return rt.reserveFor(ctx, "")
+}
+
+// reserveFor returns a free dedicated connection to the master of key (on
+// a single node, the node) that calls under ctx can be bound on, or nil.
+func (rt *Runtime) reserveFor(ctx context.Context, key string) *dedicatedConn {
+	if rt.cluster && key == "" {
 		return nil
 	}
-	node := rt.redis.(*redis.Client)
-	if rt.sync.Enabled {
-		n, known := rt.sync.cached(ctx, node, rt.logger)
-		if !known || n > 0 {
-			return nil
-		}
-	}
-	dc := rt.conns.get(node)
-	if dc == nil {
-		return nil
-	}
-	if !dc.claimed && !rt.claim(ctx, dc) {
-		return nil
-	}
-	if dc.bc == nil {
-		rt.conns.put(dc, nil)
-		return nil
+	dc, _ := rt.takeBound(ctx, key)
+	if dc != nil && rt.cluster {
+		dc.slot = Slot(key)
 	}
 	return dc
 }
 
-// evalBound runs s under ctx on a dedicated connection bound by ctx (see
-// boundConn), without a goroutine. ok is false, with nothing sent, when
-// that cannot be done (a cluster, WAIT due or not known to be, no free or no
-// claimable dedicated connection, a command that never left): the caller
-// bounds the call with Bounded instead.
-func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []string, args []any) (v any, err error, ok bool) {
-	if rt.binder == nil {
-		return nil, nil, false
+// takeBound returns a free, claimed dedicated connection with a boundConn
+// to the master of key (on a single node, the node), or nil when there is
+// none: a cluster whose slot map was never read, WAIT due or not known to
+// be, none free, none claimable. lost is true when a claim could not be
+// made before ctx ended (nothing was sent).
+func (rt *Runtime) takeBound(ctx context.Context, key string) (dc *dedicatedConn, lost bool) {
+	node := rt.boundNode(ctx, key)
+	if node == nil {
+		return nil, false
 	}
-	node := rt.redis.(*redis.Client)
 	if rt.sync.Enabled {
 		n, known := rt.sync.cached(ctx, node, rt.logger)
 		if !known || n > 0 {
-			return nil, nil, false
+			return nil, false
 		}
 	}
-	dc := rt.conns.get(node)
+	dc = rt.conns.get(node)
 	if dc == nil {
-		return nil, nil, false
+		return nil, false
 	}
 	if !dc.claimed && !rt.claim(ctx, dc) {
-		if ctx.Err() != nil {
+		return nil, ctx.Err() != nil
+	}
+	if dc.bc == nil {
+		if rt.cluster && !rt.binder.opaque.Load() {
+			// Dialled before its node had the hook: the pool would hand
+			// it out again and again.
+			rt.retire(dc)
+		} else {
+			rt.conns.put(dc, nil)
+		}
+		return nil, false
+	}
+	return dc, false
+}
+
+// evalBound runs s under ctx on a dedicated connection bound by ctx (see
+// boundConn), without a goroutine. ok is false, with nothing run, when
+// that cannot be done (see takeBound; also a command that never left, and
+// on a cluster a refusal: MOVED, ASK, TRYAGAIN, CLUSTERDOWN, READONLY,
+// LOADING, MASTERDOWN): the caller bounds the call with Bounded instead,
+// and on a cluster sends it through the cluster client, which follows the
+// redirection.
+func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []string, args []any) (v any, err error, ok bool) {
+	if rt.binder == nil || len(keys) == 0 {
+		return nil, nil, false
+	}
+	dc, lost := rt.takeBound(ctx, keys[0])
+	if dc == nil {
+		if lost {
 			// Nothing was sent, but the caller's time is up.
 			return nil, &AbandonedError{Cause: context.Cause(ctx)}, true
 		}
-		return nil, nil, false
-	}
-	if dc.bc == nil {
-		rt.conns.put(dc, nil)
 		return nil, nil, false
 	}
 	stop := dc.bc.bind(ctx, rt.readTimeout <= 0)
@@ -353,7 +425,18 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 	dc.bc.unbind(stop)
 	rt.conns.put(dc, err)
 	switch {
-	case err == nil || isReply(err):
+	case err == nil:
+		return v, nil, true
+	case isReply(err):
+		if rt.cluster && refused(err) {
+			// It did not run: the cluster client sends it where the
+			// slot is now.
+			rt.reloadSlots()
+			if ctx.Err() != nil {
+				return nil, &AbandonedError{Cause: context.Cause(ctx)}, true
+			}
+			return nil, nil, false
+		}
 		return v, err, true
 	case ctx.Err() == nil && (NotSent(err) || isPeerClosed(err) && retry):
 		// As runOnNode: never sent, or sent to a connection the server had
@@ -367,10 +450,18 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 
 // evalPinned runs s on the connection pin holds, bound by the deadline of
 // the context pin was made for (see Inline); ok is false when pin holds
-// none (its first script took it).
+// none (its first script took it). On a cluster, ok is also false, with
+// nothing run, for a script whose key lies in another slot than the one
+// pin was made for, and for a refusal (see evalBound): the script then
+// goes through the cluster client, bounded by go-redis' ReadTimeout as the
+// inline call's later scripts are.
 func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []string, args []any) (v any, err error, ok bool) {
 	dc := pin.dc.Swap(nil)
 	if dc == nil {
+		return nil, nil, false
+	}
+	if rt.cluster && (len(keys) == 0 || Slot(keys[0]) != dc.slot) {
+		rt.conns.put(dc, nil)
 		return nil, nil, false
 	}
 	if d, has := pin.ctx.Deadline(); has {
@@ -380,6 +471,10 @@ func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []s
 	v, err = s.run(ctx, dc.conn, false, keys, args)
 	dc.bc.unbind(nil)
 	rt.conns.put(dc, err)
+	if err != nil && isReply(err) && rt.cluster && refused(err) {
+		rt.reloadSlots()
+		return nil, nil, false
+	}
 	if err != nil && !isReply(err) && isPeerClosed(err) && pin.ctx.Err() == nil {
 		return v, &StaleConnError{Err: err}, true
 	}

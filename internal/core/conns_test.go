@@ -108,3 +108,53 @@ type proto string
 
 func (p proto) Error() string { return string(p) }
 func (proto) RedisError()     {}
+
+// TestDedicatedForgetsUnusedNodes: when a node is first asked for, the
+// nodes nothing was taken from for dedicatedAge (on a cluster, node
+// clients replaced after a failover or a resharding) are forgotten and
+// their connections given back to their pools.
+func TestDedicatedForgetsUnusedNodes(t *testing.T) {
+	srvs := redistest.StartMasters(t, 2)
+	a, b := redistest.Client(t, srvs[0]), redistest.Client(t, srvs[1])
+	var d dedicatedConns
+	ctx := context.Background()
+	take := func(node *redis.Client) {
+		t.Helper()
+		dc := d.get(node)
+		require.NotNil(t, dc)
+		require.NoError(t, dc.conn.Ping(ctx).Err())
+		d.put(dc, nil)
+	}
+	take(a)
+	take(b)
+	// One of a's connections is parked (see retire): the sweep gives it
+	// back too.
+	d.nodes[a].max = 2
+	first, parked := d.get(a), d.get(a)
+	require.NoError(t, first.conn.Ping(ctx).Err())
+	require.NoError(t, parked.conn.Ping(ctx).Err())
+	d.park(parked)
+	d.put(first, nil)
+	require.EqualValues(t, 2, a.PoolStats().TotalConns)
+	d.mu.Lock()
+	require.Len(t, d.nodes, 2)
+	require.Len(t, d.nodes[a].parked, 1)
+	d.nodes[a].last = time.Now().Add(-2 * dedicatedAge)
+	d.mu.Unlock()
+	take(b)
+	d.mu.Lock()
+	require.Len(t, d.nodes, 2, "asking for a known node sweeps nothing")
+	d.mu.Unlock()
+
+	c := redistest.Client(t, redistest.StartServer(t))
+	take(c)
+	d.mu.Lock()
+	_, kept := d.nodes[a]
+	_, keptB := d.nodes[b]
+	d.mu.Unlock()
+	require.False(t, kept, "the node unused for long is forgotten")
+	require.True(t, keptB)
+	st := a.PoolStats()
+	require.Equal(t, st.TotalConns, st.IdleConns, "its connection is back in its pool: %+v", st)
+	d.close()
+}

@@ -61,8 +61,9 @@ type Runtime struct {
 	// ctxTimeouts: the go-redis client has ContextTimeoutEnabled, so it
 	// ends a call at its context's deadline by itself.
 	ctxTimeouts bool
-	// binder, on a single node (not a cluster), lets dedicated
-	// connections be bound by a call's context (see boundConn).
+	// binder lets dedicated connections be bound by a call's context (see
+	// boundConn): the client's dial hook on a single node, every node
+	// client's on a cluster (see cluster_bind.go).
 	binder   *binder
 	fairWait time.Duration
 	retry    RetryConfig
@@ -96,9 +97,16 @@ func New(cfg Config) *Runtime {
 		rt.publish = "SPUBLISH"
 	}
 	rt.readTimeout, rt.ctxTimeouts = readTimeoutOf(cfg.Redis)
-	if c, ok := cfg.Redis.(*redis.Client); ok && !cfg.Cluster {
-		rt.binder = &binder{}
-		c.AddHook(rt.binder)
+	switch c := cfg.Redis.(type) {
+	case *redis.Client:
+		if !cfg.Cluster {
+			rt.binder = &binder{}
+			c.AddHook(rt.binder)
+		}
+	case *redis.ClusterClient:
+		if cfg.Cluster {
+			rt.bindCluster(c)
+		}
 	}
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)

@@ -585,7 +585,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 	start := time.Now()
 	var o try
 	var err error
-	if cctx, pin, inline := l.rt.Inline(ctx); inline {
+	if cctx, pin, inline := l.rt.InlineFor(ctx, l.cfg.Name); inline {
 		o, err = l.try(cctx, field, lease, r)
 		pin.Done()
 	} else {
