@@ -11,8 +11,8 @@ import (
 )
 
 // checkDemo checks a demo's output: success, every figure printed, and the
-// round trips counted (the lock needs at least one script per acquisition,
-// the counter exactly a GET and a SET).
+// round trips counted (the lock some but at most 3 per acquisition, the
+// counter exactly a GET and a SET).
 func checkDemo(t *testing.T, r result) {
 	t.Helper()
 	if r.code != 0 || !strings.Contains(r.stdout, "0 lost updates") {
@@ -30,10 +30,12 @@ func checkDemo(t *testing.T, r result) {
 	if m[3] != "2.00" {
 		t.Errorf("counter round trips %s per acquisition, want 2.00 (GET and SET)", m[3])
 	}
-	// Every acquisition ends with an unlock script (which may hand the lock
-	// straight to a local waiter, saving that waiter's acquire).
-	if lock, _ := strconv.ParseFloat(m[2], 64); lock < 1 {
-		t.Errorf("lock round trips %s per acquisition, want at least 1", m[2])
+	// An unlock passes the hold to a local waiter without a command
+	// (docs/waiting.md), so fewer than one per acquisition is the rule; none
+	// would mean the lock never reached Redis, and more than 3 that waiters
+	// ask Redis in vain.
+	if lock, _ := strconv.ParseFloat(m[2], 64); lock <= 0 || lock > 3 {
+		t.Errorf("lock round trips %s per acquisition, want more than 0 and at most 3", m[2])
 	}
 	// Not a terminal: plain lines, no carriage returns.
 	if strings.Contains(r.stdout, "\r") {
