@@ -2,8 +2,6 @@ package integration
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -191,22 +189,6 @@ func otherMaster(cl *redistest.Cluster, m *redistest.Server) *redistest.Server {
 	return nil
 }
 
-// movedReplies reads how many MOVED replies srv has sent (INFO
-// errorstats).
-func movedReplies(ctx context.Context, t *testing.T, raw *redis.Client) int64 {
-	t.Helper()
-	info, err := raw.Info(ctx, "errorstats").Result()
-	require.NoError(t, err)
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "errorstat_MOVED:count="); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	return 0
-}
-
 // TestClusterMovedDuringReplicaSync: with replicas, lock scripts go to the
 // key's master with WAIT in one pipeline, through that node's client. The
 // lock's slot moves to another master (with its own replica) and the
@@ -245,12 +227,12 @@ func TestClusterMovedDuringReplicaSync(t *testing.T) {
 		require.Equal(t, from.Addr(), stale.Options().Addr, "the client's slot map still names the old master")
 	}
 	fromRaw, toRaw := redistest.Client(t, from), redistest.Client(t, to)
-	movedBefore := movedReplies(ctx, t, fromRaw)
+	movedBefore := redistest.MovedReplies(t, fromRaw)
 
 	_, ok, err = b.Lock(name).TryLock(ctx)
 	require.NoError(t, err, "a try through a stale slot map")
 	require.False(t, ok, "the lock is held (on its new master)")
-	moved := movedReplies(ctx, t, fromRaw) - movedBefore
+	moved := redistest.MovedReplies(t, fromRaw) - movedBefore
 	require.Positive(t, moved, "the try went to the old master first and got MOVED")
 	require.NoError(t, h.Unlock(ctx), "the holder unlocks")
 	require.Zero(t, toRaw.Exists(ctx, name).Val(), "released on the new master")

@@ -225,21 +225,6 @@ func commandCalls(t *testing.T, raw *redis.Client, command string) int64 {
 	return 0
 }
 
-// movedReplies reads how many MOVED replies a node has sent.
-func movedReplies(t *testing.T, raw *redis.Client) int64 {
-	t.Helper()
-	info, err := raw.Info(context.Background(), "errorstats").Result()
-	require.NoError(t, err)
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "errorstat_MOVED:count="); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	return 0
-}
-
 // TestClusterBoundCallAfterSlotMove: the key's slot moves to another
 // master while the runtime holds bound connections to the old one, pinned
 // (Inline) or not, and its slot map still names the old one. The old
@@ -279,11 +264,11 @@ func TestClusterBoundCallAfterSlotMove(t *testing.T) {
 	require.True(t, inline)
 	require.NotNil(t, pin, "a bound connection to the old master is pinned")
 
-	moved := movedReplies(t, fromRaw)
+	moved := redistest.MovedReplies(t, fromRaw)
 	require.NoError(t, cl.MoveSlot(ctx, s, from, to))
 	incr(cctx)
 	pin.Done()
-	require.Greater(t, movedReplies(t, fromRaw), moved, "the pinned call met MOVED")
+	require.Greater(t, redistest.MovedReplies(t, fromRaw), moved, "the pinned call met MOVED")
 
 	// Unpinned bound calls: the slot map may not have been read again yet.
 	for range 20 {
@@ -346,11 +331,11 @@ func TestClusterBoundCallAfterFailover(t *testing.T) {
 	})
 	masterRaw := redistest.Client(t, master)
 	redistest.Eventually(t, 30*time.Second, "the old master follows", func() bool { return !redistest.IsMaster(ctx, master) })
-	moved := movedReplies(t, masterRaw)
+	moved := redistest.MovedReplies(t, masterRaw)
 	for range 20 {
 		incr()
 	}
-	require.Greater(t, movedReplies(t, masterRaw), moved, "calls met the demoted master's MOVED")
+	require.Greater(t, redistest.MovedReplies(t, masterRaw), moved, "calls met the demoted master's MOVED")
 	n, err := replicaRaw.Get(ctx, key).Int64()
 	require.NoError(t, err)
 	require.Equal(t, want, n, "every run counted once, on the new master")

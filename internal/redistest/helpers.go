@@ -203,3 +203,23 @@ func Mentioning(cmds []MonitorLine, s string) []MonitorLine {
 	}
 	return out
 }
+
+// MovedReplies reads how many MOVED replies the node raw talks to has sent
+// (INFO errorstats).
+func MovedReplies(t testing.TB, raw *redis.Client) int64 {
+	t.Helper()
+	info, err := raw.Info(context.Background(), "errorstats").Result()
+	if err != nil {
+		t.Fatalf("INFO errorstats: %v", err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "errorstat_MOVED:count="); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("errorstat_MOVED: %v", err)
+			}
+			return n
+		}
+	}
+	return 0
+}
