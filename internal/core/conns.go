@@ -155,23 +155,17 @@ func (d *dedicatedConns) put(dc *dedicatedConn, err error) {
 		return
 	}
 	dc.used = time.Now()
-	d.mu.Lock()
-	nc := d.nodes[dc.node]
-	if d.closed || nc == nil {
-		if nc != nil {
-			nc.open--
-		}
-		d.mu.Unlock()
-		_ = dc.conn.Close()
-		return
-	}
-	nc.free = append(nc.free, dc)
-	d.mu.Unlock()
+	d.keep(dc, false)
 }
 
 // park keeps dc, which cannot be bound, out of both the pool and the free
 // list until Close or until its node goes unused (see parked).
-func (d *dedicatedConns) park(dc *dedicatedConn) {
+func (d *dedicatedConns) park(dc *dedicatedConn) { d.keep(dc, true) }
+
+// keep files dc among its node's free (or, parked, its parked)
+// connections; when the set closed or forgot the node, dc goes back to the
+// pool instead.
+func (d *dedicatedConns) keep(dc *dedicatedConn, parked bool) {
 	d.mu.Lock()
 	nc := d.nodes[dc.node]
 	if d.closed || nc == nil {
@@ -182,7 +176,11 @@ func (d *dedicatedConns) park(dc *dedicatedConn) {
 		_ = dc.conn.Close()
 		return
 	}
-	nc.parked = append(nc.parked, dc)
+	if parked {
+		nc.parked = append(nc.parked, dc)
+	} else {
+		nc.free = append(nc.free, dc)
+	}
 	d.mu.Unlock()
 }
 
