@@ -169,7 +169,7 @@ func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWrite
 // cancellation is seen at the deadline, as it is seen within ReadTimeout on
 // an unbound call (see Runtime.NeedsBound).
 func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
-	if d, ok := ctx.Deadline(); ok {
+	if d, ok := limitOf(ctx); ok {
 		c.limit.Store(d.UnixNano())
 	}
 	gen := c.gen.Add(1)

@@ -67,6 +67,12 @@ func testBoundCall(t *testing.T, readTimeout time.Duration) {
 		{"deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(ctx, 200*time.Millisecond)
 		}, context.DeadlineExceeded},
+		{"within", func() (context.Context, context.CancelFunc) {
+			// A bound set by Within, on a context that is never done.
+			wctx := rt.Within(context.WithoutCancel(ctx), 200*time.Millisecond)
+			require.NotEqual(t, context.WithoutCancel(ctx), wctx, "ReadTimeout is longer: the bound is needed")
+			return wctx, func() {}
+		}, context.DeadlineExceeded},
 	}
 	if readTimeout < 0 {
 		// Without ReadTimeout a cancellation cuts the call too; with one,
@@ -125,6 +131,52 @@ func TestClaimSkipsUnwrappedConnections(t *testing.T) {
 	// Had it waited for the pause to end, it would have its reply.
 	err := evalWhilePaused(cctx, t, rt, raw)
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+
+	// So do calls bounded by Within: Bounded makes the bound a deadline.
+	err = evalWhilePaused(rt.Within(ctx, 200*time.Millisecond), t, rt, raw)
+	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+}
+
+// TestWithin: Within adds a bound only where go-redis' ReadTimeout or the
+// context's own deadline would not end a call as soon.
+func TestWithin(t *testing.T) {
+	srv := redistest.StartServer(t)
+	ctx := context.Background()
+	soon, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	cases := []struct {
+		name        string
+		readTimeout time.Duration
+		ctx         context.Context
+		d           time.Duration
+		bound       bool
+	}{
+		{"ReadTimeout later", 5 * time.Second, ctx, 3 * time.Second, true},
+		{"ReadTimeout as soon", 3 * time.Second, ctx, 3 * time.Second, false},
+		{"ReadTimeout a moment later", 3*time.Second + boundSlack, ctx, 3 * time.Second, false},
+		{"no ReadTimeout", -1, ctx, 3 * time.Second, true},
+		{"deadline sooner", 5 * time.Second, soon, 3 * time.Second, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rdb := srv.NewClient(func(o *redis.Options) { o.ReadTimeout = tc.readTimeout })
+			defer rdb.Close()
+			rt := newTestRuntime(t, rdb)
+			before := time.Now()
+			wctx := rt.Within(tc.ctx, tc.d)
+			limit, ok := limitOf(wctx)
+			if !tc.bound {
+				require.Equal(t, tc.ctx, wctx)
+				return
+			}
+			require.True(t, ok)
+			require.False(t, limit.Before(before.Add(tc.d)), "the bound counts from the call")
+			_, has := wctx.Deadline()
+			require.False(t, has, "the bound is not the context's deadline")
+			require.Nil(t, wctx.Done())
+			require.Nil(t, wctx.Value(pinKey{}), "other values come from the parent")
+		})
+	}
 }
 
 // firstBoundCall makes rt's first script call under a deadline, which

@@ -13,8 +13,15 @@ import (
 // background until go-redis gives up; its outcome is unknown to the caller,
 // which gets context.Cause(ctx) wrapped as a transport error.
 //
-// A context that can never be done (Done() == nil) runs call inline.
+// A context that can never be done (Done() == nil) and carries no bound
+// set by Within runs call inline.
 func Bounded[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil {
+		// A bound set by Within becomes a real deadline here.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, w.limit)
+		defer cancel()
+	}
 	if ctx.Done() == nil {
 		return call(ctx)
 	}

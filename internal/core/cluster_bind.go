@@ -143,7 +143,7 @@ func (rt *Runtime) InlineFor(ctx context.Context, key string) (context.Context, 
 	if !rt.needsBound(ctx) {
 		return context.WithoutCancel(ctx), nil, true
 	}
-	deadline, ok := ctx.Deadline()
+	deadline, ok := limitOf(ctx)
 	if !ok || time.Until(deadline) < minPinned {
 		return nil, nil, false
 	}

@@ -106,7 +106,7 @@ func (rt *Runtime) Inline(ctx context.Context) (context.Context, *Pin, bool) {
 		return ctx, nil, true
 	}
 	if rt.needsBound(ctx) {
-		deadline, ok := ctx.Deadline()
+		deadline, ok := limitOf(ctx)
 		if !ok || time.Until(deadline) < minPinned {
 			return nil, nil, false
 		}
@@ -154,8 +154,12 @@ func (p *Pin) Done() {
 // would end a silent call.
 func (rt *Runtime) needsBound(ctx context.Context) bool {
 	if rt.readTimeout <= 0 {
-		return ctx.Done() != nil
+		if ctx.Done() != nil {
+			return true
+		}
+		_, ok := limitOf(ctx) // a bound set by Within
+		return ok
 	}
-	deadline, ok := ctx.Deadline()
+	deadline, ok := limitOf(ctx)
 	return ok && time.Until(deadline)+boundSlack < rt.readTimeout
 }

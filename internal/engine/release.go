@@ -238,9 +238,8 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		}
 		// One attempt may take the client's timeout: a stalled one must
 		// leave time for the next, which the latch makes safe to send.
-		actx, cancel := context.WithTimeout(ctx, l.rt.Timeout())
+		actx := l.rt.Within(ctx, l.rt.Timeout())
 		res, heard, err = l.releaseOnce(actx, field, lease, reqID, succ, yielded)
-		cancel()
 		// A rejection (READONLY from a master demoted by a failover the
 		// client has not followed yet, say) did not run: send it again.
 		if err == nil || !isTransport(err) && !core.Rejected(err) || attempt == releaseAttempts || ctx.Err() != nil {
