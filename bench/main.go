@@ -98,7 +98,7 @@ func runMain(args []string, stdout, stderr io.Writer) error {
 		rwHold     = fs.Duration("rw-hold", 0, "rwlock: how long each hold lasts (0: empty critical section, as in the contended rows)")
 		topicSubs  = fs.Int("topic-subscribers", 100, "topic: subscribers on the one client (ours: Subscribe calls of one Topic; go-redis: PubSub connections)")
 		topicRate  = fs.Int("topic-rate", 200, "topic: messages/s of the paced run, low enough for both sides to keep up on a small machine (the other run publishes as fast as it can)")
-		profile    = fs.String("cpuprofile", "", "write CPU profiles (pprof) of the uncontended, parallel and contended worker processes into this directory")
+		profile    = fs.String("cpuprofile", "", "write CPU profiles (pprof) of the worker processes (uncontended, parallel, contended, rate limiter, ...) into this directory")
 	)
 	fs.Var(&rateGs, "rate-goroutines", "ratelimit: comma-separated goroutine counts of the decisions rows")
 	fs.Var(&lockCounts, "locks", "watchdog scenario: comma-separated lock counts (--full adds 100000)")

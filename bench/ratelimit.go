@@ -57,7 +57,8 @@ func (r *Runner) rateLimit(ctx context.Context) error {
 		name := fmt.Sprintf("decisions, 1 process × %d goroutine(s), rate %d/s", g, r.cfg.RateLimit)
 		err := r.rounds(libs, func(round int, lib string) error {
 			job := Job{Scenario: scRate, Lib: lib, Addr: r.cfg.Addr, Key: r.key("rl", lib), Goroutines: g,
-				Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout, Params: map[string]float64{"rate": float64(r.cfg.RateLimit)}}
+				Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout, Params: map[string]float64{"rate": float64(r.cfg.RateLimit)},
+				CPUProfile: r.profilePath(fmt.Sprintf("ratelimit-g%d", g), lib, round, "")}
 			s, err := r.spawn(ctx, []Job{job}, runSpec{duration: r.duration(r.cfg.Duration)})
 			if err != nil {
 				return err

@@ -495,6 +495,8 @@ func (r *Runner) profilePath(scenario, lib string, round int, proc string) strin
 	if proc != "" {
 		name += "-" + proc
 	}
+	// Some library labels are phrases ("ours, no ctx deadline").
+	name = strings.NewReplacer(" ", "-", ",", "").Replace(name)
 	return filepath.Join(r.cfg.ProfileDir, name+".pprof")
 }
 

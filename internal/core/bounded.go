@@ -31,6 +31,7 @@ func Bounded[T any](ctx context.Context, call func(context.Context) (T, error)) 
 	}
 	ch := make(chan reply, 1)
 	go func() {
+		ReserveStack(0)
 		v, err := call(ctx)
 		ch <- reply{v, err}
 	}()

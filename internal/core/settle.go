@@ -64,6 +64,7 @@ func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) 
 	}
 	p := &Pending[T]{done: make(chan struct{})}
 	go func() {
+		ReserveStack(0)
 		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		stop := context.AfterFunc(rt.Stopped(), cancel)
 		p.v, p.err = call(cctx)
