@@ -154,7 +154,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 // it (WithOwner) and share the hold with the goroutine it went to. Once
 // passed, h's Owner answers 0 (Hold.claimID), so the id cannot leak later.
 func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
-	if l.values != nil || l.rt.Done().Err() != nil || l.undoPending(field) || !h.claimID() {
+	if l.values != nil || l.rt.Done().Err() != nil || l.undoPending(field) || h.id.Load() != idPrivate {
 		return false
 	}
 	q.mu.Lock()
@@ -162,9 +162,10 @@ func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
 	if q.streak < maxHandOffStreak {
 		next = q.firstHandOff(l.undoPending)
 	}
-	if next == nil || !next.watchdog || next.hold == nil || next.hold.id.Load() != idPrivate {
+	// The id is claimed only once a waiter qualifies: an Owner call racing
+	// an Unlock that then goes through Redis still gets the id.
+	if next == nil || !next.watchdog || next.hold == nil || next.hold.id.Load() != idPrivate || !h.claimID() {
 		q.mu.Unlock()
-		h.releaseID()
 		return false
 	}
 	next.state = handing
