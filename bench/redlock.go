@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 
 	"github.com/go-redsync/redsync/v4"
@@ -108,6 +108,11 @@ func (r *Runner) redLock(ctx context.Context) error {
 		}
 		servers = append(servers, s)
 	}
+	admins := make([]*redis.Client, n)
+	for i, s := range servers {
+		admins[i] = redis.NewClient(&redis.Options{Addr: s.Addr(), PoolSize: 1})
+		defer admins[i].Close()
+	}
 	libs := []string{libRedLock, libRedsyncRedLock}
 	for _, k := range redLockServers {
 		addrs := make([]string, k)
@@ -117,16 +122,32 @@ func (r *Runner) redLock(ctx context.Context) error {
 		addr := strings.Join(addrs, ",")
 		name := fmt.Sprintf("RedLock over %d servers, uncontended, 1 goroutine", k)
 		err := r.rounds(libs, func(round int, lib string) error {
-			job := Job{Scenario: scUncontended, Lib: lib, Addr: addr, Key: r.key("rlu", lib), Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout}
+			job := Job{Scenario: scUncontended, Lib: lib, Addr: addr, Key: r.key("rlu", lib), Ops: r.cfg.Ops, OpsTimeout: r.cfg.OpsTimeout,
+				CPUProfile: r.profilePath(fmt.Sprintf("redlock%d-uncontended", k), lib, round, "")}
+			cpu0, err := serversCPU(ctx, admins[:k])
+			if err != nil {
+				return err
+			}
 			s, err := r.spawn(ctx, []Job{job}, runSpec{duration: r.duration(r.cfg.Duration)})
 			if err != nil {
 				return err
 			}
+			cpu1, err := serversCPU(ctx, admins[:k])
+			if err != nil {
+				return err
+			}
+			serverCPU := cpu1 - cpu0
 			res := s.results[0]
 			rate := float64(res.Ops) / res.Seconds
+			pairs := float64(max(res.Ops, 1))
+			// Not addCPUTo: its redis-server CPU is the runner's own
+			// server's, and the RedLock's servers are private ones.
 			r.report.add(grpRedLock, name, "lock+unlock pairs/s", lib, higher, rate)
-			r.report.add(grpRedLock, name, "client CPU µs per pair", lib, lower, s.clientCPU/float64(max(res.Ops, 1))*1e6)
-			r.logf("redlock       round %d %-20s %d servers %8.0f pairs/s", round, lib, k, rate)
+			r.report.add(grpRedLock, name, "client CPU µs per pair", lib, lower, s.clientCPU/pairs*1e6)
+			r.report.add(grpRedLock, name, "redis-server CPU µs per pair (all servers)", lib, lower, serverCPU/pairs*1e6)
+			r.report.add(grpRedLock, name, "client allocations per pair", lib, lower, s.mallocs/pairs)
+			r.logf("redlock       round %d %-20s %d servers %8.0f pairs/s  %.0f µs CPU/pair  %.0f µs server CPU/pair  %.1f allocs/pair",
+				round, lib, k, rate, s.clientCPU/pairs*1e6, serverCPU/pairs*1e6, s.mallocs/pairs)
 			if res.Ops == 0 {
 				return errors.New("no pairs")
 			}
@@ -137,20 +158,14 @@ func (r *Runner) redLock(ctx context.Context) error {
 		}
 		name = fmt.Sprintf("RedLock over %d servers, contended, %d processes × %d goroutines", k, r.cfg.Procs, r.cfg.Goroutines)
 		err = r.rounds(libs, func(round int, lib string) error {
-			counterFile, err := createSharedCounter(r.tmp)
-			if err != nil {
-				return err
-			}
-			defer os.Remove(counterFile)
-			jobs := r.contendedJobs(lib, r.key("rlc", lib), counterFile, "")
-			for i := range jobs {
-				jobs[i].Addr = addr
-			}
-			s, err := r.spawn(ctx, jobs, runSpec{duration: r.duration(r.cfg.ContendedDuration)})
-			if err != nil {
-				return err
-			}
-			counter, err := readSharedCounter(counterFile)
+			key, profile := r.key("rlc", lib), r.profilePath(fmt.Sprintf("redlock%d-contended", k), lib, round, "x")
+			s, counter, err := r.spawnCounted(ctx, func(counterFile string) []Job {
+				jobs := r.contendedJobs(lib, key, counterFile, profile)
+				for i := range jobs {
+					jobs[i].Addr = addr
+				}
+				return jobs
+			})
 			if err != nil {
 				return err
 			}
@@ -158,6 +173,9 @@ func (r *Runner) redLock(ctx context.Context) error {
 			r.report.add(grpRedLock, name, "acquisitions/s", lib, higher, st.rate)
 			r.report.add(grpRedLock, name, "longest wait (ms)", lib, lower, st.longestWait)
 			r.report.add(grpRedLock, name, "hand-off p50 (ms)", lib, lower, st.handoffP50)
+			if st.acquisitions > 0 {
+				r.report.add(grpRedLock, name, "client CPU µs per acquisition", lib, lower, s.clientCPU/float64(st.acquisitions)*1e6)
+			}
 			r.report.addAgg(grpRedLock, name, "longest wait cut off by the run's end (ms)", lib, lower, aggMax, st.longestCutOff)
 			if r.cfg.Ops > 0 {
 				r.report.addAgg(grpRedLock, name, "stalled Lock calls (by op count)", lib, lower, aggMax, float64(st.cutOff))
@@ -177,6 +195,26 @@ func (r *Runner) redLock(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// serversCPU returns the CPU time (user+sys) the servers of admins have
+// used, in seconds. It counts from the process's start: callers take
+// differences. A run's difference includes the worker's warm-up (3 pairs
+// per goroutine) and its clients' connection set-up, next to thousands of
+// measured pairs.
+func serversCPU(ctx context.Context, admins []*redis.Client) (float64, error) {
+	sum := 0.0
+	for _, a := range admins {
+		info, err := a.Info(ctx, "cpu").Result()
+		if err != nil {
+			return 0, fmt.Errorf("INFO cpu of a RedLock server: %w", err)
+		}
+		f := redistest.ParseInfo(info)
+		u, _ := strconv.ParseFloat(f["used_cpu_user"], 64)
+		sy, _ := strconv.ParseFloat(f["used_cpu_sys"], 64)
+		sum += u + sy
+	}
+	return sum, nil
 }
 
 // multiLock runs the multi-lock of 10 RLocks and the group multi-lock of

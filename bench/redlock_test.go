@@ -51,6 +51,14 @@ func TestRedLockScenariosTiny(t *testing.T) {
 			if v := value(grpRedLock, sc+", uncontended", "lock+unlock pairs/s", lib); !(v > 0) {
 				t.Errorf("%s, %s servers: uncontended pairs/s = %v", lib, n, v)
 			}
+			if v := value(grpRedLock, sc+", uncontended", "client allocations per pair", lib); !(v > 0) {
+				t.Errorf("%s, %s servers: client allocations per pair = %v", lib, n, v)
+			}
+			// A tiny run may use less server CPU than the kernel's
+			// accounting resolves: present and not negative.
+			if v := value(grpRedLock, sc+", uncontended", "redis-server CPU µs per pair (all servers)", lib); !(v >= 0) {
+				t.Errorf("%s, %s servers: redis-server CPU per pair = %v", lib, n, v)
+			}
 			for _, metric := range []string{"acquisitions/s", "longest wait (ms)"} {
 				if v := value(grpRedLock, sc+", contended", metric, lib); !(v > 0) {
 					t.Errorf("%s, %s servers: %s = %v", lib, n, metric, v)

@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,7 +70,10 @@ type Lock struct {
 	// clients first appear in the set, each in the set's order: a RedLock
 	// tries the members of different clients in parallel.
 	clients [][]int
-	all     []int // 0..len(members)-1
+	// clientIdx is each member's client's position in clients.
+	clientIdx []int
+	// onePerClient: every member is of a client of its own.
+	onePerClient bool
 	// contended is when (UnixNano) a RedLock may again begin a wait with
 	// its first parallel pass (see contendedFor).
 	contended atomic.Int64
@@ -139,8 +143,14 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 		m.err = errs[0]
 		return m
 	}
-	m.all = allMembers(len(m.members))
-	m.clients = byClient(m.all, m.clientOf)
+	m.clients = byClient(allMembers(len(m.members)), m.clientOf)
+	m.clientIdx = make([]int, len(m.members))
+	for c, g := range m.clients {
+		for _, i := range g {
+			m.clientIdx[i] = c
+		}
+	}
+	m.onePerClient = len(m.clients) == len(m.members)
 	return m
 }
 
@@ -401,13 +411,13 @@ func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease tim
 		h, ok, err := t.h, t.ok, t.err
 		if cerr := ctx.Err(); cerr != nil {
 			if ok {
-				acquired = append(acquired, held{l, h})
+				acquired = append(acquired, held{l, h, i})
 			}
 			m.unlockAll(ctx, acquired)
 			return nil, false, ended(ctx, *cause)
 		}
 		if ok {
-			acquired = append(acquired, held{l, h})
+			acquired = append(acquired, held{l, h, i})
 		} else {
 			if err != nil {
 				lastErr, failedByError = memberErr(l.Name(), err), true
@@ -497,6 +507,9 @@ func (m *Lock) finish(ctx, parent context.Context, owner int64, acquired []held,
 // MultiLock fails if any has ended, a RedLock gives back those that ended
 // and fails below its quorum. What fails is given back.
 func (m *Lock) dropEnded(ctx context.Context, hs []held) ([]held, error) {
+	if !slices.ContainsFunc(hs, func(x held) bool { return x.h.Err() != nil }) {
+		return hs, nil
+	}
 	var kept, dropped []held
 	var failed []error
 	for _, x := range hs {
@@ -536,6 +549,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 type held struct {
 	l lockable.Lock
 	h lockable.Hold
+	i int // the member's index in the set
 }
 
 // unlockAll releases hs and waits for the releases (each runs on its own
@@ -543,36 +557,65 @@ type held struct {
 // another in the set's order (Redisson's unlock(); their unlock messages
 // come in that order), different clients in parallel.
 func (m *Lock) unlockAll(ctx context.Context, hs []held) []error {
-	ctx = context.WithoutCancel(ctx)
-	return perClient(hs, func(x held) error { return x.h.Unlock(ctx) })
+	return m.perClient(hs, memberOp{ctx: context.WithoutCancel(ctx), unlock: true})
 }
 
-// perClient runs fn for every member of hs and waits for them: the members
-// of one client one after another in the set's order, different clients in
-// parallel. The errors are in hs's order.
-func perClient(hs []held, fn func(x held) error) []error {
+// memberOp is what perClient does to each member hold: release it, or set
+// its lease to lease.
+type memberOp struct {
+	ctx    context.Context
+	unlock bool
+	lease  time.Duration
+}
+
+func (op memberOp) do(x held) error {
+	if op.unlock {
+		return x.h.Unlock(op.ctx)
+	}
+	return extendMember(op.ctx, x.h, op.lease)
+}
+
+// perClient applies op to every member of hs, in the set's order, and
+// waits for them: the members of one client one after another in the set's
+// order, different clients in parallel. The errors are in hs's order.
+func (m *Lock) perClient(hs []held, op memberOp) []error {
 	errs := make([]error, len(hs))
 	if len(hs) == 0 {
 		return errs
 	}
-	groups := byClient(allMembers(len(hs)), func(i int) string { return hs[i].l.ClientID() })
-	var wg sync.WaitGroup
-	run := func(idx []int) {
-		for _, i := range idx {
-			errs[i] = fn(hs[i])
+	if len(m.clients) == 1 {
+		for k, x := range hs {
+			errs[k] = op.do(x)
 		}
+		return errs
 	}
-	for _, g := range groups[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(g)
-		}()
+	// Each client's members in hs, by the client's position in m.clients;
+	// hs is in the set's order, and so is each client's list.
+	first := m.clientIdx[hs[0].i]
+	var wg sync.WaitGroup
+	for c := range m.clients {
+		if c == first || !slices.ContainsFunc(hs, func(x held) bool { return m.clientIdx[x.i] == c }) {
+			continue
+		}
+		wg.Go(func() {
+			reserveStack(c)
+			m.clientPart(c, hs, op, errs)
+		})
 	}
 	// The first client's members on this goroutine: no new stack to grow.
-	run(groups[0])
+	m.clientPart(first, hs, op, errs)
 	wg.Wait()
 	return errs
+}
+
+// clientPart applies op to the members of hs of client c (its position in
+// m.clients), one after another, and sets their errors in errs.
+func (m *Lock) clientPart(c int, hs []held, op memberOp, errs []error) {
+	for k, x := range hs {
+		if m.clientIdx[x.i] == c {
+			errs[k] = op.do(x)
+		}
+	}
 }
 
 // expireAll sets the final lease of every member taken with the
@@ -620,7 +663,9 @@ type Hold struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	timer   *time.Timer
-	stops   []func() bool
+	// validUntil is when timer ends a RedLock's hold (zero: no timer).
+	validUntil time.Time
+	stops      []func() bool
 	// late, for a RedLock, is closed once the tries its acquisition left
 	// running (members that had not answered when the quorum was
 	// reached) have ended and given back what they took; nil if none.
@@ -635,6 +680,7 @@ type Hold struct {
 func (m *Lock) newHold(parent context.Context, owner int64, hs []held, validUntil time.Time) *Hold {
 	h := &Hold{m: m, owner: owner, members: hs}
 	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
+	h.stops = make([]func() bool, 0, len(hs))
 	for _, x := range hs {
 		mctx := x.h.Context()
 		name := x.l.Name()
@@ -642,6 +688,7 @@ func (m *Lock) newHold(parent context.Context, owner int64, hs []held, validUnti
 	}
 	if !validUntil.IsZero() {
 		h.mu.Lock()
+		h.validUntil = validUntil
 		h.timer = time.AfterFunc(time.Until(validUntil), func() {
 			h.cancel(m.lost("the RedLock's validity (its lease less the acquisition time and the clock drift allowance) ended"))
 		})
@@ -704,19 +751,28 @@ func (h *Hold) unlock(ctx context.Context) error {
 		h.timer.Stop()
 	}
 	h.mu.Unlock()
-	alive := make([]bool, len(h.members))
+	// From here on a member's end is our own release (memberEnded does
+	// nothing once releasing is set): its watch is stopped before the
+	// release ends the member, which would otherwise run it for nothing
+	// on a goroutine of its own.
+	for _, stop := range h.stops {
+		stop()
+	}
+	var aliveBuf [8]bool
+	alive := aliveBuf[:0]
+	if len(h.members) > len(aliveBuf) {
+		alive = make([]bool, 0, len(h.members))
+	}
 	live := 0
-	for i, x := range h.members {
-		alive[i] = x.h.Err() == nil
-		if alive[i] {
+	for _, x := range h.members {
+		ok := x.h.Err() == nil
+		alive = append(alive, ok)
+		if ok {
 			live++
 		}
 	}
 	errs := h.m.unlockAll(ctx, h.members)
 	awaitLate(h.late)
-	for _, stop := range h.stops {
-		stop()
-	}
 	h.cancel(context.Canceled)
 	if ended != nil {
 		return h.m.opErr("unlock", ended)
@@ -789,7 +845,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 		}
 	}
 	start := time.Now()
-	errs := perClient(targets, func(x held) error { return extendMember(ctx, x.h, lease) })
+	errs := m.perClient(targets, memberOp{ctx: ctx, lease: lease})
 	var failed []error
 	for i, err := range errs {
 		if err != nil {
@@ -824,6 +880,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	if h.timer != nil {
 		h.timer.Stop()
 	}
+	h.validUntil = validUntil
 	h.timer = time.AfterFunc(time.Until(validUntil), func() {
 		h.cancel(m.lost("the RedLock's validity (its lease less the extend's time and the clock drift allowance) ended"))
 	})

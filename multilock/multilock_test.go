@@ -188,23 +188,32 @@ func TestTryLockLeaseTakesTwiceTheWaitThenTheLease(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	m := multilock.New(rlocks(c, "a", "b")...)
+	// A wait ample for two tries under MONITOR on a busy machine; its
+	// provisional lease (1s) well below the final one.
+	const wait, lease = 500 * time.Millisecond, 3 * time.Second
 
 	var acquires []string
 	cmds := redistest.Sent(t, srv, raw, func() {
-		h, ok, err := m.TryLock(ctx, multilock.WithWait(100*time.Millisecond), multilock.WithLease(1500*time.Millisecond))
+		start := time.Now()
+		h, ok, err := m.TryLock(ctx, multilock.WithWait(wait), multilock.WithLease(lease))
+		acquired := time.Now()
 		require.NoError(t, err)
 		require.True(t, ok)
 		defer h.Unlock(ctx)
 		for _, k := range []string{"a", "b"} {
-			pttl := raw.PTTL(ctx, k).Val()
-			require.Greater(t, pttl, 1200*time.Millisecond, k)
-			require.LessOrEqual(t, pttl, 1500*time.Millisecond, k)
+			// The key's end in ms since the epoch (the server shares this
+			// machine's clock): the final lease, set by a request sent
+			// after start and answered before acquired; the provisional
+			// one would end a second earlier.
+			expires := raw.PExpireTime(ctx, k).Val()
+			require.GreaterOrEqual(t, expires, time.Duration(start.UnixMilli())*time.Millisecond+lease, k)
+			require.LessOrEqual(t, expires, time.Duration(acquired.UnixMilli()+1)*time.Millisecond+lease, k)
 		}
-		// The provisional lease was 200ms: the hold outlives it.
-		time.Sleep(400 * time.Millisecond)
-		require.NoError(t, h.Err())
-		require.Equal(t, int64(2), raw.Exists(ctx, "a", "b").Val())
-		redistest.Eventually(t, 5*time.Second, "the hold signals the end of its 1.5s lease", func() bool { return ended(h.Done()) })
+		redistest.Eventually(t, 10*time.Second, "the hold signals the end of its lease", func() bool { return ended(h.Done()) })
+		// Never before the final lease's signal (lease - 1% - LeaseMargin
+		// - the wheel's tick from the final lease's requests): the
+		// provisional lease's would have come about 2s earlier.
+		require.Greater(t, time.Since(start), lease-lease/100-100*time.Millisecond, "the hold's signal follows the final lease")
 		require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
 	})
 	for _, c := range cmds {
@@ -214,10 +223,10 @@ func TestTryLockLeaseTakesTwiceTheWaitThenTheLease(t *testing.T) {
 			acquires = append(acquires, c.Args[3])
 		}
 	}
-	// The acquire scripts set the provisional lease (200), the expire
-	// scripts the final one (1500).
-	require.Contains(t, acquires, "200")
-	require.Contains(t, acquires, "1500")
+	// The acquire scripts set the provisional lease (1000), the expire
+	// scripts the final one (3000).
+	require.Contains(t, acquires, "1000")
+	require.Contains(t, acquires, "3000")
 }
 
 // TestMemberLossEndsTheHold: a MultiLock hold ends when any member is lost;

@@ -3,7 +3,9 @@ package multilock
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -89,22 +91,25 @@ type tried struct {
 // bound ended reports no error: its share of the wait ran out. The member
 // compensates a try whose outcome it did not get (see TryAcquire).
 func (m *Lock) tryMember(ctx context.Context, i int, owner int64, lease, wait, bound time.Duration) tried {
-	mctx, cancel := ctx, context.CancelFunc(func() {})
+	mctx, cancel := ctx, context.CancelFunc(nil)
 	if bound > 0 {
-		mctx, cancel = context.WithTimeout(ctx, bound)
+		mctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(bound), errBound)
 	}
 	h, ok, err := m.members[i].TryAcquire(mctx, lockable.Request{Owner: owner, Wait: wait, Lease: lease})
-	cut := mctx.Err() != nil && ctx.Err() == nil
-	cancel()
+	done := mctx.Err() != nil
+	cut := done && context.Cause(mctx) == errBound
+	if cancel != nil {
+		cancel()
+	}
 	if err != nil && cut {
 		err = nil
 	}
-	return tried{i: i, h: h, ok: ok, err: err, held: !ok && err == nil && !cut && wait == 0 && ctx.Err() == nil}
+	return tried{i: i, h: h, ok: ok, err: err, held: !ok && err == nil && !done && wait == 0}
 }
 
 // run describes one parallel try of some members (tryParallel).
 type run struct {
-	idx       []int         // the members, in the set's order (all: m.all)
+	from      int           // the members tried: from..n-1 (0: all)
 	need      int           // acquisitions that make the quorum
 	allowFail int           // failures that still leave it reachable
 	share     time.Duration // each member's wait, at most; 0 tries each once
@@ -112,6 +117,99 @@ type run struct {
 	bound     time.Duration // without share: each try's bound (0: none)
 	heldFails bool          // a member held by another owner fails the run
 	lease     time.Duration // the final fixed lease (0: none), see lateGrace
+	lead      *held         // a member taken before the run: first in ran.acquired
+}
+
+// errBound is the cause of a try's context when its bound (run.bound, or
+// its share of the wait + memberGrace) ended it.
+var errBound = errors.New("the member's share of the wait ended")
+
+// parRun is one tryParallel call, shared with the goroutines that try its
+// members.
+type parRun struct {
+	m     *Lock
+	ctx   context.Context // cancelled once decided; its deadline (cause errBound) bounds each client's first try
+	owner int64
+	lease time.Duration
+	r     run
+	n     int // members tried
+
+	decided atomic.Bool
+	// The tries' outcomes, in the order they ended. The goroutine that
+	// decides (the caller, then the one that gives back late tries) is
+	// woken only by an outcome that may change what it does: the one that
+	// completes the quorum, one that fails the run, the last one; the
+	// others it reads when it wakes.
+	mu      sync.Mutex
+	results []tried
+	ok      int // of results: taken
+	notOK   int // ... not taken (skipped ones aside)
+	wake    chan struct{}
+	seen    int      // results the decider has read
+	buf     [5]tried // storage of results for up to 5 members
+	got     [4]tried // storage of the usual few acquisitions
+}
+
+// deliver records the outcome of a try.
+func (p *parRun) deliver(t tried) {
+	p.mu.Lock()
+	p.results = append(p.results, t)
+	wake := len(p.results) == p.n
+	switch {
+	case t.skipped:
+	case t.ok:
+		p.ok++
+		wake = wake || p.ok == p.r.need
+	default:
+		p.notOK++
+		wake = wake || p.notOK > p.r.allowFail || (t.held && p.r.heldFails)
+	}
+	p.mu.Unlock()
+	if wake {
+		select {
+		case p.wake <- struct{}{}:
+		default: // the decider has a wake-up pending already
+		}
+	}
+}
+
+// unread returns the outcomes delivered since the last call.
+func (p *parRun) unread() []tried {
+	p.mu.Lock()
+	ts := p.results[p.seen:len(p.results):len(p.results)]
+	p.seen = len(p.results)
+	p.mu.Unlock()
+	return ts
+}
+
+// tryGroup tries g, members of one client, one after another, and
+// delivers each outcome.
+func (p *parRun) tryGroup(g []int) {
+	reserveStack(len(g))
+	r := &p.r
+	for k, i := range g {
+		if p.decided.Load() {
+			p.deliver(tried{i: i, skipped: true})
+			continue
+		}
+		wait, bound := time.Duration(0), r.bound
+		if r.share > 0 {
+			// Once the wait is over a member taken would be given back
+			// (redAttempt, as Redisson's pass): send nothing, and count
+			// the member as not taken, so that the run fails without
+			// waiting for the others.
+			if wait = time.Until(r.deadline); wait <= 0 {
+				p.deliver(tried{i: i})
+				continue
+			}
+			wait = min(r.share, wait)
+			bound = wait + memberGrace
+		}
+		if k == 0 && p.m.onePerClient {
+			bound = 0 // p.ctx's deadline is its bound
+		}
+		p.deliver(p.m.tryMember(p.ctx, i, p.owner, p.lease, wait, bound))
+	}
 }
 
 // ran is the outcome of tryParallel.
@@ -153,11 +251,11 @@ func lateGrace(elapsed, lease time.Duration) time.Duration {
 	return g
 }
 
-// tryParallel tries the members of r.idx for owner: those of different
-// clients in parallel, those of one client one after another in the set's
-// order. It succeeds once r.need are taken (it then waits lateGrace for the
-// others), and fails as soon as more than r.allowFail were not, a member
-// was held with r.heldFails, or ctx ended.
+// tryParallel tries the members from r.from on for owner: those of
+// different clients in parallel, those of one client one after another in
+// the set's order. It succeeds once r.need are taken (it then waits
+// lateGrace for the others), and fails as soon as more than r.allowFail
+// were not, a member was held with r.heldFails, or ctx ended.
 //
 // Nothing it took is left behind when it fails: it waits for every try
 // still running (each ends by its own bound, or, cancelled, once the
@@ -166,52 +264,49 @@ func lateGrace(elapsed, lease time.Duration) time.Duration {
 // released in the background (ran.late is closed after): they do not
 // belong to the hold.
 func (m *Lock) tryParallel(ctx context.Context, owner int64, lease time.Duration, r run, cause *error) ran {
-	rctx, stop := context.WithCancel(ctx)
-	var decided atomic.Bool
-	out := make(chan tried, len(r.idx))
-	tryGroup := func(g []int) {
-		for _, i := range g {
-			if decided.Load() {
-				out <- tried{i: i, skipped: true}
-				continue
-			}
-			wait, bound := time.Duration(0), r.bound
-			if r.share > 0 {
-				// Once the wait is over a member taken would be given
-				// back (redAttempt, as Redisson's pass): send nothing, and
-				// count the member as not taken, so that the run fails
-				// without waiting for the others.
-				if wait = time.Until(r.deadline); wait <= 0 {
-					out <- tried{i: i}
-					continue
-				}
-				wait = min(r.share, wait)
-				bound = wait + memberGrace
-			}
-			out <- m.tryMember(rctx, i, owner, lease, wait, bound)
+	start := time.Now()
+	n := len(m.members) - r.from
+	p := &parRun{m: m, owner: owner, lease: lease, r: r, n: n, wake: make(chan struct{}, 1)}
+	p.results = p.buf[:0]
+	if n > len(p.buf) {
+		p.results = make([]tried, 0, n)
+	}
+	// The first member of each client is cut by the run's context, whose
+	// deadline is that member's bound (they all start now): one timer for
+	// the run instead of a context and a timer per member. A later member
+	// of a client starts when the one before it ended and gets a bound of
+	// its own (tryGroup).
+	first := r.bound
+	if r.share > 0 {
+		if w := min(r.share, time.Until(r.deadline)); w > 0 {
+			first = w + memberGrace
+		} else {
+			first = 0 // nothing is sent (tryGroup)
 		}
 	}
-	start := time.Now()
-	groups := m.clients
-	if len(r.idx) != len(m.members) {
-		groups = byClient(r.idx, m.clientOf)
+	var stop context.CancelFunc
+	if first > 0 && m.onePerClient {
+		p.ctx, stop = context.WithDeadlineCause(ctx, start.Add(first), errBound)
+	} else {
+		p.ctx, stop = context.WithCancel(ctx)
 	}
 	// Every client's members on a goroutine of their own, the first's
 	// included: the caller decides as soon as the replies allow, not once
 	// its own server has answered (it may be the silent one).
-	for _, g := range groups {
-		go tryGroup(g)
+	for _, g := range m.clients {
+		if k, _ := slices.BinarySearch(g, r.from); k < len(g) {
+			go p.tryGroup(g[k:])
+		}
 	}
 	var res ran
-	got := make([]tried, 0, len(r.idx))
-	pending := len(r.idx)
+	got := p.got[:0]
+	pending := n
 	var grace *time.Timer
 	var graceC <-chan time.Time
 	failed := false
-loop:
-	for pending > 0 {
-		select {
-		case t := <-out:
+	// consume reads the outcomes delivered since it last ran.
+	consume := func() {
+		for _, t := range p.unread() {
 			pending--
 			switch {
 			case t.skipped:
@@ -229,23 +324,33 @@ loop:
 					}
 				}
 			}
-		case <-ctx.Done():
-			break loop
-		case <-graceC:
-			break loop
 		}
-		if failed = failed || res.failed > r.allowFail; failed {
+		failed = failed || res.failed > r.allowFail
+	}
+loop:
+	for {
+		consume()
+		if failed || pending == 0 {
 			break
 		}
 		if len(got) >= r.need && graceC == nil {
 			grace = time.NewTimer(lateGrace(time.Since(start), r.lease))
 			graceC = grace.C
 		}
+		select {
+		case <-p.wake:
+		case <-ctx.Done():
+			break loop
+		case <-graceC:
+			// What came during the grace (it woke nobody) is in.
+			consume()
+			break loop
+		}
 	}
 	if grace != nil {
 		grace.Stop()
 	}
-	decided.Store(true)
+	p.decided.Store(true)
 	if failed || ctx.Err() != nil || len(got) < r.need {
 		if r.share > 0 {
 			// Members that wait would wait out their share for nothing;
@@ -258,8 +363,7 @@ loop:
 			// that does not answer.
 			stop()
 		}
-		for ; pending > 0; pending-- {
-			t := <-out
+		p.rest(pending, func(t tried) {
 			if t.ok {
 				got = append(got, t)
 			} else if t.err != nil && permanent(t.err) {
@@ -269,9 +373,9 @@ loop:
 				res.err, res.byError = memberErr(m.members[t.i].Name(), t.err), true
 				*cause = res.err
 			}
-		}
+		})
 		stop()
-		m.unlockAll(ctx, m.heldOf(got))
+		m.unlockAll(ctx, m.heldOf(got, nil))
 		return res
 	}
 	if pending > 0 {
@@ -281,19 +385,34 @@ loop:
 			defer close(done)
 			stop()
 			var late []tried
-			for ; pending > 0; pending-- {
-				if t := <-out; t.ok {
+			p.rest(pending, func(t tried) {
+				if t.ok {
 					late = append(late, t)
 				}
-			}
-			m.unlockAll(ctx, m.heldOf(late))
+			})
+			m.unlockAll(ctx, m.heldOf(late, nil))
 		}(pending)
 	} else {
 		stop()
 	}
 	slices.SortFunc(got, func(a, b tried) int { return cmp.Compare(a.i, b.i) })
-	res.acquired, res.ok = m.heldOf(got), true
+	res.acquired, res.ok = m.heldOf(got, r.lead), true
 	return res
+}
+
+// rest waits for the pending tries still running once the run is decided
+// and passes each outcome to fn.
+func (p *parRun) rest(pending int, fn func(tried)) {
+	for {
+		for _, t := range p.unread() {
+			pending--
+			fn(t)
+		}
+		if pending == 0 {
+			return
+		}
+		<-p.wake // the last outcome wakes it
+	}
 }
 
 // lateWait bounds how long a hold's Unlock waits for the tries its
@@ -348,10 +467,14 @@ func (m *Lock) giveBack(ctx context.Context, acquired []held, late <-chan struct
 	waitLate(late)
 }
 
-func (m *Lock) heldOf(ts []tried) []held {
-	hs := make([]held, len(ts))
-	for k, t := range ts {
-		hs[k] = held{m.members[t.i], t.h}
+// heldOf returns the member holds of ts, after lead if not nil.
+func (m *Lock) heldOf(ts []tried, lead *held) []held {
+	hs := make([]held, 0, len(ts)+1)
+	if lead != nil {
+		hs = append(hs, *lead)
+	}
+	for _, t := range ts {
+		hs = append(hs, held{m.members[t.i], t.h, t.i})
 	}
 	return hs
 }
@@ -376,7 +499,7 @@ func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease,
 		// Without a wait a member held by another owner is just a
 		// failure, as in Redisson's pass; with one it sends us to the
 		// ordered passes.
-		r := m.tryParallel(ctx, owner, newLease, run{idx: m.all, need: quorum, allowFail: limit, bound: bound, heldFails: wait > 0, lease: lease}, cause)
+		r := m.tryParallel(ctx, owner, newLease, run{need: quorum, allowFail: limit, bound: bound, heldFails: wait > 0, lease: lease}, cause)
 		if r.held && wait > 0 {
 			m.contended.Store(time.Now().Add(contendedFor).UnixNano())
 		}
@@ -411,7 +534,7 @@ func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease,
 			t := m.tryMember(ctx, i, owner, newLease, w, w+memberGrace)
 			if ctx.Err() != nil {
 				if t.ok {
-					m.unlockAll(ctx, []held{{m.members[i], t.h}})
+					m.unlockAll(ctx, []held{{m.members[i], t.h, i}})
 				}
 				return nil, false, ended(ctx, *cause)
 			}
@@ -434,14 +557,14 @@ func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease,
 			}
 		}
 		if leader >= 0 {
-			first := held{m.members[leader], lh}
+			first := held{m.members[leader], lh, leader}
 			if time.Until(deadline) <= 0 {
 				m.unlockAll(ctx, []held{first})
 				return nil, false, passErr
 			}
-			r := m.tryParallel(ctx, owner, newLease, run{idx: m.all[leader+1:], need: quorum - 1, allowFail: limit - failed, share: perLock, deadline: deadline, lease: lease}, cause)
+			r := m.tryParallel(ctx, owner, newLease, run{from: leader + 1, lead: &first, need: quorum - 1, allowFail: limit - failed, share: perLock, deadline: deadline, lease: lease}, cause)
 			if r.ok {
-				acquired := append([]held{first}, r.acquired...)
+				acquired := r.acquired
 				if time.Until(deadline) <= 0 {
 					m.giveBack(ctx, acquired, r.late)
 					return nil, false, cmp.Or(r.err, passErr)

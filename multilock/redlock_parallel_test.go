@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
@@ -396,5 +397,114 @@ func (rc *redCluster) requireLeasesNone(t *testing.T) {
 	t.Helper()
 	for _, c := range rc.clients {
 		require.Zero(t, c.Stats().Leases)
+	}
+}
+
+// TestRedLockUnlockFreesReachableMembers: a RedLock's Unlock with one of
+// its servers not answering (writes paused) frees the members on the other
+// servers without waiting for it, however the hold was taken (first pass,
+// or in the set's order after waiting for another owner) and wherever the
+// silent server is in the set's order: while the silent server still
+// holds its member and its release is queued, the others' keys are gone.
+// Once the server answers, its release runs too and Unlock returns.
+func TestRedLockUnlockFreesReachableMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		contended bool
+		paused    int
+	}{
+		{"first pass, first paused", false, 0},
+		{"first pass, last paused", false, 2},
+		{"after waiting, first paused", true, 0},
+		{"after waiting, middle paused", true, 1},
+		{"after waiting, last paused", true, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := newRedClusterPatient(t, 3)
+			h := rc.holdAll(t, tc.contended)
+			unpause := rc.pauseWrites(t, tc.paused)
+			unlocked := make(chan error, 1)
+			go func() { unlocked <- h.Unlock(context.Background()) }()
+			redistest.Eventually(t, 10*time.Second, "the release on the paused server is queued", func() bool { return rc.blocked(t, tc.paused) > 0 })
+			redistest.Eventually(t, 10*time.Second, "the reachable members are freed", func() bool { return rc.held(t, "res", tc.paused) == 0 })
+			// Reads pass the pause: the paused server's member is still
+			// held and its release still queued, so the others were freed
+			// without waiting for it.
+			require.Equal(t, int64(1), rc.raws[tc.paused].Exists(context.Background(), "res").Val())
+			require.Positive(t, rc.blocked(t, tc.paused))
+			unpause()
+			require.NoError(t, <-unlocked)
+			rc.requireNothingHeld(t)
+		})
+	}
+}
+
+// newRedClusterPatient is newRedCluster with clients that wait 30s for a
+// reply (go-redis' timeouts and the Client's Timeout, which bounds a
+// release): a server paused by a test then delays a call rather than
+// failing it.
+func newRedClusterPatient(t *testing.T, n int) *redCluster {
+	t.Helper()
+	rc := &redCluster{servers: redistest.StartMasters(t, n)}
+	for _, s := range rc.servers {
+		rdb := redistest.Client(t, s, func(o *redis.Options) {
+			o.ReadTimeout, o.WriteTimeout = 30*time.Second, 30*time.Second
+		})
+		c, err := redisson.New(rdb, redisson.WithTimeout(30*time.Second))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		rc.clients = append(rc.clients, c)
+		rc.raws = append(rc.raws, redistest.Client(t, s))
+	}
+	return rc
+}
+
+// holdAll returns a hold of rc.clients' RedLock on "res" with every
+// member. With contended, another owner holds server 0's lock when the
+// acquire starts, so that the RedLock's first pass gives way and it takes
+// the set in the set's order once that owner releases. A hold that did
+// not get every member (a reply later than the acquire's grace on a busy
+// machine) is released and the acquire repeated.
+func (rc *redCluster) holdAll(t *testing.T, contended bool) *multilock.Hold {
+	t.Helper()
+	ctx := context.Background()
+	rl := rc.redLock(rc.clients, "res")
+	var blockerClient *redisson.Client
+	if contended {
+		blockerClient = newClient(t, rc.servers[0])
+	}
+	for attempt := 1; ; attempt++ {
+		require.LessOrEqual(t, attempt, 20, "no hold of every member in 20 acquires")
+		var h *multilock.Hold
+		if !contended {
+			var err error
+			h, err = rl.Lock(ctx)
+			require.NoError(t, err)
+		} else {
+			blocker, err := blockerClient.Lock("res").Lock(ctx)
+			require.NoError(t, err)
+			waiters := rc.clients[0].Stats().PubSub.Waiters
+			type outcome struct {
+				h   *multilock.Hold
+				err error
+			}
+			got := make(chan outcome, 1)
+			go func() {
+				h, err := rl.Lock(ctx)
+				got <- outcome{h, err}
+			}()
+			redistest.Eventually(t, 10*time.Second, "the RedLock waits for server 0", func() bool {
+				return rc.clients[0].Stats().PubSub.Waiters > waiters
+			})
+			require.NoError(t, blocker.Unlock(ctx))
+			o := <-got
+			require.NoError(t, o.err)
+			h = o.h
+		}
+		if len(h.Held()) == len(rc.clients) {
+			return h
+		}
+		require.NoError(t, h.Unlock(ctx))
+		redistest.Eventually(t, 10*time.Second, "nothing left held", func() bool { return rc.held(t, "res") == 0 })
 	}
 }
