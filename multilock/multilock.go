@@ -598,7 +598,7 @@ func (m *Lock) perClient(hs []held, op memberOp) []error {
 			continue
 		}
 		wg.Go(func() {
-			reserveStack(c)
+			core.ReserveStack(c)
 			m.clientPart(c, hs, op, errs)
 		})
 	}
