@@ -22,7 +22,11 @@ import (
 func TestCluster(t *testing.T) {
 	cl := redistest.StartCluster(t, 3)
 	ctx := context.Background()
-	const watchdog = 400 * time.Millisecond
+	// Short, so that the renewals below come in a few seconds, but not so
+	// short that a round delayed by a loaded machine (two -race suites on a
+	// 3-master cluster sharing 2 cores) reaches the loss margin: with 400 ms
+	// a lease was now and then declared lost that way.
+	const watchdog = time.Second
 	newCluster := func() *redisson.Client {
 		c, err := redisson.New(cl.Client(t), redisson.WithWatchdogTimeout(watchdog))
 		require.NoError(t, err)
