@@ -147,19 +147,23 @@ func TestWithin(t *testing.T) {
 	cases := []struct {
 		name        string
 		readTimeout time.Duration
+		ctxTimeouts bool // ContextTimeoutEnabled
 		ctx         context.Context
 		d           time.Duration
 		bound       bool
 	}{
-		{"ReadTimeout later", 5 * time.Second, ctx, 3 * time.Second, true},
-		{"ReadTimeout as soon", 3 * time.Second, ctx, 3 * time.Second, false},
-		{"ReadTimeout a moment later", 3*time.Second + boundSlack, ctx, 3 * time.Second, false},
-		{"no ReadTimeout", -1, ctx, 3 * time.Second, true},
-		{"deadline sooner", 5 * time.Second, soon, 3 * time.Second, false},
+		{"ReadTimeout later", 5 * time.Second, false, ctx, 3 * time.Second, true},
+		{"ReadTimeout later, ContextTimeoutEnabled", 5 * time.Second, true, ctx, 3 * time.Second, true},
+		{"ReadTimeout as soon", 3 * time.Second, false, ctx, 3 * time.Second, false},
+		{"ReadTimeout a moment later", 3*time.Second + boundSlack, false, ctx, 3 * time.Second, false},
+		{"no ReadTimeout", -1, false, ctx, 3 * time.Second, true},
+		{"deadline sooner", 5 * time.Second, false, soon, 3 * time.Second, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rdb := srv.NewClient(func(o *redis.Options) { o.ReadTimeout = tc.readTimeout })
+			rdb := srv.NewClient(func(o *redis.Options) {
+				o.ReadTimeout, o.ContextTimeoutEnabled = tc.readTimeout, tc.ctxTimeouts
+			})
 			defer rdb.Close()
 			rt := newTestRuntime(t, rdb)
 			before := time.Now()
@@ -170,6 +174,7 @@ func TestWithin(t *testing.T) {
 				return
 			}
 			require.True(t, ok)
+			require.True(t, rt.NeedsBound(wctx), "go-redis does not know the bound: the call binds it")
 			require.False(t, limit.Before(before.Add(tc.d)), "the bound counts from the call")
 			_, has := wctx.Deadline()
 			require.False(t, has, "the bound is not the context's deadline")

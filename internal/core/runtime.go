@@ -307,7 +307,12 @@ func (rt *Runtime) NeedsBound(ctx context.Context) bool {
 	}
 	// Deadline first: Done would make a cancel context allocate its
 	// channel on every call.
-	deadline, ok := limitOf(ctx)
+	deadline, ok := ctx.Deadline()
+	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
+		// go-redis knows nothing of a bound set by Within, even with
+		// ContextTimeoutEnabled.
+		return time.Until(w.limit)+boundSlack < rt.readTimeout
+	}
 	return ok && !rt.ctxTimeouts && time.Until(deadline)+boundSlack < rt.readTimeout
 }
 
