@@ -61,6 +61,10 @@ type binder struct {
 	hooked  sync.Map
 	ready   atomic.Bool
 	reading atomic.Bool
+
+	// soft: the connections and the sweeper that ends calls bound by
+	// Within (see softbound.go).
+	soft softConns
 }
 
 func (b *binder) DialHook(next redis.DialHook) redis.DialHook {
@@ -77,7 +81,9 @@ func (b *binder) DialHook(next redis.DialHook) redis.DialHook {
 			b.opaque.Store(true)
 			return c, nil
 		}
-		return &boundConn{Conn: c, sc: sc, b: b}, nil
+		bc := &boundConn{Conn: c, sc: sc, b: b}
+		b.soft.add(bc)
+		return bc, nil
 	}
 }
 
@@ -136,6 +142,10 @@ type boundConn struct {
 	// limit is the bound call's deadline (Unix ns), 0 when there is none:
 	// no deadline go-redis sets may lie beyond it.
 	limit atomic.Int64
+	// soft is the bound (Unix ns) of the call under way when Within set
+	// it, 0 when there is none: the sweeper cuts the call once it passes
+	// (see softbound.go).
+	soft atomic.Int64
 	// gen counts bound calls, so that a cancellation that fires late does
 	// not cut the next call short.
 	gen atomic.Uint64
@@ -144,6 +154,12 @@ type boundConn struct {
 
 // SyscallConn lets go-redis' pool probe the socket as it would unwrapped.
 func (c *boundConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
+
+// Close forgets c, so that the sweeper no longer looks at it.
+func (c *boundConn) Close() error {
+	c.b.soft.remove(c)
+	return c.Conn.Close()
+}
 
 func (c *boundConn) Write(p []byte) (int, error) {
 	if c.b.pending.Load() > 0 {
@@ -164,13 +180,18 @@ func (c *boundConn) SetReadDeadline(t time.Time) error  { return c.Conn.SetReadD
 func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.clamp(t)) }
 
 // bind bounds the calls made until unbind by ctx: its deadline becomes the
-// socket's. With cancel, its cancellation also cuts the socket's deadline
-// to now (context.AfterFunc, a few allocations a call); without, a
+// socket's; a bound set by Within that comes first is left to the sweeper
+// (see softbound.go). With cancel, its cancellation also cuts the socket's
+// deadline to now (context.AfterFunc, a few allocations a call); without, a
 // cancellation is seen at the deadline, as it is seen within ReadTimeout on
 // an unbound call (see Runtime.NeedsBound).
 func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
-	if d, ok := limitOf(ctx); ok {
-		c.limit.Store(d.UnixNano())
+	deadline, ok := ctx.Deadline()
+	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
+		c.soft.Store(w.limit.UnixNano())
+		c.b.soft.begin()
+	} else if ok {
+		c.limit.Store(deadline.UnixNano())
 	}
 	gen := c.gen.Add(1)
 	if !cancel {
@@ -190,6 +211,14 @@ func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
 
 // unbind ends a bound call.
 func (c *boundConn) unbind(stop func() bool) {
+	if c.soft.Load() != 0 {
+		// Under mu: a sweeper that found the call past its bound cuts
+		// it before this, or not at all.
+		c.mu.Lock()
+		c.soft.Store(0)
+		c.mu.Unlock()
+		c.b.soft.end()
+	}
 	if stop != nil && !stop() {
 		// The cancellation ran or is running: wait for it, so that it
 		// cannot cut the connection's next call.
@@ -200,4 +229,19 @@ func (c *boundConn) unbind(stop func() bool) {
 		c.gen.Add(1)
 	}
 	c.limit.Store(0)
+}
+
+// cutPast cuts the call under way when its soft bound is not after now, as
+// a cancellation does (see bind).
+func (c *boundConn) cutPast(now int64) {
+	if s := c.soft.Load(); s == 0 || s > now {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.soft.Load(); s == 0 || s > now {
+		return // that call is over
+	}
+	c.limit.Store(now)
+	_ = c.Conn.SetDeadline(time.Unix(0, now))
 }

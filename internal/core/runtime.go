@@ -122,6 +122,9 @@ func New(cfg Config) *Runtime {
 	}
 	rt.sync = &ReplicaSync{Enabled: cfg.Sync.Enabled, Timeout: cfg.Sync.Timeout, FailOnNoSync: cfg.Sync.FailOnNoSync, c: &replicaCache{}}
 	rt.done, rt.cancel = context.WithCancelCause(context.Background())
+	if rt.binder != nil {
+		rt.binder.soft.done = rt.done.Done()
+	}
 	rt.requests.init()
 	rt.inflight.init()
 	if cfg.Redis != nil {
@@ -234,10 +237,11 @@ func (rt *Runtime) Detached(ctx context.Context) (context.Context, context.Cance
 // stop a timer at every unlock, and with several goroutines locking at once
 // the Go runtime then woke an idle thread at most of the socket deadlines
 // go-redis sets (measured, --only parallel, A/B in the same minutes: 0.61
-// and 0.82 of redislock's pairs/s with the timer, 0.92 and 1.06 without). A bound call applies it to its socket
-// (see boundConn); the rare call that needs a goroutine (Bounded) makes it
-// a real deadline first. Other code sees ctx as it was: use the returned
-// context only for those calls.
+// and 0.82 of redislock's pairs/s with the timer, 0.92 and 1.06 without).
+// A bound call leaves it to a sweeper, which ends the call at most
+// softEvery (25 ms) after the bound (see softbound.go); the rare call that
+// needs a goroutine (Bounded) makes it a real deadline first. Other code
+// sees ctx as it was: use the returned context only for those calls.
 func (rt *Runtime) Within(ctx context.Context, d time.Duration) context.Context {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= d {
 		return ctx
