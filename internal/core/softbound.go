@@ -13,9 +13,10 @@ import (
 // ever sees go-redis' own deadline the runtime's poll timers rarely change.
 // A bound call's earlier deadline changed them twice for the unlock and
 // twice again for the next lock, and moving a timer that sits in a
-// processor's heap wakes an idle thread (timer.modify → wakeNetPoller →
-// wakep → futex): measured, a fifth of a lock+unlock pair's throughput on
-// one goroutine (ours ÷ redislock 0.88 / 0.89 with it, 0.96 / 0.97 without).
+// processor's heap may wake an idle thread (timer.modify → wakeNetPoller →
+// wakep → futex). Measured in paired runs on one server (bench/README,
+// 27 Nov 2026 (5)): 1.5–11 % more pairs/s on one goroutine and 5–17 % on
+// GOMAXPROCS goroutines without it, with fewer context switches.
 //
 // Such a bound is therefore a soft one: the call leaves the socket's
 // deadlines to go-redis, and a sweeper, which runs only while bound calls
