@@ -15,7 +15,7 @@ import (
 // twice again for the next lock, and moving a timer that sits in a
 // processor's heap may wake an idle thread (timer.modify → wakeNetPoller →
 // wakep → futex). Measured in paired runs on one server (bench/README,
-// 27 Nov 2026 (5)): 1.5–11 % more pairs/s on one goroutine and 5–17 % on
+// 27 Nov 2026 (5)): 1.4–11 % more pairs/s on one goroutine and 5–17 % on
 // GOMAXPROCS goroutines without it, with fewer context switches.
 //
 // Such a bound is therefore a soft one: the call leaves the socket's
