@@ -7,7 +7,6 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
 	github.com/vmihailenco/msgpack/v5 v5.4.1
-	go.uber.org/goleak v1.3.0
 )
 
 require (

@@ -11,10 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -269,7 +269,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 	holder := newClient(t, srv)
 	c := newClient(t, srv)
 	h, err := holder.FairLock("busy").Lock(ctx)
@@ -305,9 +305,9 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 
 	require.NoError(t, c.Close())
 	require.NoError(t, holder.Close())
-	goleak.VerifyNone(t, before,
-		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+	leakcheck.Verify(t, before,
+		"github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper",
+		"internal/poll.runtime_pollWait")
 }
 
 // TestStaleHeadIsSkipped: a queued waiter that vanished (here a raw entry)

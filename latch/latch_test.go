@@ -9,9 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
 )
@@ -261,7 +261,7 @@ func TestCancelledAwaitsLeaveNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 	c := newClient(t, srv)
 	l := c.CountDownLatch("stuck")
 	ok, err := l.TrySetCount(ctx, 1)
@@ -302,9 +302,9 @@ func TestCancelledAwaitsLeaveNothing(t *testing.T) {
 	})
 	require.Equal(t, "1", rawValue(t, raw, "stuck"))
 	require.NoError(t, c.Close())
-	goleak.VerifyNone(t, before,
-		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+	leakcheck.Verify(t, before,
+		"github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper",
+		"internal/poll.runtime_pollWait")
 }
 
 // TestDeleteOpensAtRecheck: Delete publishes "1", which wakes nobody (as in

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rlock"
 )
@@ -21,7 +21,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 
 	holder := newClient(t, srv)
 	c := newClient(t, srv)
@@ -62,11 +62,11 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 
 	require.NoError(t, c.Close())
 	require.NoError(t, holder.Close())
-	goleak.VerifyNone(t, before,
+	leakcheck.Verify(t, before,
 		// go-redis' pool keeps reaping goroutines until its client closes
 		// at cleanup.
-		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+		"github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper",
+		"internal/poll.runtime_pollWait")
 }
 
 // TestLostMessageFallsBackToTTL: a release that publishes nothing (a raw DEL)

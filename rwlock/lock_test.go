@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rwlock"
 )
@@ -125,7 +125,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 	holder, c := newClient(t, srv), newClient(t, srv)
 	h, err := holder.ReadWriteLock("busy").WriteLock().Lock(ctx)
 	require.NoError(t, err)
@@ -156,9 +156,9 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	require.Len(t, keys, 1, "only the unlock latch: %v", keys)
 	require.NoError(t, c.Close())
 	require.NoError(t, holder.Close())
-	goleak.VerifyNone(t, before,
-		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+	leakcheck.Verify(t, before,
+		"github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper",
+		"internal/poll.runtime_pollWait")
 }
 
 // TestReadWatchdog: read holds (one re-entrant) outlive three watchdog

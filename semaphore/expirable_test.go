@@ -11,9 +11,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -202,7 +202,7 @@ func TestExpirableCancelledWaits(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv)}
 	s := clients[0].PermitExpirableSemaphore("busy")
 	_, err := s.TrySetPermits(ctx, 1)
@@ -245,7 +245,7 @@ func TestExpirableCancelledWaits(t *testing.T) {
 	for _, c := range clients {
 		require.NoError(t, c.Close())
 	}
-	goleak.VerifyNone(t, append([]goleak.Option{before}, ignoreRedis...)...)
+	leakcheck.Verify(t, before, ignoreRedis...)
 }
 
 // TestExpirableNoOverAdmission: 3 clients × 8 goroutines on 3 permits, each

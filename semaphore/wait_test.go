@@ -10,18 +10,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/semaphore"
 )
 
 // ignoreRedis are the goroutines go-redis keeps until its clients close at
 // cleanup.
-var ignoreRedis = []goleak.Option{
-	goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
-	goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
+var ignoreRedis = []string{
+	"github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper",
+	"internal/poll.runtime_pollWait",
 }
 
 // work stands for a holder's job: up to half a millisecond, so that holders
@@ -34,7 +34,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 	c := newClient(t, srv)
 	s := c.Semaphore("busy")
 	ok, err := s.TrySetPermits(ctx, 1)
@@ -63,7 +63,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	require.Equal(t, "1", rawValue(t, raw, "busy"))
 
 	require.NoError(t, c.Close())
-	goleak.VerifyNone(t, append([]goleak.Option{before}, ignoreRedis...)...)
+	leakcheck.Verify(t, before, ignoreRedis...)
 }
 
 // TestCancelStorm: acquires cancelled at random moments, also while their

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/redis/go-redis/v9"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }
 
 const (
@@ -438,7 +438,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err := direct.Ping(ctx).Err(); err != nil {
 		t.Fatalf("direct PING: %v", err)
 	}
-	before := goleak.IgnoreCurrent()
+	before := leakcheck.Current()
 
 	p, err := New(s.Addr())
 	if err != nil {
@@ -475,5 +475,5 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("client Close: %v", err)
 	}
-	goleak.VerifyNone(t, before)
+	leakcheck.Verify(t, before)
 }

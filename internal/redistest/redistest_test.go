@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"go.uber.org/goleak"
+
+	"github.com/goredisson/redisson/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }
 
 func TestServerPingSetGet(t *testing.T) {

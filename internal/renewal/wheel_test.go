@@ -18,7 +18,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
+
+	"github.com/goredisson/redisson/internal/leakcheck"
 )
 
 // call is one Kind.Queue call as the fake saw it.
@@ -695,9 +696,9 @@ func TestNextTick(t *testing.T) {
 	}
 }
 
-// TestClose is not parallel: goleak must see only this test's goroutines.
+// TestClose is not parallel: leakcheck must see only this test's goroutines.
 func TestClose(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer leakcheck.Verify(t, leakcheck.Current())
 	c := redis.NewClient(&redis.Options{Addr: deadAddr(t), MaxRetries: -1})
 	defer func() { _ = c.Close() }()
 
