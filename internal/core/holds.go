@@ -76,9 +76,15 @@ type Hold struct {
 	releasing atomic.Bool
 	// start is when the hold was acquired, in ns since the runtime's
 	// epoch (monotonic; 8 bytes keep the hold in its size class), set
-	// only while something observes: its end is reported then.
-	start int64
+	// only while something observes: its end is reported then, once
+	// (holdEnded takes it). Atomic: a waiter that left clears it
+	// (Unreported) while the registry may be ending the hold.
+	start atomic.Int64
 }
+
+// Unreported makes h's end go unreported: a hold passed to a waiter whose
+// acquisition then reported failure (it left) was never seen acquired.
+func (h *Hold) Unreported() { h.start.Store(0) }
 
 // Key returns the lock key.
 func (h *Hold) Key() string { return h.key }
@@ -133,7 +139,7 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
 	h.key, h.owner = a.Key, a.Owner
 	if rt.obs != nil || rt.debug(parent) {
-		h.start = max(int64(time.Since(rt.epoch)), 1)
+		h.start.Store(max(int64(time.Since(rt.epoch)), 1))
 	}
 
 	hs := &rt.holds
@@ -315,7 +321,7 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		}
 	}
 	h.cancel(context.Canceled)
-	if h.start != 0 {
+	if h.start.Load() != 0 {
 		defer rt.holdEnded(h, object, context.Canceled)
 	}
 	if len(o.holds) == 0 {
@@ -358,7 +364,7 @@ func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Durat
 	to.ctx, to.cancel = context.WithCancelCause(context.WithoutCancel(parent))
 	to.key, to.owner = from.key, from.owner
 	if rt.obs != nil || rt.debug(parent) {
-		to.start = max(int64(time.Since(rt.epoch)), 1)
+		to.start.Store(max(int64(time.Since(rt.epoch)), 1))
 	}
 	o.holds[0] = to
 	o.since = time.Now()
@@ -471,7 +477,7 @@ func (rt *Runtime) endHolds(o *owned, cause error) {
 	rt.holds.mu.Unlock()
 	for _, h := range holds {
 		h.cancel(cause)
-		if h.start != 0 {
+		if h.start.Load() != 0 {
 			rt.holdEnded(h, o.object, cause)
 		}
 	}

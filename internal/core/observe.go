@@ -206,10 +206,11 @@ func (r *Rel) End(err error, full, handOff bool) {
 // holdEnded reports the end of hold h of the object kind (as errors name
 // it) with cause.
 func (rt *Runtime) holdEnded(h *Hold, kind string, cause error) {
-	if h.start == 0 {
-		return // acquired while nothing observed
+	start := h.start.Swap(0)
+	if start == 0 {
+		return // acquired while nothing observed, reported, or unreported
 	}
-	e := observe.HoldEnd{Kind: ObserveKind(kind), Name: h.key, Held: time.Since(rt.epoch) - time.Duration(h.start)}
+	e := observe.HoldEnd{Kind: ObserveKind(kind), Name: h.key, Held: time.Since(rt.epoch) - time.Duration(start)}
 	switch {
 	case errors.Is(cause, context.Canceled):
 		e.Cause = observe.Released

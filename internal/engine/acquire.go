@@ -458,7 +458,9 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 	q.mu.Unlock()
 	if passed {
 		// The hold is w's, registered: release it as its holder would,
-		// which may pass it on again.
+		// which may pass it on again. Its acquisition reports failure, so
+		// its end is not reported either.
+		w.hold.Unreported()
 		dctx, cancel := l.rt.Detached(ctx)
 		defer cancel()
 		var res releaseResult
