@@ -146,6 +146,9 @@ type boundConn struct {
 	// it, 0 when there is none: the sweeper cuts the call once it passes
 	// (see softbound.go).
 	soft atomic.Int64
+	// cut: the call under way was cut (a cancellation, the sweeper),
+	// which may have left a deadline in the past on the socket. Under mu.
+	cut bool
 	// gen counts bound calls, so that a cancellation that fires late does
 	// not cut the next call short.
 	gen atomic.Uint64
@@ -188,7 +191,7 @@ func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWrite
 func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
 	deadline, ok := ctx.Deadline()
 	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
-		c.soft.Store(w.limit.UnixNano())
+		c.soft.Store(c.b.soft.mono(w.limit))
 		c.b.soft.begin()
 	} else if ok {
 		c.limit.Store(deadline.UnixNano())
@@ -206,16 +209,19 @@ func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
 		now := time.Now()
 		c.limit.Store(now.UnixNano())
 		_ = c.Conn.SetDeadline(now)
+		c.cut = true
 	})
 }
 
 // unbind ends a bound call.
 func (c *boundConn) unbind(stop func() bool) {
-	if c.soft.Load() != 0 {
+	soft := c.soft.Load() != 0
+	if soft {
 		// Under mu: a sweeper that found the call past its bound cuts
 		// it before this, or not at all.
 		c.mu.Lock()
 		c.soft.Store(0)
+		c.uncutLocked()
 		c.mu.Unlock()
 		c.b.soft.end()
 	}
@@ -224,6 +230,7 @@ func (c *boundConn) unbind(stop func() bool) {
 		// cannot cut the connection's next call.
 		c.mu.Lock()
 		c.gen.Add(1)
+		c.uncutLocked()
 		c.mu.Unlock()
 	} else {
 		c.gen.Add(1)
@@ -231,8 +238,20 @@ func (c *boundConn) unbind(stop func() bool) {
 	c.limit.Store(0)
 }
 
-// cutPast cuts the call under way when its soft bound is not after now, as
-// a cancellation does (see bind).
+// uncutLocked clears the deadline a cut left on the socket. A cut can come
+// after the call read its reply: the call succeeds and the connection is
+// kept, and a go-redis client that never sets deadlines (ReadTimeout or
+// WriteTimeout -2) would otherwise fail its next command at once. c.mu is
+// held.
+func (c *boundConn) uncutLocked() {
+	if c.cut {
+		c.cut = false
+		_ = c.Conn.SetDeadline(time.Time{})
+	}
+}
+
+// cutPast cuts the call under way when its soft bound is not after now
+// (softConns.mono), as a cancellation does (see bind).
 func (c *boundConn) cutPast(now int64) {
 	if s := c.soft.Load(); s == 0 || s > now {
 		return
@@ -242,6 +261,8 @@ func (c *boundConn) cutPast(now int64) {
 	if s := c.soft.Load(); s == 0 || s > now {
 		return // that call is over
 	}
-	c.limit.Store(now)
-	_ = c.Conn.SetDeadline(time.Unix(0, now))
+	t := time.Now()
+	c.limit.Store(t.UnixNano())
+	_ = c.Conn.SetDeadline(t)
+	c.cut = true
 }

@@ -124,6 +124,7 @@ func New(cfg Config) *Runtime {
 	rt.done, rt.cancel = context.WithCancelCause(context.Background())
 	if rt.binder != nil {
 		rt.binder.soft.done = rt.done.Done()
+		rt.binder.soft.epoch = rt.epoch
 	}
 	rt.requests.init()
 	rt.inflight.init()

@@ -40,7 +40,14 @@ type softConns struct {
 	calls atomic.Int64 // soft-bound calls under way
 	on    atomic.Bool  // a sweeper runs
 	done  <-chan struct{}
+	// epoch: bounds count from it on the monotonic clock (mono), so that
+	// a step of the wall clock neither cuts a call early nor late. Set
+	// before the first bound call.
+	epoch time.Time
 }
+
+// mono returns t as ns since the epoch, on the monotonic clock.
+func (s *softConns) mono(t time.Time) int64 { return max(int64(t.Sub(s.epoch)), 1) }
 
 func (s *softConns) add(c *boundConn) {
 	s.mu.Lock()
@@ -86,7 +93,7 @@ func (s *softConns) sweep() {
 		if s.calls.Load() > 0 {
 			idle = 0
 			cs = s.snapshot(cs[:0])
-			now := time.Now().UnixNano()
+			now := s.mono(time.Now())
 			for _, c := range cs {
 				c.cutPast(now)
 			}
