@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,14 +78,10 @@ type Hold struct {
 	// start is when the hold was acquired, in ns since the runtime's
 	// epoch (monotonic; 8 bytes keep the hold in its size class), set
 	// only while something observes: its end is reported then, once
-	// (holdEnded takes it). Atomic: a waiter that left clears it
-	// (Unreported) while the registry may be ending the hold.
+	// (holdEnded takes it). Atomic: a hold passed on is stamped when its
+	// waiter takes it (Taken), while the registry may be ending it.
 	start atomic.Int64
 }
-
-// Unreported makes h's end go unreported: a hold passed to a waiter whose
-// acquisition then reported failure (it left) was never seen acquired.
-func (h *Hold) Unreported() { h.start.Store(0) }
 
 // Key returns the lock key.
 func (h *Hold) Key() string { return h.key }
@@ -363,9 +360,8 @@ func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Durat
 	}
 	to.ctx, to.cancel = context.WithCancelCause(context.WithoutCancel(parent))
 	to.key, to.owner = from.key, from.owner
-	if rt.obs != nil || rt.debug(parent) {
-		to.start.Store(max(int64(time.Since(rt.epoch)), 1))
-	}
+	// to's start is stamped when its waiter takes it (Taken): a waiter
+	// that left reported failure, and its hold's end goes unreported.
 	o.holds[0] = to
 	o.since = time.Now()
 	// The record's holder changed: whoever publishes what this client
@@ -376,6 +372,30 @@ func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Durat
 	from.cancel(context.Canceled)
 	rt.holdEnded(from, object, context.Canceled)
 	return true
+}
+
+// Taken stamps the start of h, a hold PassOn gave a waiter that has now
+// taken it (its acquisition succeeds), so that its end is reported. One
+// lost in between is reported ended at once; one the client's Close ended
+// is not, as the acquisition then fails with ErrClosed. object is the kind
+// errors name (Acquire.Object).
+func (rt *Runtime) Taken(parent context.Context, h *Hold, object string) {
+	if rt.obs == nil && !rt.debug(parent) {
+		return
+	}
+	hs := &rt.holds
+	hs.mu.Lock()
+	o := hs.m[holdKey{h.key, h.owner}]
+	live := o != nil && slices.Contains(o.holds, h)
+	cause := context.Cause(h.ctx)
+	report := !live && cause != nil && !errors.Is(cause, ErrClosed)
+	if live || report {
+		h.start.Store(max(int64(time.Since(rt.epoch)), 1))
+	}
+	hs.mu.Unlock()
+	if report {
+		rt.holdEnded(h, object, cause)
+	}
 }
 
 // Abandon ends the owner's holds of key: renewal stops, so the lock expires

@@ -389,6 +389,8 @@ func (l *Lock) take(base context.Context, q *queue, w *waiter, h *Hold) {
 	q.mu.Unlock()
 	if !passed {
 		l.register(base, h, w.field, w.watchdog, w.lease, w.start)
+	} else {
+		l.rt.Taken(base, &h.Hold, l.cfg.Kind)
 	}
 	q.mu.Lock()
 	q.pending--
@@ -458,9 +460,9 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 	q.mu.Unlock()
 	if passed {
 		// The hold is w's, registered: release it as its holder would,
-		// which may pass it on again. Its acquisition reports failure, so
-		// its end is not reported either.
-		w.hold.Unreported()
+		// which may pass it on again. Its acquisition reports failure, and
+		// its end goes unreported: only a waiter that takes a passed hold
+		// stamps its start (core.Runtime.Taken).
 		dctx, cancel := l.rt.Detached(ctx)
 		defer cancel()
 		var res releaseResult
