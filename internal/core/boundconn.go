@@ -190,7 +190,7 @@ func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWrite
 // an unbound call (see Runtime.NeedsBound).
 func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
 	deadline, ok := ctx.Deadline()
-	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
+	if w := withinFirst(ctx, deadline, ok); w != nil {
 		c.soft.Store(c.b.soft.mono(w.limit))
 		c.b.soft.begin()
 	} else if ok {

@@ -272,10 +272,19 @@ func (c *withinCtx) Value(key any) any {
 // deadline and a bound set by Within.
 func limitOf(ctx context.Context) (time.Time, bool) {
 	deadline, ok := ctx.Deadline()
-	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
+	if w := withinFirst(ctx, deadline, ok); w != nil {
 		return w.limit, true
 	}
 	return deadline, ok
+}
+
+// withinFirst returns the bound Within set on ctx when it comes before
+// ctx's deadline (deadline, ok), nil otherwise.
+func withinFirst(ctx context.Context, deadline time.Time, ok bool) *withinCtx {
+	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
+		return w
+	}
+	return nil
 }
 
 // SlotOf returns the cluster slot of key, or 0 outside a cluster.
@@ -313,7 +322,7 @@ func (rt *Runtime) NeedsBound(ctx context.Context) bool {
 	// Deadline first: Done would make a cancel context allocate its
 	// channel on every call.
 	deadline, ok := ctx.Deadline()
-	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
+	if w := withinFirst(ctx, deadline, ok); w != nil {
 		// go-redis knows nothing of a bound set by Within, even with
 		// ContextTimeoutEnabled.
 		return time.Until(w.limit)+boundSlack < rt.readTimeout
