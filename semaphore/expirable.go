@@ -300,9 +300,10 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 // Redis tells whether the script ran (ZSCORE of the first id). If it did,
 // the caller has the permits. If it had not, it may still run later (it
 // can be queued behind a slow command), so a late check gives back what it
-// takes. Only when the question gets no answer either is the outcome
-// unknown; a permit with a lease then comes back when the lease ends, one
-// without is missing until SetPermits restores it, and the error says so.
+// takes. When the question gets no answer either, the caller is told the
+// acquire failed, and the question is asked again in the background until
+// Redis answers (settleUnknown): a permit without a lease would otherwise
+// be missing for good if the acquire ran once the network came back.
 //
 // w is the acquire's registration with the runtime; a late check outlives it
 // on a fork of it.
@@ -330,9 +331,12 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, 
 		ran, cerr := e.held(ctx, ids[0])
 		switch {
 		case cerr != nil:
-			e.s.rt.Logger().Warn("redisson: an acquire got no reply and whether it ran is unknown",
+			// Redis does not answer: the acquire may still be in the
+			// network and run once it does. Keep asking.
+			e.s.rt.Logger().Warn("redisson: an acquire got no reply and whether it ran is not known yet; asking until Redis answers",
 				"semaphore", e.s.name, "permits", n, "err", err)
-			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits, and whether it ran is unknown (if it did, leased permits come back when their lease ends): %w", n, err)
+			go e.settleUnknown(w.Fork(), ids)
+			return nil, time.Time{}, fmt.Errorf("no reply to the acquire of %d permits, and whether it ran is not known yet (if it did, its permits are given back once Redis answers): %w", n, err)
 		case ran:
 			res, err = "OK", nil
 		default:
@@ -389,6 +393,51 @@ func (e *ExpirableSemaphore) lateCheck(w *core.Inflight, ids []string) {
 		e.giveBack(context.Background(), ids, "an acquire that ran after its reply was lost")
 	}
 }
+
+// settleUnknown settles an acquire whose reply and whose check were both
+// lost: the caller was told it failed, so what it took is given back. It
+// asks whether the acquire ran, again and again with a growing pause (the
+// network, or Redis, may be down for long), until Redis answers; an answer
+// "not yet" is followed by lateCheck's wait and second look. Once Close
+// has begun it asks one last time, so that an outage does not hold Close
+// for its whole bound, and warns if that gets no answer either.
+func (e *ExpirableSemaphore) settleUnknown(w *core.Inflight, ids []string) {
+	defer w.End()
+	pause := unknownFirstPause
+	t := time.NewTimer(pause)
+	defer t.Stop()
+	for {
+		last := false
+		select {
+		case <-t.C:
+		case <-e.s.rt.Done().Done():
+			last = true
+		}
+		ran, err := e.held(context.Background(), ids[0])
+		switch {
+		case err == nil && ran:
+			e.giveBack(context.Background(), ids, "an acquire that ran after its reply was lost")
+			return
+		case err == nil:
+			e.lateCheck(w, ids) // it ends w (End is idempotent)
+			return
+		case last:
+			e.s.rt.Logger().Warn("redisson: the client closed before Redis answered whether a lost acquire ran; if it did, its permits are taken (a leased permit comes back when its lease ends)",
+				"semaphore", e.s.name, "permits", len(ids), "err", err)
+			return
+		}
+		pause = min(2*pause, unknownMaxPause)
+		t.Reset(pause)
+	}
+}
+
+// The pauses between settleUnknown's questions: the first is short, as a
+// connection that broke is usually replaced at once; the longest keeps a
+// long outage down to a question a second per lost acquire.
+const (
+	unknownFirstPause = 50 * time.Millisecond
+	unknownMaxPause   = time.Second
+)
 
 // held reports whether the permit id is in the zset, on a context of its
 // own. It asks nothing once Client.Close has returned.
