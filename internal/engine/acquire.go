@@ -31,10 +31,72 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	ok, err := l.acquire(octx, h, r, &ob)
 	if !ok && h.l != nil {
 		l.leaveQueue(octx, h, r)
+		if h.unsure && r.Owner == 0 {
+			lease := r.Lease
+			if lease == 0 {
+				lease = l.rt.WatchdogTimeout()
+			}
+			l.lookLate(octx, l.Field(h.owner), lease, r)
+		}
 	}
 	err = l.Err(r.Op(), err)
 	ob.End(ctx, ok, err, r.Wait)
 	return ok, err
+}
+
+// lookLate looks once more for what a failed acquisition's tries left in
+// Redis, when one of them got no reply (h.unsure): the client's Timeout
+// after the undos it owed have run, it undoes a hold of field and leaves
+// the queue again. A try and its undo travel on different connections, so
+// a copy of the try held up in the network (a stall, a queue behind a slow
+// command) can run after the undo found nothing to release, and take the
+// lock for nobody until its lease ends (the watchdog's 30 s), or queue a
+// fair-lock waiter that left, holding everyone behind it back until it is
+// stale (fairLockWaitTimeout, 5 min). Only for a fresh owner (no
+// WithOwner): the field is then nobody's once the acquisition has failed,
+// so whatever holds it in Redis is for nobody and no later acquire can be
+// what the look finds. Close waits for it, and once Close has begun it
+// looks at once.
+func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, r Request) {
+	w, err := l.rt.Begin()
+	if err != nil {
+		return
+	}
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		defer w.End()
+		for done := l.undoRunning(field); done != nil; done = l.undoRunning(field) {
+			select {
+			case <-done:
+			case <-l.rt.Stopped().Done():
+				return
+			}
+		}
+		t := time.NewTimer(l.rt.Timeout())
+		select {
+		case <-t.C:
+		case <-l.rt.Done().Done():
+			t.Stop()
+		}
+		if l.rt.Stopped().Err() != nil {
+			return
+		}
+		uctx, cancel := l.rt.Undoing(bg)
+		cv, err := l.countValue(uctx, field)
+		cancel()
+		if err == nil && cv.count > 0 {
+			l.rt.Logger().Warn("redisson: an acquire that got no reply ran after it was undone; undoing it again",
+				"lock", l.cfg.Name, "holds", cv.count)
+			for range cv.count {
+				l.runUndo(bg, field, lease, l.rt.RequestID())
+			}
+		}
+		if qs, ok := l.queueScripts(r); ok {
+			uctx, cancel := l.rt.Undoing(bg)
+			l.acquireFailed(uctx, qs, field, r.WaitFor)
+			cancel()
+		}
+	}()
 }
 
 // queueScripts returns the object's QueueScripts when r waits in a Redis
@@ -146,13 +208,14 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 		pend = &pendingUndo{}
 		defer func() {
 			if pend.owes() {
+				h.unsure = true
 				l.undoLater(ctx, field, pend.lease, l.rt.RequestID())
 			}
 		}()
 	}
 	if !busy {
 		start := time.Now()
-		_, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline)
+		_, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline, &h.unsure)
 		ob.Try(ok, err)
 		if err != nil {
 			d, again := time.Duration(0), false
@@ -287,7 +350,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 			continue
 		case attempt:
 			start := time.Now()
-			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline)
+			ttl, ok, value, err := l.tryAcquire(ctx, field, lease, r, pend, deadline, &h.unsure)
 			ob.Try(ok, err)
 			if ok && pend != nil && !pend.ran.IsZero() {
 				// The lost try ran: its lease counts from its send.
@@ -566,7 +629,7 @@ func (p *pendingUndo) owes() bool { return p != nil && !p.start.IsZero() }
 // that call. A background undo of field runs first; when the wait's
 // deadline (zero: none) comes before it ends, the call tries nothing and
 // reports the lock not acquired.
-func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request, pend *pendingUndo, deadline time.Time) (time.Duration, bool, int64, error) {
+func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration, r Request, pend *pendingUndo, deadline time.Time, unsure *bool) (time.Duration, bool, int64, error) {
 	if free, err := l.awaitUndo(ctx, field, deadline); err != nil || !free {
 		return 0, false, 0, err
 	}
@@ -600,6 +663,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		if p != nil {
 			// ctx ended with the try on the wire: whatever it does in
 			// Redis is compensated after it, once its outcome is known.
+			*unsure = true
 			done := l.settleLater(ctx, field, lease, p)
 			if errors.Is(ctx.Err(), context.Canceled) {
 				// A cancelled call leaves nothing behind when it returns.
@@ -623,8 +687,10 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			case pend != nil && ctx.Err() == nil:
 				*pend = pendingUndo{start: start, lease: lease}
 			case errors.Is(ctx.Err(), context.DeadlineExceeded):
+				*unsure = true
 				l.undoLater(ctx, field, lease, l.rt.RequestID())
 			default:
+				*unsure = true
 				l.undo(ctx, field, lease)
 			}
 		} else if isTransport(err) && !core.NotSent(err) {

@@ -245,6 +245,9 @@ type Hold struct {
 	// Lock.passOn): code that knows the id could re-enter (WithOwner) the
 	// hold it went to.
 	id atomic.Int32
+	// unsure is set, by the acquiring goroutine only, when a try of the
+	// acquisition got no reply: it may still run in Redis (lookLate).
+	unsure bool
 }
 
 const (
