@@ -1,11 +1,7 @@
 package rlock_test
 
 import (
-	"bytes"
 	"context"
-	"net"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +22,7 @@ func TestLateTryIsUndone(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	lag := &lagFirst{}
+	lag := redistest.NewLag(600 * time.Millisecond)
 	rdb := redistest.Client(t, srv, func(o *redis.Options) {
 		o.ReadTimeout = 200 * time.Millisecond
 		o.MaxRetries = -1
@@ -41,7 +37,7 @@ func TestLateTryIsUndone(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, h.Unlock(ctx))
 
-	lag.marker.Store([]byte(c.ID() + ":"))
+	lag.Arm(c.ID() + ":")
 	_, _, err = l.TryLock(ctx)
 	require.Error(t, err, "the try's reply is held back past ReadTimeout")
 	redistest.Eventually(t, 5*time.Second, "the held-back try lands and takes the lock for nobody", func() bool {
@@ -58,61 +54,4 @@ func TestLateTryIsUndone(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.NoError(t, h.Unlock(ctx))
-}
-
-// lagFirst holds back the first write that contains marker by 600 ms, off
-// the caller's goroutine, as a network would: the write returns at once,
-// and the connection's Close waits for the held-back bytes in the
-// background, so Redis runs them even after the client gave up.
-type lagFirst struct {
-	marker atomic.Value // []byte; nil: nothing held back
-	once   sync.Once
-}
-
-func (d *lagFirst) DialHook(next redis.DialHook) redis.DialHook {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := next(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return &lagConn{Conn: c, d: d}, nil
-	}
-}
-func (d *lagFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (d *lagFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
-type lagConn struct {
-	net.Conn
-	d       *lagFirst
-	pending sync.WaitGroup
-}
-
-func (c *lagConn) Write(b []byte) (int, error) {
-	m, _ := c.d.marker.Load().([]byte)
-	held := false
-	if m != nil && bytes.Contains(b, m) {
-		c.d.once.Do(func() { held = true })
-	}
-	if !held {
-		return c.Conn.Write(b)
-	}
-	buf := bytes.Clone(b)
-	c.pending.Go(func() {
-		time.Sleep(600 * time.Millisecond) // the bytes' time on the way, not a wait for a result
-		// The bytes left the client when Write returned: no deadline
-		// go-redis set since then applies to them.
-		_ = c.Conn.SetWriteDeadline(time.Time{})
-		_, _ = c.Conn.Write(buf)
-	})
-	return len(b), nil
-}
-
-func (c *lagConn) Close() error {
-	go func() {
-		c.pending.Wait()
-		_ = c.Conn.Close()
-	}()
-	return nil
 }

@@ -685,6 +685,9 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			// done before the call returns, leaving nothing behind.
 			switch {
 			case pend != nil && ctx.Err() == nil:
+				// Read as "not run" by the next try, it may still run
+				// later all the same.
+				*unsure = true
 				*pend = pendingUndo{start: start, lease: lease}
 			case errors.Is(ctx.Err(), context.DeadlineExceeded):
 				*unsure = true
