@@ -663,8 +663,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		if p != nil {
 			// ctx ended with the try on the wire: whatever it does in
 			// Redis is compensated after it, once its outcome is known.
-			*unsure = true
-			done := l.settleLater(ctx, field, lease, p)
+			done := l.settleLater(ctx, field, lease, r, p)
 			if errors.Is(ctx.Err(), context.Canceled) {
 				// A cancelled call leaves nothing behind when it returns.
 				l.awaitDone(done)
@@ -906,13 +905,16 @@ func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id
 // release and the try would then take the lock for nobody (and a fair
 // lock's leaveQueue would come before the try queued the waiter again).
 //
+// A try that got no reply also gets lookLate's second look when its owner
+// is fresh (no WithOwner).
+//
 // The outcome is waited for as long as go-redis takes to end the call
 // (Settle), or until Close has stopped waiting, when nothing may be sent
 // any more (the try, still unsent then, never is). A try that ended
 // without a reply (the connection broke, go-redis' ReadTimeout passed and
 // it closed the connection) may have run: it is undone as a lost reply is;
 // docs/giving-up.md says what a command still in the network then does.
-func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, p *core.Pending[try]) chan struct{} {
+func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, r Request, p *core.Pending[try]) chan struct{} {
 	id := l.rt.RequestID()
 	return l.later(ctx, field, func(bg context.Context) {
 		o, err, known := p.Wait(l.rt.Stopped())
@@ -937,6 +939,11 @@ func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duratio
 			return
 		}
 		l.runUndo(bg, field, lease, id)
+		if err != nil && r.Owner == 0 {
+			// No reply: a copy of the try may still be on its way
+			// (lookLate, which starts after this work has ended).
+			l.lookLate(bg, field, lease, r)
+		}
 	})
 }
 
