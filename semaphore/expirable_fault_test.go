@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/semaphore"
 )
 
 // TestExpirableLostReplyUnknown: when neither the acquire nor the question
@@ -58,9 +59,17 @@ func TestExpirableUnknownAcquireRunsLate(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := context.Background()
 	s := c.PermitExpirableSemaphore("late")
+	pub := redistest.Capture(t, raw)
 	ok, err := s.TrySetPermits(ctx, 1)
 	require.NoError(t, err)
 	require.True(t, ok)
+	// Load the acquire script: answered NOSCRIPT, the late acquire would
+	// take nothing.
+	id, ok, err := s.TryAcquire(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, s.Release(ctx, id))
+	pub.Drain(t)
 
 	p.Stall()
 	sent := p.Stats().FromClient
@@ -79,12 +88,17 @@ func TestExpirableUnknownAcquireRunsLate(t *testing.T) {
 	require.Equal(t, "1", rawValue(t, raw, "late"), "held by the proxy, not run yet")
 
 	p.Resume()
+	// The acquire runs and takes the permit (it publishes nothing); the
+	// give-back publishes the new count.
+	channel, payload := pub.Next(t)
+	require.Equal(t, semaphore.ChannelName("late"), channel)
+	require.Equal(t, "1", payload)
 	redistest.Eventually(t, 10*time.Second, "the late acquire's permit is given back", func() bool {
 		n, err := raw.ZCard(ctx, "{late}:timeout").Result()
 		require.NoError(t, err)
 		return n == 0 && rawValue(t, raw, "late") == "1"
 	})
-	id, ok, err := s.TryAcquire(ctx)
+	id, ok, err = s.TryAcquire(ctx)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.NoError(t, s.Release(ctx, id))
