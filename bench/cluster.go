@@ -158,7 +158,8 @@ func checkShardedPubSub(ctx context.Context, c *redistest.Cluster) error {
 // with a recording dialer.
 func clusterOptions(addrs []string, rec *addrRecorder) *redis.ClusterOptions {
 	return &redis.ClusterOptions{
-		Addrs: addrs,
+		Addrs:                    addrs,
+		MaintNotificationsConfig: maintOff(),
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, network, addr)
