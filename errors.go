@@ -33,6 +33,11 @@ var (
 	// ErrUpgrade is returned when an owner holding a read lock asks for the
 	// write lock of the same read-write lock: Redisson would deadlock.
 	ErrUpgrade = core.ErrUpgrade
+	// ErrNoPermission is wrapped by an error whose cause is Redis' NOPERM
+	// reply: the ACL user may not use a key, channel or command the call
+	// needs (docs/acl.md lists them per object). Nothing the refused command
+	// would have changed was changed.
+	ErrNoPermission = core.ErrNoPermission
 	// ErrSubscriptionTimeout is wrapped by a wait's error when Redis did not
 	// confirm its subscription within 7.5 s (Redisson's subscriptionTimeout);
 	// the subscription connection is replaced, and nothing of the wait is

@@ -40,6 +40,11 @@ var (
 	// the same read-write lock with the same owner: Redisson would wait for
 	// itself forever.
 	ErrUpgrade = errors.New("a read holder cannot take the write lock (no upgrade)")
+	// ErrNoPermission is wrapped by every error whose cause is Redis' NOPERM
+	// reply: the connection's ACL user may not use a key, a channel or a
+	// command the call needs. The error names what was refused; docs/acl.md
+	// lists what each object needs.
+	ErrNoPermission = errors.New("no permission")
 )
 
 // WrongTypeError says what key holds instead of the Redis type want, for a
