@@ -47,6 +47,10 @@ var (
 	ErrNoPermission = errors.New("no permission")
 )
 
+// ErrNilContext is the error of a call given a nil context.Context: it
+// matches ErrInvalidArgument.
+var ErrNilContext = fmt.Errorf("%w: nil context", ErrInvalidArgument)
+
 // WrongTypeError says what key holds instead of the Redis type want, for a
 // command that failed with WRONGTYPE: the user learns what is in the way,
 // not which script tripped over it.

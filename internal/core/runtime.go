@@ -210,9 +210,15 @@ func (rt *Runtime) Cluster() bool { return rt.cluster }
 // is closed.
 func (rt *Runtime) Done() context.Context { return rt.done }
 
-// Check returns ErrClosed on a closed client and the context's cause on a
+// Check returns ErrInvalidArgument for a nil context, ErrClosed on a closed
+// client and the context's cause on a
 // done context.
 func (rt *Runtime) Check(ctx context.Context) error {
+	if ctx == nil {
+		// A nil context would panic deep in go-redis, possibly after a
+		// state change: refuse it before anything is sent or marked.
+		return ErrNilContext
+	}
 	if rt.done.Err() != nil {
 		return ErrClosed
 	}
