@@ -16,9 +16,14 @@
 // tries once and never queues. A wait that ends without the lock (ctx done,
 // the wait elapsed, the client closed) takes its entry out of the queue
 // before returning. The stale interval of a Lock waiter is the client's
-// FairLockWaitTimeout (Redisson's fairLockWaitTimeout, 300 s), of a TryLock
-// waiter its wait; every client on a lock must use the same
-// FairLockWaitTimeout.
+// FairLockWaitTimeout (Redisson's fairLockWaitTimeout, 300 s), or the time
+// its ctx has left when that is shorter (as Redisson's tryLock(waitTime)
+// counts its wait); of a TryLock waiter its wait. Every client on a lock
+// must use the same FairLockWaitTimeout. A queued try is not cut at the
+// caller's deadline: it waits for its reply (within the client's Timeout)
+// so that the caller's leave takes its entry out before the call returns;
+// a deadline of a few ms is overrun by a round trip or two
+// (docs/giving-up.md).
 //
 // Ownership is a value, as in package rlock: Lock and TryLock return a *Hold
 // that releases exactly what it took; its Done channel closes when the hold

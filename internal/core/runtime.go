@@ -211,8 +211,7 @@ func (rt *Runtime) Cluster() bool { return rt.cluster }
 func (rt *Runtime) Done() context.Context { return rt.done }
 
 // Check returns ErrInvalidArgument for a nil context, ErrClosed on a closed
-// client and the context's cause on a
-// done context.
+// client and the context's cause on a done context.
 func (rt *Runtime) Check(ctx context.Context) error {
 	if ctx == nil {
 		// A nil context would panic deep in go-redis, possibly after a

@@ -28,6 +28,7 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	if ob.On() {
 		r.base = ctx
 	}
+	r.queueFor = l.queueFor(ctx, r)
 	ok, err := l.acquire(octx, h, r, &ob)
 	if !ok && h.l != nil {
 		l.leaveQueue(octx, h, r)
@@ -93,7 +94,7 @@ func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, 
 		}
 		if qs, ok := l.queueScripts(r); ok {
 			uctx, cancel := l.rt.Undoing(bg)
-			l.acquireFailed(uctx, qs, field, r.WaitFor)
+			l.acquireFailed(uctx, qs, field, r.queueWait())
 			cancel()
 		}
 	}()
@@ -107,6 +108,27 @@ func (l *Lock) queueScripts(r Request) (QueueScripts, bool) {
 	}
 	qs, ok := l.cfg.Scripts.(QueueScripts)
 	return qs, ok
+}
+
+// queueFor is the stale interval in the Redis queue of a Lock call (a wait
+// bounded by ctx alone) whose ctx has a deadline: the time left, as
+// Redisson's tryLock(waitTime) counts its wait, at most the client's
+// FairLockWaitTimeout. A waiter counts its interval in the queue on top of
+// every waiter ahead of it; counting five minutes for a caller that gives
+// up in a few milliseconds would hold everyone behind it back when its
+// leave comes late or not at all. Zero when the interval is the default.
+func (l *Lock) queueFor(ctx context.Context, r Request) time.Duration {
+	if _, ok := l.queueScripts(r); !ok || r.WaitFor > 0 {
+		return 0
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 0
+	}
+	// Whole ms, rounded up: the scripts count in ms, and a wait of 0
+	// would mean the default.
+	left := (time.Until(dl) + time.Millisecond - 1).Truncate(time.Millisecond)
+	return min(max(left, time.Millisecond), l.rt.FairLockWaitTimeout())
 }
 
 // leaveQueue removes the owner of a waiting acquisition that gave up from
@@ -127,7 +149,7 @@ func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 			}
 			uctx, cancel := l.rt.Undoing(bg)
 			defer cancel()
-			l.acquireFailed(uctx, qs, field, r.WaitFor)
+			l.acquireFailed(uctx, qs, field, r.queueWait())
 		})
 		if errors.Is(ctx.Err(), context.Canceled) {
 			l.awaitDone(done)
@@ -137,7 +159,7 @@ func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 	// The caller's ctx may be what ended the wait.
 	dctx, cancel := l.rt.Detached(ctx)
 	defer cancel()
-	l.acquireFailed(dctx, qs, field, r.WaitFor)
+	l.acquireFailed(dctx, qs, field, r.queueWait())
 }
 
 // acquireFailed sends AcquireFailed for field on dctx, a context of its
@@ -597,7 +619,7 @@ func (l *Lock) countValue(ctx context.Context, field string) (countValue, error)
 // the acquisition's value for an object with ValueScripts.
 func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, core.SyncResult, error) {
 	if qs, ok := l.queueScripts(r); ok {
-		ttl, ok, sync, err := qs.AcquireQueued(ctx, field, lease, r.WaitFor)
+		ttl, ok, sync, err := qs.AcquireQueued(ctx, field, lease, r.queueWait())
 		return ttl, ok, 0, sync, err
 	}
 	if l.values != nil {
@@ -650,6 +672,9 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		}
 	}
 	start := time.Now()
+	if _, queued := l.queueScripts(r); queued {
+		ctx = l.queuedTryCtx(ctx)
+	}
 	var o try
 	var err error
 	if cctx, pin, inline := l.rt.InlineFor(ctx, l.cfg.Name); inline {
@@ -714,6 +739,25 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		return 0, false, 0, sync.Err(l.rt.Sync().Timeout)
 	}
 	return 0, true, value, nil
+}
+
+// queuedTryCtx bounds a try that queues its caller in Redis (a fair lock's)
+// by the client's Timeout when ctx's deadline comes sooner. Cut at a
+// deadline of a few ms, the try would leave an entry whose fate only a
+// background settle and leave could decide: a gone waiter at the head holds
+// everyone behind it back until its entry turns stale (the holder's lease
+// plus its wait), and a caller looping on such deadlines queues faster than
+// those leaves run. Run to its reply, the entry is known and the caller's
+// own leave takes it out before the call returns, as Java's tryLock does.
+// So a short deadline can be overrun by a round trip or two, and by the
+// client's Timeout at most when Redis stalls. Cancellation is kept for a
+// ctx without deadline.
+func (l *Lock) queuedTryCtx(ctx context.Context) context.Context {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ctx
+	}
+	return l.rt.Within(context.WithoutCancel(ctx), max(time.Until(dl), l.rt.Timeout()))
 }
 
 // try is the outcome of one acquire script call.

@@ -300,9 +300,21 @@ type Request struct {
 	// NoRetry ends a wait with its first try that fails for a reason that
 	// may pass (core.Retry) instead of backing off and trying again.
 	NoRetry bool
+	// queueFor, when positive, is the stale interval a Lock call counts in
+	// a Redis queue (Lock.queueFor); a TryLock's is its WaitFor.
+	queueFor time.Duration
 	// base is the caller's context when an observed acquisition runs
 	// under the observer's: the hold keeps the caller's values.
 	base context.Context
+}
+
+// queueWait is the wait the queue scripts count for r: zero means the
+// object's default (the fair lock's FairLockWaitTimeout).
+func (r Request) queueWait() time.Duration {
+	if r.WaitFor > 0 {
+		return r.WaitFor
+	}
+	return r.queueFor
 }
 
 // Op returns the name of the call r stands for, for errors.
