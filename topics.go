@@ -9,7 +9,9 @@ import (
 // NewTopic returns the topic called name (Redisson's getTopic(name,
 // codec)): messages of type T published with PUBLISH to the channel name,
 // encoded with cd, which must match the codec of the Java services sharing
-// it (see package codec). Its subscriptions ride the client's pub/sub hub.
+// it (see package codec). On a cluster it publishes, as Redisson does, on
+// the master of the name's slot. Its subscriptions ride the client's pub/sub
+// hub.
 // A Go method cannot have type parameters, hence a function. After c.Close
 // every call fails with ErrClosed and subscriptions end.
 func NewTopic[T any](c *Client, name string, cd codec.Codec) *pubsub.Topic[T] {

@@ -56,8 +56,9 @@ func (t *topic[T]) check(op string) error {
 	return nil
 }
 
-// publish sends msg with PUBLISH or SPUBLISH and returns Redis' receiver
-// count, as Java's publish does.
+// publish sends msg with PUBLISH or SPUBLISH, on a cluster to the master
+// of the name's slot, and returns Redis' receiver count, as Java's publish
+// does.
 func (t *topic[T]) publish(ctx context.Context, msg T) (int64, error) {
 	const op = "publish"
 	if err := t.check(op); err != nil {
@@ -67,16 +68,20 @@ func (t *topic[T]) publish(ctx context.Context, msg T) (int64, error) {
 	if err != nil {
 		return 0, t.fail(op, err)
 	}
-	var n int64
+	command := "publish"
 	if t.sub == hub.Shard {
-		n, err = t.src.rdb.SPublish(ctx, t.name, data).Result()
-	} else {
-		n, err = t.src.rdb.Publish(ctx, t.name, data).Result()
+		command = "spublish"
 	}
-	if err != nil {
+	cmd := redis.NewIntCmd(ctx, command, t.name, data)
+	// go-redis sends a keyless PUBLISH to any cluster node, so one
+	// publisher's messages would race each other over the cluster bus and
+	// the count would be another node's. Redisson routes it by the channel
+	// name, to the master of its slot; so does this.
+	cmd.SetFirstKeyPos(1)
+	if err := t.src.rdb.Process(ctx, cmd); err != nil {
 		return 0, t.fail(op, err)
 	}
-	return n, nil
+	return cmd.Val(), nil
 }
 
 // countSubscribers asks the master of the name's slot (on a cluster, as
@@ -161,7 +166,10 @@ func (t *Topic[T]) Name() string { return t.t.name }
 // Publish sends msg to every subscriber of the topic (PUBLISH name
 // <encoded msg>) and returns how many received it, as Redis counts them
 // (every subscribed connection, Java's and Go's, and pattern subscriptions
-// that match; on a cluster, those of the node that took the PUBLISH).
+// that match). On a cluster it goes, as Redisson's does, to the master of
+// the name's slot: one publisher's messages arrive in the order sent, and
+// the count is that master's subscribers (the cluster bus forwards the
+// message to the other nodes' subscribers, who are not counted).
 func (t *Topic[T]) Publish(ctx context.Context, msg T) (receivers int64, err error) {
 	return t.t.publish(ctx, msg)
 }
