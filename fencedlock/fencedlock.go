@@ -110,7 +110,48 @@ type Hold struct {
 // every earlier acquisition of the lock, by any client. A re-entry gets a
 // token of its own, so while an owner holds the lock several times, its
 // newest hold has the token a fenced resource accepts.
-func (h *Hold) Token() int64 { return lockkit.Engine(&h.Hold).Value() }
+func (h *Hold) Token() int64 {
+	if h == nil {
+		return 0
+	}
+	return lockkit.Engine(&h.Hold).Value()
+}
+
+// The methods below are locks.Hold's, spelled out so that a nil *Hold
+// answers as a nil locks.Hold does (an error, a done context) instead of
+// panicking: a promoted method would take the address of a nil Hold's
+// field first.
+
+// Unlock releases this hold (locks.Hold's Unlock).
+func (h *Hold) Unlock(ctx context.Context) error { return h.base().Unlock(ctx) }
+
+// Extend sets the lock's lease to lease from now (locks.Hold's Extend).
+func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
+	return h.base().Extend(ctx, lease)
+}
+
+// Done is closed when the hold ends (locks.Hold's Done).
+func (h *Hold) Done() <-chan struct{} { return h.base().Done() }
+
+// Err is nil while the hold lasts, then why it ended (locks.Hold's Err).
+func (h *Hold) Err() error { return h.base().Err() }
+
+// Context is done when the hold ends (locks.Hold's Context).
+func (h *Hold) Context() context.Context { return h.base().Context() }
+
+// Owner returns the hold's owner id (locks.Hold's Owner).
+func (h *Hold) Owner() int64 { return h.base().Owner() }
+
+// Name returns the lock's name (locks.Hold's Name).
+func (h *Hold) Name() string { return h.base().Name() }
+
+// base is the embedded hold, nil for a nil *Hold.
+func (h *Hold) base() *locks.Hold {
+	if h == nil {
+		return nil
+	}
+	return &h.Hold
+}
 
 // Option changes one Lock or TryLock call: a locks.Option.
 type Option = locks.Option

@@ -19,8 +19,10 @@ package locks
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/objects"
 )
@@ -59,7 +61,7 @@ type Hold struct {
 // returns an error wrapping ErrNotOwner; so does an Unlock after Redis lost
 // the hold (the lease ran out unseen); a hold that ended returns why
 // (ErrLockLost, ErrClosed) and sends nothing.
-func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
+func (h *Hold) Unlock(ctx context.Context) error { return h.engine().Unlock(ctx) }
 
 // Extend sets the lock's lease to lease, counted from now (redislock's
 // Refresh, redsync's Extend, Redisson's expire on a held lock): in Redis,
@@ -100,32 +102,78 @@ func (h *Hold) Unlock(ctx context.Context) error { return h.h.Unlock(ctx) }
 // before the hold's end: a hold whose loss signal fires while the reply is
 // on its way ends lost, even if the lease was set in Redis, where it then
 // lives, unused, until it runs out.
-func (h *Hold) Extend(ctx context.Context, lease time.Duration) error { return h.h.Extend(ctx, lease) }
+func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
+	return h.engine().Extend(ctx, lease)
+}
 
 // Done is closed when the hold ends: after Unlock, or when ownership is lost
 // or the client closes (see Err). A lost hold's Done is closed before its
 // lease can have run out in Redis, by this process's clock.
-func (h *Hold) Done() <-chan struct{} { return h.h.Done() }
+func (h *Hold) Done() <-chan struct{} { return h.Context().Done() }
 
 // Err is nil while the hold lasts. Then it is context.Canceled after
 // Unlock, an error wrapping ErrLockLost when ownership was lost, or
 // ErrClosed when the client closed.
-func (h *Hold) Err() error { return h.h.Err() }
+func (h *Hold) Err() error {
+	if !h.acquired() {
+		return errNotAcquired
+	}
+	return h.h.Err()
+}
 
 // Context returns a context that is done when the hold ends, with Err as its
 // cause (context.Cause); it carries the values of the context given to Lock,
 // not its cancellation. Run the critical section under it.
-func (h *Hold) Context() context.Context { return h.h.Context() }
+func (h *Hold) Context() context.Context {
+	if !h.acquired() {
+		return notAcquired
+	}
+	return h.h.Context()
+}
 
 // Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
 // or to the lock's HoldCount and IsHeldByOwner. An RLock hold whose id was
 // never read may be passed on by Unlock to a waiting goroutine of the same
 // client, which takes over the id (docs/waiting.md): Owner then answers 0.
 // Reading the id first keeps Unlock from passing it on.
-func (h *Hold) Owner() int64 { return h.h.Owner() }
+func (h *Hold) Owner() int64 {
+	if !h.acquired() {
+		return 0
+	}
+	return h.h.Owner()
+}
 
 // Name returns the lock's name (its Redis key; a group multi-lock's group).
-func (h *Hold) Name() string { return h.h.Key() }
+func (h *Hold) Name() string {
+	if !h.acquired() {
+		return ""
+	}
+	return h.h.Key()
+}
+
+// engine returns the engine's hold, nil for a nil Hold (whose Unlock and
+// Extend then return an error wrapping ErrNotOwner).
+func (h *Hold) engine() *engine.Hold {
+	if h == nil {
+		return nil
+	}
+	return &h.h
+}
+
+// acquired reports whether h came from an acquisition: a nil or zero Hold
+// (a TryLock's nil when it did not acquire, or new(Hold)) did not.
+func (h *Hold) acquired() bool { return h != nil && h.h.Lock() != nil }
+
+// errNotAcquired is the Err of a nil or zero Hold.
+var errNotAcquired = fmt.Errorf("%w: not an acquired hold (a nil or zero Hold)", core.ErrNotOwner)
+
+// notAcquired is the Context of a nil or zero Hold: done, with
+// errNotAcquired as its cause.
+var notAcquired = func() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errNotAcquired)
+	return ctx
+}()
 
 // Option changes one Lock or TryLock call of a lock kind, or of a
 // multilock.Lock. A value the call cannot use is refused with an error

@@ -264,6 +264,9 @@ func (m *Lock) options(op string, lock bool, opts []Option) (lockkit.Options, er
 // than being held or not answering within its share of the wait; nothing
 // is held then. ctx being done is an error.
 func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error) {
+	if ctx == nil {
+		return nil, false, m.opErr("try lock", core.ErrNilContext)
+	}
 	o, err := m.options("try lock", false, opts)
 	if err != nil {
 		return nil, false, err
@@ -298,6 +301,9 @@ func (m *Lock) startAcquire(ctx context.Context, wait bool) (context.Context, co
 // another type: ErrClosed, ErrWrongType) ends Lock at once with its error
 // when the set cannot be taken without it, having given back what it took.
 func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
+	if ctx == nil {
+		return nil, m.opErr("lock", core.ErrNilContext)
+	}
 	o, err := m.options("lock", true, opts)
 	if err != nil {
 		return nil, err
@@ -729,8 +735,12 @@ func (h *Hold) memberEnded(name string, cause error) {
 // of members that could not be released are joined; a RedLock reports none
 // for members it had already lost.
 func (h *Hold) Unlock(ctx context.Context) error {
-	if h.m == nil {
+	if h == nil || h.m == nil {
 		return core.Errorf(core.ErrNotOwner, "unlock: not an acquired hold (a nil or zero Hold)")
+	}
+	if ctx == nil {
+		// Refused before the hold is marked released.
+		return h.m.opErr("unlock", core.ErrNilContext)
 	}
 	if h.m.rt == nil {
 		return h.unlock(ctx)
@@ -816,10 +826,13 @@ func (h *Hold) unlock(ctx context.Context) error {
 // ended (ErrNotOwner after Unlock; the loss or ErrClosed otherwise) or a ctx
 // done at the call (its cause; the hold is unchanged).
 func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
-	if h.m == nil {
+	if h == nil || h.m == nil {
 		return core.Errorf(core.ErrNotOwner, "extend: not an acquired hold (a nil or zero Hold)")
 	}
 	m := h.m
+	if ctx == nil {
+		return m.opErr("extend", core.ErrNilContext)
+	}
 	if lease < time.Millisecond {
 		return m.opErr("extend", fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease))
 	}
@@ -902,15 +915,15 @@ func extendMember(ctx context.Context, h lockable.Hold, lease time.Duration) err
 // Done is closed when the hold ends: after Unlock, or when the set is lost
 // (see Err). A lost hold's Done is closed before a member lease can have
 // run out in Redis, by this process's clock.
-func (h *Hold) Done() <-chan struct{} { return h.ctx.Done() }
+func (h *Hold) Done() <-chan struct{} { return h.Context().Done() }
 
 // Err is nil while the hold lasts. Then it is context.Canceled after
 // Unlock, or an error wrapping ErrLockLost when a member (for a RedLock: a
 // quorum, or the validity) was lost, or ErrClosed when a member's client
 // closed.
 func (h *Hold) Err() error {
-	if h.ctx == nil {
-		return core.Errorf(core.ErrNotOwner, "not an acquired hold (a nil or zero Hold)")
+	if h == nil || h.ctx == nil {
+		return errNotAcquired
 	}
 	if h.ctx.Err() == nil {
 		return nil
@@ -921,14 +934,38 @@ func (h *Hold) Err() error {
 // Context returns a context that is done when the hold ends, with Err as
 // its cause; it carries the values of the context given to Lock, not its
 // cancellation. Run the critical section under it.
-func (h *Hold) Context() context.Context { return h.ctx }
+func (h *Hold) Context() context.Context {
+	if h == nil || h.ctx == nil {
+		return notAcquired
+	}
+	return h.ctx
+}
+
+// errNotAcquired is the Err of a nil or zero Hold.
+var errNotAcquired = core.Errorf(core.ErrNotOwner, "not an acquired hold (a nil or zero Hold)")
+
+// notAcquired is the Context of a nil or zero Hold: done, with
+// errNotAcquired as its cause.
+var notAcquired = func() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errNotAcquired)
+	return ctx
+}()
 
 // Owner returns the owner id every member was taken by.
-func (h *Hold) Owner() int64 { return h.owner }
+func (h *Hold) Owner() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.owner
+}
 
 // Held returns the names of the members this hold took: all of them for a
 // MultiLock, at least a quorum for a RedLock.
 func (h *Hold) Held() []string {
+	if h == nil {
+		return nil
+	}
 	out := make([]string, len(h.members))
 	for i, x := range h.members {
 		out[i] = x.l.Name()

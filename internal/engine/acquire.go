@@ -24,6 +24,9 @@ import (
 // acquisition runs under the context the observer made of ctx (its Redis
 // commands nest in the observer's span), while the hold keeps ctx's values.
 func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
+	if ctx == nil {
+		return false, l.Err(r.Op(), core.ErrNilContext)
+	}
 	octx, ob := l.rt.StartAcquire(ctx, l.cfg.Kind, l.cfg.Name, r.Wait, 0)
 	if ob.On() {
 		r.base = ctx

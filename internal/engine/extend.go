@@ -48,9 +48,12 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 }
 
 func (h *Hold) extend(ctx context.Context, op string, lease time.Duration) error {
-	l := h.l
-	if l == nil {
+	if h == nil || h.l == nil {
 		return core.Errorf(core.ErrNotOwner, "%s: not an acquired hold (a nil or zero Hold)", op)
+	}
+	l := h.l
+	if ctx == nil {
+		return l.Err(op, core.ErrNilContext)
 	}
 	return l.Err(op, l.extend(ctx, h, lease))
 }

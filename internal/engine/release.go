@@ -32,9 +32,14 @@ const minLatchTTL = 20 * time.Second
 // before, or one that ended (lost, client closed), sends nothing and
 // returns why.
 func (h *Hold) Unlock(ctx context.Context) error {
-	l := h.l
-	if l == nil {
+	if h == nil || h.l == nil {
 		return core.Errorf(core.ErrNotOwner, "unlock: not an acquired hold (a nil or zero Hold)")
+	}
+	l := h.l
+	if ctx == nil {
+		// Refused before the hold is marked released: it stays the
+		// caller's to release with a context.
+		return l.Err("unlock", core.ErrNilContext)
 	}
 	octx, ob := l.rt.StartRelease(ctx, l.cfg.Kind, l.cfg.Name)
 	var res releaseResult
