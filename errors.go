@@ -38,6 +38,12 @@ var (
 	// needs (docs/acl.md lists them per object). Nothing the refused command
 	// would have changed was changed.
 	ErrNoPermission = core.ErrNoPermission
+	// ErrReleaseRefused is matched by the error of an Unlock that Redis
+	// refused before its script ran (OOM, NOPERM, READONLY, CROSSSLOT,
+	// LOADING, ...): the hold is still held and still renewed, and the same
+	// Unlock works once Redis accepts it. Only a lost reply leaves a
+	// release's outcome unknown (the hold then ends; docs/failures.md).
+	ErrReleaseRefused = core.ErrReleaseRefused
 	// ErrSubscriptionTimeout is wrapped by a wait's error when Redis did not
 	// confirm its subscription within 7.5 s (Redisson's subscriptionTimeout);
 	// the subscription connection is replaced, and nothing of the wait is

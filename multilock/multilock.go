@@ -663,6 +663,9 @@ func (m *Lock) expireAll(ctx context.Context, hs []held, lease time.Duration) ([
 // Hold is one acquisition of the set. Keep it: Unlock releases every member
 // it holds, once. It is safe for concurrent use.
 type Hold struct {
+	// again: an Unlock left members held whose release Redis refused
+	// (keepRefused); the next Unlock releases only them.
+	again   bool
 	m       *Lock
 	owner   int64
 	members []held
@@ -784,6 +787,15 @@ func (h *Hold) unlock(ctx context.Context) error {
 	errs := h.m.unlockAll(ctx, h.members)
 	awaitLate(h.late)
 	h.cancel(context.Canceled)
+	again := h.again
+	if refused := h.keepRefused(errs); refused != nil {
+		return h.m.opErr("unlock", refused)
+	}
+	if again {
+		// This Unlock released what an earlier one left held: the hold's
+		// own end was that earlier Unlock.
+		return h.m.opErr("unlock", errors.Join(errs...))
+	}
 	if ended != nil {
 		return h.m.opErr("unlock", ended)
 	}
@@ -801,6 +813,28 @@ func (h *Hold) unlock(ctx context.Context) error {
 		}
 	}
 	return h.m.opErr("unlock", errors.Join(failed...))
+}
+
+// keepRefused keeps, after an Unlock, the members whose release Redis
+// refused before it ran (core.ErrReleaseRefused): they are still held, and
+// the next Unlock releases them. It returns the error that says so, nil
+// when no release was refused.
+func (h *Hold) keepRefused(errs []error) error {
+	var kept []held
+	var failed []error
+	for i, err := range errs {
+		if errors.Is(err, core.ErrReleaseRefused) {
+			kept = append(kept, h.members[i])
+			failed = append(failed, err)
+		}
+	}
+	if kept == nil {
+		return nil
+	}
+	h.members, h.stops, h.again = kept, nil, true
+	h.releasing.Store(false)
+	return core.Errorf(core.ErrReleaseRefused, "%d of %d members are still held (Redis refused their release); Unlock again to release them: %w",
+		len(kept), len(errs), errors.Join(failed...))
 }
 
 // Extend sets the lease of every member to lease, counted from now, as

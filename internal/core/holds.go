@@ -106,6 +106,15 @@ func (h *Hold) Err() error {
 // BeginRelease reports whether this is the hold's first release call.
 func (h *Hold) BeginRelease() bool { return h.releasing.CompareAndSwap(false, true) }
 
+// ErrReleaseRefused is matched by the error of a release Redis refused
+// before it ran (Refused): the hold is still its owner's.
+var ErrReleaseRefused = errors.New("the release did not run")
+
+// CancelRelease undoes BeginRelease after Redis refused the release before
+// it ran (Refused): the hold is its owner's again, to release once Redis
+// accepts.
+func (h *Hold) CancelRelease() { h.releasing.Store(false) }
+
 // Releasing reports whether a release of the hold was called.
 func (h *Hold) Releasing() bool { return h.releasing.Load() }
 

@@ -81,23 +81,31 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	}
 	res, err := l.release(dctx, q, field, lease)
 	*out = res
-	if err != nil && q != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
+	// A release that ran counts as one below, whatever its error says.
+	ran := err == nil || errors.Is(err, core.ErrNoSyncedReplicas) || errors.Is(err, errUnheard)
+	if !ran && q != nil {
 		q.mu.Lock()
 		q.releasing--
 		q.mu.Unlock()
 	}
 	switch {
+	case errors.Is(err, core.ErrReleaseRefused):
+		// Nothing ran: the hold is the caller's again, renewed as
+		// before, and the same Unlock works once Redis accepts it.
+		h.CancelRelease()
+		return err
 	case errors.Is(err, core.ErrNotOwner):
 		// Redis says the owner holds nothing: the lease ran out (or the key
 		// was deleted) before we could tell. The hold is over.
 		l.rt.Abandon(l.cfg.Name, field, l.lost("%w", err))
 		return err
-	case err != nil && !errors.Is(err, core.ErrNoSyncedReplicas):
-		// Whether the release ran is unknown (no reply), or Redis refused
-		// it (BUSY, READONLY, OOM, ...): either way this hold's one release
-		// is spent, so stop renewing and let the lock expire with its lease
-		// if it is still there (Redisson cancels renewal whatever the
-		// unlock's outcome). The hold ends, and a local waiter learns it.
+	case !ran:
+		// Whether the release ran is unknown: no reply, or an error the
+		// script may have met after it wrote. Either way this hold's one
+		// release is spent, so stop renewing and let the lock expire with
+		// its lease if it is still there (Redisson cancels renewal whatever
+		// the unlock's outcome). The hold ends, and a local waiter learns
+		// it. (A refusal before the script ran returned above.)
 		l.rt.Abandon(l.cfg.Name, field, l.lost("the unlock failed: %w", err))
 		l.wakeLocal()
 		return err
@@ -197,6 +205,17 @@ func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
 	return ok
 }
 
+// errUnheard marks a release that ran but whose message Redis refused
+// (core.ChannelDenied): the hold ended as released.
+var errUnheard = errors.New("the release was not announced")
+
+// refused is the error of a release Redis refused before it ran: the hold
+// is still the caller's (core.ErrReleaseRefused), and the error says what Redis
+// answered (ErrNoPermission for an ACL refusal).
+func refused(err error) error {
+	return core.Errorf(core.ErrReleaseRefused, "Redis refused the release, so the hold is still held; Unlock again once Redis accepts it: %w", core.Permission(err))
+}
+
 type releaseResult struct {
 	full      bool // the owner's last hold was released
 	shared    bool // one hold was released; the lock stays held (Shared)
@@ -235,6 +254,9 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		heard int
 		err   error
 		start time.Time
+		// noReply: an attempt got no reply, so it may have run; a later
+		// attempt's refusal then says nothing of the release.
+		noReply bool
 	)
 	for attempt := 1; ; attempt++ {
 		if attempt == 1 {
@@ -246,6 +268,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		// leave time for the next, which the latch makes safe to send.
 		actx := l.rt.Within(ctx, l.rt.Timeout())
 		res, heard, err = l.releaseOnce(actx, field, lease, reqID, succ, yielded)
+		noReply = noReply || isTransport(err) && !core.NotSent(err)
 		// A rejection (READONLY from a master demoted by a failover the
 		// client has not followed yet, say) did not run: send it again.
 		if err == nil || !isTransport(err) && !core.Rejected(err) || attempt == releaseAttempts || ctx.Err() != nil {
@@ -271,7 +294,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 			next.state, next.start, next.value = handed, start, succ.Value
 			q.pending++
 			q.streak++
-		case next != nil && err != nil && isTransport(err):
+		case next != nil && err != nil && (isTransport(err) || core.ChannelDenied(err)):
 			// The hand-off may have happened, as early as the first send:
 			// the waiter asks Redis, and its lease would count from then.
 			next.state, next.start = unknown, start
@@ -295,8 +318,16 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		}
 		q.mu.Unlock()
 	}
-	if err != nil && !errors.Is(err, core.ErrNoSyncedReplicas) {
-		return releaseResult{}, err
+	switch {
+	case err != nil && !noReply && core.Refused(err):
+		return releaseResult{}, refused(err)
+	case err != nil && core.ChannelDenied(err) && next == nil:
+		// The script freed the lock, then its PUBLISH was refused: the
+		// release happened, and waiters elsewhere learn of it at their
+		// next try (the holder's TTL), not from a message.
+		return releaseResult{full: true, start: start}, core.Errorf(errUnheard, "the lock was released, but its unlock message was refused: %w", core.Permission(err))
+	case err != nil && !errors.Is(err, core.ErrNoSyncedReplicas):
+		return releaseResult{}, core.Permission(err)
 	}
 	if res == NotOwner {
 		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
