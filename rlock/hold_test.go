@@ -460,12 +460,13 @@ func TestLocalHandOffPublishesNothing(t *testing.T) {
 	require.Equal(t, int64(0), raw.Exists(ctx, name).Val())
 }
 
-// TestUnlockRefusedByRedisEndsHold: an unlock that Redis answers with an
-// error reply (here BUSY: a script runs past busy-reply-threshold) spends
-// the hold's one release, so the hold ends with ErrLockLost and its lease is
-// no longer renewed: the lock expires instead of being kept forever by the
-// watchdog with no way left to release it.
-func TestUnlockRefusedByRedisEndsHold(t *testing.T) {
+// TestUnlockRefusedByRedisKeepsHold: an unlock that Redis refuses before
+// its script runs (here BUSY: a script runs past busy-reply-threshold)
+// leaves the hold its caller's (issue 33: a refusal is not a lost reply):
+// not ended, still renewed, and the same Unlock releases the lock once
+// Redis serves again. (It used to spend the hold's one release and let the
+// lock expire.)
+func TestUnlockRefusedByRedisKeepsHold(t *testing.T) {
 	srv := redistest.StartServer(t, redistest.Options{Args: []string{"--busy-reply-threshold", "100"}})
 	raw := redistest.Client(t, srv)
 	busy := redistest.Client(t, srv, func(o *redis.Options) { o.ReadTimeout = 10 * time.Second })
@@ -487,12 +488,16 @@ func TestUnlockRefusedByRedisEndsHold(t *testing.T) {
 		return err != nil && strings.HasPrefix(err.Error(), "BUSY")
 	})
 	err = h.Unlock(ctx)
-	require.Error(t, err)
-	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, err, redisson.ErrReleaseRefused)
+	require.Contains(t, err.Error(), "BUSY")
+	require.NoError(t, h.Err(), "the refused release left the hold alive")
 	require.NoError(t, <-scriptDone)
-	require.ErrorIs(t, h.Unlock(ctx), redisson.ErrNotOwner, "the spent hold sends nothing")
-	// Nobody renews the lock any more: it expires with its lease.
-	redistest.Eventually(t, 3*watchdog, "the abandoned lock expires", func() bool {
-		return raw.Exists(ctx, "busy").Val() == 0
+	// Still renewed: the lock outlives its first lease.
+	redistest.Eventually(t, 5*watchdog, "a renewal after the refusal", func() bool {
+		return raw.PTTL(ctx, "busy").Val() > watchdog-watchdog/3+50*time.Millisecond
 	})
+	require.NoError(t, h.Err())
+	require.NoError(t, h.Unlock(ctx), "the same hold releases once Redis serves")
+	require.Equal(t, int64(0), raw.Exists(ctx, "busy").Val())
+	require.ErrorIs(t, h.Unlock(ctx), redisson.ErrNotOwner, "once")
 }
