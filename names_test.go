@@ -231,7 +231,7 @@ func TestNamesOneRuleEverywhere(t *testing.T) {
 							return
 						}
 						require.ErrorIs(t, err, redisson.ErrInvalidName)
-						require.ErrorContains(t, err, "not in one slot")
+						require.ErrorContains(t, err, "not in one slot and")
 						require.Zero(t, raw.Exists(ctx, name).Val(), "a refused name writes nothing")
 					})
 				}
@@ -249,4 +249,91 @@ func refused(k nameKind, name string, cluster bool) bool {
 		return false
 	}
 	return true
+}
+
+// TestNamesClusterWaiters shows on a 3-master cluster that names the rule
+// accepts work end to end, waiters included: a waiter of another client is
+// woken through the object's channel when the holder lets go, for the lock,
+// the fair lock (its per-waiter channel and queue keys) and the semaphore.
+func TestNamesClusterWaiters(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	newClient := func() *redisson.Client {
+		c, err := redisson.New(cl.Client(t))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	a, b := newClient(), newClient()
+	raw := cl.Client(t)
+	type taker func(ctx context.Context, c *redisson.Client, name string) (release func(context.Context) error, err error)
+	lockTaker := func(lock func(c *redisson.Client, name string) func(context.Context) (unlocker, error)) taker {
+		return func(ctx context.Context, c *redisson.Client, name string) (func(context.Context) error, error) {
+			h, err := lock(c, name)(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return h.Unlock, nil
+		}
+	}
+	kinds := []struct {
+		kind  string
+		setup func(ctx context.Context, name string) error
+		take  taker
+	}{
+		{"lock", nil, lockTaker(func(c *redisson.Client, n string) func(context.Context) (unlocker, error) {
+			return func(ctx context.Context) (unlocker, error) { return c.Lock(n).Lock(ctx) }
+		})},
+		{"fair lock", nil, lockTaker(func(c *redisson.Client, n string) func(context.Context) (unlocker, error) {
+			return func(ctx context.Context) (unlocker, error) { return c.FairLock(n).Lock(ctx) }
+		})},
+		{"semaphore", func(ctx context.Context, n string) error {
+			_, err := a.Semaphore(n).TrySetPermits(ctx, 1)
+			return err
+		}, func(ctx context.Context, c *redisson.Client, n string) (func(context.Context) error, error) {
+			p, err := c.Semaphore(n).AcquirePermits(ctx, 1)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) error { return p.Release(ctx) }, nil
+		}},
+	}
+	for _, k := range kinds {
+		for _, name := range goodNames {
+			t.Run(k.kind+"/"+name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				if k.setup != nil {
+					require.NoError(t, k.setup(ctx, name))
+				}
+				release, err := k.take(ctx, a, name)
+				require.NoError(t, err)
+				taken := make(chan error, 1)
+				go func() {
+					rel, err := k.take(ctx, b, name)
+					if err == nil {
+						err = rel(ctx)
+					}
+					taken <- err
+				}()
+				redistest.Eventually(t, 10*time.Second, "the waiter subscribed", func() bool {
+					return b.Stats().PubSub.Waiters == 1
+				})
+				require.NoError(t, release(ctx))
+				select {
+				case err := <-taken:
+					require.NoError(t, err, "the waiter took and released it")
+				case <-ctx.Done():
+					t.Fatal("the waiter was not woken")
+				}
+				if k.kind == "semaphore" {
+					n, err := a.Semaphore(name).AvailablePermits(ctx)
+					require.NoError(t, err)
+					require.Equal(t, 1, n, "every permit back")
+					_, err = a.Semaphore(name).Delete(ctx)
+					require.NoError(t, err)
+				}
+				require.Zero(t, raw.Exists(ctx, name).Val())
+			})
+		}
+	}
 }

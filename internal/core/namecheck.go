@@ -34,13 +34,21 @@ func CheckName(name string, derived ...string) error {
 	tag := slot.Tag(name)
 	for _, d := range derived {
 		if dt := slot.Tag(d); dt != tag {
-			return fmt.Errorf("%w: Redis Cluster hashes %q by %q but %q, which Redisson derives from it, by %q: "+
-				"they are not in one slot, and a cluster would refuse the object's scripts (CROSSSLOT); "+
+			return fmt.Errorf("%w: a Redis Cluster hashes %s but %s, derived from it as Redisson derives it, "+
+				"so the two are not in one slot and the object's scripts would fail there with CROSSSLOT; "+
 				"use a name without '{' and '}', or one with a non-empty hash tag such as \"{app}:x\"",
-				ErrInvalidName, name, tag, d, dt)
+				ErrInvalidName, hashed(name, tag), hashed(d, dt))
 		}
 	}
 	return nil
+}
+
+// hashed says what Redis Cluster hashes of key, whose Tag is tag.
+func hashed(key, tag string) string {
+	if key == tag {
+		return fmt.Sprintf("%q whole", key)
+	}
+	return fmt.Sprintf("%q by its tag %q", key, tag)
 }
 
 // HasHashTag reports whether Redis Cluster hashes only a non-empty {tag}

@@ -59,7 +59,7 @@ func TestCheckName(t *testing.T) {
 				}
 				require.ErrorIs(t, err, core.ErrInvalidName, d)
 				require.ErrorContains(t, err, derived, d)
-				require.ErrorContains(t, err, "not in one slot", d)
+				require.ErrorContains(t, err, "not in one slot and", d)
 				require.NotEqual(t, core.Slot(tc.name), core.Slot(derived), "%s: a refused name must really split", d)
 			}
 		})

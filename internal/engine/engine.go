@@ -209,14 +209,14 @@ func (e *Engine) Lock(cfg Config) *Lock {
 
 // derived returns the keys and channels cfg derives from the name.
 func (l *Lock) derived() []string {
-	d := append([]string(nil), l.cfg.Derived...)
+	var d []string
 	if l.cfg.Channel != "" {
 		d = append(d, l.cfg.Channel)
 	}
 	if l.cfg.ChannelFor != nil {
 		d = append(d, l.cfg.ChannelFor(core.OwnerField(l.rt.ID(), 0)+l.cfg.FieldSuffix))
 	}
-	return d
+	return append(d, l.cfg.Derived...)
 }
 
 // Name returns the object's name.
