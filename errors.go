@@ -17,7 +17,10 @@ var (
 	// ErrClosed is returned by calls on a closed Client; it is also the cause
 	// of holders' contexts when the Client closes.
 	ErrClosed = core.ErrClosed
-	// ErrInvalidName is returned for an empty object name.
+	// ErrInvalidName is returned for an empty object name, and for a name
+	// whose derived keys or channels a Redis Cluster would put in another
+	// slot than the name ("x}y", "x{", "a{}b"; docs/interop.md, "Names"),
+	// on every deployment.
 	ErrInvalidName = core.ErrInvalidName
 	// ErrInvalidArgument is returned for durations or counts that make no
 	// sense, such as a zero or negative lease.

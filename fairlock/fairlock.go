@@ -75,6 +75,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Kind:       "fair lock",
 		Name:       name,
 		ChannelFor: func(field string) string { return s.channel + ":" + field },
+		Derived:    []string{s.queue, s.timeout, s.channel, s.latchPrefix},
 		Policy:     pubsub.LockPolicy,
 		Renew:      engine.PlainRenewal{RT: rt},
 		HandOff:    false, // a local hand-off would jump the Redis queue

@@ -67,6 +67,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Kind:    "fenced lock",
 		Name:    name,
 		Channel: l.channel,
+		Derived: []string{l.tokenKey, LatchPrefix(name)},
 		Policy:  pubsub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		// A release hands the lock straight to a waiter of this client and

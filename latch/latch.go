@@ -11,7 +11,9 @@
 // RCountDownLatch of the same name is the same latch. The channel always
 // wraps the name in braces, even a name that has some (Redisson's choice):
 // in a Redis Cluster a name with a {tag} then maps its key and its channel
-// to different slots, and such names are refused there (ErrInvalidName).
+// to different slots, and such names are refused there (ErrInvalidName);
+// Redisson uses them on a single server, where they work. A name with a
+// '}' and no {tag} ("x}y", "a{}b") is refused everywhere.
 package latch
 
 import (
@@ -45,12 +47,12 @@ type Latch struct {
 
 func newLatch(rt *core.Runtime, name string) *Latch {
 	l := &Latch{rt: rt, name: name, channel: ChannelName(name)}
-	switch {
-	case name == "":
-		l.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case rt.Cluster() && core.Slot(name) != core.Slot(l.channel):
-		l.err = fmt.Errorf("%w: %q and its channel %q are in different cluster slots (Redisson always wraps the name in braces); use a name without '{' in a cluster",
-			core.ErrInvalidName, name, l.channel)
+	// The channel wraps even a name with a {tag} in braces, which then
+	// hashes apart from the name; Redisson's own records use such names
+	// on a single server, so they are refused only in a cluster. Every
+	// other split name is refused everywhere.
+	if err := core.CheckName(name, l.channel); err != nil && (rt.Cluster() || !core.HasHashTag(name)) {
+		l.err = err
 	}
 	return l
 }

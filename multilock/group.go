@@ -86,6 +86,7 @@ func newGroup(e *engine.Engine, group string, values []string) *Group {
 		Kind:        "group multi-lock",
 		Name:        group,
 		Channel:     g.channel,
+		Derived:     []string{g.latchPrefix},
 		FieldSuffix: fieldSep + strings.Join(g.fields, ","),
 		// Waiters of one group may wait for different values: an unlock
 		// wakes them all (Redisson wakes one, which may leave a waiter

@@ -83,7 +83,9 @@ type Lock struct {
 // acquired when every member is. The members may belong to different
 // Clients. An empty list, a nil member or a lock given twice makes every
 // call fail with an error wrapping ErrInvalidArgument, and a member with an
-// empty name with one wrapping ErrInvalidName, before anything is sent.
+// invalid name (empty, or one whose derived keys and channels would not
+// share its cluster slot) with one wrapping ErrInvalidName, before anything
+// is sent.
 func New(locks ...lockable.Lock) *Lock { return newLock(false, locks) }
 
 // NewRedLock returns the RedLock of locks (Redisson's RedissonRedLock):
@@ -117,10 +119,12 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 			continue
 		}
 		names[i] = l.Name()
-		if err := core.ValidateName(l.Name()); err != nil {
+		// Every lock kind derives its channel and keys as Redisson's
+		// prefixName does, so one of them decides for all.
+		if err := core.CheckName(l.Name(), core.PrefixName("redisson_lock__channel", l.Name())); err != nil {
 			// The member would refuse every call, but only once the
 			// members before it were taken: refuse the set up front.
-			errs = append(errs, fmt.Errorf("%w: lock %d of the set has an empty name", err, i+1))
+			errs = append(errs, fmt.Errorf("lock %d of the set: %w", i+1, err))
 			continue
 		}
 		id := l.LockID()

@@ -166,9 +166,9 @@ type ReliableTopic[T any] struct {
 // ErrInvalidArgument).
 func NewReliableTopic[T any](src *Source, name string, cd codec.Codec) *ReliableTopic[T] {
 	t := &ReliableTopic[T]{name: name, timeout: core.SuffixName(name, "timeout"), codec: cd, src: src}
+	t.err = core.CheckName(name, t.timeout)
 	switch {
-	case name == "":
-		t.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	case t.err != nil:
 	case cd == nil:
 		t.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
 	case src == nil || src.rdb == nil:

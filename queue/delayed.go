@@ -163,6 +163,9 @@ func NewDelayedQueue[T any](src *Source, name string, cd codec.Codec) *DelayedQu
 		channel: core.PrefixName("redisson_delay_queue_channel", name),
 		dest:    NewBlockingQueue[T](src, name, cd),
 	}
+	if q.err == nil {
+		q.err = core.CheckName(name, q.queue, q.timeout, q.channel)
+	}
 	if q.err == nil && src.rt.Done().Err() == nil {
 		q.task = startTransfer(src.rt, name, q.timeout, q.queue, q.channel)
 		// A handle dropped without Destroy does not keep its task running

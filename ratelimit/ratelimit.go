@@ -89,16 +89,7 @@ func newLimiter(rt *core.Runtime, name string) *Limiter {
 	l := &Limiter{rt: rt, name: name}
 	value, permits := core.SuffixName(name, "value"), core.SuffixName(name, "permits")
 	l.keys = []string{name, value, value + ":" + rt.ID(), permits, permits + ":" + rt.ID()}
-	switch {
-	case name == "":
-		l.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case rt.Cluster() && core.Slot(name) != core.Slot(value):
-		// A name with a '{' but no valid hash tag (a{b) keeps its braces in
-		// the derived keys, which then hash elsewhere: every script would
-		// fail with CROSSSLOT, for Redisson too.
-		l.err = fmt.Errorf("%w: %q and %q are in different cluster slots; use a name without '{' or with a non-empty {tag}",
-			core.ErrInvalidName, name, value)
-	}
+	l.err = core.CheckName(name, l.keys[1:]...)
 	return l
 }
 

@@ -60,6 +60,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Kind:    "lock",
 		Name:    name,
 		Channel: l.channel,
+		Derived: []string{LatchPrefix(name)},
 		Policy:  pubsub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,

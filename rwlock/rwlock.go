@@ -65,6 +65,7 @@ func newReadWriteLock(e *engine.Engine, name string) *ReadWriteLock {
 			Kind:    "read lock",
 			Name:    name,
 			Channel: channel,
+			Derived: []string{latch, TimeoutPrefix(name, "x"), core.Tagged(name)},
 			Policy:  pubsub.LockPolicy, // "0" wakes one waiter, "1" all
 			Renew:   readRenewal{rt},
 			Scripts: s,

@@ -50,16 +50,9 @@ type Semaphore struct {
 
 func newSemaphore(rt *core.Runtime, name string) *Semaphore {
 	s := &Semaphore{rt: rt, name: name, channel: ChannelName(name)}
-	switch {
-	case name == "":
-		s.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case rt.Cluster() && core.Slot(name) != core.Slot(s.channel):
-		// A name with a '{' but no valid hash tag (a{b) keeps its braces in
-		// the channel, which then hashes elsewhere: every script would fail
-		// with CROSSSLOT, for Redisson too.
-		s.err = fmt.Errorf("%w: %q and its channel %q are in different cluster slots; use a name without '{' or with a non-empty {tag}",
-			core.ErrInvalidName, name, s.channel)
-	}
+	// The permit-expirable semaphore's timeout key, {name}:timeout, is
+	// derived as the channel is: it hashes like the channel.
+	s.err = core.CheckName(name, s.channel)
 	return s
 }
 

@@ -25,7 +25,9 @@ var (
 	ErrLockLost = errors.New("ownership lost")
 	// ErrClosed is returned by every call on a closed Client.
 	ErrClosed = errors.New("client is closed")
-	// ErrInvalidName is returned for an empty object name.
+	// ErrInvalidName is returned for an empty object name, and for a name
+	// whose derived keys or channels a Redis Cluster would put in another
+	// slot than the name (CheckName).
 	ErrInvalidName = errors.New("invalid name")
 	// ErrInvalidArgument is returned for a duration or count that makes no sense.
 	ErrInvalidArgument = errors.New("invalid argument")

@@ -4,7 +4,9 @@ import "strings"
 
 // Key naming follows Redisson's RedissonObject.prefixName / suffixName: the
 // raw name is wrapped in a hash tag only when it contains no '{' at all, so
-// that every derived key and channel lands in the slot of the name itself.
+// that every derived key and channel lands in the slot of the name itself,
+// unless the name has a '}' without a '{' before it, or a '{' without a
+// non-empty tag: CheckName (namecheck.go) refuses those.
 
 // Tagged returns the name as Redisson embeds it in derived keys: "{name}"
 // when name contains no '{', the name unchanged otherwise.
@@ -54,7 +56,8 @@ func itoa(v int64) string {
 	return string(buf[i:])
 }
 
-// ValidateName rejects names no Redis object can have.
+// ValidateName rejects names no Redis object can have: the empty name.
+// CheckName also checks the names derived from it.
 func ValidateName(name string) error {
 	if name == "" {
 		return ErrInvalidName

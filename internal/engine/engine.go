@@ -9,7 +9,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +146,10 @@ type Config struct {
 	Name string
 	// Channel is where releases are published and waiters subscribe.
 	Channel string
+	// Derived are the other keys the scripts pass with Name (queue, token,
+	// unlock latch, ...): with Channel and ChannelFor's channels they must
+	// hash like Name, or the name is refused (core.CheckName).
+	Derived []string
 	// FieldSuffix is appended to every owner field: the write lock's
 	// ":write", which keeps its holds apart from the same owner's read holds
 	// on the same hash.
@@ -193,16 +196,27 @@ type Lock struct {
 	values   ValueScripts // cfg.Scripts, when its acquisitions carry values
 }
 
-// Lock returns the object described by cfg. An empty name gives a lock
+// Lock returns the object described by cfg. An empty name, or one whose
+// derived keys and channels would not share its cluster slot, gives a lock
 // whose every call fails with ErrInvalidName.
 func (e *Engine) Lock(cfg Config) *Lock {
 	l := &Lock{e: e, rt: e.rt, cfg: cfg, queueKey: cfg.Kind + ":" + cfg.Name}
-	if err := core.ValidateName(cfg.Name); err != nil {
-		l.err = fmt.Errorf("%w: the name must not be empty", err)
-	}
+	l.err = core.CheckName(cfg.Name, l.derived()...)
 	l.onEnd = l.holdEnded
 	l.values, _ = cfg.Scripts.(ValueScripts)
 	return l
+}
+
+// derived returns the keys and channels cfg derives from the name.
+func (l *Lock) derived() []string {
+	var d []string
+	if l.cfg.Channel != "" {
+		d = append(d, l.cfg.Channel)
+	}
+	if l.cfg.ChannelFor != nil {
+		d = append(d, l.cfg.ChannelFor(core.OwnerField(l.rt.ID(), 0)+l.cfg.FieldSuffix))
+	}
+	return append(d, l.cfg.Derived...)
 }
 
 // Name returns the object's name.

@@ -9,12 +9,20 @@ const Count = 16384
 // Of returns the Redis Cluster hash slot of key: CRC16 (XMODEM) of the hash
 // tag (first '{', first '}' after it, non-empty content) or of the whole key.
 func Of(key string) int {
+	return int(crc16(Tag(key)) % Count)
+}
+
+// Tag returns the part of key Redis Cluster hashes: the content of its hash
+// tag (from the first '{' to the first '}' after it, when that is not
+// empty), else the whole key. Two keys with the same Tag share a slot
+// whatever else they contain.
+func Tag(key string) string {
 	if s := strings.IndexByte(key, '{'); s >= 0 {
 		if e := strings.IndexByte(key[s+1:], '}'); e > 0 {
-			key = key[s+1 : s+1+e]
+			return key[s+1 : s+1+e]
 		}
 	}
-	return int(crc16(key) % Count)
+	return key
 }
 
 func crc16(s string) uint16 {
