@@ -549,7 +549,10 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 // nothing run, for a script whose key lies in another slot than the one
 // pin was made for, and for a refusal (see evalBound): the script then
 // goes through the cluster client, bounded by go-redis' ReadTimeout as the
-// inline call's later scripts are.
+// inline call's later scripts are. On a single node a refusal is returned,
+// not sent again (see resend): through the pool it would not end by the
+// deadline, which the caller is owed; put closed the connection, so the
+// caller's next try takes another.
 func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []string, args []any) (v any, err error, ok bool) {
 	dc := pin.dc.Swap(nil)
 	if dc == nil {
