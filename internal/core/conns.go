@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -25,8 +26,10 @@ import (
 // The probe exists to catch connections the server or a failover closed
 // while they sat idle; a dedicated connection idle for longer than
 // dedicatedIdle is therefore given back to the pool instead of being used,
-// and one whose command failed in transit is dropped. Each goes back to the
-// pool after dedicatedAge and is taken again. At most a quarter of
+// and one whose command failed in transit is dropped. One that answered
+// that its node cannot serve writes now (READONLY, LOADING, MASTERDOWN), or
+// that go-redis marked bad, is closed for good (see discard). Each goes
+// back to the pool after dedicatedAge and is taken again. At most a quarter of
 // the pool (and 2 × GOMAXPROCS) is kept per node, so the application keeps
 // the rest; when all are busy, calls use the pool as before.
 //
@@ -143,6 +146,10 @@ func (d *dedicatedConns) get(node *redis.Client) *dedicatedConn {
 
 // put returns dc after a command that ended with err.
 func (d *dedicatedConns) put(dc *dedicatedConn, err error) {
+	if err != nil && (badConn(err) || notServing(err)) {
+		d.discard(dc, isReply(err) && !readOnly(err))
+		return
+	}
 	if err != nil && !isReply(err) {
 		// The connection may be broken or hold an unread reply: go-redis
 		// removes it from the pool on Close. When the server closed it,
@@ -192,6 +199,32 @@ func (d *dedicatedConns) drop(dc *dedicatedConn) {
 	d.mu.Unlock()
 	_ = dc.conn.Close()
 }
+
+// discard closes dc's connection for good, instead of giving it back to
+// the pool. go-redis removes a Conn's connection from the pool on Close
+// only once it marked it bad: after a failure in transit, or a READONLY
+// reply (with a name that resolves anew on a failover, a new connection
+// may reach the new master). mark makes it bad first, for a reply go-redis
+// keeps the connection after (LOADING, MASTERDOWN): a node in that state
+// may be a replica, or a restarted server behind the same name, and a
+// Conn that go-redis marked refuses every later command with "Conn is in a
+// bad state".
+func (d *dedicatedConns) discard(dc *dedicatedConn, mark bool) {
+	if mark {
+		// Fails while go-redis encodes it, before a byte is written; the
+		// application's hooks see it as a failed PING.
+		_ = dc.conn.Process(context.Background(), noRetryCmd{redis.NewCmd(context.Background(), "ping", discardArg{})})
+	}
+	d.drop(dc)
+}
+
+// discardArg cannot be encoded (see discard).
+type discardArg struct{}
+
+// MarshalBinary fails, so that go-redis marks the connection bad.
+func (discardArg) MarshalBinary() ([]byte, error) { return nil, errDiscarded }
+
+var errDiscarded = errors.New("redisson: dedicated connection discarded: its node cannot serve writes now")
 
 // sweepLocked forgets the nodes no call has asked for in dedicatedAge and
 // nothing is taken from, and returns their connections, for the caller to
@@ -264,10 +297,15 @@ func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script,
 	// meet the broken connection again, after a backoff each.
 	v, err := s.run(ctx, dc.conn, false, keys, args)
 	rt.conns.put(dc, err)
-	if err == nil || isReply(err) || ctx.Err() != nil {
+	if err == nil || ctx.Err() != nil {
 		return v, err
 	}
 	switch {
+	case Rejected(err) && isReply(err):
+		// It did not run; put closed the connection.
+		return rt.resend(ctx, node, s, retry, keys, args)
+	case isReply(err):
+		return v, err
 	case NotSent(err):
 		// The command never left: the pool sends it, as if it had been
 		// asked first.
@@ -283,6 +321,18 @@ func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script,
 	return v, err
 }
 
+// resend sends s through node's pool after the node turned it away on a
+// dedicated connection without running it (READONLY, LOADING, MASTERDOWN):
+// the script then goes where the application's own commands go, and what
+// go-redis does for those on a failover applies to it too: the pool removes
+// a connection that answered READONLY, a failover client dials the master
+// Sentinel names, and with retry go-redis tries again after a refusal (its
+// MaxRetries, with its back-off). On a node still refusing, it costs a
+// round trip; the caller's own retries then take a fresh connection.
+func (rt *Runtime) resend(ctx context.Context, node *redis.Client, s *Script, retry bool, keys []string, args []any) (any, error) {
+	return s.run(ctx, node, retry, keys, args)
+}
+
 // StaleConnError reports that a script that must not run twice failed
 // because the server had closed its dedicated connection. The script most
 // likely did not run, but it may have: the caller resolves that from Redis
@@ -295,11 +345,52 @@ func (e *StaleConnError) Error() string {
 
 func (e *StaleConnError) Unwrap() error { return e.Err }
 
-// isReply reports whether err is an answer from Redis (the connection is
-// fine), not a failure to get one.
+// isReply reports whether err is an answer from Redis to this command,
+// not a failure to get one. go-redis' refusal of a Conn it marked bad is
+// not, though it wraps the reply that made it so (READONLY).
 func isReply(err error) bool {
+	if badConn(err) {
+		return false
+	}
 	var re redis.Error
 	return errors.As(err, &re) || errors.Is(err, ErrWrongType)
+}
+
+// badConn reports whether err is go-redis refusing to send a command down a
+// Conn it marked bad after an earlier one (its BadConnError, which wraps
+// that command's failure): nothing was sent, and the Conn never sends
+// again. The type is internal to go-redis; its text is not.
+func badConn(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "redis: Conn is in a bad state")
+}
+
+// notServing reports whether err is a reply by which a node said it cannot
+// run a write now, without running it: READONLY (a replica), MASTERDOWN (a
+// replica cut off from its master), LOADING (a node reading its data set
+// after a restart or a full resync). A connection that got one is closed
+// (see discard).
+func notServing(err error) bool {
+	return replyHasPrefix(err, "READONLY ", "MASTERDOWN ", "LOADING ")
+}
+
+// readOnly reports whether err is a READONLY reply, after which go-redis
+// marks the connection bad itself.
+func readOnly(err error) bool { return replyHasPrefix(err, "READONLY ") }
+
+// replyHasPrefix reports whether err is (or wraps) a Redis reply that
+// starts with one of prefixes.
+func replyHasPrefix(err error, prefixes ...string) bool {
+	var re redis.Error
+	if err == nil || !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	for _, p := range prefixes {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // isPeerClosed reports whether err says the connection was closed under us:
@@ -405,7 +496,8 @@ func (rt *Runtime) takeBound(ctx context.Context, key string) (dc *dedicatedConn
 // on a cluster a refusal: MOVED, ASK, TRYAGAIN, CLUSTERDOWN, READONLY,
 // LOADING, MASTERDOWN): the caller bounds the call with Bounded instead,
 // and on a cluster sends it through the cluster client, which follows the
-// redirection.
+// redirection. On a single node a refusal is sent again through the pool
+// (see resend), bounded.
 func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []string, args []any) (v any, err error, ok bool) {
 	if rt.binder == nil || len(keys) == 0 {
 		return nil, nil, false
@@ -435,6 +527,11 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 			}
 			return nil, nil, false
 		}
+		if Rejected(err) && ctx.Err() == nil {
+			v, err = Bounded(ctx, func(ctx context.Context) (any, error) {
+				return rt.resend(ctx, dc.node, s, retry, keys, args)
+			})
+		}
 		return v, err, true
 	case ctx.Err() == nil && (NotSent(err) || isPeerClosed(err) && retry):
 		// As runOnNode: never sent, or sent to a connection the server had
@@ -452,7 +549,10 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 // nothing run, for a script whose key lies in another slot than the one
 // pin was made for, and for a refusal (see evalBound): the script then
 // goes through the cluster client, bounded by go-redis' ReadTimeout as the
-// inline call's later scripts are.
+// inline call's later scripts are. On a single node a refusal is returned,
+// not sent again (see resend): through the pool it would not end by the
+// deadline, which the caller is owed; put closed the connection, so the
+// caller's next try takes another.
 func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []string, args []any) (v any, err error, ok bool) {
 	dc := pin.dc.Swap(nil)
 	if dc == nil {

@@ -92,6 +92,9 @@ func TestErrorClasses(t *testing.T) {
 		{"closed deadline", &net.OpError{Op: "set", Err: net.ErrClosed}, false, false, true},
 		{"closed on read", &net.OpError{Op: "read", Err: net.ErrClosed}, false, false, true},
 		{"bad sticky conn", fmt.Errorf("rlock.acquire: %w", errors.New("redis: Conn is in a bad state: EOF")), false, true, false},
+		// go-redis wraps the reply that made it mark the Conn bad: that
+		// reply was to an earlier command, this one was never sent.
+		{"bad sticky conn after READONLY", fmt.Errorf("rlock.acquire: %w", badConnErr{proto("READONLY You can't write against a read only replica.")}), false, true, false},
 		{"timeout", context.DeadlineExceeded, false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +106,12 @@ func TestErrorClasses(t *testing.T) {
 		})
 	}
 }
+
+// badConnErr is shaped as go-redis' (internal) BadConnError.
+type badConnErr struct{ err error }
+
+func (e badConnErr) Error() string { return "redis: Conn is in a bad state: " + e.err.Error() }
+func (e badConnErr) Unwrap() error { return e.err }
 
 type proto string
 
