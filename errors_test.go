@@ -59,6 +59,8 @@ var sentinels = map[string]error{
 	"redisson.ErrNoSyncedReplicas":    redisson.ErrNoSyncedReplicas,
 	"redisson.ErrUpgrade":             redisson.ErrUpgrade,
 	"redisson.ErrSubscriptionTimeout": redisson.ErrSubscriptionTimeout,
+	"redisson.ErrNoPermission":        redisson.ErrNoPermission,
+	"redisson.ErrReleaseRefused":      redisson.ErrReleaseRefused,
 	"semaphore.ErrUnknownPermit":      semaphore.ErrUnknownPermit,
 	"ratelimit.ErrNotInitialized":     ratelimit.ErrNotInitialized,
 	"ratelimit.ErrExceedsRate":        ratelimit.ErrExceedsRate,
@@ -262,6 +264,8 @@ func TestEveryErrorNamesItsObject(t *testing.T) {
 	}
 	met[redisson.ErrNoSyncedReplicas] = true    // TestErrNoSyncedReplicasNamesItsObject
 	met[redisson.ErrSubscriptionTimeout] = true // TestErrSubscriptionTimeoutNamesItsObject
+	met[redisson.ErrNoPermission] = true        // TestUnlockRefusedByACL
+	met[redisson.ErrReleaseRefused] = true      // TestUnlockRefusedByOOM
 	for name, s := range sentinels {
 		require.True(t, met[s], "no case meets %s", name)
 	}
