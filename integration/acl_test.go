@@ -14,6 +14,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // logRecords is a slog.Handler that keeps the records at Warn and above.
@@ -128,4 +129,115 @@ func first(ss []string) string {
 		return ""
 	}
 	return ss[0]
+}
+
+// The ACL rules of docs/acl.md, word for word: each use's least-privilege
+// user for objects named app:*. TestLeastPrivilegeACL runs every object of
+// the use as that user.
+const (
+	// aclCommon is what every client needs: its scripts, the pub/sub
+	// connection's heartbeat, the replica sync and the registration record.
+	aclCommon = "+evalsha +eval +script|load +ping +echo +wait +info " +
+		"~redisson-go:client:* +set +del"
+	aclLocks = "resetkeys resetchannels -@all " + aclCommon + " " +
+		"~app:* ~{app:* ~redisson_lock__channel:{app:* ~redisson_unlock_latch:{app:* " +
+		"~redisson_lock_queue:{app:* ~redisson_lock_timeout:{app:* ~redisson_rwlock:{app:* " +
+		"~redisson_lock_token:{app:* " +
+		"&redisson_lock__channel:{app:* &redisson_rwlock:{app:* " +
+		"+subscribe +unsubscribe +publish " +
+		"+get +exists +type +pttl +pexpire +incr " +
+		"+hget +hset +hdel +hlen +hexists +hincrby +hkeys +hmget " +
+		"+lindex +lpop +lrange +lrem +rpush +zadd +zincrby +zrange +zrem +zscore"
+	aclTopics = "resetkeys resetchannels -@all " + aclCommon + " " +
+		"~app:* ~{app:* &app:* &app:ev* " +
+		"+subscribe +unsubscribe +psubscribe +punsubscribe +publish +pubsub|numsub " +
+		"+xadd +xgroup|create +xgroup|destroy +xinfo|groups +xpending +xrange +xtrim +xlen " +
+		"+xreadgroup +xack +zadd +zrangebyscore +zrem +zscore"
+	aclEverything = "resetkeys resetchannels -@all " +
+		"~app:* ~{app:* ~redisson_*{app:* ~redisson-go:client:* &app:* &app:ev* &redisson_*{app:* " +
+		"+@read +@write +@pubsub -@dangerous " +
+		"+evalsha +eval +script|load +ping +echo +wait +info +client|id +client|unblock"
+)
+
+// TestLeastPrivilegeACL: a user with exactly one of docs/acl.md's lines runs
+// every object of its use (acquire, contend, wake-up by message, renew,
+// release; publish and receive; a blocking take), on a master with a
+// replica so that lock writes read the replica count and send WAIT. Redis
+// refuses nothing (ACL LOG stays empty), the library warns of no refusal
+// (registration record, replica count, heartbeat), and the client's
+// registration record is there.
+func TestLeastPrivilegeACL(t *testing.T) {
+	srv := redistest.StartServer(t)
+	redistest.StartReplica(t, srv)
+	admin := redistest.Client(t, srv)
+	everything := append(append(append(append(append([]objectOp{}, lockOps...), syncOps...), valueOps...), queueOps...), topicOps...)
+	for _, row := range []struct {
+		use   string
+		rules string
+		ops   []objectOp
+	}{
+		{"locks", aclLocks, lockOps},
+		{"topics", aclTopics, topicOps},
+		{"everything", aclEverything, everything},
+	} {
+		t.Run(row.use, func(t *testing.T) {
+			ctx := t.Context()
+			user := "app-" + row.use
+			require.NoError(t, admin.Do(ctx, "ACL", "LOG", "RESET").Err())
+			logs := newLogRecords()
+			client := func() *redisson.Client {
+				c, err := redisson.New(aclUser(t, srv, admin, user, row.rules),
+					redisson.WithWatchdogTimeout(3*time.Second), redisson.WithLogger(slog.New(logs)))
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = c.Close() })
+				return c
+			}
+			e := opEnv{a: client(), b: client(), admin: admin}
+			for _, op := range row.ops {
+				t.Run(op.object, func(t *testing.T) { op.run(t, ctx, e) })
+			}
+			redistest.Eventually(t, 30*time.Second, "the registration record", func() bool {
+				return admin.Exists(ctx, "redisson-go:client:"+e.a.ID()).Val() == 1
+			})
+			denied, err := admin.Do(ctx, "ACL", "LOG").Slice()
+			require.NoError(t, err)
+			require.Empty(t, denied, "Redis refused commands, keys or channels to %s", user)
+			// Warnings of other causes (a first renewal's NOSCRIPT on a
+			// fresh server) are not the ACL's.
+			require.Empty(t, logs.matching("NOPERM"), "warnings of refusals")
+		})
+	}
+}
+
+// TestACLLockChannelIsAKey: docs/acl.md's warning. A user whose key
+// patterns cover the lock's name but not its channel (~app:* &app:*, a
+// common first try) acquires the lock, since the acquire script's only key
+// is the lock, and is refused the unlock with NOPERM, since the unlock
+// script gets the channel redisson_lock__channel:{app:lock} (and the unlock
+// latch) as KEYS: the key patterns must cover them too; the lock stays in
+// Redis. With those key patterns but without the channel's &pattern, the
+// release script deletes the lock and then fails on its PUBLISH: released,
+// but no waiter is told.
+func TestACLLockChannelIsAKey(t *testing.T) {
+	srv := redistest.StartServer(t)
+	admin := redistest.Client(t, srv)
+	ctx := t.Context()
+	c, err := redisson.New(aclUser(t, srv, admin, "app", "~app:* ~redisson-go:client:* &app:* +@all -@dangerous +info"),
+		redisson.WithLogger(slog.New(newLogRecords())))
+	require.NoError(t, err)
+	defer c.Close()
+	h, err := c.Lock("app:lock").Lock(ctx, rlock.WithLease(time.Minute))
+	require.NoError(t, err)
+	require.ErrorContains(t, h.Unlock(ctx), "NOPERM")
+	require.EqualValues(t, 1, admin.Exists(ctx, "app:lock").Val(), "the refused unlock left the lock in Redis")
+
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "app", "~redisson_lock__channel:{app:*", "~redisson_unlock_latch:{app:*").Err())
+	_, err = c.Lock("app:lock").ForceUnlock(ctx)
+	require.ErrorContains(t, err, "can't publish", "the channel's key pattern without its &pattern")
+	require.EqualValues(t, 0, admin.Exists(ctx, "app:lock").Val(), "the script deleted the lock before its PUBLISH failed")
+
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "app", "&redisson_lock__channel:{app:*").Err())
+	h, err = c.Lock("app:lock").Lock(ctx, rlock.WithLease(time.Minute))
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(ctx), "with the channel's key and channel patterns")
 }

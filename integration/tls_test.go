@@ -106,15 +106,24 @@ func clientsWhere(t *testing.T, rdb *redis.Client, match func(map[string]string)
 	list, err := rdb.ClientList(t.Context()).Result()
 	require.NoError(t, err)
 	var out []map[string]string
+	for _, f := range parseClientList(list) {
+		if match(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseClientList splits CLIENT LIST's reply into each client's fields.
+func parseClientList(list string) []map[string]string {
+	var out []map[string]string
 	for line := range strings.Lines(list) {
 		f := map[string]string{}
 		for _, kv := range strings.Fields(line) {
 			k, v, _ := strings.Cut(kv, "=")
 			f[k] = v
 		}
-		if match(f) {
-			out = append(out, f)
-		}
+		out = append(out, f)
 	}
 	return out
 }
