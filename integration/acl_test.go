@@ -161,52 +161,61 @@ const (
 
 // TestLeastPrivilegeACL: a user with exactly one of docs/acl.md's lines runs
 // every object of its use (acquire, contend, wake-up by message, renew,
-// release; publish and receive; a blocking take), on a master with a
-// replica so that lock writes read the replica count and send WAIT. Redis
-// refuses nothing (ACL LOG stays empty), the library warns of no refusal
-// (registration record, replica count, heartbeat), and the client's
-// registration record is there.
+// release; publish and receive; a blocking take), on a master alone (lock
+// calls then run on connections of their own, claimed with ECHO) and on a
+// master with a replica (lock writes read the replica count and send
+// WAIT). Redis refuses nothing (ACL LOG stays empty), the library warns of
+// no refusal (registration record, replica count, heartbeat), and the
+// client's registration record is there.
 func TestLeastPrivilegeACL(t *testing.T) {
-	srv := redistest.StartServer(t)
-	redistest.StartReplica(t, srv)
-	admin := redistest.Client(t, srv)
 	everything := append(append(append(append(append([]objectOp{}, lockOps...), syncOps...), valueOps...), queueOps...), topicOps...)
-	for _, row := range []struct {
-		use   string
-		rules string
-		ops   []objectOp
-	}{
-		{"locks", aclLocks, lockOps},
-		{"topics", aclTopics, topicOps},
-		{"everything", aclEverything, everything},
-	} {
-		t.Run(row.use, func(t *testing.T) {
-			ctx := t.Context()
-			user := "app-" + row.use
-			require.NoError(t, admin.Do(ctx, "ACL", "LOG", "RESET").Err())
-			logs := newLogRecords()
-			client := func() *redisson.Client {
-				c, err := redisson.New(aclUser(t, srv, admin, user, row.rules),
-					redisson.WithWatchdogTimeout(3*time.Second), redisson.WithLogger(slog.New(logs)))
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = c.Close() })
-				return c
+	for _, replica := range []bool{false, true} {
+		t.Run(fmt.Sprintf("replica=%v", replica), func(t *testing.T) {
+			srv := redistest.StartServer(t)
+			if replica {
+				redistest.StartReplica(t, srv)
 			}
-			e := opEnv{a: client(), b: client(), admin: admin}
-			for _, op := range row.ops {
-				t.Run(op.object, func(t *testing.T) { op.run(t, ctx, e) })
+			admin := redistest.Client(t, srv)
+			for _, row := range []struct {
+				use   string
+				rules string
+				ops   []objectOp
+			}{
+				{"locks", aclLocks, lockOps},
+				{"topics", aclTopics, topicOps},
+				{"everything", aclEverything, everything},
+			} {
+				t.Run(row.use, func(t *testing.T) { leastPrivilege(t, srv, admin, "app-"+row.use, row.rules, row.ops) })
 			}
-			redistest.Eventually(t, 30*time.Second, "the registration record", func() bool {
-				return admin.Exists(ctx, "redisson-go:client:"+e.a.ID()).Val() == 1
-			})
-			denied, err := admin.Do(ctx, "ACL", "LOG").Slice()
-			require.NoError(t, err)
-			require.Empty(t, denied, "Redis refused commands, keys or channels to %s", user)
-			// Warnings of other causes (a first renewal's NOSCRIPT on a
-			// fresh server) are not the ACL's.
-			require.Empty(t, logs.matching("NOPERM"), "warnings of refusals")
 		})
 	}
+}
+
+// leastPrivilege runs ops as a new ACL user with rules.
+func leastPrivilege(t *testing.T, srv *redistest.Server, admin *redis.Client, user, rules string, ops []objectOp) {
+	ctx := t.Context()
+	require.NoError(t, admin.Do(ctx, "ACL", "LOG", "RESET").Err())
+	logs := newLogRecords()
+	client := func() *redisson.Client {
+		c, err := redisson.New(aclUser(t, srv, admin, user, rules),
+			redisson.WithWatchdogTimeout(3*time.Second), redisson.WithLogger(slog.New(logs)))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	e := opEnv{a: client(), b: client(), admin: admin}
+	for _, op := range ops {
+		t.Run(op.object, func(t *testing.T) { op.run(t, ctx, e) })
+	}
+	redistest.Eventually(t, 30*time.Second, "the registration record", func() bool {
+		return admin.Exists(ctx, "redisson-go:client:"+e.a.ID()).Val() == 1
+	})
+	denied, err := admin.Do(ctx, "ACL", "LOG").Slice()
+	require.NoError(t, err)
+	require.Empty(t, denied, "Redis refused commands, keys or channels to %s", user)
+	// Warnings of other causes (a first renewal's NOSCRIPT on a fresh
+	// server) are not the ACL's.
+	require.Empty(t, logs.matching("NOPERM"), "warnings of refusals")
 }
 
 // TestACLLockChannelIsAKey: docs/acl.md's warning. A user whose key
