@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -32,6 +34,16 @@ const connFlagsHelp = `  --redis URL    Redis to use; repeatable, or a comma lis
   --cluster      the --redis addresses belong to a Redis Cluster
   --timeout D    connect and command timeout, also the lock client's timeout for
                  unlocks and watchdog renewals (default 3s)
+  TLS (rediss://, or any of these flags, which turn TLS on for every address):
+  --tls-ca FILE          PEM CA certificate(s) to verify the server with, instead of
+                         the system's (a private CA)
+  --tls-cert FILE        PEM client certificate, for a server with tls-auth-clients
+                         (mutual TLS); with --tls-key
+  --tls-key FILE         PEM private key of --tls-cert
+  --tls-server-name N    the name the server's certificate must carry (default: the
+                         host dialled)
+  --tls-insecure         do not verify the server's certificate (tests only: anyone
+                         on the path can pose as the server)
 `
 
 // connFlags are the connection flags of every command that talks to Redis.
@@ -39,6 +51,13 @@ type connFlags struct {
 	urls    urlList
 	cluster bool
 	timeout time.Duration
+	tls     tlsFlags
+}
+
+// tlsFlags are the --tls-* flags. Any of them turns TLS on.
+type tlsFlags struct {
+	ca, cert, key, serverName string
+	insecure                  bool
 }
 
 // urlList is a repeatable --redis flag.
@@ -57,6 +76,99 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 		"(default $REDIS_URL)")
 	fs.BoolVar(&c.cluster, "cluster", false, "the --redis addresses are seed nodes of a Redis Cluster")
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Second, "`duration` of connect and command timeouts; also the lock client's timeout\n(redisson.WithTimeout: unlocks, watchdog renewals)")
+	fs.StringVar(&c.tls.ca, "tls-ca", "", "PEM `file` of the CA certificate(s) to verify the server with, instead of the\nsystem's; turns TLS on, as rediss:// does")
+	fs.StringVar(&c.tls.cert, "tls-cert", "", "PEM `file` of the client certificate, for a server that requires one\n(tls-auth-clients: mutual TLS); needs --tls-key; turns TLS on")
+	fs.StringVar(&c.tls.key, "tls-key", "", "PEM `file` of the private key of --tls-cert")
+	fs.StringVar(&c.tls.serverName, "tls-server-name", "", "`name` the server's certificate must carry (default: the host dialled);\nturns TLS on")
+	fs.BoolVar(&c.tls.insecure, "tls-insecure", false, "do not verify the server's certificate (tests only: anyone on the path can\npose as the server); turns TLS on")
+}
+
+// set reports whether any --tls-* flag was given.
+func (t tlsFlags) set() bool {
+	return t.ca != "" || t.cert != "" || t.key != "" || t.serverName != "" || t.insecure
+}
+
+// args are the --tls-* flags as given, for a child process.
+func (t tlsFlags) args() []string {
+	var a []string
+	for _, f := range []struct{ name, v string }{
+		{"--tls-ca", t.ca}, {"--tls-cert", t.cert}, {"--tls-key", t.key}, {"--tls-server-name", t.serverName},
+	} {
+		if f.v != "" {
+			a = append(a, f.name, f.v)
+		}
+	}
+	if t.insecure {
+		a = append(a, "--tls-insecure")
+	}
+	return a
+}
+
+// apply returns the TLS configuration of a connection: the one the URL
+// asked for (rediss://, or nil) with the flags laid over it. Without flags
+// it is base itself. A file that cannot be used is a usage error.
+func (t tlsFlags) apply(base *tls.Config) (*tls.Config, error) {
+	if !t.set() {
+		return base, nil
+	}
+	if (t.cert == "") != (t.key == "") {
+		return nil, errUsage{"--tls-cert and --tls-key go together: give both or neither"}
+	}
+	var c *tls.Config
+	if base != nil {
+		c = base.Clone()
+	} else {
+		// No ServerName: crypto/tls then checks each address's own host,
+		// which is what a cluster's nodes need.
+		c = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	if t.ca != "" {
+		pemCA, err := os.ReadFile(t.ca)
+		if err != nil {
+			return nil, errUsage{fmt.Sprintf("--tls-ca: %v", err)}
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pemCA) {
+			return nil, errUsage{fmt.Sprintf("--tls-ca %s: no PEM certificate in it", t.ca)}
+		}
+		c.RootCAs = pool
+	}
+	if t.cert != "" {
+		cert, err := tls.LoadX509KeyPair(t.cert, t.key)
+		if err != nil {
+			return nil, errUsage{fmt.Sprintf("--tls-cert/--tls-key: %v", err)}
+		}
+		c.Certificates = []tls.Certificate{cert}
+	}
+	if t.serverName != "" {
+		c.ServerName = t.serverName
+	}
+	if t.insecure {
+		c.InsecureSkipVerify = true
+	}
+	return c, nil
+}
+
+// tlsHint says what to do about a TLS failure in err, or "".
+func (c *connFlags) tlsHint(err error, tlsOn bool) string {
+	msg := err.Error()
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
+	switch {
+	case strings.Contains(msg, "certificate required") || strings.Contains(msg, "bad certificate") ||
+		strings.Contains(msg, "unknown certificate authority") && c.tls.cert != "":
+		if c.tls.cert == "" {
+			return "the server wants a client certificate: give --tls-cert and --tls-key"
+		}
+		return "the server refused the client certificate of --tls-cert: is it signed by a CA the server trusts (tls-ca-cert-file)?"
+	case errors.As(err, &unknownCA):
+		return "the server's certificate is signed by a CA this machine does not trust: give it with --tls-ca FILE"
+	case errors.As(err, &badHost):
+		return "the server's certificate is for another name: connect by that name, or give it with --tls-server-name"
+	case !tlsOn && (errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset")):
+		return "a TLS port closes plain connections: is it one? then use rediss:// or a --tls-* flag"
+	}
+	return ""
 }
 
 // configured reports whether a Redis was given, by flag or $REDIS_URL.
@@ -128,6 +240,7 @@ type conn struct {
 	mode     string // "single", "cluster" or "sentinel"
 	display  string // where, without passwords
 	failover *redis.FailoverOptions
+	tls      bool // the connections speak TLS
 }
 
 // Close closes the go-redis client.
@@ -159,6 +272,9 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 			if err != nil {
 				return nil, bad(it, err)
 			}
+			if fo.TLSConfig, err = c.tls.apply(fo.TLSConfig); err != nil {
+				return nil, err
+			}
 			fo.DialTimeout = orDefault(fo.DialTimeout, c.timeout)
 			fo.ReadTimeout = orDefault(fo.ReadTimeout, c.timeout)
 			fo.WriteTimeout = orDefault(fo.WriteTimeout, c.timeout)
@@ -166,7 +282,10 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 				fo.Dialer = hookedDialer(fo.DialTimeout, fo.TLSConfig, hook)
 			}
 			display := fmt.Sprintf("sentinel master %q via %s", fo.MasterName, strings.Join(fo.SentinelAddrs, ","))
-			return &conn{rdb: redis.NewFailoverClient(fo), mode: "sentinel", display: display, failover: fo}, nil
+			if fo.TLSConfig != nil {
+				display += " (TLS)"
+			}
+			return &conn{rdb: redis.NewFailoverClient(fo), mode: "sentinel", display: display, failover: fo, tls: fo.TLSConfig != nil}, nil
 		}
 	}
 	if c.cluster {
@@ -177,6 +296,9 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 		co, err := redis.ParseClusterURL(first)
 		if err != nil {
 			return nil, bad(items[0], err)
+		}
+		if co.TLSConfig, err = c.tls.apply(co.TLSConfig); err != nil {
+			return nil, err
 		}
 		for _, it := range items[1:] {
 			addr, err := hostPort(it)
@@ -195,7 +317,7 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 		if co.TLSConfig != nil {
 			display += " (TLS)"
 		}
-		return &conn{rdb: redis.NewClusterClient(co), mode: "cluster", display: display}, nil
+		return &conn{rdb: redis.NewClusterClient(co), mode: "cluster", display: display, tls: co.TLSConfig != nil}, nil
 	}
 	if len(items) > 1 {
 		return nil, errUsage{fmt.Sprintf("%d Redis addresses given: add --cluster for a Redis Cluster, or give one", len(items))}
@@ -207,6 +329,9 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 	o, err := redis.ParseURL(u)
 	if err != nil {
 		return nil, bad(items[0], err)
+	}
+	if o.TLSConfig, err = c.tls.apply(o.TLSConfig); err != nil {
+		return nil, err
 	}
 	o.DialTimeout = orDefault(o.DialTimeout, c.timeout)
 	o.ReadTimeout = orDefault(o.ReadTimeout, c.timeout)
@@ -221,7 +346,7 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 	if o.TLSConfig != nil {
 		display += " (TLS)"
 	}
-	return &conn{rdb: redis.NewClient(o), mode: "single", display: display}, nil
+	return &conn{rdb: redis.NewClient(o), mode: "single", display: display, tls: o.TLSConfig != nil}, nil
 }
 
 // connect builds the client and checks that Redis answers. A usage problem
@@ -242,6 +367,9 @@ func (c *connFlags) connect(ctx context.Context, hook dialHook) (*conn, error) {
 	}
 	if err != nil {
 		cn.Close()
+		if hint := c.tlsHint(err, cn.tls); hint != "" {
+			return nil, fmt.Errorf("cannot reach Redis at %s: %w (%s)", cn.display, err, hint)
+		}
 		return nil, fmt.Errorf("cannot reach Redis at %s: %w", cn.display, err)
 	}
 	return cn, nil

@@ -285,6 +285,7 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 		if cf.cluster {
 			args = append(args, "--cluster")
 		}
+		args = append(args, cf.tls.args()...)
 		cmd := exec.Command(exe, args...)
 		// The URL travels in the environment: no password on a command line.
 		cmd.Env = append(os.Environ(), "REDIS_URL="+cf.rawValue())

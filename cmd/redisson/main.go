@@ -16,7 +16,8 @@
 //	redisson version
 //
 // Every command that talks to Redis takes --redis URL (or $REDIS_URL),
-// --cluster and --timeout. Run "redisson --help" or "redisson <command>
+// --cluster, --timeout and the TLS flags --tls-ca, --tls-cert, --tls-key,
+// --tls-server-name and --tls-insecure (rediss:// URLs speak TLS too). Run "redisson --help" or "redisson <command>
 // --help" for the details, the exit codes and examples.
 //
 // Install it with
@@ -224,6 +225,7 @@ Examples:
   redisson inspect nightly-report
   redisson dashboard                                      # http://127.0.0.1:8080/
   redisson inspect --json --redis redis://:secret@10.0.0.5:6379/0 orders:42
+  redisson ls --redis rediss://redis.internal:6380 --tls-ca ca.pem --tls-cert me.pem --tls-key me.key
   redisson semaphore encoders set 4
   redisson ratelimit api set 100 1s && redisson ratelimit api acquire 5
   redisson permits licenses release 0f1e2d3c4b5a69788796a5b4c3d2e1f0

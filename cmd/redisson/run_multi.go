@@ -136,7 +136,7 @@ func redLockClients(fs *flag.FlagSet, cf *connFlags, opts []redisson.Option) (cl
 		}
 	}
 	for i, it := range items {
-		one := connFlags{urls: urlList{it}, timeout: cf.timeout}
+		one := connFlags{urls: urlList{it}, timeout: cf.timeout, tls: cf.tls}
 		cn, err := one.client(nil)
 		if err != nil {
 			closeConns()

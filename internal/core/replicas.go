@@ -36,6 +36,10 @@ type replicaCache struct {
 	mu     sync.Mutex
 	counts map[string]replicaCount
 	first  map[string]chan struct{} // masters whose count is being read the first time
+	// failing holds the masters whose last read failed and was logged: a
+	// read an ACL refuses fails on every lock write, and one warning until
+	// a read succeeds says it all.
+	failing map[string]bool
 }
 
 type replicaCount struct {
@@ -112,7 +116,7 @@ func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *sl
 			go func() {
 				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
 				defer cancel()
-				n := readReplicaCount(cctx, node, log)
+				n := rs.read(cctx, node, log)
 				rs.store(addr, n, n >= 0)
 			}()
 		}
@@ -138,7 +142,7 @@ func (rs *ReplicaSync) replicas(ctx context.Context, node *redis.Client, log *sl
 	ch := make(chan struct{})
 	rs.c.first[addr] = ch
 	rs.c.mu.Unlock()
-	n := readReplicaCount(ctx, node, log)
+	n := rs.read(ctx, node, log)
 	rs.store(addr, n, n >= 0)
 	rs.c.mu.Lock()
 	delete(rs.c.first, addr)
@@ -177,20 +181,54 @@ func (rs *ReplicaSync) Forget() {
 	rs.c.mu.Unlock()
 }
 
-func readReplicaCount(ctx context.Context, node *redis.Client, log *slog.Logger) int {
+// read reads node's replica count, -1 when that fails. The first failure
+// of a run of them is a warning, the others Debug: without the count no
+// WAIT follows a lock write (replica sync is off for that master), which is
+// worth saying once, not on every write.
+func (rs *ReplicaSync) read(ctx context.Context, node *redis.Client, log *slog.Logger) int {
+	addr := node.Options().Addr
+	n, err := readReplicaCount(ctx, node)
+	rs.c.mu.Lock()
+	wasFailing := rs.c.failing[addr]
+	if rs.c.failing == nil {
+		rs.c.failing = make(map[string]bool)
+	}
+	rs.c.failing[addr] = err != nil
+	rs.c.mu.Unlock()
+	switch {
+	case err == nil && wasFailing:
+		log.Info("redisson: reading the replica count works again; replica sync is back on", "addr", addr, "replicas", n)
+	case err == nil:
+	case wasFailing:
+		log.Debug("redisson: reading the replica count failed again", "addr", addr, "err", err)
+	case strings.HasPrefix(err.Error(), "NOPERM"):
+		log.Warn("redisson: reading the replica count failed: the ACL must allow INFO (+info, in @dangerous), "+
+			"or turn replica sync off (ReplicaSyncOptions.Disabled); until a read succeeds lock writes are not "+
+			"followed by WAIT on this master (logged once)", "addr", addr, "err", err)
+	default:
+		log.Warn("redisson: reading the replica count failed; until a read succeeds lock writes are not "+
+			"followed by WAIT on this master (logged once)", "addr", addr, "err", err)
+	}
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// readReplicaCount reads connected_slaves from node's INFO replication.
+func readReplicaCount(ctx context.Context, node *redis.Client) (int, error) {
 	info, err := node.Info(ctx, "replication").Result()
 	if err != nil {
-		log.Warn("redisson: reading the replica count failed", "addr", node.Options().Addr, "err", err)
-		return -1
+		return 0, err
 	}
 	for _, line := range strings.Split(info, "\n") {
 		line = strings.TrimSpace(line)
 		if v, ok := strings.CutPrefix(line, "connected_slaves:"); ok {
 			n, err := strconv.Atoi(v)
 			if err == nil {
-				return n
+				return n, nil
 			}
 		}
 	}
-	return 0
+	return 0, nil
 }

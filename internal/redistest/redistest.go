@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -84,6 +85,10 @@ type Options struct {
 	// SentinelOf, when set to a master's "host:port", runs the process as a
 	// Redis Sentinel monitoring that master under SentinelMasterName.
 	SentinelOf string
+	// TLS, when set, makes the server speak TLS only, with these files (see
+	// NewTLS): its port is the TLS port and no plain port is open. NewClient
+	// and Client then connect with TLS.ClientConfig.
+	TLS *TLS
 }
 
 // SentinelMasterName is the name sentinels started here monitor their
@@ -175,6 +180,10 @@ func (s *Server) Dir() string { return s.dir }
 // happens to open two connections at once.
 func (s *Server) NewClient(opts ...func(*redis.Options)) *redis.Client {
 	o := &redis.Options{Addr: s.Addr(), MaintNotificationsConfig: maintOff()}
+	if s.opts.TLS != nil {
+		// NewTLS's files were readable when the server started with them.
+		o.TLSConfig, _ = s.opts.TLS.ClientConfig()
+	}
 	for _, f := range opts {
 		f(o)
 	}
@@ -281,6 +290,9 @@ func (s *Server) args() []string {
 		// Replicas get their first sync at once, not after 5 seconds.
 		"--repl-diskless-sync-delay", "0",
 	}
+	if s.opts.TLS != nil {
+		args = append(args, s.opts.TLS.serverArgs(strconv.Itoa(s.port))...)
+	}
 	if s.opts.Cluster {
 		args = append(args,
 			"--cluster-enabled", "yes",
@@ -342,9 +354,16 @@ func (s *Server) waitReady(ctx context.Context, p *process) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	want := strconv.Itoa(p.cmd.Process.Pid)
+	var tlsConfig *tls.Config
+	if s.opts.TLS != nil {
+		var err error
+		if tlsConfig, err = s.opts.TLS.ClientConfig(); err != nil {
+			return err
+		}
+	}
 	var lastErr error
 	for {
-		pid, err := probe(ctx, s.Addr())
+		pid, err := probe(ctx, s.Addr(), tlsConfig)
 		if err == nil && pid == want {
 			return nil
 		}
@@ -367,20 +386,27 @@ func (s *Server) waitReady(ctx context.Context, p *process) error {
 // probe sends PING and INFO server to addr on a new connection and returns
 // the process_id the server reports. It speaks RESP itself rather than using
 // a go-redis client, whose pool keeps a goroutine redialing for up to a
-// second after failed dials, even once closed.
-func probe(ctx context.Context, addr string) (pid string, err error) {
+// second after failed dials, even once closed. A non-nil tlsConfig speaks
+// TLS.
+func probe(ctx context.Context, addr string, tlsConfig *tls.Config) (pid string, err error) {
 	d := net.Dialer{Timeout: probeTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	var conn net.Conn
+	conn, err = d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return "", err
 	}
-	defer conn.Close()
+	defer func() { conn.Close() }()
 	deadline := time.Now().Add(probeTimeout)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		return "", err
+	}
+	if tlsConfig != nil {
+		c := tlsConfig.Clone()
+		c.ServerName, _, _ = net.SplitHostPort(addr)
+		conn = tls.Client(conn, c)
 	}
 	if _, err := io.WriteString(conn, "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n"); err != nil {
 		return "", err

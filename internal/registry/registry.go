@@ -224,9 +224,10 @@ func (r *Registrar) loop() {
 			// Abandon or Close cut this write short: Redis is not at
 			// fault, and Close deletes the record anyway.
 		case err != nil && !failing:
+			// Once per run of failures: a write an ACL refuses fails on
+			// every refresh.
 			failing = true
-			r.cfg.Logger.Warn("redisson: cannot write the client's registration record; tools show its holds as held by an unknown client",
-				"key", Key(r.cfg.ID), "err", err)
+			r.cfg.Logger.Warn(writeFailed(err), "key", Key(r.cfg.ID), "err", err)
 		case err != nil:
 			r.cfg.Logger.Debug("redisson: registration record write failed again", "key", Key(r.cfg.ID), "err", err)
 		case failing:
@@ -260,6 +261,17 @@ func (r *Registrar) loop() {
 			write()
 		}
 	}
+}
+
+// writeFailed is the warning of a failed record write: what the ACL must
+// allow when Redis refused it with NOPERM.
+func writeFailed(err error) string {
+	const tail = "; tools show this client's holds as held by an unknown client (logged once until a write succeeds)"
+	if strings.HasPrefix(err.Error(), "NOPERM") {
+		return "redisson: cannot write the client's registration record: the ACL must allow SET and DEL on " +
+			"~" + KeyPrefix + "*, or turn the registration off (RegistrationOptions.Disabled)" + tail
+	}
+	return "redisson: cannot write the client's registration record" + tail
 }
 
 // Snapshot returns the record as it would be written now.
