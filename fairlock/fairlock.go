@@ -79,6 +79,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Policy:     pubsub.LockPolicy,
 		Renew:      engine.PlainRenewal{RT: rt},
 		HandOff:    false, // a local hand-off would jump the Redis queue
+		RedisQueue: true,
 		Scripts:    s,
 	})
 	return l

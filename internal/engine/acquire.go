@@ -121,7 +121,7 @@ func (l *Lock) queueScripts(r Request) (QueueScripts, bool) {
 // up in a few milliseconds would hold everyone behind it back when its
 // leave comes late or not at all. Zero when the interval is the default.
 func (l *Lock) queueFor(ctx context.Context, r Request) time.Duration {
-	if _, ok := l.queueScripts(r); !ok || r.WaitFor > 0 {
+	if _, ok := l.queueScripts(r); !ok || !l.cfg.RedisQueue || r.WaitFor > 0 {
 		return 0
 	}
 	dl, ok := ctx.Deadline()
@@ -675,7 +675,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 		}
 	}
 	start := time.Now()
-	if _, queued := l.queueScripts(r); queued {
+	if _, queued := l.queueScripts(r); queued && l.cfg.RedisQueue {
 		ctx = l.queuedTryCtx(ctx)
 	}
 	var o try

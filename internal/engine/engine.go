@@ -150,6 +150,10 @@ type Config struct {
 	// unlock latch, ...): with Channel and ChannelFor's channels they must
 	// hash like Name, or the name is refused (core.CheckName).
 	Derived []string
+	// RedisQueue: waiting acquisitions line up in a queue in Redis (the
+	// fair lock's QueueScripts), where each counts a stale interval and
+	// must leave when it gives up (Lock.queueFor, Lock.queuedTryCtx).
+	RedisQueue bool
 	// FieldSuffix is appended to every owner field: the write lock's
 	// ":write", which keeps its holds apart from the same owner's read holds
 	// on the same hash.
