@@ -1,8 +1,10 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -136,3 +138,62 @@ func oldScriptError(msg string) (string, bool) {
 	code, _, _ := strings.Cut(msg[i+3:], " ")
 	return code, true
 }
+
+// GiveBack sends what was taken for a caller who will not have it (permits,
+// an element popped as its caller left) with send, on a context from
+// Undoing, and returns the outcome of that first try. When Redis refused
+// it (Refused: out of memory, an ACL, a failover under way), nothing is
+// lost yet: pending is true, and it is sent again in the background, with a
+// pause growing to a second, until Redis accepts it or answers otherwise;
+// then end gets that outcome (nil: given back). The retries are registered
+// with the runtime, so Close waits for them; once Close has begun they try
+// one last time. Nothing is sent once Close has returned (ErrClosed).
+func (rt *Runtime) GiveBack(ctx context.Context, send func(context.Context) error, end func(error)) (err error, pending bool) {
+	bg := context.WithoutCancel(ctx)
+	try := func() error {
+		if rt.Stopped().Err() != nil {
+			return ErrClosed
+		}
+		dctx, cancel := rt.Undoing(bg)
+		defer cancel()
+		return send(dctx)
+	}
+	err = try()
+	if !Refused(err) || rt.done.Err() != nil {
+		return err, false
+	}
+	w, berr := rt.Begin()
+	if berr != nil {
+		return err, false
+	}
+	go func() {
+		defer w.End()
+		pause := giveBackFirstPause
+		t := time.NewTimer(pause)
+		defer t.Stop()
+		for {
+			last := false
+			select {
+			case <-t.C:
+			case <-rt.done.Done():
+				last = true
+			}
+			err := try()
+			if !Refused(err) || last {
+				end(err)
+				return
+			}
+			pause = min(2*pause, giveBackMaxPause)
+			t.Reset(pause)
+		}
+	}()
+	return err, true
+}
+
+// The pauses between GiveBack's tries: a failover's refusals pass within
+// moments, while memory or an ACL may take an operator; a second keeps a
+// long refusal down to a command a second per give-back.
+const (
+	giveBackFirstPause = 50 * time.Millisecond
+	giveBackMaxPause   = time.Second
+)
