@@ -63,19 +63,43 @@ func ChannelName(name string) string {
 	return "redisson_countdownlatch__channel__{" + name + "}"
 }
 
-// Name returns the latch's name, which is also its key.
-func (l *Latch) Name() string { return l.name }
+// Name returns the latch's name, which is also its key; "" for a nil
+// handle.
+func (l *Latch) Name() string {
+	if l == nil {
+		return ""
+	}
+	return l.name
+}
 
 func (l *Latch) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.ObjectError{Kind: "latch", Name: l.name, Op: op, Err: err}
+	return &core.ObjectError{Kind: "latch", Name: l.Name(), Op: op, Err: err}
+}
+
+// errNilHandle is the error of a method called on a nil handle.
+var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
+
+// checkHandle returns why the handle cannot be used at all (nil, a bad
+// name) or ctx is unusable (nil), without looking at the client or at
+// ctx's end: a count-down runs after both.
+func (l *Latch) checkHandle(ctx context.Context) error {
+	switch {
+	case l == nil || l.rt == nil:
+		return errNilHandle
+	case l.err != nil:
+		return l.err
+	case ctx == nil:
+		return core.ErrNilContext
+	}
+	return nil
 }
 
 func (l *Latch) check(ctx context.Context) error {
-	if l.err != nil {
-		return l.err
+	if err := l.checkHandle(ctx); err != nil {
+		return err
 	}
 	return l.rt.Check(ctx)
 }
@@ -116,10 +140,17 @@ func (l *Latch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 // own context bounded by the client's Timeout, so that a deferred
 // CountDown is not lost with its caller's context. It is sent at most once
 // (a second run could count down twice); when the reply is lost the error
-// says so, and the count-down may have happened.
+// says so, and the count-down may have happened. When Redis refused it
+// before running it (OOM, NOPERM, READONLY, ...) the error says the count
+// is unchanged, and counting down again is safe once Redis accepts; when
+// the count reached zero but Redis refused the message that wakes the
+// waiters, the error says the count-down happened.
 func (l *Latch) CountDown(ctx context.Context) error {
 	const op = "count down"
-	if err := l.check(context.Background()); err != nil {
+	if err := l.checkHandle(ctx); err != nil {
+		return l.fail(op, err)
+	}
+	if err := l.rt.Check(context.Background()); err != nil {
 		return l.fail(op, err)
 	}
 	dctx, cancel := l.rt.Detached(ctx)
@@ -127,10 +158,18 @@ func (l *Latch) CountDown(ctx context.Context) error {
 	_, err := core.Bounded(dctx, func(ctx context.Context) (any, error) {
 		return countDownScript.RunNoRetry(ctx, l.rt.Redis(), []string{l.name, l.channel}, "0", l.rt.PublishCommand())
 	})
-	if err != nil && !isReply(err) {
+	switch {
+	case err == nil:
+	case core.Refused(err):
+		err = fmt.Errorf("Redis refused the count-down before running it, so the count is unchanged; counting down again is safe once Redis accepts: %w", core.Permission(err))
+	case core.NotSent(err):
+		err = fmt.Errorf("the count-down was not sent, so the count is unchanged: %w", err)
+	case core.ChannelDenied(err):
+		err = fmt.Errorf("the count-down happened and the count reached zero, but Redis refused the message on %s that wakes the waiters: %w", l.channel, core.Permission(err))
+	case !isReply(err):
 		err = fmt.Errorf("no reply to the count-down; it may have happened: %w", err)
-	} else {
-		err = l.explain(dctx, err)
+	default:
+		err = l.explain(dctx, core.Permission(err))
 	}
 	err = l.fail(op, err)
 	l.rt.CountDown(ctx, l.name, err)
@@ -203,7 +242,9 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 	const op = "await"
 	var o awaitOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // a nil option is ignored
+			opt(&o)
+		}
 	}
 	if err := l.check(ctx); err != nil {
 		return false, l.fail(op, err)

@@ -210,7 +210,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	retry := rt.Retry()
+	retry := rt.RetryOf(b.kind, b.name)
 	var bl *blocker
 	redirects := 0
 	for {
@@ -407,16 +407,38 @@ func (b *base[T]) abandon(inf *core.Inflight, p *blockers, bl *blocker, res <-ch
 
 // putBackOn pushes an element popped for a caller that cannot have it back
 // to the end it came from, through c (the call's own connection when the
-// application may have closed its go-redis client). Should Redis refuse it
-// even then, the element is logged with its bytes, the only place left to
-// recover it from.
+// application may have closed its go-redis client). A push Redis refuses
+// (out of memory, an ACL, a failover under way) is sent again, through the
+// application's client, until Redis accepts it (core.Runtime.GiveBack).
+// Should it fail for good, the element is logged with its bytes, the only
+// place left to recover it from.
 func (b *base[T]) putBackOn(ctx context.Context, c doer, cmd, data string) {
-	dctx, cancel := b.src.rt.Detached(ctx)
-	defer cancel()
-	err := c.Do(dctx, cmd, b.name, data).Err()
-	if err != nil {
-		b.src.rt.Logger().Error("redisson: an element popped for a caller that left could not be put back; it is in this log only",
+	rt := b.src.rt
+	lost := func(err error) {
+		rt.Logger().Error("redisson: an element popped for a caller that left could not be put back; it is in this log only",
 			"kind", b.kind, "name", b.name, "element", data, "err", err)
+	}
+	first := true
+	err, pending := rt.GiveBack(ctx, func(dctx context.Context) error {
+		via := c
+		if !first {
+			// c may be the blocking call's connection, back in use by
+			// another call by now.
+			via = b.rdb()
+		}
+		first = false
+		return via.Do(dctx, cmd, b.name, data).Err()
+	}, func(err error) {
+		if err != nil {
+			lost(err)
+		}
+	})
+	switch {
+	case pending:
+		rt.Logger().Warn("redisson: Redis refused putting back an element popped for a caller that left; trying again until it accepts",
+			"kind", b.kind, "name", b.name, "element", data, "err", err)
+	case err != nil:
+		lost(err)
 	}
 }
 
@@ -448,6 +470,9 @@ func NewBlockingQueue[T any](src *Source, name string, cd codec.Codec) *Blocking
 
 // Put appends v to the tail (RPUSH), Java's put; the same as Offer.
 func (q *BlockingQueue[T]) Put(ctx context.Context, v T) error {
+	if q == nil {
+		return nilHandle("blocking queue", "put")
+	}
 	return q.push(ctx, "put", "rpush", v)
 }
 
@@ -455,6 +480,9 @@ func (q *BlockingQueue[T]) Put(ctx context.Context, v T) error {
 // done (BLPOP). See the package doc for what happens to an element that
 // arrives as the caller leaves.
 func (q *BlockingQueue[T]) Take(ctx context.Context) (T, error) {
+	if q == nil {
+		return *new(T), nilHandle("blocking queue", "take")
+	}
 	v, _, err := q.wait(ctx, q.pool, "take", "blpop", "lpush", 0)
 	return v, err
 }
@@ -464,6 +492,9 @@ func (q *BlockingQueue[T]) Take(ctx context.Context) (T, error) {
 // seconds, at least 1), and false when none came. A zero timeout does not
 // wait (LPOP); a negative one is ErrInvalidArgument.
 func (q *BlockingQueue[T]) Poll(ctx context.Context, timeout time.Duration) (T, bool, error) {
+	if q == nil {
+		return *new(T), false, nilHandle("blocking queue", "poll")
+	}
 	return pollTimeout(ctx, &q.base, q.pool, "poll", "lpop", "blpop", "lpush", timeout)
 }
 
@@ -500,16 +531,25 @@ func NewBlockingDeque[T any](src *Source, name string, cd codec.Codec) *Blocking
 
 // Put appends v to the tail (RPUSH), Java's put and putLast.
 func (d *BlockingDeque[T]) Put(ctx context.Context, v T) error {
+	if d == nil {
+		return nilHandle("blocking deque", "put")
+	}
 	return d.push(ctx, "put", "rpush", v)
 }
 
 // PutFirst inserts v at the head (LPUSH), Java's putFirst.
 func (d *BlockingDeque[T]) PutFirst(ctx context.Context, v T) error {
+	if d == nil {
+		return nilHandle("blocking deque", "put first")
+	}
 	return d.push(ctx, "put first", "lpush", v)
 }
 
 // Take is TakeFirst.
 func (d *BlockingDeque[T]) Take(ctx context.Context) (T, error) {
+	if d == nil {
+		return *new(T), nilHandle("blocking deque", "take")
+	}
 	v, _, err := d.wait(ctx, d.pool, "take", "blpop", "lpush", 0)
 	return v, err
 }
@@ -517,6 +557,9 @@ func (d *BlockingDeque[T]) Take(ctx context.Context) (T, error) {
 // TakeFirst removes and returns the head, waiting until there is one or ctx
 // is done (BLPOP).
 func (d *BlockingDeque[T]) TakeFirst(ctx context.Context) (T, error) {
+	if d == nil {
+		return *new(T), nilHandle("blocking deque", "take first")
+	}
 	v, _, err := d.wait(ctx, d.pool, "take first", "blpop", "lpush", 0)
 	return v, err
 }
@@ -524,23 +567,35 @@ func (d *BlockingDeque[T]) TakeFirst(ctx context.Context) (T, error) {
 // TakeLast removes and returns the tail, waiting until there is one or ctx
 // is done (BRPOP).
 func (d *BlockingDeque[T]) TakeLast(ctx context.Context) (T, error) {
+	if d == nil {
+		return *new(T), nilHandle("blocking deque", "take last")
+	}
 	v, _, err := d.wait(ctx, d.pool, "take last", "brpop", "rpush", 0)
 	return v, err
 }
 
 // Poll is PollFirst.
 func (d *BlockingDeque[T]) Poll(ctx context.Context, timeout time.Duration) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("blocking deque", "poll")
+	}
 	return pollTimeout(ctx, &d.base, d.pool, "poll", "lpop", "blpop", "lpush", timeout)
 }
 
 // PollFirst removes and returns the head, waiting up to timeout (BLPOP; a
 // zero timeout does not wait: LPOP), and false when none came.
 func (d *BlockingDeque[T]) PollFirst(ctx context.Context, timeout time.Duration) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("blocking deque", "poll first")
+	}
 	return pollTimeout(ctx, &d.base, d.pool, "poll first", "lpop", "blpop", "lpush", timeout)
 }
 
 // PollLast removes and returns the tail, waiting up to timeout (BRPOP; a
 // zero timeout does not wait: RPOP), and false when none came.
 func (d *BlockingDeque[T]) PollLast(ctx context.Context, timeout time.Duration) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("blocking deque", "poll last")
+	}
 	return pollTimeout(ctx, &d.base, d.pool, "poll last", "rpop", "brpop", "rpush", timeout)
 }

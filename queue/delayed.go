@@ -176,15 +176,28 @@ func NewDelayedQueue[T any](src *Source, name string, cd codec.Codec) *DelayedQu
 }
 
 // Name returns the name of the delayed queue and of its destination.
-func (q *DelayedQueue[T]) Name() string { return q.name }
+func (q *DelayedQueue[T]) Name() string {
+	if q == nil {
+		return *new(string)
+	}
+	return q.name
+}
 
 // Destination returns the blocking queue due elements are moved to.
-func (q *DelayedQueue[T]) Destination() *BlockingQueue[T] { return q.dest }
+func (q *DelayedQueue[T]) Destination() *BlockingQueue[T] {
+	if q == nil {
+		return *new(*BlockingQueue[T])
+	}
+	return q.dest
+}
 
 // Destroy stops the handle's transfer task and waits until it has stopped
 // (Java's destroy()). Further calls do nothing; the other methods still
 // work.
 func (q *DelayedQueue[T]) Destroy() {
+	if q == nil {
+		return
+	}
 	if q.task != nil {
 		q.task.stop()
 	}
@@ -223,6 +236,9 @@ func wrongKey(ctx context.Context, rdb redis.UniversalClient, keys [][2]string) 
 // process's clock plus delay, in whole milliseconds; a zero delay is due at
 // once (the next transfer moves it), a negative one is ErrInvalidArgument.
 func (q *DelayedQueue[T]) Offer(ctx context.Context, v T, delay time.Duration) error {
+	if q == nil {
+		return nilHandle("delayed queue", "offer")
+	}
 	const op = "offer"
 	if err := q.check(ctx, op); err != nil {
 		return err
@@ -261,6 +277,9 @@ func (q *DelayedQueue[T]) value(ctx context.Context, op string, res any, err err
 // A value the codec cannot decode is lost, as in Java: it was removed before
 // it could be decoded.
 func (q *DelayedQueue[T]) Poll(ctx context.Context) (T, bool, error) {
+	if q == nil {
+		return *new(T), false, nilHandle("delayed queue", "poll")
+	}
 	const op = "poll"
 	if err := q.check(ctx, op); err != nil {
 		var zero T
@@ -273,6 +292,9 @@ func (q *DelayedQueue[T]) Poll(ctx context.Context) (T, bool, error) {
 // Peek returns the entry offered first without removing it, and false when
 // there is none.
 func (q *DelayedQueue[T]) Peek(ctx context.Context) (T, bool, error) {
+	if q == nil {
+		return *new(T), false, nilHandle("delayed queue", "peek")
+	}
 	const op = "peek"
 	if err := q.check(ctx, op); err != nil {
 		var zero T
@@ -285,6 +307,9 @@ func (q *DelayedQueue[T]) Peek(ctx context.Context) (T, bool, error) {
 // Size returns the number of entries not yet moved (LLEN of the entry
 // list).
 func (q *DelayedQueue[T]) Size(ctx context.Context) (int64, error) {
+	if q == nil {
+		return *new(int64), nilHandle("delayed queue", "size")
+	}
 	const op = "size"
 	if err := q.check(ctx, op); err != nil {
 		return 0, err
@@ -298,6 +323,9 @@ func (q *DelayedQueue[T]) Size(ctx context.Context) (int64, error) {
 
 // ReadAll returns the values of the entries not yet moved, in offer order.
 func (q *DelayedQueue[T]) ReadAll(ctx context.Context) ([]T, error) {
+	if q == nil {
+		return *new([]T), nilHandle("delayed queue", "read all")
+	}
 	const op = "read all"
 	if err := q.check(ctx, op); err != nil {
 		return nil, err
@@ -322,6 +350,9 @@ func (q *DelayedQueue[T]) ReadAll(ctx context.Context) ([]T, error) {
 // Contains reports whether an entry not yet moved holds a value that
 // encodes to the same bytes as v.
 func (q *DelayedQueue[T]) Contains(ctx context.Context, v T) (bool, error) {
+	if q == nil {
+		return false, nilHandle("delayed queue", "contains")
+	}
 	const op = "contains"
 	if err := q.check(ctx, op); err != nil {
 		return false, err
@@ -340,6 +371,9 @@ func (q *DelayedQueue[T]) Contains(ctx context.Context, v T) (bool, error) {
 // Remove removes the first entry (in offer order) holding a value that
 // encodes to the same bytes as v, and reports whether there was one.
 func (q *DelayedQueue[T]) Remove(ctx context.Context, v T) (bool, error) {
+	if q == nil {
+		return false, nilHandle("delayed queue", "remove")
+	}
 	const op = "remove"
 	if err := q.check(ctx, op); err != nil {
 		return false, err
@@ -359,6 +393,9 @@ func (q *DelayedQueue[T]) Remove(ctx context.Context, v T) (bool, error) {
 // timeout zset, Java's delete and clear) and reports whether there were
 // any. The destination is left alone.
 func (q *DelayedQueue[T]) Delete(ctx context.Context) (bool, error) {
+	if q == nil {
+		return false, nilHandle("delayed queue", "delete")
+	}
 	const op = "delete"
 	if err := q.check(ctx, op); err != nil {
 		return false, err

@@ -25,17 +25,26 @@ func NewDeque[T any](src *Source, name string, cd codec.Codec) *Deque[T] {
 // AddFirst inserts v at the head (LPUSH), Java's addFirst, offerFirst and
 // push.
 func (d *Deque[T]) AddFirst(ctx context.Context, v T) error {
+	if d == nil {
+		return nilHandle("deque", "add first")
+	}
 	return d.push(ctx, "add first", "lpush", v)
 }
 
 // AddLast appends v to the tail (RPUSH), Java's addLast and offerLast.
 func (d *Deque[T]) AddLast(ctx context.Context, v T) error {
+	if d == nil {
+		return nilHandle("deque", "add last")
+	}
 	return d.push(ctx, "add last", "rpush", v)
 }
 
 // PeekFirst returns the head without removing it, and false when the deque
 // is empty (LINDEX 0).
 func (d *Deque[T]) PeekFirst(ctx context.Context) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("deque", "peek first")
+	}
 	v, ok, err := d.Peek(ctx)
 	if err != nil {
 		err = d.rename(err, "peek first")
@@ -46,6 +55,9 @@ func (d *Deque[T]) PeekFirst(ctx context.Context) (T, bool, error) {
 // PeekLast returns the tail without removing it, and false when the deque
 // is empty (LRANGE -1 -1, as Java reads it).
 func (d *Deque[T]) PeekLast(ctx context.Context) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("deque", "peek last")
+	}
 	const op = "peek last"
 	var zero T
 	if err := d.check(ctx, op); err != nil {
@@ -65,18 +77,27 @@ func (d *Deque[T]) PeekLast(ctx context.Context) (T, bool, error) {
 // PollFirst removes and returns the head, and false when the deque is empty
 // (LPOP). It does not wait; see BlockingDeque for that.
 func (d *Deque[T]) PollFirst(ctx context.Context) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("deque", "poll first")
+	}
 	return d.pop(ctx, "poll first", "lpush", "lpop", d.name)
 }
 
 // PollLast removes and returns the tail, and false when the deque is empty
 // (RPOP). It does not wait; see BlockingDeque for that.
 func (d *Deque[T]) PollLast(ctx context.Context) (T, bool, error) {
+	if d == nil {
+		return *new(T), false, nilHandle("deque", "poll last")
+	}
 	return d.pop(ctx, "poll last", "rpush", "rpop", d.name)
 }
 
 // RemoveLastOccurrence removes the last element that encodes to the same
 // bytes as v and reports whether there was one (LREM name -1 v).
 func (d *Deque[T]) RemoveLastOccurrence(ctx context.Context, v T) (bool, error) {
+	if d == nil {
+		return false, nilHandle("deque", "remove last occurrence")
+	}
 	return d.remove(ctx, "remove last occurrence", -1, v)
 }
 

@@ -250,19 +250,35 @@ func NewQueue[T any](src *Source, name string, cd codec.Codec) *Queue[T] {
 }
 
 // Name returns the queue's name, which is also its key.
-func (q *Queue[T]) Name() string { return q.name }
+func (q *Queue[T]) Name() string {
+	if q == nil {
+		return *new(string)
+	}
+	return q.name
+}
 
 // Codec returns the codec the queue's elements are encoded with.
-func (q *Queue[T]) Codec() codec.Codec { return q.codec }
+func (q *Queue[T]) Codec() codec.Codec {
+	if q == nil {
+		return *new(codec.Codec)
+	}
+	return q.codec
+}
 
 // Offer appends v to the tail (RPUSH), Java's offer and add.
 func (q *Queue[T]) Offer(ctx context.Context, v T) error {
+	if q == nil {
+		return nilHandle("queue", "offer")
+	}
 	return q.push(ctx, "offer", "rpush", v)
 }
 
 // Add appends every element of vs to the tail in one RPUSH, in order
 // (Java's addAll); every element is encoded before anything is sent.
 func (q *Queue[T]) Add(ctx context.Context, vs ...T) error {
+	if q == nil {
+		return nilHandle("queue", "add")
+	}
 	const op = "add"
 	if err := q.check(ctx, op); err != nil {
 		return err
@@ -299,12 +315,18 @@ func (b *base[T]) send(ctx context.Context, args ...any) error {
 // Poll removes and returns the head, and false when the queue is empty
 // (LPOP). It does not wait; see BlockingQueue for that.
 func (q *Queue[T]) Poll(ctx context.Context) (T, bool, error) {
+	if q == nil {
+		return *new(T), false, nilHandle("queue", "poll")
+	}
 	return q.pop(ctx, "poll", "lpush", "lpop", q.name)
 }
 
 // Peek returns the head without removing it, and false when the queue is
 // empty (LINDEX 0).
 func (q *Queue[T]) Peek(ctx context.Context) (T, bool, error) {
+	if q == nil {
+		return *new(T), false, nilHandle("queue", "peek")
+	}
 	const op = "peek"
 	if err := q.check(ctx, op); err != nil {
 		var zero T
@@ -315,6 +337,9 @@ func (q *Queue[T]) Peek(ctx context.Context) (T, bool, error) {
 
 // Size returns the number of elements (LLEN).
 func (q *Queue[T]) Size(ctx context.Context) (int64, error) {
+	if q == nil {
+		return *new(int64), nilHandle("queue", "size")
+	}
 	const op = "size"
 	if err := q.check(ctx, op); err != nil {
 		return 0, err
@@ -329,6 +354,9 @@ func (q *Queue[T]) Size(ctx context.Context) (int64, error) {
 // Contains reports whether an element encodes to the same bytes as v
 // (LPOS; Java compares the same bytes with a script).
 func (q *Queue[T]) Contains(ctx context.Context, v T) (bool, error) {
+	if q == nil {
+		return false, nilHandle("queue", "contains")
+	}
 	const op = "contains"
 	if err := q.check(ctx, op); err != nil {
 		return false, err
@@ -350,6 +378,9 @@ func (q *Queue[T]) Contains(ctx context.Context, v T) (bool, error) {
 // Remove removes the first element that encodes to the same bytes as v
 // and reports whether there was one (LREM name 1 v, Java's remove(Object)).
 func (q *Queue[T]) Remove(ctx context.Context, v T) (bool, error) {
+	if q == nil {
+		return false, nilHandle("queue", "remove")
+	}
 	return q.remove(ctx, "remove", 1, v)
 }
 
@@ -372,6 +403,9 @@ func (b *base[T]) remove(ctx context.Context, op string, count int64, v T) (bool
 // one reply holding the whole list. For a queue of unknown length prefer
 // All, which reads it in pages.
 func (q *Queue[T]) ReadAll(ctx context.Context) ([]T, error) {
+	if q == nil {
+		return *new([]T), nilHandle("queue", "read all")
+	}
 	const op = "read all"
 	if err := q.check(ctx, op); err != nil {
 		return nil, err
@@ -398,6 +432,9 @@ func (q *Queue[T]) ReadAll(ctx context.Context) ([]T, error) {
 // closed client, an element the codec cannot read) is yielded once and ends
 // the walk.
 func (q *Queue[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	if q == nil {
+		return nilSeq2[T]("queue", "all")
+	}
 	return func(yield func(T, error) bool) {
 		const op = "iterate"
 		var zero T
@@ -426,6 +463,9 @@ func (q *Queue[T]) All(ctx context.Context) iter.Seq2[T, error] {
 
 // Delete deletes the queue's key and reports whether it existed (DEL).
 func (q *Queue[T]) Delete(ctx context.Context) (bool, error) {
+	if q == nil {
+		return false, nilHandle("queue", "delete")
+	}
 	const op = "delete"
 	if err := q.check(ctx, op); err != nil {
 		return false, err
@@ -442,9 +482,35 @@ func (q *Queue[T]) Delete(ctx context.Context) (bool, error) {
 // (RPOPLPUSH, Java's pollLastAndOfferFirstTo). On a cluster both names must
 // hash to one slot.
 func (q *Queue[T]) PollLastAndOfferFirstTo(ctx context.Context, dest string) (T, bool, error) {
+	if q == nil {
+		return *new(T), false, nilHandle("queue", "poll last and offer first to")
+	}
+	const op = "poll last and offer first to"
+	if err := q.check(ctx, op); err != nil {
+		var zero T
+		return zero, false, err
+	}
 	if dest == "" {
 		var zero T
-		return zero, false, q.fail("poll last and offer first to", fmt.Errorf("%w: the destination name must not be empty", core.ErrInvalidName))
+		return zero, false, q.fail(op, fmt.Errorf("%w: the destination name must not be empty", core.ErrInvalidName))
 	}
-	return q.pop(ctx, "poll last and offer first to", "", "rpoplpush", q.name, dest)
+	return q.pop(ctx, op, "", "rpoplpush", q.name, dest)
+}
+
+// errNilHandle is the cause of every call on a nil handle.
+var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
+
+// nilHandle is the error of a call on a nil handle of kind: it fails as a
+// handle made wrong does, without a panic.
+func nilHandle(kind, op string) error {
+	return &core.ObjectError{Kind: kind, Op: op, Err: errNilHandle}
+}
+
+// nilSeq2 is the iterator of a call on a nil handle: it yields the
+// nilHandle error once.
+func nilSeq2[T any](kind, op string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, nilHandle(kind, op))
+	}
 }

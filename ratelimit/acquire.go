@@ -32,7 +32,9 @@ func WithWait(wait time.Duration) Option {
 func (l *Limiter) TryAcquire(ctx context.Context, permits int64, opts ...Option) (bool, error) {
 	var o acquireOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // a nil option is ignored
+			opt(&o)
+		}
 	}
 	if o.wait < 0 {
 		return false, l.fail("try acquire", fmt.Errorf("%w: the wait must not be negative, got %v", core.ErrInvalidArgument, o.wait))
@@ -49,6 +51,9 @@ func (l *Limiter) Acquire(ctx context.Context, permits int64) error {
 }
 
 func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool, wait time.Duration) (bool, error) {
+	if l == nil || ctx == nil {
+		return false, l.fail(op, l.check(ctx))
+	}
 	waits := forever || wait > 0
 	octx, ob := l.rt.StartAcquire(ctx, "rate limiter", l.name, waits, n)
 	ok, err := l.acquireObserved(octx, op, n, forever, wait, &ob)
@@ -194,14 +199,28 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 				return // Redis refused it
 			}
 		}
-		if l.rt.Stopped().Err() != nil {
-			return // Close returned: nothing may be sent
-		}
-		uctx, cancel := l.rt.Undoing(bg)
-		defer cancel()
-		if _, err := l.rt.Eval(uctx, undoGrantScript, l.keys, n, string(id[:])); err != nil {
+		failed := func(err error) {
 			l.rt.Logger().Warn("redisson: taking back a grant nobody uses failed; it counts against the window until it leaves it",
 				"ratelimiter", l.name, "permits", n, "err", err)
+		}
+		// A take-back Redis refuses is sent again until it accepts; it
+		// finds nothing to take back once the grant has left the window.
+		err, pending := l.rt.GiveBack(bg, func(uctx context.Context) error {
+			_, err := l.rt.Eval(uctx, undoGrantScript, l.keys, n, string(id[:]))
+			return err
+		}, func(err error) {
+			if err != nil {
+				failed(err)
+			}
+		})
+		switch {
+		case pending:
+			l.rt.Logger().Warn("redisson: Redis refused taking back a grant nobody uses; trying again until it accepts",
+				"ratelimiter", l.name, "permits", n, "err", err)
+		case errors.Is(err, core.ErrClosed):
+			// Close returned: nothing may be sent
+		case err != nil:
+			failed(err)
 		}
 	}
 	w, err := l.rt.Begin()

@@ -93,18 +93,30 @@ func newLimiter(rt *core.Runtime, name string) *Limiter {
 	return l
 }
 
-// Name returns the limiter's name, which is also its config hash's key.
-func (l *Limiter) Name() string { return l.name }
+// Name returns the limiter's name, which is also its config hash's key;
+// "" for a nil handle.
+func (l *Limiter) Name() string {
+	if l == nil {
+		return ""
+	}
+	return l.name
+}
 
 func (l *Limiter) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.ObjectError{Kind: "rate limiter", Name: l.name, Op: op, Err: err}
+	return &core.ObjectError{Kind: "rate limiter", Name: l.Name(), Op: op, Err: err}
 }
 
+// errNilHandle is the error of a method called on a nil handle.
+var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
+
 func (l *Limiter) check(ctx context.Context) error {
-	if l.err != nil {
+	switch {
+	case l == nil || l.rt == nil:
+		return errNilHandle
+	case l.err != nil:
 		return l.err
 	}
 	return l.rt.Check(ctx)
@@ -127,7 +139,9 @@ func WithKeepAlive(keepAlive time.Duration) SetOption {
 func rateArgs(typ RateType, rate int64, interval time.Duration, opts []SetOption) ([]any, error) {
 	var o setOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // a nil option is ignored
+			opt(&o)
+		}
 	}
 	switch {
 	case typ != Overall && typ != PerClient:
@@ -253,6 +267,11 @@ func (l *Limiter) AvailablePermits(ctx context.Context) (int64, error) {
 // Release gives permits back to the window, up to the rate; the grants
 // stay, so they still count when the window is recomputed (Redisson 3.52's
 // release). 0 permits sends nothing.
+//
+// It is sent at most once: when the reply is lost the error says the
+// permits may have been given back. When Redis refused it before running it
+// (OOM, NOPERM, READONLY, ...), the error says nothing was given back, and
+// releasing again is safe once Redis accepts.
 func (l *Limiter) Release(ctx context.Context, permits int64) error {
 	const op = "release"
 	if err := l.check(ctx); err != nil {
@@ -266,10 +285,19 @@ func (l *Limiter) Release(ctx context.Context, permits int64) error {
 	}
 	// At most once: a second run after a lost reply would give back twice.
 	res, _, err := l.rt.EvalSyncedNoRetry(ctx, releaseScript, l.keys, permits)
-	if err != nil {
-		return l.fail(op, l.explain(ctx, err))
+	switch {
+	case err == nil:
+		return l.fail(op, fault(res))
+	case core.Refused(err):
+		err = fmt.Errorf("Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", permits, core.Permission(err))
+	case core.NotSent(err):
+		err = fmt.Errorf("the release of %d permits was not sent, so none were given back: %w", permits, err)
+	case core.Transport(err):
+		err = fmt.Errorf("no reply to the release of %d permits; they may have been given back: %w", permits, err)
+	default:
+		err = l.explain(ctx, core.Permission(err))
 	}
-	return l.fail(op, fault(res))
+	return l.fail(op, err)
 }
 
 // Delete deletes the config and this client's state (and the shared

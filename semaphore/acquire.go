@@ -48,6 +48,9 @@ func (s *Semaphore) TryAcquire(ctx context.Context, permits int, opts ...Option)
 // (core.Runtime.Wait: a release publishes on the channel) until the
 // budget (0: none) or ctx ends.
 func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, budget time.Duration) (bool, error) {
+	if err := s.checkHandle(ctx); err != nil {
+		return false, s.fail(op, err)
+	}
 	octx, ob := s.rt.StartAcquire(ctx, "semaphore", s.name, wait, int64(n))
 	ok, err := s.acquireObserved(octx, op, n, wait, budget, &ob)
 	if ob.On() {
@@ -201,18 +204,26 @@ func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
 }
 
 // giveBack releases n permits that were taken for a caller who will not
-// have them, logging when that fails (the permits are then lost). It sends
-// nothing once Client.Close has returned (the application may have closed
-// its go-redis client since): Close waits for give-backs, up to its bound.
+// have them, logging when that fails (the permits are then lost). A give-back
+// Redis refuses is sent again until it accepts (core.Runtime.GiveBack). It
+// sends nothing once Client.Close has returned (the application may have
+// closed its go-redis client since): Close waits for give-backs, up to its
+// bound.
 func (s *Semaphore) giveBack(ctx context.Context, n int, what string) {
-	dctx, cancel := s.rt.Undoing(ctx)
-	defer cancel()
-	err := core.ErrClosed
-	if s.rt.Stopped().Err() == nil {
-		err = s.releaseOn(dctx, n)
-	}
-	if err != nil {
+	failed := func(err error) {
 		s.rt.Logger().Warn("redisson: giving back the permits of "+what+" failed; they are missing from the semaphore",
 			"semaphore", s.name, "permits", n, "err", err)
+	}
+	err, pending := s.rt.GiveBack(ctx, func(dctx context.Context) error { return s.releaseOn(dctx, n) }, func(err error) {
+		if err != nil {
+			failed(err)
+		}
+	})
+	switch {
+	case pending:
+		s.rt.Logger().Warn("redisson: Redis refused giving back the permits of "+what+"; trying again until it accepts",
+			"semaphore", s.name, "permits", n, "err", err)
+	case err != nil:
+		failed(err)
 	}
 }

@@ -52,20 +52,49 @@ func newExpirable(rt *core.Runtime, name string) *ExpirableSemaphore {
 	return &ExpirableSemaphore{s: newSemaphore(rt, name), timeout: core.SuffixName(name, "timeout")}
 }
 
-// Name returns the semaphore's name, which is also its key.
-func (e *ExpirableSemaphore) Name() string { return e.s.name }
+// Name returns the semaphore's name, which is also its key; "" for a nil
+// handle.
+func (e *ExpirableSemaphore) Name() string {
+	if e == nil {
+		return ""
+	}
+	return e.s.Name()
+}
 
 func (e *ExpirableSemaphore) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.ObjectError{Kind: "permit-expirable semaphore", Name: e.s.name, Op: op, Err: err}
+	var name string
+	if e != nil {
+		name = e.s.Name()
+	}
+	return &core.ObjectError{Kind: "permit-expirable semaphore", Name: name, Op: op, Err: err}
+}
+
+// checkHandle is Semaphore's checkHandle, nil handle included.
+func (e *ExpirableSemaphore) checkHandle(ctx context.Context) error {
+	if e == nil {
+		return errNilHandle
+	}
+	return e.s.checkHandle(ctx)
+}
+
+// check is Semaphore's check, nil handle included.
+func (e *ExpirableSemaphore) check(ctx context.Context) error {
+	if e == nil {
+		return errNilHandle
+	}
+	return e.s.check(ctx)
 }
 
 // TrySetPermits makes permits available if the semaphore does not exist and
 // publishes the count, reporting true; it reports false and changes nothing
 // if it exists.
 func (e *ExpirableSemaphore) TrySetPermits(ctx context.Context, permits int) (bool, error) {
+	if e == nil {
+		return false, e.fail("try set permits", errNilHandle)
+	}
 	return e.s.TrySetPermits(ctx, permits)
 }
 
@@ -75,7 +104,7 @@ func (e *ExpirableSemaphore) TrySetPermits(ctx context.Context, permits int) (bo
 // setPermits). Expired permits still in the zset count as held.
 func (e *ExpirableSemaphore) SetPermits(ctx context.Context, permits int) error {
 	const op = "set permits"
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return e.fail(op, err)
 	}
 	if err := checkPermits(permits, false); err != nil {
@@ -89,16 +118,20 @@ func (e *ExpirableSemaphore) SetPermits(ctx context.Context, permits int) error 
 // go below zero), with a SET that clears any TTL, and publishes delta when
 // it is positive, as Redisson's addPermits does. It is sent at most once: a
 // retry after a lost reply could add twice, so the error then says the
-// change may have been made.
+// change may have been made. A total a Java int cannot hold is refused with
+// ErrInvalidArgument, atomically, and nothing is changed.
 func (e *ExpirableSemaphore) AddPermits(ctx context.Context, delta int) error {
 	const op = "add permits"
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return e.fail(op, err)
 	}
 	if err := checkPermits(delta, true); err != nil {
 		return e.fail(op, err)
 	}
 	_, _, err := e.s.rt.EvalSyncedNoRetry(ctx, expAddScript, []string{e.s.name, e.s.channel}, delta, e.s.rt.PublishCommand())
+	if rerr := outOfRangeError(err, delta); rerr != nil {
+		return e.fail(op, rerr)
+	}
 	return e.fail(op, e.s.explain(ctx, err))
 }
 
@@ -121,7 +154,7 @@ func (e *ExpirableSemaphore) AcquiredPermits(ctx context.Context) (int, error) {
 }
 
 func (e *ExpirableSemaphore) count(ctx context.Context, op string, s *core.Script) (int, error) {
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return 0, e.fail(op, err)
 	}
 	// Retries are harmless: a second reclaim finds nothing left to reclaim.
@@ -137,7 +170,7 @@ func (e *ExpirableSemaphore) count(ctx context.Context, op string, s *core.Scrip
 // reports whether any existed. Nothing is published, as in Redisson.
 func (e *ExpirableSemaphore) Delete(ctx context.Context) (bool, error) {
 	const op = "delete"
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return false, e.fail(op, err)
 	}
 	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
@@ -188,6 +221,9 @@ func (e *ExpirableSemaphore) TryAcquireN(ctx context.Context, permits int, opts 
 // or ctx, and try again.
 func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, forever bool, o acquireOptions) ([]string, bool, error) {
 	const kind = "permit-expirable semaphore"
+	if err := e.checkHandle(ctx); err != nil {
+		return nil, false, e.fail(op, err)
+	}
 	waits := forever || o.wait > 0
 	octx, ob := e.s.rt.StartAcquire(ctx, kind, e.s.name, waits, int64(n))
 	ids, ok, err := e.acquireObserved(octx, op, n, forever, o, &ob)
@@ -201,7 +237,7 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 }
 
 func (e *ExpirableSemaphore) acquireObserved(ctx context.Context, op string, n int, forever bool, o acquireOptions, ob *core.Acq) ([]string, bool, error) {
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return nil, false, e.fail(op, err)
 	}
 	if err := checkPermits(n, false); err != nil {
@@ -470,19 +506,29 @@ func (e *ExpirableSemaphore) heldOn(dctx context.Context, id string) (bool, erro
 
 // giveBack releases permits taken for a caller who will not have them,
 // logging when that fails (a leased permit then comes back at its end, one
-// without a lease is missing until SetPermits). It sends nothing once
+// without a lease is missing until SetPermits). A give-back Redis refuses is
+// sent again until it accepts (core.Runtime.GiveBack). It sends nothing once
 // Client.Close has returned: Close waits for give-backs, up to its bound.
 func (e *ExpirableSemaphore) giveBack(ctx context.Context, ids []string, what string) {
 	for _, id := range ids {
-		err := core.ErrClosed
-		if e.s.rt.Stopped().Err() == nil {
-			dctx, cancel := e.s.rt.Undoing(ctx)
-			_, err = e.releaseOn(dctx, id)
-			cancel()
-		}
-		if err != nil {
+		failed := func(err error) {
 			e.s.rt.Logger().Warn("redisson: giving back a permit of "+what+" failed",
 				"semaphore", e.s.name, "permit", id, "err", err)
+		}
+		err, pending := e.s.rt.GiveBack(ctx, func(dctx context.Context) error {
+			_, err := e.releaseOn(dctx, id)
+			return err
+		}, func(err error) {
+			if err != nil {
+				failed(err)
+			}
+		})
+		switch {
+		case pending:
+			e.s.rt.Logger().Warn("redisson: Redis refused giving back a permit of "+what+"; trying again until it accepts",
+				"semaphore", e.s.name, "permit", id, "err", err)
+		case err != nil:
+			failed(err)
 		}
 	}
 }
@@ -502,10 +548,15 @@ func (e *ExpirableSemaphore) Release(ctx context.Context, id string) error {
 // TryRelease gives the permit id back and reports whether it was held. A
 // permit whose lease ended but that nobody had reclaimed yet goes back to
 // the pool too, and the answer is false, as in Redisson.
+//
+// A release Redis refused before running it (OOM, NOPERM, READONLY, ...)
+// leaves the permit held: its error says so, and releasing it again is
+// safe. One whose script ran but whose message to the waiters Redis refused
+// gave the permit back, as its error says.
 func (e *ExpirableSemaphore) TryRelease(ctx context.Context, id string) (bool, error) {
 	const op = "release"
-	if e.s.err != nil {
-		return false, e.fail(op, e.s.err)
+	if err := e.checkHandle(ctx); err != nil {
+		return false, e.fail(op, err)
 	}
 	ok, err := e.release(ctx, id)
 	return ok, e.fail(op, err)
@@ -532,10 +583,15 @@ func (e *ExpirableSemaphore) releaseOn(dctx context.Context, id string) (bool, e
 	// for a release that happened, which the error below cannot tell apart.
 	res, _, err := e.s.rt.EvalSynced(dctx, expReleaseScript, []string{e.s.name, e.s.channel, e.timeout},
 		raw, 1, nowMS(), e.s.rt.PublishCommand())
-	if err != nil {
-		return false, e.explain(dctx, err)
+	switch {
+	case err == nil:
+		return res == int64(1), nil
+	case core.Refused(err):
+		return false, fmt.Errorf("Redis refused the release of permit %x before running it, so it is still held; releasing it again is safe once Redis accepts: %w", raw, core.Permission(err))
+	case core.ChannelDenied(err):
+		return false, fmt.Errorf("permit %x was given back, but Redis refused the message on %s that wakes waiters: %w", raw, e.s.channel, core.Permission(err))
 	}
-	return res == int64(1), nil
+	return false, e.explain(dctx, core.Permission(err))
 }
 
 // UpdateLeaseTime gives the held permit id a new lease, counted from now,
@@ -543,7 +599,7 @@ func (e *ExpirableSemaphore) releaseOn(dctx context.Context, id string) (bool, e
 // be at least 1ms.
 func (e *ExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lease time.Duration) (bool, error) {
 	const op = "update lease time"
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return false, e.fail(op, err)
 	}
 	if lease < time.Millisecond {
@@ -567,7 +623,7 @@ func (e *ExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lea
 // wrapping ErrUnknownPermit.
 func (e *ExpirableSemaphore) LeaseTime(ctx context.Context, id string) (time.Duration, error) {
 	const op = "lease time"
-	if err := e.s.check(ctx); err != nil {
+	if err := e.check(ctx); err != nil {
 		return 0, e.fail(op, err)
 	}
 	raw, err := decodeID(id)

@@ -129,14 +129,17 @@ return 1
 `)
 
 // expAddScript adds (or removes) available permits with SET and publishes
-// the delta when it is positive (not the total, unlike RSemaphore).
+// the delta when it is positive (not the total, unlike RSemaphore). Unlike
+// Redisson's, it refuses, writing nothing, a total a Java int cannot hold.
 // KEYS: [name, channel]. ARGV: [delta, PUBLISH|SPUBLISH].
 var expAddScript = core.NewScript("pes.addPermits", `
 local v = redis.call('get', KEYS[1])
 if v == false then
 	v = 0
 end
-redis.call('set', KEYS[1], tonumber(v) + tonumber(ARGV[1]))
+local total = tonumber(v) + tonumber(ARGV[1])
+`+outOfRange("total")+`
+redis.call('set', KEYS[1], total)
 if tonumber(ARGV[1]) > 0 then
 	redis.call(ARGV[2], KEYS[2], ARGV[1])
 end

@@ -53,7 +53,9 @@ func (l LeaseOption) applyExpirableTry(o *acquireOptions)     { l.applyExpirable
 func apply[O any](opts []O, method func(O, *acquireOptions)) acquireOptions {
 	var o acquireOptions
 	for _, opt := range opts {
-		method(opt, &o)
+		if any(opt) != nil { // a nil option is ignored
+			method(opt, &o)
+		}
 	}
 	return o
 }

@@ -2,7 +2,8 @@ package semaphore
 
 import (
 	"context"
-	"sync/atomic"
+	"errors"
+	"sync"
 
 	"github.com/goredisson/redisson/internal/core"
 )
@@ -12,9 +13,12 @@ import (
 // taken, once, so a deferred Release can neither leak permits nor give back
 // more than were taken. It is safe for concurrent use.
 type Permits struct {
-	s        *Semaphore
-	n        int
-	released atomic.Bool
+	s *Semaphore
+	n int
+	// mu makes a Release wait for one under way: whether the permits are
+	// still held is known only once Redis answered it.
+	mu       sync.Mutex
+	released bool
 }
 
 // AcquirePermits is Acquire returning the permits taken as a value whose
@@ -36,24 +40,54 @@ func (s *Semaphore) TryAcquirePermits(ctx context.Context, permits int, opts ...
 	return &Permits{s: s, n: permits}, true, nil
 }
 
-// Count returns how many permits were taken.
-func (p *Permits) Count() int { return p.n }
+// Count returns how many permits were taken; 0 for nil Permits.
+func (p *Permits) Count() int {
+	if p == nil {
+		return 0
+	}
+	return p.n
+}
 
-// Name returns the semaphore's name.
-func (p *Permits) Name() string { return p.s.name }
+// Name returns the semaphore's name; "" for nil Permits.
+func (p *Permits) Name() string {
+	if p == nil || p.s == nil {
+		return ""
+	}
+	return p.s.name
+}
 
 // Release gives the permits back, as Semaphore.Release does: also with a
-// done ctx and after the client is closed. Only the first call sends
-// anything; later calls return an error wrapping ErrNotOwner. A first call
-// whose reply is lost counts as done too (a second send could create
-// permits): its error says the permits may not have been given back.
+// done ctx and after the client is closed. Once they are given back, later
+// calls return an error wrapping ErrNotOwner.
+//
+// A release Redis refused before running it (OOM, NOPERM, READONLY, ...:
+// its error says what Redis answered, and wraps ErrNoPermission for an ACL
+// refusal) gave nothing back: the permits stay with p, and Release may be
+// called again. A first call whose reply is lost counts as done (a second
+// send could create permits): its error says the permits may not have
+// been given back. So does one whose script ran but whose message to the
+// waiters Redis refused: the permits were given back.
 func (p *Permits) Release(ctx context.Context) error {
 	const op = "release permits"
-	if !p.released.CompareAndSwap(false, true) {
+	if p == nil || p.s == nil {
+		return &core.ObjectError{Kind: "semaphore", Op: op, Err: core.Errorf(core.ErrNotOwner, "nil permits hold nothing")}
+	}
+	if ctx == nil {
+		return p.s.fail(op, core.ErrNilContext)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.released {
 		return p.s.fail(op, core.Errorf(core.ErrNotOwner, "these %d permits were already released", p.n))
 	}
 	if p.n == 0 {
+		p.released = true
 		return nil
 	}
-	return p.s.fail(op, p.s.release(ctx, p.n))
+	err := p.s.release(ctx, p.n)
+	var nd *notReleasedError
+	if !errors.As(err, &nd) {
+		p.released = true
+	}
+	return p.s.fail(op, err)
 }

@@ -62,7 +62,8 @@ return 1
 
 // addScript adds (or with a negative count removes) permits with SET, as
 // Redisson does, and publishes the new total, negative included (Redisson
-// 3.16.2+; the records show addPermits(-1) publishing "-1").
+// 3.16.2+; the records show addPermits(-1) publishing "-1"). Unlike
+// Redisson's, it refuses, writing nothing, a total a Java int cannot hold.
 // KEYS: [name, channel]. ARGV: [delta, PUBLISH|SPUBLISH].
 // Reply: the new total.
 var addScript = core.NewScript("semaphore.addPermits", `
@@ -73,10 +74,24 @@ elseif tonumber(v) == nil then
 	`+notNumber+`
 end
 local total = tonumber(v) + tonumber(ARGV[1])
+`+outOfRange("total")+`
 redis.call('set', KEYS[1], total)
 redis.call(ARGV[2], KEYS[2], total)
 return total
 `)
+
+// outOfRangeReply starts the error reply of a script that refused to
+// leave more permits than a Java int holds (or fewer than its least):
+// Redisson reads the count as an int, so Java peers would misread it.
+const outOfRangeReply = "ERR semaphore permits out of int range: "
+
+// outOfRange returns Lua refusing, before any write, a count v (a Lua
+// expression) a Java int cannot hold, with outOfRangeReply and the count.
+func outOfRange(v string) string {
+	return `if ` + v + ` > 2147483647 or ` + v + ` < -2147483648 then
+	return redis.error_reply('` + outOfRangeReply + `' .. string.format('%.0f', ` + v + `))
+end`
+}
 
 // setScript sets the available permits whatever they were and publishes
 // the count, as trySetPermits does when it sets. Redisson's RSemaphore has

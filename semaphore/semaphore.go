@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -62,21 +63,50 @@ func ChannelName(name string) string {
 	return core.PrefixName("redisson_sc", name)
 }
 
-// Name returns the semaphore's name, which is also its key.
-func (s *Semaphore) Name() string { return s.name }
+// Name returns the semaphore's name, which is also its key; "" for a nil
+// handle.
+func (s *Semaphore) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.name
+}
 
 // fail names the semaphore and the operation in err.
 func (s *Semaphore) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &core.ObjectError{Kind: "semaphore", Name: s.name, Op: op, Err: err}
+	var name string
+	if s != nil {
+		name = s.name
+	}
+	return &core.ObjectError{Kind: "semaphore", Name: name, Op: op, Err: err}
 }
 
-// check returns the handle's own error (a bad name), ErrClosed, or ctx's.
-func (s *Semaphore) check(ctx context.Context) error {
-	if s.err != nil {
+// errNilHandle is the error of a method called on a nil handle.
+var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
+
+// checkHandle returns why the handle cannot be used at all (nil, a bad
+// name) or ctx is unusable (nil), without looking at the client or at
+// ctx's end: releases run after both.
+func (s *Semaphore) checkHandle(ctx context.Context) error {
+	switch {
+	case s == nil || s.rt == nil:
+		return errNilHandle
+	case s.err != nil:
 		return s.err
+	case ctx == nil:
+		return core.ErrNilContext
+	}
+	return nil
+}
+
+// check returns the handle's own error (nil, a bad name), ErrClosed, or
+// ctx's.
+func (s *Semaphore) check(ctx context.Context) error {
+	if err := s.checkHandle(ctx); err != nil {
+		return err
 	}
 	return s.rt.Check(ctx)
 }
@@ -119,7 +149,9 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int, opts ...SetO
 	const op = "try set permits"
 	var o setOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // a nil option is ignored
+			opt(&o)
+		}
 	}
 	if err := s.check(ctx); err != nil {
 		return false, s.fail(op, err)
@@ -146,7 +178,9 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int, opts ...SetO
 // AddPermits adds delta permits, or removes -delta with a negative delta
 // (the count may go below zero), and publishes the new total, as Redisson's
 // addPermits does: with a SET, so the key loses any TTL. The semaphore is
-// created if it did not exist.
+// created if it did not exist. A total a Java int cannot hold is refused
+// with ErrInvalidArgument, atomically, and nothing is changed: Java peers
+// read the count as an int.
 //
 // It is sent at most once: a retry after a lost reply could add twice.
 // When the reply is lost the error says so and the change may have been
@@ -160,7 +194,25 @@ func (s *Semaphore) AddPermits(ctx context.Context, delta int) error {
 		return s.fail(op, err)
 	}
 	_, _, err := s.rt.EvalSyncedNoRetry(ctx, addScript, []string{s.name, s.channel}, delta, s.rt.PublishCommand())
+	if rerr := outOfRangeError(err, delta); rerr != nil {
+		return s.fail(op, rerr)
+	}
 	return s.fail(op, s.explain(ctx, err))
+}
+
+// outOfRangeError returns the error of an add the script refused because
+// the total would not fit in a Java int (nothing was written), nil for any
+// other err.
+func outOfRangeError(err error, delta int) error {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return nil
+	}
+	total, ok := strings.CutPrefix(re.Error(), outOfRangeReply)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%w: adding %d would leave %s permits, which a Java int cannot hold; nothing was changed", core.ErrInvalidArgument, delta, total)
 }
 
 // SetPermits sets the available permits to permits whatever they were
@@ -239,11 +291,13 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 // usual "defer sem.Release(ctx, 1)" must not depend on ctx. It is sent at
 // most once: a retry after a lost reply could create permits. When the
 // reply is lost the error says so, and the permits may not have been given
-// back.
+// back. When Redis refused the release before running it (OOM, NOPERM,
+// READONLY, ...), the error says nothing was given back, and the same
+// Release may be made again.
 func (s *Semaphore) Release(ctx context.Context, permits int) error {
 	const op = "release"
-	if s.err != nil {
-		return s.fail(op, s.err)
+	if err := s.checkHandle(ctx); err != nil {
+		return s.fail(op, err)
 	}
 	if err := checkPermits(permits, false); err != nil {
 		return s.fail(op, err)
@@ -265,16 +319,34 @@ func (s *Semaphore) release(ctx context.Context, n int) error {
 	return err
 }
 
+// notReleasedError is the error of a release that certainly gave nothing
+// back: Redis refused it before it ran, or it was never sent. The permits
+// are still the caller's, and releasing them again is safe.
+type notReleasedError struct{ err error }
+
+func (e *notReleasedError) Error() string { return e.err.Error() }
+func (e *notReleasedError) Unwrap() error { return e.err }
+
 // releaseOn runs the release script on dctx, a context bounded by the
 // client's timeout.
 func (s *Semaphore) releaseOn(dctx context.Context, n int) error {
 	_, _, err := s.rt.EvalSyncedNoRetry(dctx, releaseScript, []string{s.name, s.channel}, n, s.rt.PublishCommand())
-	if err != nil && !isReply(err) {
+	switch {
+	case err == nil:
+		// A release that reached the master is not undone when no
+		// replica acknowledged it: undoing would take permits from
+		// whoever is waiting.
+		return nil
+	case core.Refused(err):
+		return &notReleasedError{fmt.Errorf("Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", n, core.Permission(err))}
+	case core.NotSent(err):
+		return &notReleasedError{fmt.Errorf("the release of %d permits was not sent, so none were given back; releasing them again is safe: %w", n, err)}
+	case core.ChannelDenied(err):
+		return fmt.Errorf("the %d permits were given back, but Redis refused the message on %s that wakes waiters: %w", n, s.channel, core.Permission(err))
+	case !isReply(err):
 		return fmt.Errorf("no reply to the release of %d permits; they may not have been given back: %w", n, err)
 	}
-	// A release that reached the master is not undone when no replica
-	// acknowledged it: undoing would take permits from whoever is waiting.
-	return s.explain(dctx, err)
+	return s.explain(dctx, core.Permission(err))
 }
 
 // number reads a script's integer reply: an integer, a decimal string, or
