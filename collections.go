@@ -39,5 +39,8 @@ func NewScoredSortedSet[T any](c *Client, name string, cd codec.Codec) *collecti
 // collectionSource hands the client's Redis client and lifetime to package
 // collection without exporting them.
 func (c *Client) collectionSource() *collection.Source {
+	if c == nil {
+		return nil // its collections fail with ErrInvalidArgument
+	}
 	return objects.NewCollectionSource(c.rt).(*collection.Source)
 }

@@ -51,5 +51,8 @@ func NewDelayedQueue[T any](c *Client, name string, cd codec.Codec) *queue.Delay
 // queueSource hands the client's runtime to package queue without exporting
 // it.
 func (c *Client) queueSource() *queue.Source {
+	if c == nil {
+		return nil // its queues fail with ErrInvalidArgument
+	}
 	return objects.NewQueueSource(c.rt).(*queue.Source)
 }

@@ -57,6 +57,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"strings"
 
@@ -107,17 +108,15 @@ func newObject(kind, redisType string, src *Source, name string, cd codec.Codec)
 
 func (o *object) rdb() redis.UniversalClient { return o.src.rt.Redis() }
 
-// check returns why a call cannot be made: an invalid handle, a closed
-// client, a done context. Nothing is sent then.
+// check returns why a call cannot be made: an invalid handle, a nil
+// context, a closed client, a done context. Nothing is sent then.
 func (o *object) check(ctx context.Context, op string) error {
 	if o.err != nil {
 		return o.fail(nil, op, o.err)
 	}
-	if o.src.rt.Done().Err() != nil {
-		return o.fail(nil, op, core.ErrClosed)
-	}
-	if ctx.Err() != nil {
-		return o.fail(nil, op, context.Cause(ctx))
+	if err := o.src.rt.Check(ctx); err != nil {
+		// A nil ctx, a closed client, a done ctx.
+		return o.fail(nil, op, err)
 	}
 	return nil
 }
@@ -362,5 +361,23 @@ func (o *object) scan(ctx context.Context, op, command string, so scanOptions, p
 			return
 		}
 		cursor = next
+	}
+}
+
+// errNilHandle is the cause of every call on a nil handle.
+var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
+
+// nilHandle is the error of a call on a nil handle of kind: it fails as a
+// handle made wrong does, without a panic.
+func nilHandle(kind, op string) error {
+	return &core.ObjectError{Kind: kind, Op: op, Err: errNilHandle}
+}
+
+// nilSeq2 is the iterator of a call on a nil handle: it yields the
+// nilHandle error once.
+func nilSeq2[T any](kind, op string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, nilHandle(kind, op))
 	}
 }

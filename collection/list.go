@@ -54,7 +54,12 @@ func NewList[T any](src *Source, name string, cd codec.Codec) *List[T] {
 }
 
 // Name returns the list's name, which is also its key.
-func (l *List[T]) Name() string { return l.name }
+func (l *List[T]) Name() string {
+	if l == nil {
+		return *new(string)
+	}
+	return l.name
+}
 
 func (l *List[T]) encodeAll(op string, vs []T) ([]any, error) {
 	e := &encoder{o: &l.object, op: op, cd: l.codec}
@@ -82,12 +87,20 @@ func (l *List[T]) element(ctx context.Context, op string, reply any) (T, bool, e
 }
 
 // Add appends v at the tail (RPUSH), as Redisson's add.
-func (l *List[T]) Add(ctx context.Context, v T) error { return l.AddAll(ctx, v) }
+func (l *List[T]) Add(ctx context.Context, v T) error {
+	if l == nil {
+		return nilHandle("list", "add")
+	}
+	return l.AddAll(ctx, v)
+}
 
 // AddAll appends vs at the tail in one command (RPUSH), as Redisson's
 // addAll; every element is encoded before anything is sent. None: nothing
 // is sent.
 func (l *List[T]) AddAll(ctx context.Context, vs ...T) error {
+	if l == nil {
+		return nilHandle("list", "add all")
+	}
 	const op = "add"
 	if err := l.check(ctx, op); err != nil {
 		return err
@@ -108,6 +121,9 @@ func (l *List[T]) AddAll(ctx context.Context, vs ...T) error {
 // for index 0, else Redisson's script, which refuses an index beyond the
 // size with ErrInvalidArgument and changes nothing. index must be 0 or more.
 func (l *List[T]) Insert(ctx context.Context, index int64, vs ...T) error {
+	if l == nil {
+		return nilHandle("list", "insert")
+	}
 	const op = "insert"
 	if err := l.check(ctx, op); err != nil {
 		return err
@@ -139,6 +155,9 @@ func (l *List[T]) Insert(ctx context.Context, index int64, vs ...T) error {
 
 // Get returns the element at index, and false when there is none (LINDEX).
 func (l *List[T]) Get(ctx context.Context, index int64) (T, bool, error) {
+	if l == nil {
+		return *new(T), false, nilHandle("list", "get")
+	}
 	const op = "get"
 	var zero T
 	if err := l.check(ctx, op); err != nil {
@@ -156,6 +175,9 @@ func (l *List[T]) Get(ctx context.Context, index int64) (T, bool, error) {
 // element is ErrInvalidArgument (Java: IndexOutOfBoundsException), and
 // nothing changes.
 func (l *List[T]) Set(ctx context.Context, index int64, v T) (T, error) {
+	if l == nil {
+		return *new(T), nilHandle("list", "set")
+	}
 	const op = "set"
 	var zero T
 	if err := l.check(ctx, op); err != nil {
@@ -180,6 +202,9 @@ func (l *List[T]) Set(ctx context.Context, index int64, v T) (T, error) {
 // Remove removes the first element equal to v (the same bytes) and
 // reports whether there was one (LREM key 1 v), as Redisson's remove(v).
 func (l *List[T]) Remove(ctx context.Context, v T) (bool, error) {
+	if l == nil {
+		return false, nilHandle("list", "remove")
+	}
 	const op = "remove"
 	if err := l.check(ctx, op); err != nil {
 		return false, err
@@ -204,6 +229,9 @@ func (l *List[T]) Remove(ctx context.Context, v T) (bool, error) {
 // that overwrites the element with a marker and removes the marker, as
 // Redisson's (see docs/collections.md for the marker).
 func (l *List[T]) RemoveAt(ctx context.Context, index int64) (T, bool, error) {
+	if l == nil {
+		return *new(T), false, nilHandle("list", "remove at")
+	}
 	const op = "remove at"
 	var zero T
 	if err := l.check(ctx, op); err != nil {
@@ -229,6 +257,9 @@ func (l *List[T]) RemoveAt(ctx context.Context, index int64) (T, bool, error) {
 // bytes), or -1 (Redisson's indexOf script, which reads the whole list in
 // Redis).
 func (l *List[T]) IndexOf(ctx context.Context, v T) (int64, error) {
+	if l == nil {
+		return *new(int64), nilHandle("list", "index of")
+	}
 	const op = "index of"
 	if err := l.check(ctx, op); err != nil {
 		return 0, err
@@ -249,21 +280,37 @@ func (l *List[T]) IndexOf(ctx context.Context, v T) (int64, error) {
 }
 
 // Size returns the number of elements (LLEN).
-func (l *List[T]) Size(ctx context.Context) (int64, error) { return l.size(ctx, "llen") }
+func (l *List[T]) Size(ctx context.Context) (int64, error) {
+	if l == nil {
+		return *new(int64), nilHandle("list", "size")
+	}
+	return l.size(ctx, "llen")
+}
 
 // Delete deletes the list and reports whether it existed (DEL).
-func (l *List[T]) Delete(ctx context.Context) (bool, error) { return l.delete(ctx) }
+func (l *List[T]) Delete(ctx context.Context) (bool, error) {
+	if l == nil {
+		return false, nilHandle("list", "delete")
+	}
+	return l.delete(ctx)
+}
 
 // Range returns the elements from index start to index stop, both included
 // (LRANGE), as Redisson's range(from, to); negative indexes count from the
 // tail.
 func (l *List[T]) Range(ctx context.Context, start, stop int64) ([]T, error) {
+	if l == nil {
+		return *new([]T), nilHandle("list", "range")
+	}
 	return l.lrange(ctx, "range", start, stop)
 }
 
 // ReadAll returns every element in one command (LRANGE 0 -1), as
 // Redisson's readAll. For a list that may be long, iterate with Values.
 func (l *List[T]) ReadAll(ctx context.Context) ([]T, error) {
+	if l == nil {
+		return *new([]T), nilHandle("list", "read all")
+	}
 	return l.lrange(ctx, "read all", 0, -1)
 }
 
@@ -299,6 +346,9 @@ func (l *List[T]) page(ctx context.Context, op string, start, stop int64) ([]T, 
 // WithPageSize elements (see the package doc, Iteration). A page that
 // fails to decode ends the iteration with its error.
 func (l *List[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, error] {
+	if l == nil {
+		return nilSeq2[T]("list", "values")
+	}
 	return func(yield func(T, error) bool) {
 		const op = "iterate"
 		var zero T

@@ -78,7 +78,12 @@ func NewMap[K comparable, V any](src *Source, name string, cd codec.Codec, opts 
 }
 
 // Name returns the map's name, which is also its key.
-func (m *Map[K, V]) Name() string { return m.name }
+func (m *Map[K, V]) Name() string {
+	if m == nil {
+		return *new(string)
+	}
+	return m.name
+}
 
 func (m *Map[K, V]) keyEncoder(op string) *encoder {
 	return &encoder{o: &m.object, op: op, cd: m.keys}
@@ -104,6 +109,9 @@ func (m *Map[K, V]) value(ctx context.Context, op string, reply any) (V, bool, e
 
 // Get returns the value of key, and false when the map has none (HGET).
 func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
+	if m == nil {
+		return *new(V), false, nilHandle("map", "get")
+	}
 	const op = "get"
 	var zero V
 	if err := m.check(ctx, op); err != nil {
@@ -136,6 +144,9 @@ func (m *Map[K, V]) kv(op string, key K, v V) ([]byte, []byte, error) {
 // Put stores v under key and returns the previous value, and whether there
 // was one (Redisson's put: a script of HGET and HSET).
 func (m *Map[K, V]) Put(ctx context.Context, key K, v V) (V, bool, error) {
+	if m == nil {
+		return *new(V), false, nilHandle("map", "put")
+	}
 	return m.putScript(ctx, "put", mapPutScript, key, v)
 }
 
@@ -144,6 +155,9 @@ func (m *Map[K, V]) Put(ctx context.Context, key K, v V) (V, bool, error) {
 // stored), or false when v was stored (Redisson's putIfAbsent: HSETNX, and
 // HGET when it was present).
 func (m *Map[K, V]) PutIfAbsent(ctx context.Context, key K, v V) (V, bool, error) {
+	if m == nil {
+		return *new(V), false, nilHandle("map", "put if absent")
+	}
 	return m.putScript(ctx, "put if absent", mapPutIfAbsentScript, key, v)
 }
 
@@ -166,12 +180,18 @@ func (m *Map[K, V]) putScript(ctx context.Context, op string, s *core.Script, ke
 // FastPut stores v under key and reports whether the key is new (HSET), as
 // Redisson's fastPut: it does not read the previous value.
 func (m *Map[K, V]) FastPut(ctx context.Context, key K, v V) (bool, error) {
+	if m == nil {
+		return false, nilHandle("map", "fast put")
+	}
 	return m.fastPut(ctx, "fast put", "hset", key, v)
 }
 
 // FastPutIfAbsent stores v under key when the map has no value for it and
 // reports whether it did (HSETNX), as Redisson's fastPutIfAbsent.
 func (m *Map[K, V]) FastPutIfAbsent(ctx context.Context, key K, v V) (bool, error) {
+	if m == nil {
+		return false, nilHandle("map", "fast put if absent")
+	}
 	return m.fastPut(ctx, "fast put if absent", "hsetnx", key, v)
 }
 
@@ -197,6 +217,9 @@ func (m *Map[K, V]) fastPut(ctx context.Context, op, command string, key K, v V)
 // Remove deletes key and returns its value, and whether there was one
 // (Redisson's remove: a script of HGET and HDEL).
 func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
+	if m == nil {
+		return *new(V), false, nilHandle("map", "remove")
+	}
 	const op = "remove"
 	var zero V
 	if err := m.check(ctx, op); err != nil {
@@ -217,6 +240,9 @@ func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 // FastRemove deletes keys and returns how many the map had (HDEL), as
 // Redisson's fastRemove. No keys: nothing is sent, 0.
 func (m *Map[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, error) {
+	if m == nil {
+		return *new(int64), nilHandle("map", "fast remove")
+	}
 	const op = "fast remove"
 	if err := m.check(ctx, op); err != nil {
 		return 0, err
@@ -245,6 +271,9 @@ func (m *Map[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, error) {
 
 // ContainsKey reports whether the map has a value for key (HEXISTS).
 func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
+	if m == nil {
+		return false, nilHandle("map", "contains key")
+	}
 	const op = "contains key"
 	if err := m.check(ctx, op); err != nil {
 		return false, err
@@ -268,6 +297,9 @@ func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
 // GetAll returns the values of keys the map has, missing keys left out
 // (HMGET), as Redisson's getAll. No keys: nothing is sent, an empty map.
 func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
+	if m == nil {
+		return *new(map[K]V), nilHandle("map", "get all")
+	}
 	const op = "get all"
 	if err := m.check(ctx, op); err != nil {
 		return nil, err
@@ -311,6 +343,9 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
 // key and value is encoded before anything is sent. No entries: nothing is
 // sent.
 func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
+	if m == nil {
+		return nilHandle("map", "put all")
+	}
 	const op = "put all"
 	if err := m.check(ctx, op); err != nil {
 		return err
@@ -335,10 +370,20 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
 }
 
 // Size returns the number of entries (HLEN).
-func (m *Map[K, V]) Size(ctx context.Context) (int64, error) { return m.size(ctx, "hlen") }
+func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
+	if m == nil {
+		return *new(int64), nilHandle("map", "size")
+	}
+	return m.size(ctx, "hlen")
+}
 
 // Delete deletes the map and reports whether it existed (DEL).
-func (m *Map[K, V]) Delete(ctx context.Context) (bool, error) { return m.delete(ctx) }
+func (m *Map[K, V]) Delete(ctx context.Context) (bool, error) {
+	if m == nil {
+		return false, nilHandle("map", "delete")
+	}
+	return m.delete(ctx)
+}
 
 // AddAndGet adds delta to the number stored under key and returns the new
 // value, as Redisson's addAndGet: HINCRBYFLOAT with the delta as Java's
@@ -356,6 +401,9 @@ func (m *Map[K, V]) Delete(ctx context.Context) (bool, error) { return m.delete(
 // whose new value has a fraction gets an error wrapping codec.ErrDecode,
 // after the value was stored (Java throws the same way).
 func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
+	if m == nil {
+		return *new(V), nilHandle("map", "add and get")
+	}
 	const op = "add and get"
 	var zero V
 	if err := m.check(ctx, op); err != nil {
@@ -402,6 +450,9 @@ func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
 // ReadAll returns every entry in one command (HGETALL), as Redisson's
 // readAllMap. For a map that may be large, iterate with Entries.
 func (m *Map[K, V]) ReadAll(ctx context.Context) (map[K]V, error) {
+	if m == nil {
+		return *new(map[K]V), nilHandle("map", "read all")
+	}
 	const op = "read all"
 	if err := m.check(ctx, op); err != nil {
 		return nil, err
@@ -443,12 +494,18 @@ func (m *Map[K, V]) entry(k, v string) (Entry[K, V], error) {
 // a zero entry and the error that ended the iteration. Options:
 // WithPageSize, WithMatch (on the encoded keys).
 func (m *Map[K, V]) Entries(ctx context.Context, opts ...ScanOption) iter.Seq2[Entry[K, V], error] {
+	if m == nil {
+		return nilSeq2[Entry[K, V]]("map", "entries")
+	}
 	return m.entries(ctx, "iterate entries", opts, true, true)
 }
 
 // Keys iterates over the map's keys with HSCAN, as Entries does; values
 // are not decoded.
 func (m *Map[K, V]) Keys(ctx context.Context, opts ...ScanOption) iter.Seq2[K, error] {
+	if m == nil {
+		return nilSeq2[K]("map", "keys")
+	}
 	return func(yield func(K, error) bool) {
 		for e, err := range m.entries(ctx, "iterate keys", opts, true, false) {
 			if !yield(e.Key, err) || err != nil {
@@ -461,6 +518,9 @@ func (m *Map[K, V]) Keys(ctx context.Context, opts ...ScanOption) iter.Seq2[K, e
 // Values iterates over the map's values with HSCAN, as Entries does; keys
 // are not decoded.
 func (m *Map[K, V]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[V, error] {
+	if m == nil {
+		return nilSeq2[V]("map", "values")
+	}
 	return func(yield func(V, error) bool) {
 		for e, err := range m.entries(ctx, "iterate values", opts, false, true) {
 			if !yield(e.Value, err) || err != nil {

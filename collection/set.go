@@ -25,7 +25,12 @@ func NewSet[T any](src *Source, name string, cd codec.Codec) *Set[T] {
 }
 
 // Name returns the set's name, which is also its key.
-func (s *Set[T]) Name() string { return s.name }
+func (s *Set[T]) Name() string {
+	if s == nil {
+		return *new(string)
+	}
+	return s.name
+}
 
 func (s *Set[T]) encodeAll(op string, vs []T) ([]any, error) {
 	e := &encoder{o: &s.object, op: op, cd: s.codec}
@@ -68,6 +73,9 @@ func (s *Set[T]) count(ctx context.Context, op, command string, write bool, vs [
 
 // Add adds v and reports whether it was new (SADD), as Redisson's add.
 func (s *Set[T]) Add(ctx context.Context, v T) (bool, error) {
+	if s == nil {
+		return false, nilHandle("set", "add")
+	}
 	n, err := s.count(ctx, "add", "sadd", true, []T{v})
 	return n == 1, err
 }
@@ -75,31 +83,53 @@ func (s *Set[T]) Add(ctx context.Context, v T) (bool, error) {
 // AddAll adds vs in one command and returns how many were new (SADD);
 // every member is encoded before anything is sent. None: nothing is sent.
 func (s *Set[T]) AddAll(ctx context.Context, vs ...T) (int64, error) {
+	if s == nil {
+		return *new(int64), nilHandle("set", "add all")
+	}
 	return s.count(ctx, "add all", "sadd", true, vs)
 }
 
 // Remove removes v and reports whether it was there (SREM).
 func (s *Set[T]) Remove(ctx context.Context, v T) (bool, error) {
+	if s == nil {
+		return false, nilHandle("set", "remove")
+	}
 	n, err := s.count(ctx, "remove", "srem", true, []T{v})
 	return n == 1, err
 }
 
 // Contains reports whether v is a member (SISMEMBER).
 func (s *Set[T]) Contains(ctx context.Context, v T) (bool, error) {
+	if s == nil {
+		return false, nilHandle("set", "contains")
+	}
 	n, err := s.count(ctx, "contains", "sismember", false, []T{v})
 	return n == 1, err
 }
 
 // Size returns the number of members (SCARD).
-func (s *Set[T]) Size(ctx context.Context) (int64, error) { return s.size(ctx, "scard") }
+func (s *Set[T]) Size(ctx context.Context) (int64, error) {
+	if s == nil {
+		return *new(int64), nilHandle("set", "size")
+	}
+	return s.size(ctx, "scard")
+}
 
 // Delete deletes the set and reports whether it existed (DEL).
-func (s *Set[T]) Delete(ctx context.Context) (bool, error) { return s.delete(ctx) }
+func (s *Set[T]) Delete(ctx context.Context) (bool, error) {
+	if s == nil {
+		return false, nilHandle("set", "delete")
+	}
+	return s.delete(ctx)
+}
 
 // ReadAll returns every member in one command (SMEMBERS), as Redisson's
 // readAll, in Redis' order. For a set that may be large, iterate with
 // Values.
 func (s *Set[T]) ReadAll(ctx context.Context) ([]T, error) {
+	if s == nil {
+		return *new([]T), nilHandle("set", "read all")
+	}
 	const op = "read all"
 	if err := s.check(ctx, op); err != nil {
 		return nil, err
@@ -135,6 +165,9 @@ func (s *Set[T]) member(it any) (T, error) {
 // Values iterates over the members with SSCAN (see the package doc,
 // Iteration). Options: WithPageSize, WithMatch.
 func (s *Set[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, error] {
+	if s == nil {
+		return nilSeq2[T]("set", "values")
+	}
 	return func(yield func(T, error) bool) {
 		const op = "iterate"
 		var zero T

@@ -42,7 +42,12 @@ func NewScoredSortedSet[T any](src *Source, name string, cd codec.Codec) *Scored
 }
 
 // Name returns the sorted set's name, which is also its key.
-func (z *ScoredSortedSet[T]) Name() string { return z.name }
+func (z *ScoredSortedSet[T]) Name() string {
+	if z == nil {
+		return *new(string)
+	}
+	return z.name
+}
 
 func (z *ScoredSortedSet[T]) encode(op string, v T) ([]byte, error) {
 	e := &encoder{o: &z.object, op: op, cd: z.codec}
@@ -69,6 +74,9 @@ func (z *ScoredSortedSet[T]) finite(op, what string, f float64) error {
 // reports whether v was new (ZADD, the score as Java's BigDecimal prints a
 // double: 9 is "9.0").
 func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool, error) {
+	if z == nil {
+		return false, nilHandle("scored sorted set", "add")
+	}
 	const op = "add"
 	if err := z.check(ctx, op); err != nil {
 		return false, err
@@ -96,6 +104,9 @@ func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool,
 // delta is sent as an integer (what Java sends for an Integer or a Long),
 // any other as Java prints a Double.
 func (z *ScoredSortedSet[T]) AddScore(ctx context.Context, v T, delta float64) (float64, error) {
+	if z == nil {
+		return *new(float64), nilHandle("scored sorted set", "add score")
+	}
 	const op = "add score"
 	if err := z.check(ctx, op); err != nil {
 		return 0, err
@@ -137,6 +148,9 @@ func floatReply(v any) (float64, error) {
 
 // Score returns the score of v, and false when v is not a member (ZSCORE).
 func (z *ScoredSortedSet[T]) Score(ctx context.Context, v T) (float64, bool, error) {
+	if z == nil {
+		return *new(float64), false, nilHandle("scored sorted set", "score")
+	}
 	const op = "score"
 	if err := z.check(ctx, op); err != nil {
 		return 0, false, err
@@ -161,6 +175,9 @@ func (z *ScoredSortedSet[T]) Score(ctx context.Context, v T) (float64, bool, err
 
 // Contains reports whether v is a member (ZSCORE), as Redisson's contains.
 func (z *ScoredSortedSet[T]) Contains(ctx context.Context, v T) (bool, error) {
+	if z == nil {
+		return false, nilHandle("scored sorted set", "contains")
+	}
 	_, ok, err := z.Score(ctx, v)
 	return ok, err
 }
@@ -168,12 +185,18 @@ func (z *ScoredSortedSet[T]) Contains(ctx context.Context, v T) (bool, error) {
 // Rank returns the rank of v counted from the lowest score (0 first), and
 // false when v is not a member (ZRANK).
 func (z *ScoredSortedSet[T]) Rank(ctx context.Context, v T) (int64, bool, error) {
+	if z == nil {
+		return *new(int64), false, nilHandle("scored sorted set", "rank")
+	}
 	return z.rank(ctx, "rank", "zrank", v)
 }
 
 // RevRank returns the rank of v counted from the highest score, and false
 // when v is not a member (ZREVRANK).
 func (z *ScoredSortedSet[T]) RevRank(ctx context.Context, v T) (int64, bool, error) {
+	if z == nil {
+		return *new(int64), false, nilHandle("scored sorted set", "rev rank")
+	}
 	return z.rank(ctx, "reverse rank", "zrevrank", v)
 }
 
@@ -201,6 +224,9 @@ func (z *ScoredSortedSet[T]) rank(ctx context.Context, op, command string, v T) 
 
 // Remove removes v and reports whether it was a member (ZREM).
 func (z *ScoredSortedSet[T]) Remove(ctx context.Context, v T) (bool, error) {
+	if z == nil {
+		return false, nilHandle("scored sorted set", "remove")
+	}
 	const op = "remove"
 	if err := z.check(ctx, op); err != nil {
 		return false, err
@@ -221,15 +247,28 @@ func (z *ScoredSortedSet[T]) Remove(ctx context.Context, v T) (bool, error) {
 }
 
 // Size returns the number of members (ZCARD).
-func (z *ScoredSortedSet[T]) Size(ctx context.Context) (int64, error) { return z.size(ctx, "zcard") }
+func (z *ScoredSortedSet[T]) Size(ctx context.Context) (int64, error) {
+	if z == nil {
+		return *new(int64), nilHandle("scored sorted set", "size")
+	}
+	return z.size(ctx, "zcard")
+}
 
 // Delete deletes the sorted set and reports whether it existed (DEL).
-func (z *ScoredSortedSet[T]) Delete(ctx context.Context) (bool, error) { return z.delete(ctx) }
+func (z *ScoredSortedSet[T]) Delete(ctx context.Context) (bool, error) {
+	if z == nil {
+		return false, nilHandle("scored sorted set", "delete")
+	}
+	return z.delete(ctx)
+}
 
 // ValueRange returns the members ranked start to stop, both included, from
 // the lowest score (ZRANGE), as Redisson's valueRange(start, end); negative
 // ranks count from the highest.
 func (z *ScoredSortedSet[T]) ValueRange(ctx context.Context, start, stop int64) ([]T, error) {
+	if z == nil {
+		return *new([]T), nilHandle("scored sorted set", "value range")
+	}
 	return z.valueRange(ctx, "value range", start, stop)
 }
 
@@ -237,6 +276,9 @@ func (z *ScoredSortedSet[T]) ValueRange(ctx context.Context, start, stop int64) 
 // (ZRANGE 0 -1), as Redisson's readAll. For a set that may be large,
 // iterate with Values or Entries.
 func (z *ScoredSortedSet[T]) ReadAll(ctx context.Context) ([]T, error) {
+	if z == nil {
+		return *new([]T), nilHandle("scored sorted set", "read all")
+	}
 	return z.valueRange(ctx, "read all", 0, -1)
 }
 
@@ -270,6 +312,9 @@ func (z *ScoredSortedSet[T]) members(ctx context.Context, op string, items []str
 // EntryRange returns the members ranked start to stop with their scores
 // (ZRANGE ... WITHSCORES), as Redisson's entryRange(start, end).
 func (z *ScoredSortedSet[T]) EntryRange(ctx context.Context, start, stop int64) ([]ScoredEntry[T], error) {
+	if z == nil {
+		return *new([]ScoredEntry[T]), nilHandle("scored sorted set", "entry range")
+	}
 	const op = "entry range"
 	if err := z.check(ctx, op); err != nil {
 		return nil, err
@@ -296,12 +341,18 @@ func (z *ScoredSortedSet[T]) EntryRange(ctx context.Context, start, stop int64) 
 // when the set is empty (Redisson's pollFirst script: ZRANGE 0 0 and
 // ZREMRANGEBYRANK 0 0).
 func (z *ScoredSortedSet[T]) PollFirst(ctx context.Context) (T, bool, error) {
+	if z == nil {
+		return *new(T), false, nilHandle("scored sorted set", "poll first")
+	}
 	return z.poll(ctx, "poll first", 0)
 }
 
 // PollLast removes and returns the member with the highest score, and false
 // when the set is empty (the same script with -1 -1).
 func (z *ScoredSortedSet[T]) PollLast(ctx context.Context) (T, bool, error) {
+	if z == nil {
+		return *new(T), false, nilHandle("scored sorted set", "poll last")
+	}
 	return z.poll(ctx, "poll last", -1)
 }
 
@@ -331,6 +382,9 @@ func (z *ScoredSortedSet[T]) poll(ctx context.Context, op string, rank int) (T, 
 // Values iterates over the members with ZSCAN (see the package doc,
 // Iteration), in no particular order. Options: WithPageSize, WithMatch.
 func (z *ScoredSortedSet[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, error] {
+	if z == nil {
+		return nilSeq2[T]("scored sorted set", "values")
+	}
 	return func(yield func(T, error) bool) {
 		for e, err := range z.entries(ctx, "iterate", opts, false) {
 			if !yield(e.Value, err) || err != nil {
@@ -343,6 +397,9 @@ func (z *ScoredSortedSet[T]) Values(ctx context.Context, opts ...ScanOption) ite
 // Entries iterates over the members and their scores with ZSCAN, as
 // Values does.
 func (z *ScoredSortedSet[T]) Entries(ctx context.Context, opts ...ScanOption) iter.Seq2[ScoredEntry[T], error] {
+	if z == nil {
+		return nilSeq2[ScoredEntry[T]]("scored sorted set", "entries")
+	}
 	return z.entries(ctx, "iterate entries", opts, true)
 }
 

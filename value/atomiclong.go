@@ -30,7 +30,12 @@ func NewAtomicLong(rdb redis.UniversalClient, name string, opts ...Option) *Atom
 }
 
 // Name returns the counter's name, which is also its key.
-func (a *AtomicLong) Name() string { return a.name }
+func (a *AtomicLong) Name() string {
+	if a == nil {
+		return *new(string)
+	}
+	return a.name
+}
 
 // parse reads a decimal reply; nil (no key) is 0, as Redisson's
 // LongReplayConvertor reads it. A string that is not a Java long is
@@ -71,7 +76,10 @@ func (a *AtomicLong) counted(ctx context.Context, op string, n int64, err error)
 
 // Get returns the value, 0 when the key does not exist (GET).
 func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
-	if err := a.check("get"); err != nil {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "get")
+	}
+	if err := a.check(ctx, "get"); err != nil {
 		return 0, err
 	}
 	s, err := a.rdb.Get(ctx, a.name).Result()
@@ -80,7 +88,10 @@ func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
 
 // Set stores v, removing any TTL (SET).
 func (a *AtomicLong) Set(ctx context.Context, v int64) error {
-	if err := a.check("set"); err != nil {
+	if a == nil {
+		return nilHandle("atomic long", "set")
+	}
+	if err := a.check(ctx, "set"); err != nil {
 		return err
 	}
 	return a.fail(ctx, "set", a.rdb.Set(ctx, a.name, strconv.FormatInt(v, 10), 0).Err())
@@ -88,7 +99,10 @@ func (a *AtomicLong) Set(ctx context.Context, v int64) error {
 
 // AddAndGet adds delta and returns the new value (INCRBY).
 func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) {
-	if err := a.check("add and get"); err != nil {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "add and get")
+	}
+	if err := a.check(ctx, "add and get"); err != nil {
 		return 0, err
 	}
 	n, err := a.rdb.IncrBy(ctx, a.name, delta).Result()
@@ -97,6 +111,9 @@ func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) 
 
 // GetAndAdd adds delta and returns the previous value (INCRBY).
 func (a *AtomicLong) GetAndAdd(ctx context.Context, delta int64) (int64, error) {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "get and add")
+	}
 	n, err := a.AddAndGet(ctx, delta)
 	if err != nil {
 		return 0, err
@@ -106,7 +123,10 @@ func (a *AtomicLong) GetAndAdd(ctx context.Context, delta int64) (int64, error) 
 
 // IncrementAndGet adds 1 and returns the new value (INCR).
 func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
-	if err := a.check("increment and get"); err != nil {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "increment and get")
+	}
+	if err := a.check(ctx, "increment and get"); err != nil {
 		return 0, err
 	}
 	n, err := a.rdb.Incr(ctx, a.name).Result()
@@ -115,7 +135,10 @@ func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
 
 // DecrementAndGet subtracts 1 and returns the new value (DECR).
 func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
-	if err := a.check("decrement and get"); err != nil {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "decrement and get")
+	}
+	if err := a.check(ctx, "decrement and get"); err != nil {
 		return 0, err
 	}
 	n, err := a.rdb.Decr(ctx, a.name).Result()
@@ -125,7 +148,10 @@ func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
 // GetAndSet stores v (removing any TTL) and returns the previous value, 0
 // when there was none (GETSET).
 func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
-	if err := a.check("get and set"); err != nil {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "get and set")
+	}
+	if err := a.check(ctx, "get and set"); err != nil {
 		return 0, err
 	}
 	s, err := a.rdb.GetSet(ctx, a.name, strconv.FormatInt(v, 10)).Result()
@@ -136,7 +162,10 @@ func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
 // matches 0) and reports whether it did, with Redisson's script (the TTL
 // is removed).
 func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (bool, error) {
-	if err := a.check("compare and set"); err != nil {
+	if a == nil {
+		return false, nilHandle("atomic long", "compare and set")
+	}
+	if err := a.check(ctx, "compare and set"); err != nil {
 		return false, err
 	}
 	n, err := longCompareAndSetScript.Run(ctx, a.rdb, []string{a.name},
@@ -147,7 +176,10 @@ func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (b
 // GetAndDelete deletes the key and returns the value it held, 0 when there
 // was none (Redisson's GET + DEL script).
 func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
-	if err := a.check("get and delete"); err != nil {
+	if a == nil {
+		return *new(int64), nilHandle("atomic long", "get and delete")
+	}
+	if err := a.check(ctx, "get and delete"); err != nil {
 		return 0, err
 	}
 	s, err := getAndDeleteScript.Run(ctx, a.rdb, []string{a.name}).Text()
@@ -155,8 +187,18 @@ func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
 }
 
 // Delete deletes the key and reports whether it existed (DEL).
-func (a *AtomicLong) Delete(ctx context.Context) (bool, error) { return a.delete(ctx) }
+func (a *AtomicLong) Delete(ctx context.Context) (bool, error) {
+	if a == nil {
+		return false, nilHandle("atomic long", "delete")
+	}
+	return a.delete(ctx)
+}
 
 // RemainTTL returns the key's remaining time to live (PTTL), -2 (ns) when
 // it does not exist, -1 when it has no expiry, as Bucket.RemainTTL.
-func (a *AtomicLong) RemainTTL(ctx context.Context) (time.Duration, error) { return a.remainTTL(ctx) }
+func (a *AtomicLong) RemainTTL(ctx context.Context) (time.Duration, error) {
+	if a == nil {
+		return *new(time.Duration), nilHandle("atomic long", "remain ttl")
+	}
+	return a.remainTTL(ctx)
+}

@@ -54,7 +54,12 @@ func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec, opt
 }
 
 // Name returns the bucket's name, which is also its key.
-func (b *Bucket[T]) Name() string { return b.name }
+func (b *Bucket[T]) Name() string {
+	if b == nil {
+		return *new(string)
+	}
+	return b.name
+}
 
 // isNull reports whether v is Java's null: a nil pointer, interface, map,
 // slice, channel or function, or the empty codec.Decimal (which the codecs
@@ -112,7 +117,10 @@ func (o *object) nullArgument(op string) error {
 
 // Get returns the value, and false when the key does not exist (GET).
 func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
-	if err := b.check("get"); err != nil {
+	if b == nil {
+		return *new(T), false, nilHandle("bucket", "get")
+	}
+	if err := b.check(ctx, "get"); err != nil {
 		var zero T
 		return zero, false, err
 	}
@@ -123,8 +131,11 @@ func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
 // Set stores v without a TTL, removing any TTL (SET); a nil v deletes the
 // key (DEL).
 func (b *Bucket[T]) Set(ctx context.Context, v T) error {
+	if b == nil {
+		return nilHandle("bucket", "set")
+	}
 	const op = "set"
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return err
 	}
 	if isNull(v) {
@@ -140,8 +151,11 @@ func (b *Bucket[T]) Set(ctx context.Context, v T) error {
 // SetTTL stores v with a time to live, at least 1ms, in whole milliseconds
 // (PSETEX); a nil v deletes the key (DEL).
 func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
+	if b == nil {
+		return nilHandle("bucket", "set ttl")
+	}
 	const op = "set with TTL"
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return err
 	}
 	ms, err := b.ttlMillis(op, ttl)
@@ -162,8 +176,11 @@ func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 // did (SETNX). For a nil v it only reports whether the key is absent
 // (EXISTS), as Java's setIfAbsent(null).
 func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
+	if b == nil {
+		return false, nilHandle("bucket", "set if absent")
+	}
 	const op = "set if absent"
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return false, err
 	}
 	if isNull(v) {
@@ -182,6 +199,9 @@ func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 // SetIfAbsentTTL stores v with a TTL when the key does not exist and
 // reports whether it did (SET key v PX ms NX). v must not be nil.
 func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
+	if b == nil {
+		return false, nilHandle("bucket", "set if absent ttl")
+	}
 	return b.setWithMode(ctx, "set if absent with TTL", v, ttl, "nx")
 }
 
@@ -189,8 +209,11 @@ func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) 
 // did (SET key v XX; the TTL is removed, as in Java). A nil v deletes an
 // existing key, with Redisson's script.
 func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
+	if b == nil {
+		return false, nilHandle("bucket", "set if exists")
+	}
 	const op = "set if exists"
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return false, err
 	}
 	if isNull(v) {
@@ -207,11 +230,14 @@ func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 // SetIfExistsTTL replaces the value and sets a TTL when the key exists and
 // reports whether it did (SET key v PX ms XX). v must not be nil.
 func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
+	if b == nil {
+		return false, nilHandle("bucket", "set if exists ttl")
+	}
 	return b.setWithMode(ctx, "set if exists with TTL", v, ttl, "xx")
 }
 
 func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Duration, mode string) (bool, error) {
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return false, err
 	}
 	ms, err := b.ttlMillis(op, ttl)
@@ -244,8 +270,11 @@ func (b *Bucket[T]) setReply(ctx context.Context, op string, err error) (bool, e
 // script comparing bytes (the TTL is removed); a nil expect means "absent"
 // (SETNX update), a nil update deletes the key on a match.
 func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, error) {
+	if b == nil {
+		return false, nilHandle("bucket", "compare and set")
+	}
 	const op = "compare and set"
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return false, err
 	}
 	if isNull(expect) {
@@ -272,8 +301,11 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 // whether there was one (GETSET). A nil v deletes the key, with Redisson's
 // script.
 func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
+	if b == nil {
+		return *new(T), false, nilHandle("bucket", "get and set")
+	}
 	const op = "get and set"
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		var zero T
 		return zero, false, err
 	}
@@ -293,9 +325,12 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 // GetAndSetTTL stores v with a TTL and returns the previous value, and
 // whether there was one (Redisson's GET + PSETEX script).
 func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T, bool, error) {
+	if b == nil {
+		return *new(T), false, nilHandle("bucket", "get and set ttl")
+	}
 	const op = "get and set with TTL"
 	var zero T
-	if err := b.check(op); err != nil {
+	if err := b.check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	ms, err := b.ttlMillis(op, ttl)
@@ -316,7 +351,10 @@ func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T
 // GetAndDelete deletes the key and returns the value it held, and whether
 // there was one (Redisson's GET + DEL script).
 func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
-	if err := b.check("get and delete"); err != nil {
+	if b == nil {
+		return *new(T), false, nilHandle("bucket", "get and delete")
+	}
+	if err := b.check(ctx, "get and delete"); err != nil {
 		var zero T
 		return zero, false, err
 	}
@@ -325,10 +363,20 @@ func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
 }
 
 // Delete deletes the key and reports whether it existed (DEL).
-func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) { return b.delete(ctx) }
+func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
+	if b == nil {
+		return false, nilHandle("bucket", "delete")
+	}
+	return b.delete(ctx)
+}
 
 // RemainTTL returns the key's remaining time to live (PTTL), with go-redis'
 // conventions for the special cases: -2 (nanoseconds) when the key does not
 // exist, -1 when it has no expiry. Java's remainTimeToLive returns the same
 // numbers in milliseconds.
-func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) { return b.remainTTL(ctx) }
+func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) {
+	if b == nil {
+		return *new(time.Duration), nilHandle("bucket", "remain ttl")
+	}
+	return b.remainTTL(ctx)
+}

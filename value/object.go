@@ -33,11 +33,14 @@ func newObject(kind string, rdb redis.UniversalClient, name string, opts []Optio
 	return o
 }
 
-// check returns why a call cannot be made: an invalid handle, or the end of
-// its lifetime (WithLifetime).
-func (o *object) check(op string) error {
+// check returns why a call cannot be made: an invalid handle, a nil ctx, or
+// the end of its lifetime (WithLifetime).
+func (o *object) check(ctx context.Context, op string) error {
 	if o.err != nil {
 		return o.fail(nil, op, o.err)
+	}
+	if ctx == nil {
+		return o.fail(nil, op, core.ErrNilContext)
 	}
 	if o.life != nil && o.life.Err() != nil {
 		return o.fail(nil, op, context.Cause(o.life))
@@ -70,7 +73,7 @@ func (o *object) boolResult(ctx context.Context, ok bool, op string, err error) 
 // delete is Delete of either kind (DEL).
 func (o *object) delete(ctx context.Context) (bool, error) {
 	const op = "delete"
-	if err := o.check(op); err != nil {
+	if err := o.check(ctx, op); err != nil {
 		return false, err
 	}
 	n, err := o.rdb.Del(ctx, o.name).Result()
@@ -80,7 +83,7 @@ func (o *object) delete(ctx context.Context) (bool, error) {
 // remainTTL is RemainTTL of either kind.
 func (o *object) remainTTL(ctx context.Context) (time.Duration, error) {
 	const op = "remain TTL"
-	if err := o.check(op); err != nil {
+	if err := o.check(ctx, op); err != nil {
 		return 0, err
 	}
 	d, err := o.rdb.PTTL(ctx, o.name).Result()
@@ -88,4 +91,13 @@ func (o *object) remainTTL(ctx context.Context) (time.Duration, error) {
 		return 0, o.fail(ctx, op, err)
 	}
 	return d, nil
+}
+
+// errNilHandle is the cause of every call on a nil handle.
+var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
+
+// nilHandle is the error of a call on a nil handle of kind: it fails as a
+// handle made wrong does, without a panic.
+func nilHandle(kind, op string) error {
+	return &core.ObjectError{Kind: kind, Op: op, Err: errNilHandle}
 }
