@@ -23,14 +23,21 @@ import (
 //
 // Refused tells the first apart from the other two.
 
-// refusedAlways are the error codes that mean nothing was written even when
-// a script meets them partway: Redis checks them at a script's every write
-// and refuses only the first one (OOM once the script wrote is let through;
-// a replica, a failed disk or missing replicas refuse every write alike).
-var refusedAlways = []string{"OOM", "READONLY", "MISCONF", "NOREPLICAS"}
+// refusedAlways reports the error codes that mean nothing was written even
+// when a script meets them partway: Redis checks them at a script's every
+// write and refuses only the first one (OOM once the script wrote is let
+// through; a replica, a failed disk or missing replicas refuse every write
+// alike).
+func refusedAlways(code string) bool {
+	switch code {
+	case "OOM", "READONLY", "MISCONF", "NOREPLICAS":
+		return true
+	}
+	return false
+}
 
-// refusedBefore are the error codes Redis answers before a command or a
-// script runs: key or command ACLs checked against the declared keys,
+// refusedBefore reports the error codes Redis answers before a command or
+// a script runs: key or command ACLs checked against the declared keys,
 // keys in different slots, a slot elsewhere or unserved, a server still
 // loading or busy with a script, a missing script, a closed transaction, a
 // connection not authenticated, a blocking command ended by a role change.
@@ -38,9 +45,13 @@ var refusedAlways = []string{"OOM", "READONLY", "MISCONF", "NOREPLICAS"}
 // "ERR ... script: ..." (an ACL check inside a script: "ERR The user
 // executing the script can't ..." on 7.0, "ERR ACL failure in script: ..."
 // on 7.2+).
-var refusedBefore = []string{
-	"NOPERM", "CROSSSLOT", "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN",
-	"LOADING", "MASTERDOWN", "BUSY", "NOSCRIPT", "EXECABORT", "NOAUTH", "UNBLOCKED",
+func refusedBefore(code string) bool {
+	switch code {
+	case "NOPERM", "CROSSSLOT", "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN",
+		"LOADING", "MASTERDOWN", "BUSY", "NOSCRIPT", "EXECABORT", "NOAUTH", "UNBLOCKED":
+		return true
+	}
+	return false
 }
 
 // Refused reports whether err is an error reply by which Redis turned a
@@ -56,33 +67,21 @@ func Refused(err error) bool {
 		return false
 	}
 	code, _, _ := strings.Cut(msg, " ")
-	for _, c := range refusedAlways {
-		if code == c {
-			return true
-		}
+	if refusedAlways(code) {
+		return true
 	}
 	if c, ok := oldScriptError(msg); ok {
 		// Redis 6 wraps a write refused inside a script in ERR Error
 		// running script ... -OOM ...; only the always-refused codes say
 		// nothing was written there.
-		for _, a := range refusedAlways {
-			if c == a {
-				return true
-			}
-		}
-		return false
+		return refusedAlways(c)
 	}
 	if strings.Contains(msg, " script: ") || strings.Contains(msg, "in script") {
 		// Raised by redis.call inside a running script: it may have
 		// written before.
 		return false
 	}
-	for _, c := range refusedBefore {
-		if code == c {
-			return true
-		}
-	}
-	return false
+	return refusedBefore(code)
 }
 
 // Denied reports whether err is Redis refusing the ACL user of the
