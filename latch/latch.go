@@ -141,8 +141,8 @@ func (l *Latch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 // CountDown is not lost with its caller's context. It is sent at most once
 // (a second run could count down twice); when the reply is lost the error
 // says so, and the count-down may have happened. When Redis refused it
-// before running it (OOM, NOPERM, READONLY, ...) the error says the count
-// is unchanged, and counting down again is safe once Redis accepts; when
+// before running it (OOM, NOPERM, READONLY, ...) the error matches
+// ErrReleaseRefused and says the count is unchanged, and counting down again is safe once Redis accepts; when
 // the count reached zero but Redis refused the message that wakes the
 // waiters, the error says the count-down happened.
 func (l *Latch) CountDown(ctx context.Context) error {
@@ -161,9 +161,9 @@ func (l *Latch) CountDown(ctx context.Context) error {
 	switch {
 	case err == nil:
 	case core.Refused(err):
-		err = fmt.Errorf("Redis refused the count-down before running it, so the count is unchanged; counting down again is safe once Redis accepts: %w", core.Permission(err))
+		err = core.Errorf(core.ErrReleaseRefused, "Redis refused the count-down before running it, so the count is unchanged; counting down again is safe once Redis accepts: %w", core.Permission(err))
 	case core.NotSent(err):
-		err = fmt.Errorf("the count-down was not sent, so the count is unchanged: %w", err)
+		err = core.Errorf(core.ErrReleaseRefused, "the count-down was not sent, so the count is unchanged: %w", err)
 	case core.ChannelDenied(err):
 		err = fmt.Errorf("the count-down happened and the count reached zero, but Redis refused the message on %s that wakes the waiters: %w", l.channel, core.Permission(err))
 	case !isReply(err):

@@ -270,7 +270,8 @@ func (l *Limiter) AvailablePermits(ctx context.Context) (int64, error) {
 //
 // It is sent at most once: when the reply is lost the error says the
 // permits may have been given back. When Redis refused it before running it
-// (OOM, NOPERM, READONLY, ...), the error says nothing was given back, and
+// (OOM, NOPERM, READONLY, ...), the error matches ErrReleaseRefused and says
+// nothing was given back, and
 // releasing again is safe once Redis accepts.
 func (l *Limiter) Release(ctx context.Context, permits int64) error {
 	const op = "release"
@@ -289,9 +290,9 @@ func (l *Limiter) Release(ctx context.Context, permits int64) error {
 	case err == nil:
 		return l.fail(op, fault(res))
 	case core.Refused(err):
-		err = fmt.Errorf("Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", permits, core.Permission(err))
+		err = core.Errorf(core.ErrReleaseRefused, "Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", permits, core.Permission(err))
 	case core.NotSent(err):
-		err = fmt.Errorf("the release of %d permits was not sent, so none were given back: %w", permits, err)
+		err = core.Errorf(core.ErrReleaseRefused, "the release of %d permits was not sent, so none were given back: %w", permits, err)
 	case core.Transport(err):
 		err = fmt.Errorf("no reply to the release of %d permits; they may have been given back: %w", permits, err)
 	default:

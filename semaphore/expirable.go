@@ -550,8 +550,8 @@ func (e *ExpirableSemaphore) Release(ctx context.Context, id string) error {
 // the pool too, and the answer is false, as in Redisson.
 //
 // A release Redis refused before running it (OOM, NOPERM, READONLY, ...)
-// leaves the permit held: its error says so, and releasing it again is
-// safe. One whose script ran but whose message to the waiters Redis refused
+// leaves the permit held: its error matches ErrReleaseRefused and says so,
+// and releasing it again is safe. One whose script ran but whose message to the waiters Redis refused
 // gave the permit back, as its error says.
 func (e *ExpirableSemaphore) TryRelease(ctx context.Context, id string) (bool, error) {
 	const op = "release"
@@ -587,7 +587,7 @@ func (e *ExpirableSemaphore) releaseOn(dctx context.Context, id string) (bool, e
 	case err == nil:
 		return res == int64(1), nil
 	case core.Refused(err):
-		return false, fmt.Errorf("Redis refused the release of permit %x before running it, so it is still held; releasing it again is safe once Redis accepts: %w", raw, core.Permission(err))
+		return false, core.Errorf(core.ErrReleaseRefused, "Redis refused the release of permit %x before running it, so it is still held; releasing it again is safe once Redis accepts: %w", raw, core.Permission(err))
 	case core.ChannelDenied(err):
 		return false, fmt.Errorf("permit %x was given back, but Redis refused the message on %s that wakes waiters: %w", raw, e.s.channel, core.Permission(err))
 	}

@@ -61,8 +61,8 @@ func (p *Permits) Name() string {
 // calls return an error wrapping ErrNotOwner.
 //
 // A release Redis refused before running it (OOM, NOPERM, READONLY, ...:
-// its error says what Redis answered, and wraps ErrNoPermission for an ACL
-// refusal) gave nothing back: the permits stay with p, and Release may be
+// its error matches ErrReleaseRefused, says what Redis answered, and wraps
+// ErrNoPermission for an ACL refusal) gave nothing back: the permits stay with p, and Release may be
 // called again. A first call whose reply is lost counts as done (a second
 // send could create permits): its error says the permits may not have
 // been given back. So does one whose script ran but whose message to the
@@ -85,8 +85,7 @@ func (p *Permits) Release(ctx context.Context) error {
 		return nil
 	}
 	err := p.s.release(ctx, p.n)
-	var nd *notReleasedError
-	if !errors.As(err, &nd) {
+	if !errors.Is(err, core.ErrReleaseRefused) {
 		p.released = true
 	}
 	return p.s.fail(op, err)

@@ -54,6 +54,7 @@ func TestReleaseRefusedByOOMCanBeRetried(t *testing.T) {
 	require.NoError(t, second, "the permits were still held")
 	require.ErrorIs(t, p.Release(ctx), redisson.ErrNotOwner, "given back once")
 	for _, err := range []error{errPermits, errCount} {
+		require.ErrorIs(t, err, redisson.ErrReleaseRefused)
 		require.ErrorContains(t, err, "OOM")
 		require.ErrorContains(t, err, "none were given back")
 	}
@@ -77,6 +78,7 @@ func TestReleaseRefusedByACLCanBeRetried(t *testing.T) {
 	redistest.SetUser(t, admin, "app", "~other:*", "&*", "+@all")
 	err = p.Release(ctx)
 	require.ErrorIs(t, err, redisson.ErrNoPermission)
+	require.ErrorIs(t, err, redisson.ErrReleaseRefused)
 	require.ErrorContains(t, err, "NOPERM")
 	require.ErrorContains(t, err, "none were given back")
 	require.Equal(t, "0", rawValue(t, admin, "app:acl"))
@@ -104,6 +106,7 @@ func TestReleaseWithRefusedMessageIsDone(t *testing.T) {
 	redistest.SetUser(t, admin, "app", "~*", "&other:*", "+@all")
 	err = p.Release(ctx)
 	require.ErrorIs(t, err, redisson.ErrNoPermission)
+	require.NotErrorIs(t, err, redisson.ErrReleaseRefused)
 	require.ErrorContains(t, err, "were given back")
 	require.Equal(t, "2", rawValue(t, admin, "app:quiet"))
 	require.ErrorIs(t, p.Release(ctx), redisson.ErrNotOwner)
@@ -134,6 +137,7 @@ func TestExpirableReleaseRefused(t *testing.T) {
 	redistest.SetUser(t, admin, "app", "~other:*", "&*", "+@all")
 	err = sem.Release(ctx, b)
 	require.ErrorIs(t, err, redisson.ErrNoPermission)
+	require.ErrorIs(t, err, redisson.ErrReleaseRefused)
 	require.ErrorContains(t, err, "still held")
 	redistest.SetUser(t, admin, "app", "~*", "&*", "+@all")
 	require.NoError(t, sem.Release(ctx, b))

@@ -292,8 +292,8 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 // most once: a retry after a lost reply could create permits. When the
 // reply is lost the error says so, and the permits may not have been given
 // back. When Redis refused the release before running it (OOM, NOPERM,
-// READONLY, ...), the error says nothing was given back, and the same
-// Release may be made again.
+// READONLY, ...), the error matches ErrReleaseRefused and says nothing was
+// given back, and the same Release may be made again.
 func (s *Semaphore) Release(ctx context.Context, permits int) error {
 	const op = "release"
 	if err := s.checkHandle(ctx); err != nil {
@@ -319,14 +319,6 @@ func (s *Semaphore) release(ctx context.Context, n int) error {
 	return err
 }
 
-// notReleasedError is the error of a release that certainly gave nothing
-// back: Redis refused it before it ran, or it was never sent. The permits
-// are still the caller's, and releasing them again is safe.
-type notReleasedError struct{ err error }
-
-func (e *notReleasedError) Error() string { return e.err.Error() }
-func (e *notReleasedError) Unwrap() error { return e.err }
-
 // releaseOn runs the release script on dctx, a context bounded by the
 // client's timeout.
 func (s *Semaphore) releaseOn(dctx context.Context, n int) error {
@@ -338,9 +330,9 @@ func (s *Semaphore) releaseOn(dctx context.Context, n int) error {
 		// whoever is waiting.
 		return nil
 	case core.Refused(err):
-		return &notReleasedError{fmt.Errorf("Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", n, core.Permission(err))}
+		return core.Errorf(core.ErrReleaseRefused, "Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", n, core.Permission(err))
 	case core.NotSent(err):
-		return &notReleasedError{fmt.Errorf("the release of %d permits was not sent, so none were given back; releasing them again is safe: %w", n, err)}
+		return core.Errorf(core.ErrReleaseRefused, "the release of %d permits was not sent, so none were given back; releasing them again is safe: %w", n, err)
 	case core.ChannelDenied(err):
 		return fmt.Errorf("the %d permits were given back, but Redis refused the message on %s that wakes waiters: %w", n, s.channel, core.Permission(err))
 	case !isReply(err):
