@@ -154,13 +154,22 @@ func New(cfg Config) *Runtime {
 	return rt
 }
 
+// Closing is the first step of Close, for a caller with work of its own
+// to finish before Close (the client's registration record): later calls
+// fail with ErrClosed and every hold ends with cause ErrClosed now, so
+// that no hold outlives the call to Close and ends otherwise meanwhile (a
+// lease running out while Redis does not answer). Idempotent.
+func (rt *Runtime) Closing() {
+	rt.cancel(ErrClosed)
+	rt.loseAll(ErrClosed)
+}
+
 // Close marks the runtime closed (later calls fail with ErrClosed), ends
 // every hold with cause ErrClosed, waits up to CloseWait for the acquires
 // in flight and their give-backs (see Begin), and stops the hub and the
 // wheel. The registered work sends nothing after it returns.
 func (rt *Runtime) Close() {
-	rt.cancel(ErrClosed)
-	rt.loseAll(ErrClosed)
+	rt.Closing()
 	if left, waited := rt.drain(); left > 0 {
 		rt.logger.Error("redisson: Close stopped waiting for acquires in flight; Redis did not answer in time, and semaphore permits they took (if they ran) are missing until restored",
 			"inflight", left, "waited", waited)
