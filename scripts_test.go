@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/observe"
 )
@@ -170,4 +171,69 @@ func TestRestartLossLearnedAtFirstRenewal(t *testing.T) {
 		require.Equal(t, observe.Renewal{Leases: 1, Scripts: 1, Renewed: 1, Duration: r.Duration}, r, "%+v", rounds)
 	}
 	require.Equal(t, observe.Renewal{Leases: 1, Scripts: 1, Lost: 1, Duration: rounds[last].Duration}, rounds[last], "%+v", rounds)
+}
+
+// Every kind of object works for an ACL user refused EVALSHA (+@all
+// -evalsha): the locks and the rate limiter (objKinds), both semaphores,
+// the latch, the bucket's and the atomic long's scripts. The first refused
+// EVALSHA is followed by EVAL at once, and the client sends EVAL from then
+// on. Every call used to fail with NOPERM.
+func TestEveryObjectUnderACLRefusingEvalSha(t *testing.T) {
+	srv := redistest.StartServer(t)
+	admin := redistest.Client(t, srv)
+	ctx := context.Background()
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "nosha", "reset", "on", ">pw", "~*", "&*", "+@all", "-evalsha").Err())
+	rdb := redistest.Client(t, srv, func(o *redis.Options) { o.Username, o.Password = "nosha", "pw" })
+	c, err := redisson.New(rdb, redisson.WithLogger(newWarnFail(t)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+
+	for _, k := range objKinds() {
+		t.Run(k.name, func(t *testing.T) {
+			k.create(t, c, "nosha:"+k.name, 0)()
+		})
+	}
+	t.Run("semaphore", func(t *testing.T) {
+		s := c.Semaphore("nosha:semaphore")
+		_, err := s.TrySetPermits(ctx, 1)
+		require.NoError(t, err)
+		p, ok, err := s.TryAcquirePermits(ctx, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.NoError(t, p.Release(ctx))
+	})
+	t.Run("permit-expirable semaphore", func(t *testing.T) {
+		s := c.PermitExpirableSemaphore("nosha:expirable")
+		_, err := s.TrySetPermits(ctx, 1)
+		require.NoError(t, err)
+		id, ok, err := s.TryAcquire(ctx)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.NoError(t, s.Release(ctx, id))
+	})
+	t.Run("latch", func(t *testing.T) {
+		l := c.CountDownLatch("nosha:latch")
+		_, err := l.TrySetCount(ctx, 1)
+		require.NoError(t, err)
+		require.NoError(t, l.CountDown(ctx))
+		n, err := l.Count(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+	})
+	t.Run("bucket", func(t *testing.T) {
+		b := redisson.NewBucket[string](c, "nosha:bucket", codec.String())
+		require.NoError(t, b.Set(ctx, "a"))
+		ok, err := b.CompareAndSet(ctx, "a", "b")
+		require.NoError(t, err)
+		require.True(t, ok)
+		v, ok, err := b.GetAndDelete(ctx)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, "b", v)
+	})
+	t.Run("atomic long", func(t *testing.T) {
+		ok, err := c.AtomicLong("nosha:long").CompareAndSet(ctx, 0, 5)
+		require.NoError(t, err)
+		require.True(t, ok)
+	})
 }

@@ -40,6 +40,19 @@ func (s *Script) Run(ctx context.Context, p processor, keys []string, args ...an
 	return s.run(ctx, p, nil, true, keys, args)
 }
 
+// Cmd runs the script as Run does and returns its command, for a caller
+// that reads the reply with go-redis' typed getters (Int64, Text): a nil
+// reply is redis.Nil there, as after go-redis' own Script.Run, whose
+// EVAL fallback covers NOSCRIPT only, not an ACL that refuses EVALSHA.
+func (s *Script) Cmd(ctx context.Context, p processor, keys []string, args ...any) *redis.Cmd {
+	cmd, send := s.command(ctx, true, true, keys, args)
+	if err := p.Process(ctx, send); (*EvalMode)(nil).answered(err) {
+		cmd, send = s.command(ctx, false, true, keys, args)
+		_ = p.Process(ctx, send)
+	}
+	return cmd
+}
+
 // processor is a client or pipeline that sends one command.
 type processor interface {
 	Process(ctx context.Context, cmd redis.Cmder) error
