@@ -237,3 +237,27 @@ func TestEveryObjectUnderACLRefusingEvalSha(t *testing.T) {
 		require.True(t, ok)
 	})
 }
+
+// A client refused EVALSHA remembers it: many lock cycles and watchdog
+// renewals cost one refused EVALSHA, not one per call.
+func TestRefusedEvalShaRemembered(t *testing.T) {
+	srv := redistest.StartServer(t)
+	admin := redistest.Client(t, srv)
+	ctx := context.Background()
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "nosha", "reset", "on", ">pw", "~*", "&*", "+@all", "-evalsha").Err())
+	rdb := redistest.Client(t, srv, func(o *redis.Options) { o.Username, o.Password = "nosha", "pw" })
+	c, err := redisson.New(rdb, redisson.WithWatchdogTimeout(300*time.Millisecond), redisson.WithLogger(newWarnFail(t)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	for range 20 {
+		h, err := c.Lock("remember").Lock(ctx)
+		require.NoError(t, err)
+		require.NoError(t, h.Unlock(ctx))
+	}
+	h, err := c.Lock("remember").Lock(ctx)
+	require.NoError(t, err)
+	renewalsDone(t, c, 0, 3)
+	require.NoError(t, h.Unlock(ctx))
+	stats := redistest.ParseInfo(admin.Info(ctx, "commandstats").Val())
+	require.Contains(t, stats["cmdstat_evalsha"], "rejected_calls=1,", "one refusal, remembered")
+}
