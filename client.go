@@ -214,9 +214,12 @@ type RenewalStats struct {
 	Scripts uint64
 	// Renewed counts lease renewals that succeeded.
 	Renewed uint64
-	// Lost counts leases that ended without a release (key gone, lease ran
-	// out, fixed lease ended).
+	// Lost counts watchdog leases that ended without a release (key gone,
+	// lease ran out before it could be renewed).
 	Lost uint64
+	// Expired counts fixed leases that ran out (no watchdog, or a hold
+	// Extend fixed).
+	Expired uint64
 	// Errors counts renewal script calls that failed and were retried.
 	Errors uint64
 }
@@ -228,7 +231,7 @@ func (c *Client) Stats() Stats {
 	return Stats{
 		Leases:  c.rt.Wheel().Len(),
 		PubSub:  PubSubStats{Connections: ps.Connections, Channels: ps.Channels, Waiters: ps.Waiters, Topics: ps.Listeners, TopicDropped: ps.Dropped},
-		Renewal: RenewalStats{Rounds: rs.Rounds, Scripts: rs.Scripts, Renewed: rs.Renewed, Lost: rs.Lost, Errors: rs.Errors},
+		Renewal: RenewalStats{Rounds: rs.Rounds, Scripts: rs.Scripts, Renewed: rs.Renewed, Lost: rs.Lost, Expired: rs.Expired, Errors: rs.Errors},
 	}
 }
 
@@ -247,6 +250,10 @@ func (c *Client) Stats() Stats {
 // Close returns, so the go-redis client may be closed right after.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		// Holds end with ErrClosed first: deleting the registration
+		// record below may wait out Options.Timeout when Redis is down,
+		// and a lease must not run out meanwhile.
+		c.rt.Closing()
 		c.unobserve()
 		c.unregister()
 		c.rt.Close()

@@ -11,9 +11,15 @@ var (
 	// (Redisson's IllegalMonitorStateException). Nothing was changed.
 	ErrNotOwner = core.ErrNotOwner
 	// ErrLockLost is the cause (context.Cause) of a holder's context when
-	// ownership ended without an unlock: the key was deleted or force-unlocked,
-	// or the lease ran out before it could be renewed.
+	// ownership ended without an unlock: the key was deleted, force-unlocked
+	// or taken by another owner, or a watchdog lease ran out before it could
+	// be renewed.
 	ErrLockLost = core.ErrLockLost
+	// ErrLeaseExpired is the cause of a holder's context when a fixed lease
+	// (a TryLock with a lease, or a hold Extend fixed) ran out: the hold
+	// ended as the caller asked, which is not a loss (it does not match
+	// ErrLockLost). Unlock after it returns this cause.
+	ErrLeaseExpired = core.ErrLeaseExpired
 	// ErrClosed is returned by calls on a closed Client; it is also the cause
 	// of holders' contexts when the Client closes.
 	ErrClosed = core.ErrClosed

@@ -52,6 +52,7 @@ type errorEnv struct {
 var sentinels = map[string]error{
 	"redisson.ErrNotOwner":            redisson.ErrNotOwner,
 	"redisson.ErrLockLost":            redisson.ErrLockLost,
+	"redisson.ErrLeaseExpired":        redisson.ErrLeaseExpired,
 	"redisson.ErrClosed":              redisson.ErrClosed,
 	"redisson.ErrInvalidName":         redisson.ErrInvalidName,
 	"redisson.ErrInvalidArgument":     redisson.ErrInvalidArgument,
@@ -131,12 +132,19 @@ func errorCases() []errorCase {
 			lockThen("l3", func(e *errorEnv, h *rlock.Hold) error { forceUnlocked(e, h); return h.Err() })},
 		{"unlock of a lost hold", []error{redisson.ErrLockLost}, `lock "l4": unlock: ownership lost: force-unlocked`,
 			lockThen("l4", func(e *errorEnv, h *rlock.Hold) error { forceUnlocked(e, h); return h.Unlock(e.ctx) })},
-		{"lost fixed lease", []error{redisson.ErrLockLost}, `lock "l5": ownership lost: the fixed lease ended`,
+		{"expired fixed lease", []error{redisson.ErrLeaseExpired}, `lock "l5": lease expired (a fixed lease, not renewed)`,
 			func(t *testing.T, e *errorEnv) error {
 				h, _, err := e.c.Lock("l5").TryLock(e.ctx, rlock.WithLease(50*time.Millisecond))
 				require.NoError(t, err)
 				<-h.Done()
 				return h.Err()
+			}},
+		{"unlock of an expired hold", []error{redisson.ErrLeaseExpired}, `lock "l6": unlock: lease expired (a fixed lease, not renewed)`,
+			func(t *testing.T, e *errorEnv) error {
+				h, _, err := e.c.Lock("l6").TryLock(e.ctx, rlock.WithLease(50*time.Millisecond))
+				require.NoError(t, err)
+				<-h.Done()
+				return h.Unlock(e.ctx)
 			}},
 		{"closed client", []error{redisson.ErrClosed}, `lock "l": lock: client is closed`,
 			func(t *testing.T, e *errorEnv) error {

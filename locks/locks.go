@@ -45,9 +45,10 @@ func init() {
 // hold, once. It is safe for concurrent use.
 //
 // Its Done channel (and Context) is closed when the hold ends: after its
-// Unlock; with Err reporting ErrLockLost when ownership was lost (the lease
-// could not be renewed, the key vanished or was force-unlocked), before the
-// lease can have run out in Redis; with ErrClosed when the client closes.
+// Unlock; with Err reporting ErrLeaseExpired when a fixed lease ran out, or
+// ErrLockLost when ownership was lost (the lease could not be renewed, the
+// key vanished or was force-unlocked), before the lease can have run out in
+// Redis; with ErrClosed when the client closes.
 // The context given to Lock only bounds the wait.
 type Hold struct {
 	h engine.Hold

@@ -64,7 +64,7 @@ func TestExtendGroupOverlappingHolds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the extended hold outlived its shorter lease")
 	}
-	require.ErrorIs(t, a.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, a.Err(), redisson.ErrLeaseExpired)
 	require.NoError(t, b.Err(), "the other hold lives on")
 	require.Greater(t, expiry("b"), 50*time.Second)
 

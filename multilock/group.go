@@ -316,7 +316,7 @@ type groupRenewal struct{ rt *core.Runtime }
 // Queue implements renewal.Kind.
 func (k groupRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
-	cmds := make([]*redis.Cmd, len(leases))
+	qs := make([]*core.Queued, len(leases))
 	for i, l := range leases {
 		owner, list, _ := strings.Cut(l.Owner(), fieldSep)
 		fields := strings.Split(list, ",")
@@ -325,24 +325,16 @@ func (k groupRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.
 		for _, f := range fields {
 			args = append(args, f)
 		}
-		cmds[i] = groupRenewScript.EvalSha(ctx, pipe, []string{l.Key()}, args...)
+		qs[i] = k.rt.Queue(ctx, pipe, groupRenewScript, []string{l.Key()}, args...)
 	}
 	return func() ([]bool, error) {
 		out := make([]bool, len(leases))
-		for i, cmd := range cmds {
-			v, err := cmd.Int64()
+		for i, q := range qs {
+			v, err := q.Result()
 			if err != nil {
-				if core.IsNoScript(err) {
-					// The next round finds the script loaded.
-					lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.rt.Timeout())
-					defer cancel()
-					_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
-						return struct{}{}, groupRenewScript.Load(ctx, k.rt.Redis())
-					})
-				}
 				return nil, err
 			}
-			out[i] = v == 1
+			out[i] = v == int64(1)
 		}
 		return out, nil
 	}

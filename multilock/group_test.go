@@ -302,7 +302,7 @@ func TestGroupFixedLease(t *testing.T) {
 	b, err := other.Lock(ctx)
 	require.NoError(t, err)
 	require.True(t, ended(h.Done()), "the holder learned its end before the other owner got the value")
-	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, h.Err(), redisson.ErrLeaseExpired)
 	require.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond)
 	require.NoError(t, b.Unlock(ctx))
 }

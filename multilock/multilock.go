@@ -195,6 +195,12 @@ func (m *Lock) lost(format string, a ...any) error {
 	return &engine.OpError{Kind: m.kind(), Name: m.name, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrLockLost}, a...)...)}
 }
 
+// expired is the cause a hold of the set ends with when its fixed lease
+// ran out: `<kind> "<name>": lease expired (<why>)`, not a loss.
+func (m *Lock) expired(why string) error {
+	return &engine.OpError{Kind: m.kind(), Name: m.name, Err: fmt.Errorf("%w (%s)", core.ErrLeaseExpired, why)}
+}
+
 // memberErr names the member an error came from, unless it names it
 // already (a member's own call returns `<kind> "<name>": ...`).
 func memberErr(name string, err error) error {
@@ -507,7 +513,7 @@ func (m *Lock) finish(ctx, parent context.Context, owner int64, acquired []held,
 		validUntil = passStart.Add(lease - lease/100 - 2*time.Millisecond)
 		if !time.Now().Before(validUntil) {
 			m.unlockAll(ctx, acquired)
-			return nil, false, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLockLost)
+			return nil, false, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLeaseExpired)
 		}
 	}
 	return m.newHold(parent, owner, acquired, validUntil), false, nil
@@ -703,7 +709,7 @@ func (m *Lock) newHold(parent context.Context, owner int64, hs []held, validUnti
 		h.mu.Lock()
 		h.validUntil = validUntil
 		h.timer = time.AfterFunc(time.Until(validUntil), func() {
-			h.cancel(m.lost("the RedLock's validity (its lease less the acquisition time and the clock drift allowance) ended"))
+			h.cancel(m.expired("the RedLock's validity, its lease less the acquisition time and the clock drift allowance, ended"))
 		})
 		h.mu.Unlock()
 	}
@@ -718,6 +724,11 @@ func (h *Hold) memberEnded(name string, cause error) {
 	if errors.Is(cause, context.Canceled) {
 		// Nobody else holds the member hold to release it; count it lost.
 		cause = core.Errorf(core.ErrLockLost, "it was released on its own")
+	}
+	if errors.Is(cause, core.ErrLeaseExpired) && !errors.Is(cause, core.ErrLockLost) {
+		// The members' fixed lease ran out, as the set's caller asked.
+		h.cancel(h.m.expired(fmt.Sprintf("the fixed lease of member %q ran out", name)))
+		return
 	}
 	if !h.m.red {
 		h.cancel(h.m.lost("a member ended: %w", memberErr(name, cause)))
@@ -923,7 +934,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	// sent after start, less the drift allowance.
 	validUntil := start.Add(lease - lease/100 - 2*time.Millisecond)
 	if !time.Now().Before(validUntil) {
-		cause := fmt.Errorf("%w: the extend took longer than the lease leaves valid", core.ErrLockLost)
+		cause := fmt.Errorf("%w: the extend took longer than the lease leaves valid", core.ErrLeaseExpired)
 		h.cancel(m.opErr("extend", cause))
 		return m.opErr("extend", cause)
 	}
@@ -933,7 +944,7 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	}
 	h.validUntil = validUntil
 	h.timer = time.AfterFunc(time.Until(validUntil), func() {
-		h.cancel(m.lost("the RedLock's validity (its lease less the extend's time and the clock drift allowance) ended"))
+		h.cancel(m.expired("the RedLock's validity, its lease less the extend's time and the clock drift allowance, ended"))
 	})
 	h.mu.Unlock()
 	return nil

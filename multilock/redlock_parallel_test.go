@@ -308,7 +308,7 @@ func (rc *redCluster) blocked(t *testing.T, i int) int {
 // TestRedLockFailedFinishWaitsForLateTries: an acquire whose quorum
 // answered while its try on a paused server was still on its way, and
 // which then fails (a lease of 2ms leaves no validity: Err wraps
-// ErrLockLost), returns only once that try has ended: the server answers
+// ErrLeaseExpired), returns only once that try has ended: the server answers
 // only once the acquire had ample time to return (a bound of the wait
 // would have let it return earlier).
 //
@@ -354,7 +354,7 @@ func TestRedLockFailedFinishWaitsForLateTries(t *testing.T) {
 			o := <-done
 			require.False(t, o.ok)
 			require.Nil(t, o.h)
-			require.ErrorIs(t, o.err, redisson.ErrLockLost)
+			require.ErrorIs(t, o.err, redisson.ErrLeaseExpired)
 			require.Zero(t, rc.blocked(t, 2), "the late try has run")
 			for i, r := range rc.raws {
 				// One script: the key and its TTL at the same instant.

@@ -166,7 +166,7 @@ func TestRedLockValidityEnd(t *testing.T) {
 		t.Fatal("the validity end was not signalled")
 	}
 	doneAt := time.Since(start)
-	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, h.Err(), redisson.ErrLeaseExpired)
 	// The validity end, or the members' own signals (lease - 1% -
 	// LeaseMargin - the wheel's tick from their acquires), whichever comes
 	// first; never a signal earlier than those.
@@ -211,7 +211,7 @@ func TestRedLockRestartedServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	require.Positive(t, tries)
-	require.ErrorIs(t, a.Err(), redisson.ErrLockLost)
+	require.ErrorIs(t, a.Err(), redisson.ErrLeaseExpired)
 
 	require.NoError(t, rc.servers[2].Restart(ctx)) // the delayed restart
 	hb, ok, err := b.TryLock(ctx, multilock.WithWait(3*time.Second))
@@ -219,7 +219,7 @@ func TestRedLockRestartedServer(t *testing.T) {
 	require.True(t, ok, "B gets a quorum once A's hold ended")
 	require.NoError(t, hb.Err())
 	require.NoError(t, hb.Unlock(ctx))
-	require.ErrorIs(t, a.Unlock(ctx), redisson.ErrLockLost, "A's hold had ended")
+	require.ErrorIs(t, a.Unlock(ctx), redisson.ErrLeaseExpired, "A's hold had ended")
 }
 
 // TestRedLockRestartedServerAtOnceIsUnsafe documents what docs/multilock.md says

@@ -38,8 +38,8 @@ type Observer struct {
 	// AcquireEnd is called when the acquisition ends, with the context
 	// AcquireStart returned.
 	AcquireEnd func(ctx context.Context, e AcquireEnd)
-	// HoldEnd is called when a hold of a lock ends: released, lost or
-	// ended by Close. ctx keeps the values of the context the hold was
+	// HoldEnd is called when a hold of a lock ends: released, its fixed
+	// lease expired, lost or ended by Close. ctx keeps the values of the context the hold was
 	// acquired with.
 	HoldEnd func(ctx context.Context, e HoldEnd)
 	// ReleaseStart is called when a lock's Unlock begins; the context it
@@ -117,9 +117,13 @@ type EndCause string
 const (
 	// Released by its Unlock (or by an undo of the library's own).
 	Released EndCause = "released"
-	// Lost: the lease could not be renewed, ran out, the key vanished, it
-	// was force-unlocked, or an Unlock failed.
+	// Lost: a watchdog lease could not be renewed in time, the key
+	// vanished or went to another owner, it was force-unlocked, or an
+	// Unlock failed.
 	Lost EndCause = "lost"
+	// Expired: a fixed lease (a TryLock with a lease, or a hold Extend
+	// fixed) ran out, as the caller asked; not a loss.
+	Expired EndCause = "expired"
 	// Closed: the client was closed while it was held.
 	Closed EndCause = "closed"
 )
@@ -193,7 +197,7 @@ type HoldEnd struct {
 	Cause EndCause
 	// Held is how long the hold lasted, from its acquisition.
 	Held time.Duration
-	// Err is why a lost or closed hold ended (the hold's Err).
+	// Err is why an expired, lost or closed hold ended (the hold's Err).
 	Err error
 }
 

@@ -105,8 +105,9 @@ func TestSecondUnlockSendsNothing(t *testing.T) {
 	}
 }
 
-// TestUnlockAfterLoss: a hold that ended as lost returns the loss from
-// Unlock and sends nothing: by then the lock may be someone else's.
+// TestUnlockAfterLoss: a hold that ended as lost (or whose fixed lease
+// ran out) returns why from Unlock and sends nothing: by then the lock may
+// be someone else's.
 func TestUnlockAfterLoss(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
@@ -119,21 +120,22 @@ func TestUnlockAfterLoss(t *testing.T) {
 		name string
 		opts []rlock.Option
 		lose func(t *testing.T, name string)
+		want error
 	}{
 		{"force-unlocked by another client, found by the watchdog", nil, func(t *testing.T, name string) {
 			ok, err := other.Lock(name).ForceUnlock(ctx)
 			require.NoError(t, err)
 			require.True(t, ok)
-		}},
+		}, redisson.ErrLockLost},
 		{"force-unlocked through this client", nil, func(t *testing.T, name string) {
 			ok, err := c.Lock(name).ForceUnlock(ctx)
 			require.NoError(t, err)
 			require.True(t, ok)
-		}},
+		}, redisson.ErrLockLost},
 		{"key deleted, found by the watchdog", nil, func(t *testing.T, name string) {
 			require.NoError(t, raw.Del(ctx, name).Err())
-		}},
-		{"fixed lease ran out", []rlock.Option{rlock.WithLease(200 * time.Millisecond)}, func(*testing.T, string) {}},
+		}, redisson.ErrLockLost},
+		{"fixed lease ran out", []rlock.Option{rlock.WithLease(200 * time.Millisecond)}, func(*testing.T, string) {}, redisson.ErrLeaseExpired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, raw.FlushAll(ctx).Err())
@@ -146,7 +148,7 @@ func TestUnlockAfterLoss(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("the loss was not noticed")
 			}
-			require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+			require.ErrorIs(t, h.Err(), tc.want)
 			redistest.Eventually(t, 5*time.Second, "the key is gone", func() bool {
 				return raw.Exists(ctx, name).Val() == 0
 			})
@@ -158,7 +160,7 @@ func TestUnlockAfterLoss(t *testing.T) {
 			requireSendsNothing(t, srv, raw, msgs, name, func() {
 				err = h.Unlock(ctx)
 			})
-			require.ErrorIs(t, err, redisson.ErrLockLost)
+			require.ErrorIs(t, err, tc.want)
 			require.Equal(t, map[string]string{fieldOf(other, h2): "1"}, raw.HGetAll(ctx, name).Val())
 			require.NoError(t, h2.Unlock(ctx))
 		})
@@ -392,7 +394,8 @@ func TestFixedLeaseEndsBeforeExpiry(t *testing.T) {
 			t.Logf("Done after %v; PTTL then %v (head start %v)", elapsed, pttl, margin)
 			require.Positive(t, pttl, "the key must still be there when Done fires")
 			require.GreaterOrEqual(t, elapsed, tc.lease-margin-tick, "Done fired too early")
-			require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
+			require.ErrorIs(t, h.Err(), redisson.ErrLeaseExpired)
+			require.NotErrorIs(t, h.Err(), redisson.ErrLockLost)
 		})
 	}
 }

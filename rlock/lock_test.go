@@ -186,7 +186,7 @@ func TestReentrancyAndOwners(t *testing.T) {
 	require.ErrorIs(t, h.Unlock(ctx), redisson.ErrNotOwner)
 }
 
-// TestFixedLeaseExpires: a fixed lease is not renewed; its hold ends as lost
+// TestFixedLeaseExpires: a fixed lease is not renewed; its hold ends (ErrLeaseExpired)
 // before the key expires in Redis (the loss is reported ahead of the lease's
 // end by this process's clock: formerly the hold ended after the key was
 // gone), the lock then expires, and a late Unlock returns the loss and sends
@@ -207,8 +207,8 @@ func TestFixedLeaseExpires(t *testing.T) {
 		t.Fatal("the hold outlived its lease")
 	}
 	require.Equal(t, int64(1), raw.Exists(ctx, "leased").Val(), "the hold ended before the key expired")
-	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
-	require.ErrorIs(t, context.Cause(h.Context()), redisson.ErrLockLost)
+	require.ErrorIs(t, h.Err(), redisson.ErrLeaseExpired)
+	require.ErrorIs(t, context.Cause(h.Context()), redisson.ErrLeaseExpired)
 	redistest.Eventually(t, 5*time.Second, "the key expires", func() bool {
 		return raw.Exists(ctx, "leased").Val() == 0
 	})
@@ -220,7 +220,7 @@ func TestFixedLeaseExpires(t *testing.T) {
 	sent := redistest.Sent(t, srv, raw, func() {
 		err = h.Unlock(ctx)
 	})
-	require.ErrorIs(t, err, redisson.ErrLockLost)
+	require.ErrorIs(t, err, redisson.ErrLeaseExpired)
 	require.Empty(t, redistest.Mentioning(sent, "leased"))
 	require.Equal(t, map[string]string{c.ID() + ":" + itoa(h2.Owner()): "1"}, raw.HGetAll(ctx, "leased").Val())
 	require.NoError(t, h2.Unlock(ctx))

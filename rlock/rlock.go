@@ -11,10 +11,11 @@
 //
 // Ownership is a value: Lock and TryLock return a *Hold, and only that hold
 // releases what it took (h.Unlock). The hold's Done channel (and Context) is
-// closed when the hold ends: after its Unlock, or, with Err reporting
-// ErrLockLost, before the lease can have run out in Redis when it could not
-// be renewed, when the key vanished or was force-unlocked; with ErrClosed
-// when the client closes. The context given to Lock only bounds the wait.
+// closed when the hold ends: after its Unlock, or before the lease can
+// have run out in Redis, with Err reporting ErrLeaseExpired when a fixed
+// lease ran out, or ErrLockLost when the lease could not be renewed or the
+// key vanished or was force-unlocked; with ErrClosed when the client
+// closes. The context given to Lock only bounds the wait.
 //
 // Each acquisition has an owner, Redisson's thread: a fresh one by default,
 // so that two acquisitions exclude each other like sync.Mutex. Passing an

@@ -346,20 +346,13 @@ func (k readRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.D
 		keys = append(keys, l.Key(), core.Tagged(l.Key()))
 		args = append(args, l.Owner())
 	}
-	cmd := readRenewScript.EvalSha(ctx, pipe, keys, args...)
+	q := k.rt.Queue(ctx, pipe, readRenewScript, keys, args...)
 	return func() ([]bool, error) {
-		vals, err := cmd.Slice()
+		v, err := q.Result()
 		if err != nil {
-			if core.IsNoScript(err) {
-				// The next round finds the script loaded.
-				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.rt.Timeout())
-				defer cancel()
-				_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
-					return struct{}{}, readRenewScript.Load(ctx, k.rt.Redis())
-				})
-			}
 			return nil, err
 		}
+		vals, _ := v.([]any)
 		out := make([]bool, len(leases))
 		for i := range out {
 			out[i] = i < len(vals) && vals[i] == int64(1)

@@ -168,7 +168,7 @@ func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (b
 	if err := a.check(ctx, "compare and set"); err != nil {
 		return false, err
 	}
-	n, err := longCompareAndSetScript.Run(ctx, a.rdb, []string{a.name},
+	n, err := longCompareAndSetScript.Cmd(ctx, a.rdb, []string{a.name},
 		strconv.FormatInt(expect, 10), strconv.FormatInt(update, 10)).Int64()
 	return a.boolResult(ctx, n == 1, "compare and set", err)
 }
@@ -182,7 +182,7 @@ func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
 	if err := a.check(ctx, "get and delete"); err != nil {
 		return 0, err
 	}
-	s, err := getAndDeleteScript.Run(ctx, a.rdb, []string{a.name}).Text()
+	s, err := getAndDeleteScript.Cmd(ctx, a.rdb, []string{a.name}).Text()
 	return a.parse(ctx, "get and delete", s, err, " (it was deleted)")
 }
 

@@ -217,7 +217,7 @@ func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 		return false, err
 	}
 	if isNull(v) {
-		n, err := deleteIfExistsScript.Run(ctx, b.rdb, []string{b.name}).Int64()
+		n, err := deleteIfExistsScript.Cmd(ctx, b.rdb, []string{b.name}).Int64()
 		return b.boolResult(ctx, n == 1, op, err)
 	}
 	data, err := b.encode(op, v)
@@ -286,13 +286,13 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 	}
 	var n int64
 	if isNull(update) {
-		n, err = deleteIfEqualScript.Run(ctx, b.rdb, []string{b.name}, want).Int64()
+		n, err = deleteIfEqualScript.Cmd(ctx, b.rdb, []string{b.name}, want).Int64()
 	} else {
 		var data []byte
 		if data, err = b.encode(op, update); err != nil {
 			return false, err
 		}
-		n, err = compareAndSetScript.Run(ctx, b.rdb, []string{b.name}, want, data).Int64()
+		n, err = compareAndSetScript.Cmd(ctx, b.rdb, []string{b.name}, want, data).Int64()
 	}
 	return b.boolResult(ctx, n == 1, op, err)
 }
@@ -310,7 +310,7 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 		return zero, false, err
 	}
 	if isNull(v) {
-		data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
+		data, err := getAndDeleteScript.Cmd(ctx, b.rdb, []string{b.name}).Text()
 		return b.decode(ctx, op, data, err)
 	}
 	enc, err := b.encode(op, v)
@@ -344,7 +344,7 @@ func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T
 	if err != nil {
 		return zero, false, err
 	}
-	data, err := getAndSetTTLScript.Run(ctx, b.rdb, []string{b.name}, enc, ms).Text()
+	data, err := getAndSetTTLScript.Cmd(ctx, b.rdb, []string{b.name}, enc, ms).Text()
 	return b.decode(ctx, op, data, err)
 }
 
@@ -358,7 +358,7 @@ func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
 		var zero T
 		return zero, false, err
 	}
-	data, err := getAndDeleteScript.Run(ctx, b.rdb, []string{b.name}).Text()
+	data, err := getAndDeleteScript.Cmd(ctx, b.rdb, []string{b.name}).Text()
 	return b.decode(ctx, "get and delete", data, err)
 }
 

@@ -1,6 +1,6 @@
 package value
 
-import "github.com/redis/go-redis/v9"
+import "github.com/goredisson/redisson/internal/core"
 
 // The scripts of RedissonBucket and RedissonAtomicLong (3.52.0), written
 // anew with the same Redis calls in the same order, so a Go and a Java
@@ -8,7 +8,7 @@ import "github.com/redis/go-redis/v9"
 // KEYS[1] is always the object's name.
 var (
 	// compareAndSetScript: ARGV[1] the expected bytes, ARGV[2] the new ones.
-	compareAndSetScript = redis.NewScript(`
+	compareAndSetScript = core.NewScript("value.compareAndSet", `
 if redis.call('get', KEYS[1]) == ARGV[1] then
 	redis.call('set', KEYS[1], ARGV[2])
 	return 1
@@ -16,7 +16,7 @@ end
 return 0`)
 
 	// deleteIfEqualScript: compare-and-set to null; ARGV[1] the expected bytes.
-	deleteIfEqualScript = redis.NewScript(`
+	deleteIfEqualScript = core.NewScript("value.deleteIfEqual", `
 if redis.call('get', KEYS[1]) == ARGV[1] then
 	redis.call('del', KEYS[1])
 	return 1
@@ -24,7 +24,7 @@ end
 return 0`)
 
 	// deleteIfExistsScript: setIfExists(null).
-	deleteIfExistsScript = redis.NewScript(`
+	deleteIfExistsScript = core.NewScript("value.deleteIfExists", `
 if redis.call('get', KEYS[1]) ~= false then
 	redis.call('del', KEYS[1])
 	return 1
@@ -33,20 +33,20 @@ return 0`)
 
 	// getAndDeleteScript: getAndDelete, getAndSet(null) and the atomic
 	// long's getAndDelete; the old value or nil.
-	getAndDeleteScript = redis.NewScript(`
+	getAndDeleteScript = core.NewScript("value.getAndDelete", `
 local old = redis.call('get', KEYS[1])
 redis.call('del', KEYS[1])
 return old`)
 
 	// getAndSetTTLScript: ARGV[1] the new bytes, ARGV[2] the TTL in ms.
-	getAndSetTTLScript = redis.NewScript(`
+	getAndSetTTLScript = core.NewScript("value.getAndSetTTL", `
 local old = redis.call('get', KEYS[1])
 redis.call('psetex', KEYS[1], ARGV[2], ARGV[1])
 return old`)
 
 	// longCompareAndSetScript: ARGV[1] the expected decimal, ARGV[2] the new
 	// one; an absent counter counts as 0.
-	longCompareAndSetScript = redis.NewScript(`
+	longCompareAndSetScript = core.NewScript("value.longCompareAndSet", `
 local cur = redis.call('get', KEYS[1])
 if cur == ARGV[1] or (cur == false and tonumber(ARGV[1]) == 0) then
 	redis.call('set', KEYS[1], ARGV[2])

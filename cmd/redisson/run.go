@@ -390,7 +390,7 @@ running:
 		return exitLockLost
 	}
 	if err := hold.Unlock(context.Background()); err != nil {
-		if errors.Is(err, redisson.ErrNotOwner) || errors.Is(err, redisson.ErrLockLost) {
+		if errors.Is(err, redisson.ErrNotOwner) || errors.Is(err, redisson.ErrLockLost) || errors.Is(err, redisson.ErrLeaseExpired) {
 			fmt.Fprintf(os.Stderr, "%s: %s was lost before the command finished (the unlock found another owner or none)\n",
 				fs.Name(), label)
 			return exitLockLost

@@ -107,7 +107,7 @@ type recorder struct {
 	tracer trace.Tracer
 
 	wait, hold, renewal, confirm                       metric.Float64Histogram
-	acquisitions, lost, handoffs, retries              metric.Int64Counter
+	acquisitions, lost, expired, handoffs, retries     metric.Int64Counter
 	semPermits, ratePermits, countDowns, subscriptions metric.Int64Counter
 	leases, connections, channels, waiters             metric.Int64ObservableUpDownCounter
 
@@ -147,7 +147,8 @@ func (r *recorder) instruments(m metric.Meter) error {
 	r.renewal = seconds("redisson.renewal.duration", "How long watchdog renewal rounds took.")
 	r.confirm = seconds("redisson.pubsub.confirm.duration", "How long Redis took to confirm a subscription (or, after a reconnect, from the loss to the resubscription).")
 	r.acquisitions = counter("redisson.lock.acquisitions", "{acquisition}", "Acquisitions, by object kind, outcome and hand-off.")
-	r.lost = counter("redisson.lock.lost", "{hold}", "Holds that ended lost (lease not renewed, key gone, force-unlocked).")
+	r.lost = counter("redisson.lock.lost", "{hold}", "Holds that ended lost (watchdog lease not renewed, key gone or taken, force-unlocked, unlock failed).")
+	r.expired = counter("redisson.lock.expired", "{hold}", "Holds whose fixed lease ran out, as asked (not a loss).")
 	r.handoffs = counter("redisson.lock.handoffs", "{handoff}", "Releases that handed the lock straight to a waiter of the same client.")
 	r.retries = counter("redisson.retries", "{retry}", "Back-offs of waiting calls after a try that failed for a reason that may pass, by reason.")
 	r.semPermits = counter("redisson.semaphore.permits", "{permit}", "Semaphore permits taken and given back.")
@@ -271,7 +272,12 @@ func (r *recorder) acquireEnd(ctx context.Context, e observe.AcquireEnd) {
 
 func (r *recorder) holdEnd(ctx context.Context, e observe.HoldEnd) {
 	r.hold.Record(ctx, e.Held.Seconds(), r.attrs(e.Kind, e.Name, KeyCause.String(string(e.Cause))))
-	if e.Cause != observe.Lost {
+	switch e.Cause {
+	case observe.Expired:
+		r.expired.Add(ctx, 1, r.attrs(e.Kind, e.Name))
+		return
+	case observe.Lost:
+	default:
 		return
 	}
 	r.lost.Add(ctx, 1, r.attrs(e.Kind, e.Name))

@@ -434,6 +434,36 @@ func TestLostLock(t *testing.T) {
 	}
 }
 
+// A fixed lease that runs out is counted expired, not lost: a lost-lock
+// alert must not fire on ordinary TryLock(wait, lease) use. It used to
+// count in redisson.lock.lost.
+func TestFixedLeaseExpiredNotLost(t *testing.T) {
+	e := newEnv(t)
+	ctx, work := e.tp.Tracer("app").Start(context.Background(), "work")
+	h, ok, err := e.client.Lock("leased").TryLock(ctx, rlock.WithLease(200*time.Millisecond))
+	must(t, err)
+	if !ok {
+		t.Fatal("not acquired")
+	}
+	select {
+	case <-h.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hold did not end")
+	}
+	if !errors.Is(h.Err(), redisson.ErrLeaseExpired) || errors.Is(h.Err(), redisson.ErrLockLost) {
+		t.Fatalf("hold ended with %v", h.Err())
+	}
+	expired := redissonotel.KeyCause.String("expired")
+	eventually(t, "the hold's end recorded", func() bool {
+		return count(t, e.metrics(), "redisson.lock.hold.duration", kindLock, expired) == 1
+	})
+	work.End()
+	rm := e.metrics()
+	equal(t, "expired", sum(t, rm, "redisson.lock.expired", kindLock), 1)
+	equal(t, "lost", points(rm, "redisson.lock.lost"), 0)
+	equalSlice(t, "work events", events(e.ended("work")[0]), nil)
+}
+
 func TestFairLockWait(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

@@ -291,11 +291,11 @@ func (rt *Runtime) Dedicated() int {
 func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script, retry bool, keys []string, args []any) (any, error) {
 	dc := rt.conns.get(node)
 	if dc == nil {
-		return s.run(ctx, node, retry, keys, args)
+		return s.run(ctx, node, &rt.evalMode, retry, keys, args)
 	}
 	// Never with go-redis' retries: on a one-connection Conn they only
 	// meet the broken connection again, after a backoff each.
-	v, err := s.run(ctx, dc.conn, false, keys, args)
+	v, err := s.run(ctx, dc.conn, &rt.evalMode, false, keys, args)
 	rt.conns.put(dc, err)
 	if err == nil || ctx.Err() != nil {
 		return v, err
@@ -309,12 +309,12 @@ func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script,
 	case NotSent(err):
 		// The command never left: the pool sends it, as if it had been
 		// asked first.
-		return s.run(ctx, node, retry, keys, args)
+		return s.run(ctx, node, &rt.evalMode, retry, keys, args)
 	case isPeerClosed(err) && retry:
 		// The server had closed the connection, most likely before the
 		// command reached it (the pool would have noticed with its probe),
 		// and the script is idempotent: send it again through the pool.
-		return s.run(ctx, node, retry, keys, args)
+		return s.run(ctx, node, &rt.evalMode, retry, keys, args)
 	case isPeerClosed(err):
 		return v, &StaleConnError{Err: err}
 	}
@@ -511,7 +511,7 @@ func (rt *Runtime) evalBound(ctx context.Context, s *Script, retry bool, keys []
 		return nil, nil, false
 	}
 	stop := dc.bc.bind(ctx, rt.readTimeout <= 0)
-	v, err = s.run(ctx, dc.conn, false, keys, args)
+	v, err = s.run(ctx, dc.conn, &rt.evalMode, false, keys, args)
 	dc.bc.unbind(stop)
 	rt.conns.put(dc, err)
 	switch {
@@ -566,7 +566,7 @@ func (rt *Runtime) evalPinned(ctx context.Context, pin *Pin, s *Script, keys []s
 		dc.bc.limit.Store(d.UnixNano())
 	}
 	dc.bc.gen.Add(1)
-	v, err = s.run(ctx, dc.conn, false, keys, args)
+	v, err = s.run(ctx, dc.conn, &rt.evalMode, false, keys, args)
 	dc.bc.unbind(nil)
 	rt.conns.put(dc, err)
 	if err != nil && isReply(err) && rt.cluster && refused(err) {

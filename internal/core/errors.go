@@ -21,8 +21,13 @@ var (
 	// not hold: Redisson's IllegalMonitorStateException.
 	ErrNotOwner = errors.New("not held by this owner")
 	// ErrLockLost is the cause of a holder's context when ownership ended
-	// without an unlock: the key vanished, or the lease ran out.
+	// without an unlock against the holder's will: the key vanished or went
+	// to another owner, or a lease meant to be renewed ran out.
 	ErrLockLost = errors.New("ownership lost")
+	// ErrLeaseExpired is the cause of a holder's context when a lease that
+	// was not to be renewed (a fixed lease, or one an extend fixed) ran
+	// out: the hold ended as asked, so it is not ErrLockLost.
+	ErrLeaseExpired = errors.New("lease expired")
 	// ErrClosed is returned by every call on a closed Client.
 	ErrClosed = errors.New("client is closed")
 	// ErrInvalidName is returned for an empty object name, and for a name

@@ -37,6 +37,7 @@ type owned struct {
 	since      time.Time // when the owner's first hold was asked for
 	ttl        time.Duration
 	renews     bool // the lease is a watchdog's (renewed), not a fixed one
+	kind       renewal.Kind
 	lease      *renewal.Lease
 	holds      []*Hold
 	holdBuf    [1]*Hold // holds' storage for the usual single hold
@@ -53,20 +54,48 @@ type owned struct {
 	pending *Extension
 }
 
+// kindName is the object's kind as errors and logs name it.
+func (o *owned) kindName() string {
+	if o.object == "" {
+		return "lock"
+	}
+	return o.object
+}
+
 // lost is the cause the owner's holds end with when ownership is lost:
 // `<kind> "<key>": ownership lost: <why>`, wrapping ErrLockLost and why.
 func (o *owned) lost(why error) error {
-	kind := o.object
-	if kind == "" {
-		kind = "lock"
+	return &ObjectError{Kind: o.kindName(), Name: o.key, Err: fmt.Errorf("%w: %w", ErrLockLost, why)}
+}
+
+// ended is the cause the owner's holds end with when the wheel says why
+// the lease ended: a lease nobody was to renew (a fixed lease, or one an
+// extend fixed) that ran out ended as asked, with ErrLeaseExpired, not
+// ErrLockLost; anything else is a loss. hs.mu held.
+func (o *owned) ended(why error) error {
+	if errors.Is(why, renewal.ErrFixedLeaseEnded) {
+		return &ObjectError{Kind: o.kindName(), Name: o.key,
+			Err: fmt.Errorf("%w (a fixed lease, not renewed)", ErrLeaseExpired)}
 	}
-	return &ObjectError{Kind: kind, Name: o.key, Err: fmt.Errorf("%w: %w", ErrLockLost, why)}
+	return o.lost(why)
+}
+
+// releasing reports whether a release of one of o's holds is under way.
+// hs.mu held.
+func (o *owned) releasing() bool {
+	for _, h := range o.holds {
+		if h.Releasing() {
+			return true
+		}
+	}
+	return false
 }
 
 // Hold is one acquisition: the value a caller keeps to release it and to
 // learn that ownership ended. Its context is done when the hold ends: after
-// its release (cause context.Canceled), when ownership is lost (ErrLockLost)
-// or when the client closes (ErrClosed).
+// its release (cause context.Canceled), when its fixed lease ran out
+// (ErrLeaseExpired), when ownership is lost (ErrLockLost) or when the
+// client closes (ErrClosed).
 type Hold struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -132,15 +161,16 @@ type Acquire struct {
 	// a lost hold's cause starts with it and the key.
 	Object string
 	// OnEnd, if set on the owner's first hold, is called once when the
-	// owner's holds end: cause context.Canceled for an unlock, ErrLockLost
-	// (wrapped) or ErrClosed otherwise. It must not block.
+	// owner's holds end: cause context.Canceled for an unlock,
+	// ErrLeaseExpired or ErrLockLost (wrapped), or ErrClosed otherwise. It
+	// must not block.
 	OnEnd func(cause error)
 }
 
 // Acquired records a successful acquisition in h. h's context keeps the
 // values of parent but not its cancellation: it is done when the hold ends,
-// with cause ErrLockLost when ownership is lost and ErrClosed when the
-// client closes.
+// with cause ErrLeaseExpired when its fixed lease ran out, ErrLockLost when
+// ownership is lost and ErrClosed when the client closes.
 func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
 	h.key, h.owner = a.Key, a.Owner
@@ -172,10 +202,18 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		hs.owners[a.Key]--
 		o = nil
 	}
+	var staleCause error
+	if stale != nil {
+		why := renewal.ErrLeaseExpired
+		if !stale.renews {
+			why = renewal.ErrFixedLeaseEnded
+		}
+		staleCause = stale.ended(why)
+	}
 	defer func() {
 		hs.mu.Unlock()
 		if stale != nil {
-			rt.endHolds(stale, stale.lost(renewal.ErrLeaseExpired))
+			rt.endHolds(stale, staleCause)
 		}
 	}()
 	if o == nil {
@@ -185,22 +223,61 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		hs.owners[a.Key]++
 		hs.signal()
 	}
-	o.ttl, o.renews = a.TTL, a.Kind != nil
-	o.gen++
+	o.ttl, o.renews, o.kind = a.TTL, a.Kind != nil, a.Kind
 	o.writes++
+	rt.track(o, a.Start)
+	o.holds = append(o.holds, h)
+}
+
+// track puts o's lease, of o.ttl from start, on the wheel under a new
+// generation. hs.mu held.
+func (rt *Runtime) track(o *owned, start time.Time) {
+	o.gen++
 	gen := o.gen
+	kind := o.kind
+	if !o.renews {
+		kind = nil // an extend fixed the lease: it stays fixed
+	}
 	o.lease = rt.wheel.Add(renewal.Spec{
-		Key:   a.Key,
-		Owner: a.Owner,
-		Kind:  a.Kind,
-		TTL:   a.TTL,
-		Start: a.Start,
+		Key:   o.key,
+		Owner: o.owner,
+		Kind:  kind,
+		TTL:   o.ttl,
+		Start: start,
 		Cap:   o.capUntil(),
-		OnLost: func(cause error) {
-			rt.loseIf(o, gen, o.lost(cause))
+		OnLost: func(why error) {
+			rt.leaseEnded(o, gen, why)
 		},
 	})
-	o.holds = append(o.holds, h)
+}
+
+// leaseEnded is the wheel telling why the lease of generation gen of o
+// ended. A lease the owner's own release overtook is no loss: the renewal
+// sent before the release reached Redis after it and found the lock
+// released or handed on, and the release's reply, on its way, ends the
+// holds as released. Until then the lease is watched again, so that a
+// release that does not end them (Redis refused it) still lets the next
+// renewal tell a real loss. Only a real loss is logged, naming the object.
+func (rt *Runtime) leaseEnded(o *owned, gen uint64, why error) {
+	hs := &rt.holds
+	hs.mu.Lock()
+	if o.gen != gen || hs.m[holdKey{o.key, o.owner}] != o {
+		hs.mu.Unlock()
+		return
+	}
+	if errors.Is(why, renewal.ErrKeyGone) && o.releasing() && !hs.closed {
+		rt.track(o, time.Now())
+		hs.mu.Unlock()
+		return
+	}
+	cause := o.ended(why)
+	kind := o.kindName()
+	hs.mu.Unlock()
+	if !errors.Is(cause, ErrLeaseExpired) {
+		rt.logger.Warn("redisson: ownership lost; the holder's context is done",
+			AttrKind, string(ObserveKind(kind)), AttrName, o.key, "owner", o.owner, "err", why)
+	}
+	rt.lose(o, cause)
 }
 
 // LeaseOf returns the lease the owner last took the lock with (Redisson
@@ -460,18 +537,6 @@ func (rt *Runtime) HoldCount() int {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	return len(hs.m)
-}
-
-// loseIf ends an owner's holds for its lease of generation gen only: a lease
-// replaced by a re-entry may still report its loss after it was cancelled.
-func (rt *Runtime) loseIf(o *owned, gen uint64, cause error) {
-	hs := &rt.holds
-	hs.mu.Lock()
-	current := o.gen == gen
-	hs.mu.Unlock()
-	if current {
-		rt.lose(o, cause)
-	}
 }
 
 // lose ends an owner's holds: its lease leaves the wheel and its holds'

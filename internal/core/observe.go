@@ -216,6 +216,8 @@ func (rt *Runtime) holdEnded(h *Hold, kind string, cause error) {
 		e.Cause = observe.Released
 	case errors.Is(cause, ErrClosed):
 		e.Cause, e.Err = observe.Closed, cause
+	case errors.Is(cause, ErrLeaseExpired):
+		e.Cause, e.Err = observe.Expired, cause
 	default:
 		e.Cause, e.Err = observe.Lost, cause
 	}

@@ -71,6 +71,7 @@ type Runtime struct {
 	epoch    time.Time // holds' start times count from it
 
 	holds    Holds
+	evalMode EvalMode
 	requests requestIDs
 	conns    dedicatedConns
 	inflight inflight
@@ -153,13 +154,22 @@ func New(cfg Config) *Runtime {
 	return rt
 }
 
+// Closing is the first step of Close, for a caller with work of its own
+// to finish before Close (the client's registration record): later calls
+// fail with ErrClosed and every hold ends with cause ErrClosed now, so
+// that no hold outlives the call to Close and ends otherwise meanwhile (a
+// lease running out while Redis does not answer). Idempotent.
+func (rt *Runtime) Closing() {
+	rt.cancel(ErrClosed)
+	rt.loseAll(ErrClosed)
+}
+
 // Close marks the runtime closed (later calls fail with ErrClosed), ends
 // every hold with cause ErrClosed, waits up to CloseWait for the acquires
 // in flight and their give-backs (see Begin), and stops the hub and the
 // wheel. The registered work sends nothing after it returns.
 func (rt *Runtime) Close() {
-	rt.cancel(ErrClosed)
-	rt.loseAll(ErrClosed)
+	rt.Closing()
 	if left, waited := rt.drain(); left > 0 {
 		rt.logger.Error("redisson: Close stopped waiting for acquires in flight; Redis did not answer in time, and semaphore permits they took (if they ran) are missing until restored",
 			"inflight", left, "waited", waited)
@@ -303,10 +313,10 @@ func (rt *Runtime) SlotOf(key string) int {
 // Eval runs a script without replica sync, bounded by ctx.
 func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...any) (any, error) {
 	if !rt.NeedsBound(ctx) {
-		return s.Run(ctx, rt.redis, keys, args...)
+		return s.run(ctx, rt.redis, &rt.evalMode, true, keys, args)
 	}
 	return Bounded(ctx, func(ctx context.Context) (any, error) {
-		return s.Run(ctx, rt.redis, keys, args...)
+		return s.run(ctx, rt.redis, &rt.evalMode, true, keys, args)
 	})
 }
 
@@ -424,7 +434,7 @@ func (rt *Runtime) evalBounded(ctx context.Context, s *Script, retry bool, keys 
 
 func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
 	run := func() (any, SyncResult, error) {
-		v, err := s.run(ctx, rt.redis, retry, keys, args)
+		v, err := s.run(ctx, rt.redis, &rt.evalMode, retry, keys, args)
 		return v, SyncResult{}, err
 	}
 	if rt.cluster && !rt.sync.Enabled {
@@ -451,22 +461,20 @@ func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys [
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	for attempt := 0; ; attempt++ {
+	sha := rt.evalMode.sha()
+	for {
 		pipe := node.Pipeline()
-		var cmd *redis.Cmd
-		if retry {
-			cmd = s.EvalSha(ctx, pipe, keys, args...)
-		} else {
-			cmd = s.evalShaNoRetry(ctx, pipe, keys, args)
-		}
+		cmd, send := s.command(ctx, sha, retry, keys, args)
+		_ = pipe.Process(ctx, send)
 		wait := pipe.Do(ctx, "WAIT", n, timeout.Milliseconds())
 		_, _ = pipe.Exec(ctx)
 		err := cmd.Err()
 		switch {
-		case IsNoScript(err) && attempt == 0:
-			if lerr := s.Load(ctx, node); lerr != nil {
-				return nil, SyncResult{}, s.wrap(lerr)
-			}
+		case sha && rt.evalMode.answered(err):
+			// The script did not run: EVAL it now, in the same
+			// pipeline as its WAIT (a SCRIPT LOAD first may be refused
+			// by the ACL too).
+			sha = false
 			continue
 		case IsRedirect(err):
 			// The slot moved under us; the script did not run. Let the

@@ -42,20 +42,13 @@ func (k PlainRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.
 		keys[i] = l.Key()
 		args = append(args, l.Owner())
 	}
-	cmd := plainRenewScript.EvalSha(ctx, pipe, keys, args...)
+	q := k.RT.Queue(ctx, pipe, plainRenewScript, keys, args...)
 	return func() ([]bool, error) {
-		vals, err := cmd.Slice()
+		v, err := q.Result()
 		if err != nil {
-			if core.IsNoScript(err) {
-				// The next round finds the script loaded.
-				lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.RT.Timeout())
-				defer cancel()
-				_, _ = core.Bounded(lctx, func(ctx context.Context) (struct{}, error) {
-					return struct{}{}, plainRenewScript.Load(ctx, k.RT.Redis())
-				})
-			}
 			return nil, err
 		}
+		vals, _ := v.([]any)
 		out := make([]bool, len(leases))
 		for i := range out {
 			out[i] = i < len(vals) && vals[i] == int64(1)

@@ -72,8 +72,11 @@ type Config struct {
 	// only touch keys of one slot. Nil puts every key in one group (a
 	// standalone Redis or a Sentinel setup).
 	Slot func(key string) int
-	// Logger receives failed renewal rounds and lost leases at Warn level.
-	// Nil discards.
+	// Logger receives failed renewal rounds at Warn level. Nil discards.
+	// An ended lease is told to its OnLost, whose owner knows what it
+	// was and whether its end is worth a warning (a fixed lease that ran
+	// out is not; a renewal that lost the race with the owner's own
+	// release is no loss).
 	Logger *slog.Logger
 	// OnRound, when set, is told about every renewal round once its
 	// answers are applied, on the round's goroutine. It must not block.
@@ -164,8 +167,12 @@ type Stats struct {
 	Scripts uint64
 	// Renewed counts successful lease renewals.
 	Renewed uint64
-	// Lost counts leases that ended through OnLost, for any cause.
+	// Lost counts watchdog leases that ended through OnLost: found gone,
+	// or run out before they could be renewed.
 	Lost uint64
+	// Expired counts fixed leases (Spec.Kind nil, or fixed by Fix) that
+	// reached their end through OnLost.
+	Expired uint64
 	// Errors counts groups whose renewal failed (Queue's result error, or a
 	// malformed result) and are retried.
 	Errors uint64
@@ -262,7 +269,7 @@ type Wheel struct {
 	sizes    [wheelSize]int32 // entries per bucket: sizes a round's slice up front
 	used     [words]uint64    // bit per non-empty bucket: find the next one fast
 
-	rounds, scripts, renewed, lost, errs atomic.Uint64
+	rounds, scripts, renewed, lost, expired, errs atomic.Uint64
 }
 
 // New returns a running Wheel with cfg's defaults filled in.
@@ -563,6 +570,7 @@ func (w *Wheel) Stats() Stats {
 		Scripts: w.scripts.Load(),
 		Renewed: w.renewed.Load(),
 		Lost:    w.lost.Load(),
+		Expired: w.expired.Load(),
 		Errors:  w.errs.Load(),
 	}
 }
@@ -806,8 +814,11 @@ func (w *Wheel) nextTick() int64 {
 // notify calls OnLost outside w.mu, since it may call back into the wheel.
 func (w *Wheel) notify(lost []lostLease) {
 	for _, x := range lost {
-		w.lost.Add(1)
-		w.log.Warn("renewal: lease lost", "key", x.l.key, "err", x.err)
+		if errors.Is(x.err, ErrFixedLeaseEnded) {
+			w.expired.Add(1)
+		} else {
+			w.lost.Add(1)
+		}
 		x.l.onLost(x.err)
 	}
 }
