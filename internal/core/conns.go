@@ -330,7 +330,7 @@ func (rt *Runtime) runOnNode(ctx context.Context, node *redis.Client, s *Script,
 // MaxRetries, with its back-off). On a node still refusing, it costs a
 // round trip; the caller's own retries then take a fresh connection.
 func (rt *Runtime) resend(ctx context.Context, node *redis.Client, s *Script, retry bool, keys []string, args []any) (any, error) {
-	return s.run(ctx, node, retry, keys, args)
+	return s.run(ctx, node, &rt.evalMode, retry, keys, args)
 }
 
 // StaleConnError reports that a script that must not run twice failed

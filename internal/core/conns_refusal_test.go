@@ -28,7 +28,7 @@ func TestDedicatedConnClosedAfterRefusal(t *testing.T) {
 	require.NoError(t, cutAdmin.ConfigSet(context.Background(), "replica-serve-stale-data", "no").Err())
 	require.NoError(t, cutAdmin.Do(context.Background(), "REPLICAOF", "127.0.0.1", "1").Err())
 	write := func(ctx context.Context, c *redis.Conn) error {
-		_, err := writeScript.run(ctx, c, false, []string{"k"}, []any{"v"})
+		_, err := writeScript.run(ctx, c, nil, false, []string{"k"}, []any{"v"})
 		return err
 	}
 	for _, tc := range []struct {
