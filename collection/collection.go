@@ -57,7 +57,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"reflect"
 	"strings"
 
@@ -361,23 +360,5 @@ func (o *object) scan(ctx context.Context, op, command string, so scanOptions, p
 			return
 		}
 		cursor = next
-	}
-}
-
-// errNilHandle is the cause of every call on a nil handle.
-var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
-
-// nilHandle is the error of a call on a nil handle of kind: it fails as a
-// handle made wrong does, without a panic.
-func nilHandle(kind, op string) error {
-	return &core.ObjectError{Kind: kind, Op: op, Err: errNilHandle}
-}
-
-// nilSeq2 is the iterator of a call on a nil handle: it yields the
-// nilHandle error once.
-func nilSeq2[T any](kind, op string) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		yield(zero, nilHandle(kind, op))
 	}
 }

@@ -89,7 +89,7 @@ func (l *List[T]) element(ctx context.Context, op string, reply any) (T, bool, e
 // Add appends v at the tail (RPUSH), as Redisson's add.
 func (l *List[T]) Add(ctx context.Context, v T) error {
 	if l == nil {
-		return nilHandle("list", "add")
+		return core.NilHandle("list", "add")
 	}
 	return l.AddAll(ctx, v)
 }
@@ -99,7 +99,7 @@ func (l *List[T]) Add(ctx context.Context, v T) error {
 // is sent.
 func (l *List[T]) AddAll(ctx context.Context, vs ...T) error {
 	if l == nil {
-		return nilHandle("list", "add all")
+		return core.NilHandle("list", "add all")
 	}
 	const op = "add"
 	if err := l.check(ctx, op); err != nil {
@@ -122,7 +122,7 @@ func (l *List[T]) AddAll(ctx context.Context, vs ...T) error {
 // size with ErrInvalidArgument and changes nothing. index must be 0 or more.
 func (l *List[T]) Insert(ctx context.Context, index int64, vs ...T) error {
 	if l == nil {
-		return nilHandle("list", "insert")
+		return core.NilHandle("list", "insert")
 	}
 	const op = "insert"
 	if err := l.check(ctx, op); err != nil {
@@ -156,7 +156,7 @@ func (l *List[T]) Insert(ctx context.Context, index int64, vs ...T) error {
 // Get returns the element at index, and false when there is none (LINDEX).
 func (l *List[T]) Get(ctx context.Context, index int64) (T, bool, error) {
 	if l == nil {
-		return *new(T), false, nilHandle("list", "get")
+		return *new(T), false, core.NilHandle("list", "get")
 	}
 	const op = "get"
 	var zero T
@@ -176,7 +176,7 @@ func (l *List[T]) Get(ctx context.Context, index int64) (T, bool, error) {
 // nothing changes.
 func (l *List[T]) Set(ctx context.Context, index int64, v T) (T, error) {
 	if l == nil {
-		return *new(T), nilHandle("list", "set")
+		return *new(T), core.NilHandle("list", "set")
 	}
 	const op = "set"
 	var zero T
@@ -203,7 +203,7 @@ func (l *List[T]) Set(ctx context.Context, index int64, v T) (T, error) {
 // reports whether there was one (LREM key 1 v), as Redisson's remove(v).
 func (l *List[T]) Remove(ctx context.Context, v T) (bool, error) {
 	if l == nil {
-		return false, nilHandle("list", "remove")
+		return false, core.NilHandle("list", "remove")
 	}
 	const op = "remove"
 	if err := l.check(ctx, op); err != nil {
@@ -230,7 +230,7 @@ func (l *List[T]) Remove(ctx context.Context, v T) (bool, error) {
 // Redisson's (see docs/collections.md for the marker).
 func (l *List[T]) RemoveAt(ctx context.Context, index int64) (T, bool, error) {
 	if l == nil {
-		return *new(T), false, nilHandle("list", "remove at")
+		return *new(T), false, core.NilHandle("list", "remove at")
 	}
 	const op = "remove at"
 	var zero T
@@ -258,7 +258,7 @@ func (l *List[T]) RemoveAt(ctx context.Context, index int64) (T, bool, error) {
 // Redis).
 func (l *List[T]) IndexOf(ctx context.Context, v T) (int64, error) {
 	if l == nil {
-		return *new(int64), nilHandle("list", "index of")
+		return *new(int64), core.NilHandle("list", "index of")
 	}
 	const op = "index of"
 	if err := l.check(ctx, op); err != nil {
@@ -282,7 +282,7 @@ func (l *List[T]) IndexOf(ctx context.Context, v T) (int64, error) {
 // Size returns the number of elements (LLEN).
 func (l *List[T]) Size(ctx context.Context) (int64, error) {
 	if l == nil {
-		return *new(int64), nilHandle("list", "size")
+		return *new(int64), core.NilHandle("list", "size")
 	}
 	return l.size(ctx, "llen")
 }
@@ -290,7 +290,7 @@ func (l *List[T]) Size(ctx context.Context) (int64, error) {
 // Delete deletes the list and reports whether it existed (DEL).
 func (l *List[T]) Delete(ctx context.Context) (bool, error) {
 	if l == nil {
-		return false, nilHandle("list", "delete")
+		return false, core.NilHandle("list", "delete")
 	}
 	return l.delete(ctx)
 }
@@ -300,7 +300,7 @@ func (l *List[T]) Delete(ctx context.Context) (bool, error) {
 // tail.
 func (l *List[T]) Range(ctx context.Context, start, stop int64) ([]T, error) {
 	if l == nil {
-		return *new([]T), nilHandle("list", "range")
+		return *new([]T), core.NilHandle("list", "range")
 	}
 	return l.lrange(ctx, "range", start, stop)
 }
@@ -309,7 +309,7 @@ func (l *List[T]) Range(ctx context.Context, start, stop int64) ([]T, error) {
 // Redisson's readAll. For a list that may be long, iterate with Values.
 func (l *List[T]) ReadAll(ctx context.Context) ([]T, error) {
 	if l == nil {
-		return *new([]T), nilHandle("list", "read all")
+		return *new([]T), core.NilHandle("list", "read all")
 	}
 	return l.lrange(ctx, "read all", 0, -1)
 }
@@ -347,7 +347,7 @@ func (l *List[T]) page(ctx context.Context, op string, start, stop int64) ([]T, 
 // fails to decode ends the iteration with its error.
 func (l *List[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, error] {
 	if l == nil {
-		return nilSeq2[T]("list", "values")
+		return core.NilSeq2[T]("list", "values")
 	}
 	return func(yield func(T, error) bool) {
 		const op = "iterate"

@@ -110,7 +110,7 @@ func (m *Map[K, V]) value(ctx context.Context, op string, reply any) (V, bool, e
 // Get returns the value of key, and false when the map has none (HGET).
 func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 	if m == nil {
-		return *new(V), false, nilHandle("map", "get")
+		return *new(V), false, core.NilHandle("map", "get")
 	}
 	const op = "get"
 	var zero V
@@ -145,7 +145,7 @@ func (m *Map[K, V]) kv(op string, key K, v V) ([]byte, []byte, error) {
 // was one (Redisson's put: a script of HGET and HSET).
 func (m *Map[K, V]) Put(ctx context.Context, key K, v V) (V, bool, error) {
 	if m == nil {
-		return *new(V), false, nilHandle("map", "put")
+		return *new(V), false, core.NilHandle("map", "put")
 	}
 	return m.putScript(ctx, "put", mapPutScript, key, v)
 }
@@ -156,7 +156,7 @@ func (m *Map[K, V]) Put(ctx context.Context, key K, v V) (V, bool, error) {
 // HGET when it was present).
 func (m *Map[K, V]) PutIfAbsent(ctx context.Context, key K, v V) (V, bool, error) {
 	if m == nil {
-		return *new(V), false, nilHandle("map", "put if absent")
+		return *new(V), false, core.NilHandle("map", "put if absent")
 	}
 	return m.putScript(ctx, "put if absent", mapPutIfAbsentScript, key, v)
 }
@@ -181,7 +181,7 @@ func (m *Map[K, V]) putScript(ctx context.Context, op string, s *core.Script, ke
 // Redisson's fastPut: it does not read the previous value.
 func (m *Map[K, V]) FastPut(ctx context.Context, key K, v V) (bool, error) {
 	if m == nil {
-		return false, nilHandle("map", "fast put")
+		return false, core.NilHandle("map", "fast put")
 	}
 	return m.fastPut(ctx, "fast put", "hset", key, v)
 }
@@ -190,7 +190,7 @@ func (m *Map[K, V]) FastPut(ctx context.Context, key K, v V) (bool, error) {
 // reports whether it did (HSETNX), as Redisson's fastPutIfAbsent.
 func (m *Map[K, V]) FastPutIfAbsent(ctx context.Context, key K, v V) (bool, error) {
 	if m == nil {
-		return false, nilHandle("map", "fast put if absent")
+		return false, core.NilHandle("map", "fast put if absent")
 	}
 	return m.fastPut(ctx, "fast put if absent", "hsetnx", key, v)
 }
@@ -218,7 +218,7 @@ func (m *Map[K, V]) fastPut(ctx context.Context, op, command string, key K, v V)
 // (Redisson's remove: a script of HGET and HDEL).
 func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 	if m == nil {
-		return *new(V), false, nilHandle("map", "remove")
+		return *new(V), false, core.NilHandle("map", "remove")
 	}
 	const op = "remove"
 	var zero V
@@ -241,7 +241,7 @@ func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 // Redisson's fastRemove. No keys: nothing is sent, 0.
 func (m *Map[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, error) {
 	if m == nil {
-		return *new(int64), nilHandle("map", "fast remove")
+		return *new(int64), core.NilHandle("map", "fast remove")
 	}
 	const op = "fast remove"
 	if err := m.check(ctx, op); err != nil {
@@ -272,7 +272,7 @@ func (m *Map[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, error) {
 // ContainsKey reports whether the map has a value for key (HEXISTS).
 func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
 	if m == nil {
-		return false, nilHandle("map", "contains key")
+		return false, core.NilHandle("map", "contains key")
 	}
 	const op = "contains key"
 	if err := m.check(ctx, op); err != nil {
@@ -298,7 +298,7 @@ func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
 // (HMGET), as Redisson's getAll. No keys: nothing is sent, an empty map.
 func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
 	if m == nil {
-		return *new(map[K]V), nilHandle("map", "get all")
+		return *new(map[K]V), core.NilHandle("map", "get all")
 	}
 	const op = "get all"
 	if err := m.check(ctx, op); err != nil {
@@ -344,7 +344,7 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
 // sent.
 func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
 	if m == nil {
-		return nilHandle("map", "put all")
+		return core.NilHandle("map", "put all")
 	}
 	const op = "put all"
 	if err := m.check(ctx, op); err != nil {
@@ -372,7 +372,7 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
 // Size returns the number of entries (HLEN).
 func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
 	if m == nil {
-		return *new(int64), nilHandle("map", "size")
+		return *new(int64), core.NilHandle("map", "size")
 	}
 	return m.size(ctx, "hlen")
 }
@@ -380,7 +380,7 @@ func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
 // Delete deletes the map and reports whether it existed (DEL).
 func (m *Map[K, V]) Delete(ctx context.Context) (bool, error) {
 	if m == nil {
-		return false, nilHandle("map", "delete")
+		return false, core.NilHandle("map", "delete")
 	}
 	return m.delete(ctx)
 }
@@ -402,7 +402,7 @@ func (m *Map[K, V]) Delete(ctx context.Context) (bool, error) {
 // after the value was stored (Java throws the same way).
 func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
 	if m == nil {
-		return *new(V), nilHandle("map", "add and get")
+		return *new(V), core.NilHandle("map", "add and get")
 	}
 	const op = "add and get"
 	var zero V
@@ -451,7 +451,7 @@ func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
 // readAllMap. For a map that may be large, iterate with Entries.
 func (m *Map[K, V]) ReadAll(ctx context.Context) (map[K]V, error) {
 	if m == nil {
-		return *new(map[K]V), nilHandle("map", "read all")
+		return *new(map[K]V), core.NilHandle("map", "read all")
 	}
 	const op = "read all"
 	if err := m.check(ctx, op); err != nil {
@@ -495,7 +495,7 @@ func (m *Map[K, V]) entry(k, v string) (Entry[K, V], error) {
 // WithPageSize, WithMatch (on the encoded keys).
 func (m *Map[K, V]) Entries(ctx context.Context, opts ...ScanOption) iter.Seq2[Entry[K, V], error] {
 	if m == nil {
-		return nilSeq2[Entry[K, V]]("map", "entries")
+		return core.NilSeq2[Entry[K, V]]("map", "entries")
 	}
 	return m.entries(ctx, "iterate entries", opts, true, true)
 }
@@ -504,7 +504,7 @@ func (m *Map[K, V]) Entries(ctx context.Context, opts ...ScanOption) iter.Seq2[E
 // are not decoded.
 func (m *Map[K, V]) Keys(ctx context.Context, opts ...ScanOption) iter.Seq2[K, error] {
 	if m == nil {
-		return nilSeq2[K]("map", "keys")
+		return core.NilSeq2[K]("map", "keys")
 	}
 	return func(yield func(K, error) bool) {
 		for e, err := range m.entries(ctx, "iterate keys", opts, true, false) {
@@ -519,7 +519,7 @@ func (m *Map[K, V]) Keys(ctx context.Context, opts ...ScanOption) iter.Seq2[K, e
 // are not decoded.
 func (m *Map[K, V]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[V, error] {
 	if m == nil {
-		return nilSeq2[V]("map", "values")
+		return core.NilSeq2[V]("map", "values")
 	}
 	return func(yield func(V, error) bool) {
 		for e, err := range m.entries(ctx, "iterate values", opts, false, true) {

@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/core"
 )
 
 // Set is Redisson's RSet<V>: a Redis set under the key name, each member
@@ -74,7 +75,7 @@ func (s *Set[T]) count(ctx context.Context, op, command string, write bool, vs [
 // Add adds v and reports whether it was new (SADD), as Redisson's add.
 func (s *Set[T]) Add(ctx context.Context, v T) (bool, error) {
 	if s == nil {
-		return false, nilHandle("set", "add")
+		return false, core.NilHandle("set", "add")
 	}
 	n, err := s.count(ctx, "add", "sadd", true, []T{v})
 	return n == 1, err
@@ -84,7 +85,7 @@ func (s *Set[T]) Add(ctx context.Context, v T) (bool, error) {
 // every member is encoded before anything is sent. None: nothing is sent.
 func (s *Set[T]) AddAll(ctx context.Context, vs ...T) (int64, error) {
 	if s == nil {
-		return *new(int64), nilHandle("set", "add all")
+		return *new(int64), core.NilHandle("set", "add all")
 	}
 	return s.count(ctx, "add all", "sadd", true, vs)
 }
@@ -92,7 +93,7 @@ func (s *Set[T]) AddAll(ctx context.Context, vs ...T) (int64, error) {
 // Remove removes v and reports whether it was there (SREM).
 func (s *Set[T]) Remove(ctx context.Context, v T) (bool, error) {
 	if s == nil {
-		return false, nilHandle("set", "remove")
+		return false, core.NilHandle("set", "remove")
 	}
 	n, err := s.count(ctx, "remove", "srem", true, []T{v})
 	return n == 1, err
@@ -101,7 +102,7 @@ func (s *Set[T]) Remove(ctx context.Context, v T) (bool, error) {
 // Contains reports whether v is a member (SISMEMBER).
 func (s *Set[T]) Contains(ctx context.Context, v T) (bool, error) {
 	if s == nil {
-		return false, nilHandle("set", "contains")
+		return false, core.NilHandle("set", "contains")
 	}
 	n, err := s.count(ctx, "contains", "sismember", false, []T{v})
 	return n == 1, err
@@ -110,7 +111,7 @@ func (s *Set[T]) Contains(ctx context.Context, v T) (bool, error) {
 // Size returns the number of members (SCARD).
 func (s *Set[T]) Size(ctx context.Context) (int64, error) {
 	if s == nil {
-		return *new(int64), nilHandle("set", "size")
+		return *new(int64), core.NilHandle("set", "size")
 	}
 	return s.size(ctx, "scard")
 }
@@ -118,7 +119,7 @@ func (s *Set[T]) Size(ctx context.Context) (int64, error) {
 // Delete deletes the set and reports whether it existed (DEL).
 func (s *Set[T]) Delete(ctx context.Context) (bool, error) {
 	if s == nil {
-		return false, nilHandle("set", "delete")
+		return false, core.NilHandle("set", "delete")
 	}
 	return s.delete(ctx)
 }
@@ -128,7 +129,7 @@ func (s *Set[T]) Delete(ctx context.Context) (bool, error) {
 // Values.
 func (s *Set[T]) ReadAll(ctx context.Context) ([]T, error) {
 	if s == nil {
-		return *new([]T), nilHandle("set", "read all")
+		return *new([]T), core.NilHandle("set", "read all")
 	}
 	const op = "read all"
 	if err := s.check(ctx, op); err != nil {
@@ -166,7 +167,7 @@ func (s *Set[T]) member(it any) (T, error) {
 // Iteration). Options: WithPageSize, WithMatch.
 func (s *Set[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, error] {
 	if s == nil {
-		return nilSeq2[T]("set", "values")
+		return core.NilSeq2[T]("set", "values")
 	}
 	return func(yield func(T, error) bool) {
 		const op = "iterate"

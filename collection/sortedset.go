@@ -75,7 +75,7 @@ func (z *ScoredSortedSet[T]) finite(op, what string, f float64) error {
 // double: 9 is "9.0").
 func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool, error) {
 	if z == nil {
-		return false, nilHandle("scored sorted set", "add")
+		return false, core.NilHandle("scored sorted set", "add")
 	}
 	const op = "add"
 	if err := z.check(ctx, op); err != nil {
@@ -105,7 +105,7 @@ func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool,
 // any other as Java prints a Double.
 func (z *ScoredSortedSet[T]) AddScore(ctx context.Context, v T, delta float64) (float64, error) {
 	if z == nil {
-		return *new(float64), nilHandle("scored sorted set", "add score")
+		return *new(float64), core.NilHandle("scored sorted set", "add score")
 	}
 	const op = "add score"
 	if err := z.check(ctx, op); err != nil {
@@ -149,7 +149,7 @@ func floatReply(v any) (float64, error) {
 // Score returns the score of v, and false when v is not a member (ZSCORE).
 func (z *ScoredSortedSet[T]) Score(ctx context.Context, v T) (float64, bool, error) {
 	if z == nil {
-		return *new(float64), false, nilHandle("scored sorted set", "score")
+		return *new(float64), false, core.NilHandle("scored sorted set", "score")
 	}
 	const op = "score"
 	if err := z.check(ctx, op); err != nil {
@@ -176,7 +176,7 @@ func (z *ScoredSortedSet[T]) Score(ctx context.Context, v T) (float64, bool, err
 // Contains reports whether v is a member (ZSCORE), as Redisson's contains.
 func (z *ScoredSortedSet[T]) Contains(ctx context.Context, v T) (bool, error) {
 	if z == nil {
-		return false, nilHandle("scored sorted set", "contains")
+		return false, core.NilHandle("scored sorted set", "contains")
 	}
 	_, ok, err := z.Score(ctx, v)
 	return ok, err
@@ -186,7 +186,7 @@ func (z *ScoredSortedSet[T]) Contains(ctx context.Context, v T) (bool, error) {
 // false when v is not a member (ZRANK).
 func (z *ScoredSortedSet[T]) Rank(ctx context.Context, v T) (int64, bool, error) {
 	if z == nil {
-		return *new(int64), false, nilHandle("scored sorted set", "rank")
+		return *new(int64), false, core.NilHandle("scored sorted set", "rank")
 	}
 	return z.rank(ctx, "rank", "zrank", v)
 }
@@ -195,7 +195,7 @@ func (z *ScoredSortedSet[T]) Rank(ctx context.Context, v T) (int64, bool, error)
 // when v is not a member (ZREVRANK).
 func (z *ScoredSortedSet[T]) RevRank(ctx context.Context, v T) (int64, bool, error) {
 	if z == nil {
-		return *new(int64), false, nilHandle("scored sorted set", "rev rank")
+		return *new(int64), false, core.NilHandle("scored sorted set", "rev rank")
 	}
 	return z.rank(ctx, "reverse rank", "zrevrank", v)
 }
@@ -225,7 +225,7 @@ func (z *ScoredSortedSet[T]) rank(ctx context.Context, op, command string, v T) 
 // Remove removes v and reports whether it was a member (ZREM).
 func (z *ScoredSortedSet[T]) Remove(ctx context.Context, v T) (bool, error) {
 	if z == nil {
-		return false, nilHandle("scored sorted set", "remove")
+		return false, core.NilHandle("scored sorted set", "remove")
 	}
 	const op = "remove"
 	if err := z.check(ctx, op); err != nil {
@@ -249,7 +249,7 @@ func (z *ScoredSortedSet[T]) Remove(ctx context.Context, v T) (bool, error) {
 // Size returns the number of members (ZCARD).
 func (z *ScoredSortedSet[T]) Size(ctx context.Context) (int64, error) {
 	if z == nil {
-		return *new(int64), nilHandle("scored sorted set", "size")
+		return *new(int64), core.NilHandle("scored sorted set", "size")
 	}
 	return z.size(ctx, "zcard")
 }
@@ -257,7 +257,7 @@ func (z *ScoredSortedSet[T]) Size(ctx context.Context) (int64, error) {
 // Delete deletes the sorted set and reports whether it existed (DEL).
 func (z *ScoredSortedSet[T]) Delete(ctx context.Context) (bool, error) {
 	if z == nil {
-		return false, nilHandle("scored sorted set", "delete")
+		return false, core.NilHandle("scored sorted set", "delete")
 	}
 	return z.delete(ctx)
 }
@@ -267,7 +267,7 @@ func (z *ScoredSortedSet[T]) Delete(ctx context.Context) (bool, error) {
 // ranks count from the highest.
 func (z *ScoredSortedSet[T]) ValueRange(ctx context.Context, start, stop int64) ([]T, error) {
 	if z == nil {
-		return *new([]T), nilHandle("scored sorted set", "value range")
+		return *new([]T), core.NilHandle("scored sorted set", "value range")
 	}
 	return z.valueRange(ctx, "value range", start, stop)
 }
@@ -277,7 +277,7 @@ func (z *ScoredSortedSet[T]) ValueRange(ctx context.Context, start, stop int64) 
 // iterate with Values or Entries.
 func (z *ScoredSortedSet[T]) ReadAll(ctx context.Context) ([]T, error) {
 	if z == nil {
-		return *new([]T), nilHandle("scored sorted set", "read all")
+		return *new([]T), core.NilHandle("scored sorted set", "read all")
 	}
 	return z.valueRange(ctx, "read all", 0, -1)
 }
@@ -313,7 +313,7 @@ func (z *ScoredSortedSet[T]) members(ctx context.Context, op string, items []str
 // (ZRANGE ... WITHSCORES), as Redisson's entryRange(start, end).
 func (z *ScoredSortedSet[T]) EntryRange(ctx context.Context, start, stop int64) ([]ScoredEntry[T], error) {
 	if z == nil {
-		return *new([]ScoredEntry[T]), nilHandle("scored sorted set", "entry range")
+		return *new([]ScoredEntry[T]), core.NilHandle("scored sorted set", "entry range")
 	}
 	const op = "entry range"
 	if err := z.check(ctx, op); err != nil {
@@ -342,7 +342,7 @@ func (z *ScoredSortedSet[T]) EntryRange(ctx context.Context, start, stop int64) 
 // ZREMRANGEBYRANK 0 0).
 func (z *ScoredSortedSet[T]) PollFirst(ctx context.Context) (T, bool, error) {
 	if z == nil {
-		return *new(T), false, nilHandle("scored sorted set", "poll first")
+		return *new(T), false, core.NilHandle("scored sorted set", "poll first")
 	}
 	return z.poll(ctx, "poll first", 0)
 }
@@ -351,7 +351,7 @@ func (z *ScoredSortedSet[T]) PollFirst(ctx context.Context) (T, bool, error) {
 // when the set is empty (the same script with -1 -1).
 func (z *ScoredSortedSet[T]) PollLast(ctx context.Context) (T, bool, error) {
 	if z == nil {
-		return *new(T), false, nilHandle("scored sorted set", "poll last")
+		return *new(T), false, core.NilHandle("scored sorted set", "poll last")
 	}
 	return z.poll(ctx, "poll last", -1)
 }
@@ -383,7 +383,7 @@ func (z *ScoredSortedSet[T]) poll(ctx context.Context, op string, rank int) (T, 
 // Iteration), in no particular order. Options: WithPageSize, WithMatch.
 func (z *ScoredSortedSet[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, error] {
 	if z == nil {
-		return nilSeq2[T]("scored sorted set", "values")
+		return core.NilSeq2[T]("scored sorted set", "values")
 	}
 	return func(yield func(T, error) bool) {
 		for e, err := range z.entries(ctx, "iterate", opts, false) {
@@ -398,7 +398,7 @@ func (z *ScoredSortedSet[T]) Values(ctx context.Context, opts ...ScanOption) ite
 // Values does.
 func (z *ScoredSortedSet[T]) Entries(ctx context.Context, opts ...ScanOption) iter.Seq2[ScoredEntry[T], error] {
 	if z == nil {
-		return nilSeq2[ScoredEntry[T]]("scored sorted set", "entries")
+		return core.NilSeq2[ScoredEntry[T]]("scored sorted set", "entries")
 	}
 	return z.entries(ctx, "iterate entries", opts, true)
 }

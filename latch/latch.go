@@ -79,16 +79,13 @@ func (l *Latch) fail(op string, err error) error {
 	return &core.ObjectError{Kind: "latch", Name: l.Name(), Op: op, Err: err}
 }
 
-// errNilHandle is the error of a method called on a nil handle.
-var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
-
 // checkHandle returns why the handle cannot be used at all (nil, a bad
 // name) or ctx is unusable (nil), without looking at the client or at
 // ctx's end: a count-down runs after both.
 func (l *Latch) checkHandle(ctx context.Context) error {
 	switch {
 	case l == nil || l.rt == nil:
-		return errNilHandle
+		return core.ErrNilHandle
 	case l.err != nil:
 		return l.err
 	case ctx == nil:

@@ -471,7 +471,7 @@ func NewBlockingQueue[T any](src *Source, name string, cd codec.Codec) *Blocking
 // Put appends v to the tail (RPUSH), Java's put; the same as Offer.
 func (q *BlockingQueue[T]) Put(ctx context.Context, v T) error {
 	if q == nil {
-		return nilHandle("blocking queue", "put")
+		return core.NilHandle("blocking queue", "put")
 	}
 	return q.push(ctx, "put", "rpush", v)
 }
@@ -481,7 +481,7 @@ func (q *BlockingQueue[T]) Put(ctx context.Context, v T) error {
 // arrives as the caller leaves.
 func (q *BlockingQueue[T]) Take(ctx context.Context) (T, error) {
 	if q == nil {
-		return *new(T), nilHandle("blocking queue", "take")
+		return *new(T), core.NilHandle("blocking queue", "take")
 	}
 	v, _, err := q.wait(ctx, q.pool, "take", "blpop", "lpush", 0)
 	return v, err
@@ -493,7 +493,7 @@ func (q *BlockingQueue[T]) Take(ctx context.Context) (T, error) {
 // wait (LPOP); a negative one is ErrInvalidArgument.
 func (q *BlockingQueue[T]) Poll(ctx context.Context, timeout time.Duration) (T, bool, error) {
 	if q == nil {
-		return *new(T), false, nilHandle("blocking queue", "poll")
+		return *new(T), false, core.NilHandle("blocking queue", "poll")
 	}
 	return pollTimeout(ctx, &q.base, q.pool, "poll", "lpop", "blpop", "lpush", timeout)
 }
@@ -532,7 +532,7 @@ func NewBlockingDeque[T any](src *Source, name string, cd codec.Codec) *Blocking
 // Put appends v to the tail (RPUSH), Java's put and putLast.
 func (d *BlockingDeque[T]) Put(ctx context.Context, v T) error {
 	if d == nil {
-		return nilHandle("blocking deque", "put")
+		return core.NilHandle("blocking deque", "put")
 	}
 	return d.push(ctx, "put", "rpush", v)
 }
@@ -540,7 +540,7 @@ func (d *BlockingDeque[T]) Put(ctx context.Context, v T) error {
 // PutFirst inserts v at the head (LPUSH), Java's putFirst.
 func (d *BlockingDeque[T]) PutFirst(ctx context.Context, v T) error {
 	if d == nil {
-		return nilHandle("blocking deque", "put first")
+		return core.NilHandle("blocking deque", "put first")
 	}
 	return d.push(ctx, "put first", "lpush", v)
 }
@@ -548,7 +548,7 @@ func (d *BlockingDeque[T]) PutFirst(ctx context.Context, v T) error {
 // Take is TakeFirst.
 func (d *BlockingDeque[T]) Take(ctx context.Context) (T, error) {
 	if d == nil {
-		return *new(T), nilHandle("blocking deque", "take")
+		return *new(T), core.NilHandle("blocking deque", "take")
 	}
 	v, _, err := d.wait(ctx, d.pool, "take", "blpop", "lpush", 0)
 	return v, err
@@ -558,7 +558,7 @@ func (d *BlockingDeque[T]) Take(ctx context.Context) (T, error) {
 // is done (BLPOP).
 func (d *BlockingDeque[T]) TakeFirst(ctx context.Context) (T, error) {
 	if d == nil {
-		return *new(T), nilHandle("blocking deque", "take first")
+		return *new(T), core.NilHandle("blocking deque", "take first")
 	}
 	v, _, err := d.wait(ctx, d.pool, "take first", "blpop", "lpush", 0)
 	return v, err
@@ -568,7 +568,7 @@ func (d *BlockingDeque[T]) TakeFirst(ctx context.Context) (T, error) {
 // is done (BRPOP).
 func (d *BlockingDeque[T]) TakeLast(ctx context.Context) (T, error) {
 	if d == nil {
-		return *new(T), nilHandle("blocking deque", "take last")
+		return *new(T), core.NilHandle("blocking deque", "take last")
 	}
 	v, _, err := d.wait(ctx, d.pool, "take last", "brpop", "rpush", 0)
 	return v, err
@@ -577,7 +577,7 @@ func (d *BlockingDeque[T]) TakeLast(ctx context.Context) (T, error) {
 // Poll is PollFirst.
 func (d *BlockingDeque[T]) Poll(ctx context.Context, timeout time.Duration) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("blocking deque", "poll")
+		return *new(T), false, core.NilHandle("blocking deque", "poll")
 	}
 	return pollTimeout(ctx, &d.base, d.pool, "poll", "lpop", "blpop", "lpush", timeout)
 }
@@ -586,7 +586,7 @@ func (d *BlockingDeque[T]) Poll(ctx context.Context, timeout time.Duration) (T, 
 // zero timeout does not wait: LPOP), and false when none came.
 func (d *BlockingDeque[T]) PollFirst(ctx context.Context, timeout time.Duration) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("blocking deque", "poll first")
+		return *new(T), false, core.NilHandle("blocking deque", "poll first")
 	}
 	return pollTimeout(ctx, &d.base, d.pool, "poll first", "lpop", "blpop", "lpush", timeout)
 }
@@ -595,7 +595,7 @@ func (d *BlockingDeque[T]) PollFirst(ctx context.Context, timeout time.Duration)
 // zero timeout does not wait: RPOP), and false when none came.
 func (d *BlockingDeque[T]) PollLast(ctx context.Context, timeout time.Duration) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("blocking deque", "poll last")
+		return *new(T), false, core.NilHandle("blocking deque", "poll last")
 	}
 	return pollTimeout(ctx, &d.base, d.pool, "poll last", "rpop", "brpop", "rpush", timeout)
 }

@@ -237,7 +237,7 @@ func wrongKey(ctx context.Context, rdb redis.UniversalClient, keys [][2]string) 
 // once (the next transfer moves it), a negative one is ErrInvalidArgument.
 func (q *DelayedQueue[T]) Offer(ctx context.Context, v T, delay time.Duration) error {
 	if q == nil {
-		return nilHandle("delayed queue", "offer")
+		return core.NilHandle("delayed queue", "offer")
 	}
 	const op = "offer"
 	if err := q.check(ctx, op); err != nil {
@@ -278,7 +278,7 @@ func (q *DelayedQueue[T]) value(ctx context.Context, op string, res any, err err
 // it could be decoded.
 func (q *DelayedQueue[T]) Poll(ctx context.Context) (T, bool, error) {
 	if q == nil {
-		return *new(T), false, nilHandle("delayed queue", "poll")
+		return *new(T), false, core.NilHandle("delayed queue", "poll")
 	}
 	const op = "poll"
 	if err := q.check(ctx, op); err != nil {
@@ -293,7 +293,7 @@ func (q *DelayedQueue[T]) Poll(ctx context.Context) (T, bool, error) {
 // there is none.
 func (q *DelayedQueue[T]) Peek(ctx context.Context) (T, bool, error) {
 	if q == nil {
-		return *new(T), false, nilHandle("delayed queue", "peek")
+		return *new(T), false, core.NilHandle("delayed queue", "peek")
 	}
 	const op = "peek"
 	if err := q.check(ctx, op); err != nil {
@@ -308,7 +308,7 @@ func (q *DelayedQueue[T]) Peek(ctx context.Context) (T, bool, error) {
 // list).
 func (q *DelayedQueue[T]) Size(ctx context.Context) (int64, error) {
 	if q == nil {
-		return *new(int64), nilHandle("delayed queue", "size")
+		return *new(int64), core.NilHandle("delayed queue", "size")
 	}
 	const op = "size"
 	if err := q.check(ctx, op); err != nil {
@@ -324,7 +324,7 @@ func (q *DelayedQueue[T]) Size(ctx context.Context) (int64, error) {
 // ReadAll returns the values of the entries not yet moved, in offer order.
 func (q *DelayedQueue[T]) ReadAll(ctx context.Context) ([]T, error) {
 	if q == nil {
-		return *new([]T), nilHandle("delayed queue", "read all")
+		return *new([]T), core.NilHandle("delayed queue", "read all")
 	}
 	const op = "read all"
 	if err := q.check(ctx, op); err != nil {
@@ -351,7 +351,7 @@ func (q *DelayedQueue[T]) ReadAll(ctx context.Context) ([]T, error) {
 // encodes to the same bytes as v.
 func (q *DelayedQueue[T]) Contains(ctx context.Context, v T) (bool, error) {
 	if q == nil {
-		return false, nilHandle("delayed queue", "contains")
+		return false, core.NilHandle("delayed queue", "contains")
 	}
 	const op = "contains"
 	if err := q.check(ctx, op); err != nil {
@@ -372,7 +372,7 @@ func (q *DelayedQueue[T]) Contains(ctx context.Context, v T) (bool, error) {
 // encodes to the same bytes as v, and reports whether there was one.
 func (q *DelayedQueue[T]) Remove(ctx context.Context, v T) (bool, error) {
 	if q == nil {
-		return false, nilHandle("delayed queue", "remove")
+		return false, core.NilHandle("delayed queue", "remove")
 	}
 	const op = "remove"
 	if err := q.check(ctx, op); err != nil {
@@ -394,7 +394,7 @@ func (q *DelayedQueue[T]) Remove(ctx context.Context, v T) (bool, error) {
 // any. The destination is left alone.
 func (q *DelayedQueue[T]) Delete(ctx context.Context) (bool, error) {
 	if q == nil {
-		return false, nilHandle("delayed queue", "delete")
+		return false, core.NilHandle("delayed queue", "delete")
 	}
 	const op = "delete"
 	if err := q.check(ctx, op); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/core"
 )
 
 // Deque is Redisson's RDeque<T>: a double-ended queue in the Redis list
@@ -26,7 +27,7 @@ func NewDeque[T any](src *Source, name string, cd codec.Codec) *Deque[T] {
 // push.
 func (d *Deque[T]) AddFirst(ctx context.Context, v T) error {
 	if d == nil {
-		return nilHandle("deque", "add first")
+		return core.NilHandle("deque", "add first")
 	}
 	return d.push(ctx, "add first", "lpush", v)
 }
@@ -34,7 +35,7 @@ func (d *Deque[T]) AddFirst(ctx context.Context, v T) error {
 // AddLast appends v to the tail (RPUSH), Java's addLast and offerLast.
 func (d *Deque[T]) AddLast(ctx context.Context, v T) error {
 	if d == nil {
-		return nilHandle("deque", "add last")
+		return core.NilHandle("deque", "add last")
 	}
 	return d.push(ctx, "add last", "rpush", v)
 }
@@ -43,7 +44,7 @@ func (d *Deque[T]) AddLast(ctx context.Context, v T) error {
 // is empty (LINDEX 0).
 func (d *Deque[T]) PeekFirst(ctx context.Context) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("deque", "peek first")
+		return *new(T), false, core.NilHandle("deque", "peek first")
 	}
 	v, ok, err := d.Peek(ctx)
 	if err != nil {
@@ -56,7 +57,7 @@ func (d *Deque[T]) PeekFirst(ctx context.Context) (T, bool, error) {
 // is empty (LRANGE -1 -1, as Java reads it).
 func (d *Deque[T]) PeekLast(ctx context.Context) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("deque", "peek last")
+		return *new(T), false, core.NilHandle("deque", "peek last")
 	}
 	const op = "peek last"
 	var zero T
@@ -78,7 +79,7 @@ func (d *Deque[T]) PeekLast(ctx context.Context) (T, bool, error) {
 // (LPOP). It does not wait; see BlockingDeque for that.
 func (d *Deque[T]) PollFirst(ctx context.Context) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("deque", "poll first")
+		return *new(T), false, core.NilHandle("deque", "poll first")
 	}
 	return d.pop(ctx, "poll first", "lpush", "lpop", d.name)
 }
@@ -87,7 +88,7 @@ func (d *Deque[T]) PollFirst(ctx context.Context) (T, bool, error) {
 // (RPOP). It does not wait; see BlockingDeque for that.
 func (d *Deque[T]) PollLast(ctx context.Context) (T, bool, error) {
 	if d == nil {
-		return *new(T), false, nilHandle("deque", "poll last")
+		return *new(T), false, core.NilHandle("deque", "poll last")
 	}
 	return d.pop(ctx, "poll last", "rpush", "rpop", d.name)
 }
@@ -96,7 +97,7 @@ func (d *Deque[T]) PollLast(ctx context.Context) (T, bool, error) {
 // bytes as v and reports whether there was one (LREM name -1 v).
 func (d *Deque[T]) RemoveLastOccurrence(ctx context.Context, v T) (bool, error) {
 	if d == nil {
-		return false, nilHandle("deque", "remove last occurrence")
+		return false, core.NilHandle("deque", "remove last occurrence")
 	}
 	return d.remove(ctx, "remove last occurrence", -1, v)
 }

@@ -268,7 +268,7 @@ func (q *Queue[T]) Codec() codec.Codec {
 // Offer appends v to the tail (RPUSH), Java's offer and add.
 func (q *Queue[T]) Offer(ctx context.Context, v T) error {
 	if q == nil {
-		return nilHandle("queue", "offer")
+		return core.NilHandle("queue", "offer")
 	}
 	return q.push(ctx, "offer", "rpush", v)
 }
@@ -277,7 +277,7 @@ func (q *Queue[T]) Offer(ctx context.Context, v T) error {
 // (Java's addAll); every element is encoded before anything is sent.
 func (q *Queue[T]) Add(ctx context.Context, vs ...T) error {
 	if q == nil {
-		return nilHandle("queue", "add")
+		return core.NilHandle("queue", "add")
 	}
 	const op = "add"
 	if err := q.check(ctx, op); err != nil {
@@ -316,7 +316,7 @@ func (b *base[T]) send(ctx context.Context, args ...any) error {
 // (LPOP). It does not wait; see BlockingQueue for that.
 func (q *Queue[T]) Poll(ctx context.Context) (T, bool, error) {
 	if q == nil {
-		return *new(T), false, nilHandle("queue", "poll")
+		return *new(T), false, core.NilHandle("queue", "poll")
 	}
 	return q.pop(ctx, "poll", "lpush", "lpop", q.name)
 }
@@ -325,7 +325,7 @@ func (q *Queue[T]) Poll(ctx context.Context) (T, bool, error) {
 // empty (LINDEX 0).
 func (q *Queue[T]) Peek(ctx context.Context) (T, bool, error) {
 	if q == nil {
-		return *new(T), false, nilHandle("queue", "peek")
+		return *new(T), false, core.NilHandle("queue", "peek")
 	}
 	const op = "peek"
 	if err := q.check(ctx, op); err != nil {
@@ -338,7 +338,7 @@ func (q *Queue[T]) Peek(ctx context.Context) (T, bool, error) {
 // Size returns the number of elements (LLEN).
 func (q *Queue[T]) Size(ctx context.Context) (int64, error) {
 	if q == nil {
-		return *new(int64), nilHandle("queue", "size")
+		return *new(int64), core.NilHandle("queue", "size")
 	}
 	const op = "size"
 	if err := q.check(ctx, op); err != nil {
@@ -355,7 +355,7 @@ func (q *Queue[T]) Size(ctx context.Context) (int64, error) {
 // (LPOS; Java compares the same bytes with a script).
 func (q *Queue[T]) Contains(ctx context.Context, v T) (bool, error) {
 	if q == nil {
-		return false, nilHandle("queue", "contains")
+		return false, core.NilHandle("queue", "contains")
 	}
 	const op = "contains"
 	if err := q.check(ctx, op); err != nil {
@@ -379,7 +379,7 @@ func (q *Queue[T]) Contains(ctx context.Context, v T) (bool, error) {
 // and reports whether there was one (LREM name 1 v, Java's remove(Object)).
 func (q *Queue[T]) Remove(ctx context.Context, v T) (bool, error) {
 	if q == nil {
-		return false, nilHandle("queue", "remove")
+		return false, core.NilHandle("queue", "remove")
 	}
 	return q.remove(ctx, "remove", 1, v)
 }
@@ -404,7 +404,7 @@ func (b *base[T]) remove(ctx context.Context, op string, count int64, v T) (bool
 // All, which reads it in pages.
 func (q *Queue[T]) ReadAll(ctx context.Context) ([]T, error) {
 	if q == nil {
-		return *new([]T), nilHandle("queue", "read all")
+		return *new([]T), core.NilHandle("queue", "read all")
 	}
 	const op = "read all"
 	if err := q.check(ctx, op); err != nil {
@@ -433,7 +433,7 @@ func (q *Queue[T]) ReadAll(ctx context.Context) ([]T, error) {
 // the walk.
 func (q *Queue[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	if q == nil {
-		return nilSeq2[T]("queue", "all")
+		return core.NilSeq2[T]("queue", "all")
 	}
 	return func(yield func(T, error) bool) {
 		const op = "iterate"
@@ -464,7 +464,7 @@ func (q *Queue[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // Delete deletes the queue's key and reports whether it existed (DEL).
 func (q *Queue[T]) Delete(ctx context.Context) (bool, error) {
 	if q == nil {
-		return false, nilHandle("queue", "delete")
+		return false, core.NilHandle("queue", "delete")
 	}
 	const op = "delete"
 	if err := q.check(ctx, op); err != nil {
@@ -483,7 +483,7 @@ func (q *Queue[T]) Delete(ctx context.Context) (bool, error) {
 // hash to one slot.
 func (q *Queue[T]) PollLastAndOfferFirstTo(ctx context.Context, dest string) (T, bool, error) {
 	if q == nil {
-		return *new(T), false, nilHandle("queue", "poll last and offer first to")
+		return *new(T), false, core.NilHandle("queue", "poll last and offer first to")
 	}
 	const op = "poll last and offer first to"
 	if err := q.check(ctx, op); err != nil {
@@ -495,22 +495,4 @@ func (q *Queue[T]) PollLastAndOfferFirstTo(ctx context.Context, dest string) (T,
 		return zero, false, q.fail(op, fmt.Errorf("%w: the destination name must not be empty", core.ErrInvalidName))
 	}
 	return q.pop(ctx, op, "", "rpoplpush", q.name, dest)
-}
-
-// errNilHandle is the cause of every call on a nil handle.
-var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
-
-// nilHandle is the error of a call on a nil handle of kind: it fails as a
-// handle made wrong does, without a panic.
-func nilHandle(kind, op string) error {
-	return &core.ObjectError{Kind: kind, Op: op, Err: errNilHandle}
-}
-
-// nilSeq2 is the iterator of a call on a nil handle: it yields the
-// nilHandle error once.
-func nilSeq2[T any](kind, op string) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		yield(zero, nilHandle(kind, op))
-	}
 }

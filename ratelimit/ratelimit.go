@@ -109,13 +109,10 @@ func (l *Limiter) fail(op string, err error) error {
 	return &core.ObjectError{Kind: "rate limiter", Name: l.Name(), Op: op, Err: err}
 }
 
-// errNilHandle is the error of a method called on a nil handle.
-var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
-
 func (l *Limiter) check(ctx context.Context) error {
 	switch {
 	case l == nil || l.rt == nil:
-		return errNilHandle
+		return core.ErrNilHandle
 	case l.err != nil:
 		return l.err
 	}

@@ -75,7 +75,7 @@ func (e *ExpirableSemaphore) fail(op string, err error) error {
 // checkHandle is Semaphore's checkHandle, nil handle included.
 func (e *ExpirableSemaphore) checkHandle(ctx context.Context) error {
 	if e == nil {
-		return errNilHandle
+		return core.ErrNilHandle
 	}
 	return e.s.checkHandle(ctx)
 }
@@ -83,7 +83,7 @@ func (e *ExpirableSemaphore) checkHandle(ctx context.Context) error {
 // check is Semaphore's check, nil handle included.
 func (e *ExpirableSemaphore) check(ctx context.Context) error {
 	if e == nil {
-		return errNilHandle
+		return core.ErrNilHandle
 	}
 	return e.s.check(ctx)
 }
@@ -93,7 +93,7 @@ func (e *ExpirableSemaphore) check(ctx context.Context) error {
 // if it exists.
 func (e *ExpirableSemaphore) TrySetPermits(ctx context.Context, permits int) (bool, error) {
 	if e == nil {
-		return false, e.fail("try set permits", errNilHandle)
+		return false, e.fail("try set permits", core.ErrNilHandle)
 	}
 	return e.s.TrySetPermits(ctx, permits)
 }

@@ -84,16 +84,13 @@ func (s *Semaphore) fail(op string, err error) error {
 	return &core.ObjectError{Kind: "semaphore", Name: name, Op: op, Err: err}
 }
 
-// errNilHandle is the error of a method called on a nil handle.
-var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
-
 // checkHandle returns why the handle cannot be used at all (nil, a bad
 // name) or ctx is unusable (nil), without looking at the client or at
 // ctx's end: releases run after both.
 func (s *Semaphore) checkHandle(ctx context.Context) error {
 	switch {
 	case s == nil || s.rt == nil:
-		return errNilHandle
+		return core.ErrNilHandle
 	case s.err != nil:
 		return s.err
 	case ctx == nil:

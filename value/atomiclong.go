@@ -77,7 +77,7 @@ func (a *AtomicLong) counted(ctx context.Context, op string, n int64, err error)
 // Get returns the value, 0 when the key does not exist (GET).
 func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "get")
+		return *new(int64), core.NilHandle("atomic long", "get")
 	}
 	if err := a.check(ctx, "get"); err != nil {
 		return 0, err
@@ -89,7 +89,7 @@ func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
 // Set stores v, removing any TTL (SET).
 func (a *AtomicLong) Set(ctx context.Context, v int64) error {
 	if a == nil {
-		return nilHandle("atomic long", "set")
+		return core.NilHandle("atomic long", "set")
 	}
 	if err := a.check(ctx, "set"); err != nil {
 		return err
@@ -100,7 +100,7 @@ func (a *AtomicLong) Set(ctx context.Context, v int64) error {
 // AddAndGet adds delta and returns the new value (INCRBY).
 func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "add and get")
+		return *new(int64), core.NilHandle("atomic long", "add and get")
 	}
 	if err := a.check(ctx, "add and get"); err != nil {
 		return 0, err
@@ -112,7 +112,7 @@ func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) 
 // GetAndAdd adds delta and returns the previous value (INCRBY).
 func (a *AtomicLong) GetAndAdd(ctx context.Context, delta int64) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "get and add")
+		return *new(int64), core.NilHandle("atomic long", "get and add")
 	}
 	n, err := a.AddAndGet(ctx, delta)
 	if err != nil {
@@ -124,7 +124,7 @@ func (a *AtomicLong) GetAndAdd(ctx context.Context, delta int64) (int64, error) 
 // IncrementAndGet adds 1 and returns the new value (INCR).
 func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "increment and get")
+		return *new(int64), core.NilHandle("atomic long", "increment and get")
 	}
 	if err := a.check(ctx, "increment and get"); err != nil {
 		return 0, err
@@ -136,7 +136,7 @@ func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
 // DecrementAndGet subtracts 1 and returns the new value (DECR).
 func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "decrement and get")
+		return *new(int64), core.NilHandle("atomic long", "decrement and get")
 	}
 	if err := a.check(ctx, "decrement and get"); err != nil {
 		return 0, err
@@ -149,7 +149,7 @@ func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
 // when there was none (GETSET).
 func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "get and set")
+		return *new(int64), core.NilHandle("atomic long", "get and set")
 	}
 	if err := a.check(ctx, "get and set"); err != nil {
 		return 0, err
@@ -163,7 +163,7 @@ func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
 // is removed).
 func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (bool, error) {
 	if a == nil {
-		return false, nilHandle("atomic long", "compare and set")
+		return false, core.NilHandle("atomic long", "compare and set")
 	}
 	if err := a.check(ctx, "compare and set"); err != nil {
 		return false, err
@@ -177,7 +177,7 @@ func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (b
 // was none (Redisson's GET + DEL script).
 func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
 	if a == nil {
-		return *new(int64), nilHandle("atomic long", "get and delete")
+		return *new(int64), core.NilHandle("atomic long", "get and delete")
 	}
 	if err := a.check(ctx, "get and delete"); err != nil {
 		return 0, err
@@ -189,7 +189,7 @@ func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
 // Delete deletes the key and reports whether it existed (DEL).
 func (a *AtomicLong) Delete(ctx context.Context) (bool, error) {
 	if a == nil {
-		return false, nilHandle("atomic long", "delete")
+		return false, core.NilHandle("atomic long", "delete")
 	}
 	return a.delete(ctx)
 }
@@ -198,7 +198,7 @@ func (a *AtomicLong) Delete(ctx context.Context) (bool, error) {
 // it does not exist, -1 when it has no expiry, as Bucket.RemainTTL.
 func (a *AtomicLong) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if a == nil {
-		return *new(time.Duration), nilHandle("atomic long", "remain ttl")
+		return *new(time.Duration), core.NilHandle("atomic long", "remain ttl")
 	}
 	return a.remainTTL(ctx)
 }

@@ -118,7 +118,7 @@ func (o *object) nullArgument(op string) error {
 // Get returns the value, and false when the key does not exist (GET).
 func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
 	if b == nil {
-		return *new(T), false, nilHandle("bucket", "get")
+		return *new(T), false, core.NilHandle("bucket", "get")
 	}
 	if err := b.check(ctx, "get"); err != nil {
 		var zero T
@@ -132,7 +132,7 @@ func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
 // key (DEL).
 func (b *Bucket[T]) Set(ctx context.Context, v T) error {
 	if b == nil {
-		return nilHandle("bucket", "set")
+		return core.NilHandle("bucket", "set")
 	}
 	const op = "set"
 	if err := b.check(ctx, op); err != nil {
@@ -152,7 +152,7 @@ func (b *Bucket[T]) Set(ctx context.Context, v T) error {
 // (PSETEX); a nil v deletes the key (DEL).
 func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 	if b == nil {
-		return nilHandle("bucket", "set ttl")
+		return core.NilHandle("bucket", "set ttl")
 	}
 	const op = "set with TTL"
 	if err := b.check(ctx, op); err != nil {
@@ -177,7 +177,7 @@ func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 // (EXISTS), as Java's setIfAbsent(null).
 func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 	if b == nil {
-		return false, nilHandle("bucket", "set if absent")
+		return false, core.NilHandle("bucket", "set if absent")
 	}
 	const op = "set if absent"
 	if err := b.check(ctx, op); err != nil {
@@ -200,7 +200,7 @@ func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 // reports whether it did (SET key v PX ms NX). v must not be nil.
 func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
 	if b == nil {
-		return false, nilHandle("bucket", "set if absent ttl")
+		return false, core.NilHandle("bucket", "set if absent ttl")
 	}
 	return b.setWithMode(ctx, "set if absent with TTL", v, ttl, "nx")
 }
@@ -210,7 +210,7 @@ func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) 
 // existing key, with Redisson's script.
 func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 	if b == nil {
-		return false, nilHandle("bucket", "set if exists")
+		return false, core.NilHandle("bucket", "set if exists")
 	}
 	const op = "set if exists"
 	if err := b.check(ctx, op); err != nil {
@@ -231,7 +231,7 @@ func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 // reports whether it did (SET key v PX ms XX). v must not be nil.
 func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) (bool, error) {
 	if b == nil {
-		return false, nilHandle("bucket", "set if exists ttl")
+		return false, core.NilHandle("bucket", "set if exists ttl")
 	}
 	return b.setWithMode(ctx, "set if exists with TTL", v, ttl, "xx")
 }
@@ -271,7 +271,7 @@ func (b *Bucket[T]) setReply(ctx context.Context, op string, err error) (bool, e
 // (SETNX update), a nil update deletes the key on a match.
 func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, error) {
 	if b == nil {
-		return false, nilHandle("bucket", "compare and set")
+		return false, core.NilHandle("bucket", "compare and set")
 	}
 	const op = "compare and set"
 	if err := b.check(ctx, op); err != nil {
@@ -302,7 +302,7 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 // script.
 func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 	if b == nil {
-		return *new(T), false, nilHandle("bucket", "get and set")
+		return *new(T), false, core.NilHandle("bucket", "get and set")
 	}
 	const op = "get and set"
 	if err := b.check(ctx, op); err != nil {
@@ -326,7 +326,7 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 // whether there was one (Redisson's GET + PSETEX script).
 func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T, bool, error) {
 	if b == nil {
-		return *new(T), false, nilHandle("bucket", "get and set ttl")
+		return *new(T), false, core.NilHandle("bucket", "get and set ttl")
 	}
 	const op = "get and set with TTL"
 	var zero T
@@ -352,7 +352,7 @@ func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T
 // there was one (Redisson's GET + DEL script).
 func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
 	if b == nil {
-		return *new(T), false, nilHandle("bucket", "get and delete")
+		return *new(T), false, core.NilHandle("bucket", "get and delete")
 	}
 	if err := b.check(ctx, "get and delete"); err != nil {
 		var zero T
@@ -365,7 +365,7 @@ func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
 // Delete deletes the key and reports whether it existed (DEL).
 func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
 	if b == nil {
-		return false, nilHandle("bucket", "delete")
+		return false, core.NilHandle("bucket", "delete")
 	}
 	return b.delete(ctx)
 }
@@ -376,7 +376,7 @@ func (b *Bucket[T]) Delete(ctx context.Context) (bool, error) {
 // numbers in milliseconds.
 func (b *Bucket[T]) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if b == nil {
-		return *new(time.Duration), nilHandle("bucket", "remain ttl")
+		return *new(time.Duration), core.NilHandle("bucket", "remain ttl")
 	}
 	return b.remainTTL(ctx)
 }

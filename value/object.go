@@ -92,12 +92,3 @@ func (o *object) remainTTL(ctx context.Context) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// errNilHandle is the cause of every call on a nil handle.
-var errNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", core.ErrInvalidArgument)
-
-// nilHandle is the error of a call on a nil handle of kind: it fails as a
-// handle made wrong does, without a panic.
-func nilHandle(kind, op string) error {
-	return &core.ObjectError{Kind: kind, Op: op, Err: errNilHandle}
-}

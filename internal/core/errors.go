@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -133,3 +134,22 @@ type wordedError struct {
 
 func (e *wordedError) Error() string   { return e.msg }
 func (e *wordedError) Unwrap() []error { return e.errs }
+
+// ErrNilHandle is the cause of every call on a nil object handle: it
+// matches ErrInvalidArgument.
+var ErrNilHandle = fmt.Errorf("%w: nil handle (get one from a redisson.Client)", ErrInvalidArgument)
+
+// NilHandle is the error of a call op on a nil handle of kind: it fails as
+// a handle made wrong does, without a panic.
+func NilHandle(kind, op string) error {
+	return &ObjectError{Kind: kind, Op: op, Err: ErrNilHandle}
+}
+
+// NilSeq2 is the iterator of a call op on a nil handle of kind: it yields
+// NilHandle's error once.
+func NilSeq2[T any](kind, op string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, NilHandle(kind, op))
+	}
+}
