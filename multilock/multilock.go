@@ -337,14 +337,14 @@ func (m *Lock) Lock(ctx context.Context, opts ...Option) (*Hold, error) {
 
 // permanent reports whether a member's error will not go away by trying
 // again: its client (or the go-redis client under it) is closed, the
-// request is refused as invalid, or the member's key holds another Redis
-// type. Something else could delete a key of the wrong type, but nothing
+// request is refused as invalid or by the ACL, or the member's key holds
+// another Redis type. Something else could delete a key of the wrong type, but nothing
 // here waits for that: a wait would only take and give back the other
 // members until ctx ends.
 func permanent(err error) bool {
 	return errors.Is(err, core.ErrClosed) || errors.Is(err, redis.ErrClosed) ||
 		errors.Is(err, core.ErrInvalidArgument) || errors.Is(err, core.ErrInvalidName) ||
-		errors.Is(err, core.ErrWrongType)
+		errors.Is(err, core.ErrWrongType) || errors.Is(err, core.ErrNoPermission)
 }
 
 // ended returns ctx's cause, with the last member failure when there was

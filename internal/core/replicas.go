@@ -56,14 +56,23 @@ const replicaCountTTL = 5 * time.Second
 type SyncResult struct {
 	Replicas int // connected replicas of the key's master
 	Acked    int // replicas that acknowledged (WAIT's reply), when Replicas > 0
+	// Refused is Redis' error reply to the WAIT (an ACL without +wait):
+	// nobody can tell whether a replica has the write.
+	Refused error
 }
 
-// Failed reports whether the write was not acknowledged by any replica.
-func (r SyncResult) Failed() bool { return r.Replicas > 0 && r.Acked == 0 }
+// Failed reports whether the write was not acknowledged by any replica,
+// or its WAIT was refused.
+func (r SyncResult) Failed() bool { return r.Refused != nil || r.Replicas > 0 && r.Acked == 0 }
 
 // Err is the error of a write that Failed, WAIT having waited timeout:
 // "no replica acknowledged the write within 1s (2 replicas connected)".
 func (r SyncResult) Err(timeout time.Duration) error {
+	if r.Refused != nil {
+		// A refusal, not a slow replica: say what Redis answered, and
+		// let no wait retry it (ErrNoPermission is not Retryable).
+		return Errorf(ErrNoSyncedReplicas, "replica sync is on, but Redis refused its WAIT (allow +wait in the ACL, or turn replica sync off): %w", Permission(r.Refused))
+	}
 	unit := "replicas"
 	if r.Replicas == 1 {
 		unit = "replica"

@@ -116,7 +116,9 @@ func Final(err error) error { return &finalError{err} }
 // here comes from a bound of the client's.
 func Retryable(err error) bool {
 	var final *finalError
-	if err == nil || errors.As(err, &final) || errors.Is(err, ErrClosed) || errors.Is(err, redis.ErrClosed) {
+	if err == nil || errors.As(err, &final) || errors.Is(err, ErrClosed) || errors.Is(err, redis.ErrClosed) ||
+		errors.Is(err, ErrNoPermission) {
+		// An ACL's refusal stays until an operator changes the ACL.
 		return false
 	}
 	if errors.Is(err, pubsub.ErrNotConfirmed) || errors.Is(err, redis.ErrPoolTimeout) {

@@ -485,8 +485,11 @@ func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys [
 		case err != nil:
 			return nil, SyncResult{}, s.wrap(err)
 		}
-		acked, _ := wait.Int64()
+		acked, werr := wait.Int64()
 		res := SyncResult{Replicas: n, Acked: int(acked)}
+		if _, reply := replyText(werr); reply {
+			res.Refused = werr
+		}
 		if res.Failed() {
 			// The count may be stale (a failover, a replica gone): read
 			// it again soon, not a TTL later, so that a retry sees it.
