@@ -3,8 +3,6 @@ package pubsub
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,10 +14,34 @@ import (
 
 // op is one queued SUBSCRIBE or UNSUBSCRIBE. Ops are sent in the order they
 // were queued (under the hub's lock), so a channel dropped and taken again is
-// unsubscribed before it is subscribed anew.
+// unsubscribed before it is subscribed anew. Runs of ops of the same kind go
+// out as one command, except an op marked alone: a channel of a batch Redis
+// refused, sent again by itself so that the refusal finds its channel.
 type op struct {
 	subscribe bool
+	alone     bool
 	key       subKey
+}
+
+// sentKind is what a command written on a subscription connection was.
+type sentKind uint8
+
+const (
+	sentSubscribe sentKind = iota
+	sentUnsubscribe
+	sentPing
+)
+
+// sent is a command written on a connection whose replies have not all
+// come. Redis answers a connection's commands in order, one reply per
+// channel named (one for a ping), or a single error reply for the whole
+// command: an error reply answers the oldest command still pending, and so
+// tells which channels it refused, although its text names none.
+type sent struct {
+	what  sentKind
+	kind  Kind
+	names []string
+	got   int // replies received so far
 }
 
 // conn is one subscription connection: a control goroutine sends queued
@@ -32,7 +54,9 @@ type conn struct {
 	shard    bool           // carries SSUBSCRIBE (Shard); else SUBSCRIBE and PSUBSCRIBE
 	unsubs   map[subKey]int // unsubscribes sent, replies not seen; guarded by h.mu
 	inflight map[subKey]int // subscribes sent but not confirmed; guarded by h.mu
+	pending  []sent         // commands on ps awaiting replies, oldest first; guarded by h.mu
 	lostAt   time.Time      // when the connection was last lost; guarded by h.mu
+	noPing   bool           // Redis refused a ping (logged once); guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
 	kick     chan struct{}  // queue is not empty
 	renew    chan struct{}  // the connection must be replaced
@@ -143,6 +167,7 @@ func (c *conn) control() {
 					return
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), every)
+				c.expect(sent{what: sentPing})
 				if err := c.ps.Ping(ctx); err != nil && !c.stopping() {
 					c.h.cfg.Logger.Warn("redisson pubsub: ping failed", "err", err)
 				}
@@ -170,7 +195,8 @@ func (c *conn) flush() bool {
 	for i := 0; i < len(ops); {
 		j := i
 		chans := make([]string, 0, 8)
-		for j < len(ops) && ops[j].subscribe == ops[i].subscribe && ops[j].key.kind == ops[i].key.kind {
+		for j < len(ops) && ops[j].subscribe == ops[i].subscribe && ops[j].key.kind == ops[i].key.kind &&
+			(j == i || !ops[i].alone && !ops[j].alone) {
 			chans = append(chans, ops[j].key.name)
 			j++
 		}
@@ -210,7 +236,12 @@ func (c *conn) send(subscribe bool, kind Kind, chans []string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ok := true
+	what := sentUnsubscribe
+	if subscribe {
+		what = sentSubscribe
+	}
 	for _, group := range c.groups(kind, chans) {
+		c.expect(sent{what: what, kind: kind, names: group})
 		var err error
 		switch {
 		case subscribe && kind == Shard:
@@ -236,6 +267,34 @@ func (c *conn) send(subscribe bool, kind Kind, chans []string) bool {
 		}
 	}
 	return ok
+}
+
+// expect records a command about to be written on ps, so that its replies,
+// an error reply above all, can be matched to it; called with sendMu held,
+// which keeps the records in the order of the writes.
+func (c *conn) expect(s sent) {
+	c.h.mu.Lock()
+	c.pending = append(c.pending, s)
+	c.h.mu.Unlock()
+}
+
+// answered consumes a reply for key (of kind what) from the oldest pending
+// command when that command is the one it answers; a reply Redis sends on
+// its own (a sunsubscribe after a slot moved) matches nothing. Called with
+// h.mu held.
+func (c *conn) answered(what sentKind, key subKey) {
+	if len(c.pending) == 0 {
+		return
+	}
+	p := &c.pending[0]
+	if p.what != what || what != sentPing && (p.kind != key.kind || p.got >= len(p.names) || p.names[p.got] != key.name) {
+		return
+	}
+	p.got++
+	if what == sentPing || p.got == len(p.names) {
+		c.pending[0] = sent{}
+		c.pending = c.pending[1:]
+	}
 }
 
 // groups splits shard channels into one group per slot.
@@ -269,13 +328,14 @@ func (c *conn) replace() {
 		return
 	default:
 	}
-	c.h.cfg.Logger.Warn("redisson pubsub: connection silent, replacing it")
+	c.h.cfg.Logger.Warn("redisson pubsub: replacing the subscription connection")
 	old := c.ps
 	c.ps = c.open()
 	c.lastSeen.Store(time.Now().UnixNano())
 	c.h.mu.Lock()
 	clear(c.inflight)
 	clear(c.unsubs)
+	c.pending = nil
 	chans := map[Kind][]string{}
 	for key, e := range c.h.entries {
 		if e.c == c {
@@ -306,7 +366,6 @@ func (c *conn) replace() {
 func (c *conn) read(ps *redis.PubSub) {
 	defer c.h.wg.Done()
 	ctx := context.Background()
-	backoff := 10 * time.Millisecond
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
@@ -347,23 +406,11 @@ func (c *conn) read(ps *redis.PubSub) {
 			default:
 			}
 			var re redis.Error
-			if errors.As(err, &re) && c.sharded() && strings.HasPrefix(re.Error(), "MOVED ") {
-				// An SSUBSCRIBE refused because its slot lives
-				// elsewhere now: subscribe its channels there.
-				if f := strings.Fields(re.Error()); len(f) >= 2 {
-					if s, err := strconv.Atoi(f[1]); err == nil {
-						c.h.cfg.Logger.Warn("redisson pubsub: MOVED; subscribing on the slot's new master", "slot", s)
-						c.h.rerouteSlot(c, s)
-						continue
-					}
-				}
-			}
 			if errors.As(err, &re) {
-				// A refused (S)SUBSCRIBE leaves channels unsubscribed that
-				// the hub counts as in flight: start over on a new
-				// connection.
-				c.h.cfg.Logger.Warn("redisson pubsub: error reply; replacing the connection", "err", err)
-				c.requestReplace()
+				// An answer, not a fault: the connection works. It
+				// concerns the command it answers and nothing else.
+				c.lastSeen.Store(time.Now().UnixNano())
+				c.h.onErrorReply(c, re)
 				continue
 			}
 			if c.node != nil {
@@ -377,31 +424,20 @@ func (c *conn) read(ps *redis.PubSub) {
 				c.h.onNodeGone(c)
 				return
 			}
-			if c.sharded() {
-				// go-redis would resubscribe every shard channel in one
-				// SSUBSCRIBE, which Redis refuses across slots.
-				c.requestReplace()
-				select {
-				case <-c.stop:
-				case <-time.After(backoff):
-				}
-				backoff = min(2*backoff, time.Second)
-				continue
-			}
-			// The connection broke: go-redis reconnects and resubscribes on
-			// the next Receive; what was in flight is void.
+			// The connection broke. go-redis would reconnect and
+			// resubscribe every channel in one command per kind: one
+			// channel refused then (an ACL changed meanwhile) would take
+			// every other down with it, and on a sharded connection
+			// Redis refuses a command spanning slots. The hub makes the
+			// new connection itself, and this reader ends with the old.
 			c.h.onConnLost(c)
-			select {
-			case <-c.stop:
-				return
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, time.Second)
-			continue
+			c.requestReplace()
+			return
 		}
-		backoff = 10 * time.Millisecond
 		c.lastSeen.Store(time.Now().UnixNano())
 		switch m := msg.(type) {
+		case *redis.Pong:
+			c.h.onPong(c)
 		case *redis.Subscription:
 			switch m.Kind {
 			case "subscribe":

@@ -43,6 +43,12 @@ var ErrClosed = errors.New("subscriptions are closed")
 // not confirm a subscription within Config.ConfirmTimeout.
 var ErrNotConfirmed = errors.New("subscription not confirmed in time")
 
+// ErrNoPermission is wrapped by the error of a subscription Redis refused
+// with NOPERM: the connection's ACL user may not subscribe to the channel
+// (or pattern), or not run the command. Package core re-exports it as
+// core.ErrNoPermission, so one sentinel stands for every NOPERM.
+var ErrNoPermission = errors.New("no permission")
+
 // DefaultConfirmTimeout bounds the wait for a subscription's confirmation:
 // Redisson's subscriptionTimeout default, 7.5 s.
 const DefaultConfirmTimeout = 7500 * time.Millisecond
@@ -157,6 +163,7 @@ type entry struct {
 	ready      chan struct{} // closed when confirmed or failed
 	sent       time.Time     // when its subscribe was queued (with OnConfirm)
 	err        error         // why the subscription failed; set before ready closes
+	ended      error         // why a confirmed subscription ended; guarded by h.mu
 	listeners  []*Listener
 }
 
@@ -206,8 +213,10 @@ func (h *Hub) Done() <-chan struct{} { return h.done }
 // The wait for the confirmation ends with the caller's context, with
 // Config.ConfirmTimeout (an error wrapping ErrNotConfirmed; the connection
 // is then replaced, since a confirmation that does not come means it is
-// stuck), or at once with an error wrapping redis.ErrClosed when the Redis
-// client was closed under the hub.
+// stuck), at once with an error wrapping redis.ErrClosed when the Redis
+// client was closed under the hub, or at once with the error Redis
+// answered: a refusal (NOPERM wraps ErrNoPermission) names the channel
+// and fails the callers of that channel only.
 func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) (*Waiter, error) {
 	kind := Channel
 	if h.cfg.Sharded {
@@ -333,6 +342,16 @@ func (h *Hub) route(ctx context.Context, key subKey) (string, *redis.Client, err
 
 // C is signalled when the waiter should re-check what it waits for.
 func (w *Waiter) C() <-chan struct{} { return w.sig }
+
+// Err returns why the waiter's subscription ended while it waited, nil
+// while it stands: Redis refused the channel when the hub subscribed it
+// again after a reconnect (an ACL changed meanwhile). The waiter is woken
+// then; no message will reach it any more.
+func (w *Waiter) Err() error {
+	w.h.mu.Lock()
+	defer w.h.mu.Unlock()
+	return w.e.ended
+}
 
 // PassOverWhen makes messages that wake a limited number of waiters skip
 // this one while skip reports true: its owner knows the message cannot
@@ -556,6 +575,7 @@ func (h *Hub) onSubscribed(c *conn, key subKey) {
 // whether the confirmation was of a resubscription and since when it was
 // awaited (zero: nothing to report).
 func (h *Hub) subscribed(c *conn, key subKey) (bool, time.Time) {
+	c.answered(sentSubscribe, key)
 	if c.inflight[key] > 0 {
 		c.inflight[key]--
 		if c.inflight[key] == 0 {
@@ -631,13 +651,14 @@ func (h *Hub) onClientClosed(err error) {
 	}
 }
 
-// onConnLost forgets what was in flight on c: go-redis resubscribes every
-// channel on the new connection, and each channel gets one fresh reply.
+// onConnLost forgets what was in flight on c: the replacement connection
+// subscribes every channel again, and each channel gets one fresh reply.
 func (h *Hub) onConnLost(c *conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	clear(c.inflight)
 	clear(c.unsubs)
+	c.pending = nil
 	if h.cfg.OnConfirm != nil {
 		c.lostAt = time.Now()
 	}
@@ -650,6 +671,7 @@ func (h *Hub) onConnLost(c *conn) {
 // is subscribed again where the slot lives now.
 func (h *Hub) onUnsubscribed(c *conn, key subKey) {
 	h.mu.Lock()
+	c.answered(sentUnsubscribe, key)
 	if c.unsubs[key] > 0 {
 		c.unsubs[key]--
 		if c.unsubs[key] == 0 {
