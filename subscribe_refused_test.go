@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,8 +12,10 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/pubsub"
+	hub "github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/pubsub"
+	"github.com/goredisson/redisson/rlock"
 )
 
 // appUser (re)makes the ACL user app, allowed every key and command and the
@@ -86,28 +87,39 @@ func TestRefusedChannelFailsFastAndContained(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ac.Semaphore("app:sem").SetPermits(ctx, 0))
 
-	var published int
-	stop := make(chan struct{})
-	var pub sync.WaitGroup
-	pub.Add(1)
-	go func() {
-		defer pub.Done()
-		news := redisson.NewTopic[string](ac, "app:news", codec.String())
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if _, err := news.Publish(context.Background(), strconv.Itoa(published)); err != nil {
-				t.Error(err)
-				return
-			}
-			published++
-			time.Sleep(2 * time.Millisecond)
+	stop := publishNumbered(t, redisson.NewTopic[string](ac, "app:news", codec.String()))
+	refuseEach(t, cl)
+	published := stop()
+	require.NoError(t, good.Unlock(ctx))
+	select {
+	case err := <-acquired:
+		require.NoError(t, err, "the permitted lock waiter")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the permitted lock waiter did not acquire")
+	}
+	for i := range published {
+		select {
+		case m, ok := <-sub.Messages():
+			require.True(t, ok, "the permitted topic ended: %v", sub.Err())
+			require.Nil(t, m.Gap, "a gap before message %d", i)
+			require.Equal(t, strconv.Itoa(i), m.Value)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the permitted topic got %d of %d messages", i, published)
 		}
-	}()
+	}
+	require.Equal(t, conns, pubsubConns(t, admin), "the hub's connection was not replaced")
 
+	// The ACL allows the channels now: the same client waits on them.
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "app", "&redisson_lock__channel:{app:bad}", "&redisson_sc:{app:sem}").Err())
+	waitersGetThrough(t, admin, ac, cl, bad)
+}
+
+// refuseEach waits on a lock, a semaphore and a topic whose channels the
+// ACL refuses, a few times each: every wait must fail with ErrNoPermission
+// naming the channel, before the subscription timeout.
+func refuseEach(t *testing.T, cl *redisson.Client) {
+	t.Helper()
+	ctx := t.Context()
 	refused := []struct {
 		name, channel string
 		wait          func(ctx context.Context) error
@@ -137,33 +149,46 @@ func TestRefusedChannelFailsFastAndContained(t *testing.T) {
 			require.ErrorIs(t, err, redisson.ErrNoPermission, r.name)
 			require.ErrorContains(t, err, strconv.Quote(r.channel), r.name)
 			require.ErrorContains(t, err, "&"+r.channel, r.name)
-			require.Less(t, took, pubsub.DefaultConfirmTimeout, "%s: the refusal came before the subscription timeout", r.name)
+			require.Less(t, took, hub.DefaultConfirmTimeout, "%s: the refusal came before the subscription timeout", r.name)
 		}
 	}
+}
 
-	close(stop)
-	pub.Wait()
-	require.NoError(t, good.Unlock(ctx))
-	select {
-	case err := <-acquired:
-		require.NoError(t, err, "the permitted lock waiter")
-	case <-time.After(20 * time.Second):
-		t.Fatal("the permitted lock waiter did not acquire")
-	}
-	for i := range published {
-		select {
-		case m, ok := <-sub.Messages():
-			require.True(t, ok, "the permitted topic ended: %v", sub.Err())
-			require.Nil(t, m.Gap, "a gap before message %d", i)
-			require.Equal(t, strconv.Itoa(i), m.Value)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the permitted topic got %d of %d messages", i, published)
+// publishNumbered publishes "0", "1", … on news until the returned stop is
+// called, which returns how many were published.
+func publishNumbered(t *testing.T, news *pubsub.Topic[string]) (stop func() int) {
+	t.Helper()
+	done := make(chan struct{})
+	count := make(chan int)
+	go func() {
+		n := 0
+		defer func() { count <- n }()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := news.Publish(context.Background(), strconv.Itoa(n)); err != nil {
+				t.Error(err)
+				return
+			}
+			n++
+			time.Sleep(2 * time.Millisecond)
 		}
+	}()
+	return func() int {
+		close(done)
+		return <-count
 	}
-	require.Equal(t, conns, pubsubConns(t, admin), "the hub's connection was not replaced")
+}
 
-	// The ACL allows the channels now: the same client waits on them.
-	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "app", "&redisson_lock__channel:{app:bad}", "&redisson_sc:{app:sem}").Err())
+// waitersGetThrough waits on the lock app:bad (held by bad) and the
+// semaphore app:sem through cl, and checks that both get through once ac
+// releases them.
+func waitersGetThrough(t *testing.T, admin *redis.Client, ac, cl *redisson.Client, bad *rlock.Hold) {
+	t.Helper()
+	ctx := t.Context()
 	waited := make(chan error, 2)
 	go func() {
 		h, err := cl.Lock("app:bad").Lock(ctx)

@@ -369,70 +369,10 @@ func (c *conn) read(ps *redis.PubSub) {
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
-			if errors.Is(err, redis.ErrClosed) {
-				// Either this PubSub was closed (the conn is closing
-				// or replaced it), or the Redis client it came from
-				// was: then no reply will ever come on it.
-				select {
-				case <-c.stop:
-					return
-				default:
-				}
-				c.sendMu.Lock()
-				current := c.ps == ps
-				c.sendMu.Unlock()
-				switch {
-				case current && c.node == nil:
-					c.h.onClientClosed(err)
-				case current:
-					// The cluster client closed this node's client
-					// (the node left its view): move every channel
-					// to the master that serves it now.
-					c.h.onNodeGone(c)
-				}
+			if c.failed(ps, err) {
 				return
 			}
-			// A PubSub replaced meanwhile (replace closes it) reports
-			// its closed socket: nothing to do, its successor reads.
-			c.sendMu.Lock()
-			current := c.ps == ps
-			c.sendMu.Unlock()
-			if !current {
-				return
-			}
-			select {
-			case <-c.stop:
-				return
-			default:
-			}
-			var re redis.Error
-			if errors.As(err, &re) {
-				// An answer, not a fault: the connection works. It
-				// concerns the command it answers and nothing else.
-				c.lastSeen.Store(time.Now().UnixNano())
-				c.h.onErrorReply(c, re)
-				continue
-			}
-			if c.node != nil {
-				// A cluster node's connection broke: the node may be
-				// gone for good (its replica takes over) or its slots
-				// may have moved. Drop this connection and subscribe
-				// every channel on the master that serves it now, per
-				// the cluster client's refreshed slot map (the same
-				// node again when it is back).
-				c.h.cfg.Logger.Warn("redisson pubsub: a node's connection broke; subscribing its channels where their slots are", "err", err)
-				c.h.onNodeGone(c)
-				return
-			}
-			// The connection broke. go-redis would reconnect and
-			// resubscribe every channel in one command per kind: one
-			// channel refused then (an ACL changed meanwhile) would take
-			// every other down with it, and on a sharded connection
-			// Redis refuses a command spanning slots. The hub makes the
-			// new connection itself, and this reader ends with the old.
-			c.h.onConnLost(c)
-			c.requestReplace()
-			return
+			continue
 		}
 		c.lastSeen.Store(time.Now().UnixNano())
 		switch m := msg.(type) {
@@ -465,4 +405,74 @@ func (c *conn) read(ps *redis.PubSub) {
 			c.h.onMessage(key, Message{Channel: m.Channel, Pattern: m.Pattern, Payload: m.Payload})
 		}
 	}
+}
+
+// failed handles a failed Receive on ps and reports whether the reader
+// must end: an error reply is an answer and reading goes on; a closed or
+// broken connection ends this reader.
+func (c *conn) failed(ps *redis.PubSub, err error) bool {
+	if errors.Is(err, redis.ErrClosed) {
+		// Either this PubSub was closed (the conn is closing
+		// or replaced it), or the Redis client it came from
+		// was: then no reply will ever come on it.
+		select {
+		case <-c.stop:
+			return true
+		default:
+		}
+		c.sendMu.Lock()
+		current := c.ps == ps
+		c.sendMu.Unlock()
+		switch {
+		case current && c.node == nil:
+			c.h.onClientClosed(err)
+		case current:
+			// The cluster client closed this node's client
+			// (the node left its view): move every channel
+			// to the master that serves it now.
+			c.h.onNodeGone(c)
+		}
+		return true
+	}
+	// A PubSub replaced meanwhile (replace closes it) reports
+	// its closed socket: nothing to do, its successor reads.
+	c.sendMu.Lock()
+	current := c.ps == ps
+	c.sendMu.Unlock()
+	if !current {
+		return true
+	}
+	select {
+	case <-c.stop:
+		return true
+	default:
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		// An answer, not a fault: the connection works. It
+		// concerns the command it answers and nothing else.
+		c.lastSeen.Store(time.Now().UnixNano())
+		c.h.onErrorReply(c, re)
+		return false
+	}
+	if c.node != nil {
+		// A cluster node's connection broke: the node may be
+		// gone for good (its replica takes over) or its slots
+		// may have moved. Drop this connection and subscribe
+		// every channel on the master that serves it now, per
+		// the cluster client's refreshed slot map (the same
+		// node again when it is back).
+		c.h.cfg.Logger.Warn("redisson pubsub: a node's connection broke; subscribing its channels where their slots are", "err", err)
+		c.h.onNodeGone(c)
+		return true
+	}
+	// The connection broke. go-redis would reconnect and
+	// resubscribe every channel in one command per kind: one
+	// channel refused then (an ACL changed meanwhile) would take
+	// every other down with it, and on a sharded connection
+	// Redis refuses a command spanning slots. The hub makes the
+	// new connection itself, and this reader ends with the old.
+	c.h.onConnLost(c)
+	c.requestReplace()
+	return true
 }

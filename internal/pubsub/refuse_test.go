@@ -2,6 +2,8 @@ package pubsub_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,6 +88,33 @@ func hubConnIDs(t *testing.T, admin *redis.Client) []string {
 	return ids
 }
 
+// refusalCase is a kind of subscription with a name the ACL user may use
+// and one it may not.
+type refusalCase struct {
+	name    string
+	kind    pubsub.Kind
+	ok, bad string // a permitted and a refused name of kind
+	badPub  string // a channel that reaches bad
+	publish func(ctx context.Context, rdb *redis.Client, ch, msg string) error
+}
+
+// subscribe registers on name of the case's kind, waiter or listener, and
+// drops the registration at once.
+func (tc refusalCase) subscribe(ctx context.Context, h *pubsub.Hub, name string) error {
+	if tc.kind == pubsub.Pattern {
+		l, err := h.Listen(ctx, tc.kind, name, newRecorder())
+		if err == nil {
+			l.Close()
+		}
+		return err
+	}
+	w, err := h.Subscribe(ctx, name, pubsub.LockPolicy)
+	if err == nil {
+		w.Close(false)
+	}
+	return err
+}
+
 // TestRefusedSubscription: a user whose ACL refuses one channel (pattern,
 // shard channel) subscribes it among permitted ones. The refusal reaches
 // the callers of that channel at once, as an error wrapping
@@ -95,13 +124,7 @@ func hubConnIDs(t *testing.T, admin *redis.Client) []string {
 // permitted waiter is woken, and channels subscribed in the same burst are
 // confirmed. Once the ACL allows the channel, subscribing it works.
 func TestRefusedSubscription(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		kind    pubsub.Kind
-		ok, bad string // a permitted and a refused name of kind
-		badPub  string // a channel that reaches bad
-		publish func(ctx context.Context, rdb *redis.Client, ch, msg string) error
-	}{
+	for _, tc := range []refusalCase{
 		{"channel", pubsub.Channel, "app:t", "bad:t", "bad:t", publishPlain},
 		{"pattern", pubsub.Pattern, "app:*", "bad:*", "bad:x", publishPlain},
 		{"shard channel", pubsub.Shard, "app:t", "bad:t", "bad:t", publishShard},
@@ -114,8 +137,7 @@ func TestRefusedSubscription(t *testing.T) {
 			for i := range 11 {
 				allowed = append(allowed, "app:p"+strconv.Itoa(i)+"*")
 			}
-			app := aclUser(t, srv, admin, allowed...)
-			h := newHub(t, app, tc.kind == pubsub.Shard)
+			h := newHub(t, aclUser(t, srv, admin, allowed...), tc.kind == pubsub.Shard)
 			ctx := context.Background()
 
 			rec := newRecorder()
@@ -128,84 +150,16 @@ func TestRefusedSubscription(t *testing.T) {
 			ids := hubConnIDs(t, admin)
 			require.Len(t, ids, 1)
 
-			// A publisher runs through the refusals.
-			published := make(chan int)
-			stop := make(chan struct{})
-			go func() {
-				n := 0
-				defer func() { published <- n }()
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if err := tc.publish(ctx, admin, "app:t", strconv.Itoa(n)); err != nil {
-						t.Error(err)
-						return
-					}
-					n++
-					time.Sleep(2 * time.Millisecond)
-				}
-			}()
-
+			stop := startPublisher(t, func(msg string) error { return tc.publish(ctx, admin, "app:t", msg) })
 			for round := range 5 {
 				start := time.Now()
-				var err error
-				if tc.kind == pubsub.Pattern {
-					_, err = h.Listen(ctx, tc.kind, tc.bad, newRecorder())
-				} else {
-					_, err = h.Subscribe(ctx, tc.bad, pubsub.LockPolicy)
-				}
+				err := tc.subscribe(ctx, h, tc.bad)
 				took := time.Since(start)
 				require.ErrorIs(t, err, pubsub.ErrNoPermission)
 				require.ErrorContains(t, err, strconv.Quote(tc.bad))
 				require.ErrorContains(t, err, "&"+tc.bad)
 				require.Less(t, took, pubsub.DefaultConfirmTimeout, "the refusal came before the confirmation timeout")
-
-				// The refused one in a burst of permitted ones: Redis
-				// refuses a command naming it as a whole.
-				errs := make(chan error, 11)
-				var wg sync.WaitGroup
-				for i := range 11 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						name := "app:b" + strconv.Itoa(round) + "-" + strconv.Itoa(i)
-						if i == 5 {
-							name = tc.bad
-						}
-						var err error
-						if tc.kind == pubsub.Pattern {
-							if i != 5 {
-								name = "app:p" + strconv.Itoa(i) + "*"
-							}
-							var bl *pubsub.Listener
-							bl, err = h.Listen(ctx, tc.kind, name, newRecorder())
-							if err == nil {
-								bl.Close()
-							}
-						} else {
-							var bw *pubsub.Waiter
-							bw, err = h.Subscribe(ctx, name, pubsub.LockPolicy)
-							if err == nil {
-								bw.Close(false)
-							}
-						}
-						if i == 5 {
-							if err == nil || !strings.Contains(err.Error(), "no permission") {
-								errs <- err
-							}
-							return
-						}
-						errs <- err
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					require.NoError(t, err)
-				}
+				burstWithRefused(t, h, tc, round)
 			}
 
 			// The permitted waiter is woken.
@@ -214,8 +168,7 @@ func TestRefusedSubscription(t *testing.T) {
 			require.NoError(t, tc.publish(ctx, admin, "app:w", "0"))
 			waitSignal(t, w)
 
-			close(stop)
-			n := <-published
+			n := stop()
 			redistest.Eventually(t, 10*time.Second, "every message received", func() bool {
 				msgs, _ := rec.got("app:t")
 				return len(msgs) >= n
@@ -240,6 +193,67 @@ func TestRefusedSubscription(t *testing.T) {
 				return len(msgs) == 1 && msgs[0] == "late"
 			})
 		})
+	}
+}
+
+// startPublisher publishes numbered messages with publish until the
+// returned stop is called, which returns how many were published.
+func startPublisher(t *testing.T, publish func(msg string) error) (stop func() int) {
+	t.Helper()
+	done := make(chan struct{})
+	count := make(chan int)
+	go func() {
+		n := 0
+		defer func() { count <- n }()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := publish(strconv.Itoa(n)); err != nil {
+				t.Error(err)
+				return
+			}
+			n++
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-count
+	}
+}
+
+// burstWithRefused subscribes ten permitted names and the refused one at
+// once, so that some go out in one command with it, which Redis refuses as
+// a whole: the permitted ones must be confirmed all the same.
+func burstWithRefused(t *testing.T, h *pubsub.Hub, tc refusalCase, round int) {
+	t.Helper()
+	ctx := context.Background()
+	errs := make(chan error, 11)
+	var wg sync.WaitGroup
+	for i := range 11 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := "app:b" + strconv.Itoa(round) + "-" + strconv.Itoa(i)
+			if tc.kind == pubsub.Pattern {
+				name = "app:p" + strconv.Itoa(i) + "*"
+			}
+			if i == 5 {
+				if err := tc.subscribe(ctx, h, tc.bad); !errors.Is(err, pubsub.ErrNoPermission) {
+					errs <- fmt.Errorf("the refused one: %v", err)
+				}
+				return
+			}
+			errs <- tc.subscribe(ctx, h, name)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
 	}
 }
 
