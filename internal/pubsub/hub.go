@@ -11,7 +11,9 @@
 // subscribe, then try the lock once more, and never miss a release that
 // happens between its failed try and the subscription. After a reconnect it
 // resubscribes and wakes every waiter, so a message lost in the gap costs one
-// retry, never a hang.
+// retry, never a hang. A subscription Redis refuses (an ACL that does not
+// allow the channel) fails its own callers at once; the connection and every
+// other subscription stay.
 //
 // Topic subscriptions (package pubsub's Topic, PatternTopic, ShardedTopic)
 // ride the same hub as Listeners: a Listener receives every message of its
@@ -29,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -111,7 +114,9 @@ type Sink interface {
 	// was published while it was down did not arrive.
 	Gap()
 	// End says that the hub ended the subscription for good (the hub was
-	// closed, or the Redis client was closed under it); nothing follows.
+	// closed, the Redis client was closed under it, or Redis refused the
+	// subscription when the hub made it again after a reconnect); nothing
+	// follows.
 	End(err error)
 }
 
@@ -160,10 +165,10 @@ type entry struct {
 	head, tail *Waiter
 	n          int
 	confirmed  bool
-	ready      chan struct{} // closed when confirmed or failed
-	sent       time.Time     // when its subscribe was queued (with OnConfirm)
-	err        error         // why the subscription failed; set before ready closes
-	ended      error         // why a confirmed subscription ended; guarded by h.mu
+	ready      chan struct{}         // closed when confirmed or failed
+	sent       time.Time             // when its subscribe was queued (with OnConfirm)
+	err        error                 // why the subscription failed; set before ready closes
+	ended      atomic.Pointer[error] // why a confirmed subscription ended
 	listeners  []*Listener
 }
 
@@ -348,9 +353,11 @@ func (w *Waiter) C() <-chan struct{} { return w.sig }
 // again after a reconnect (an ACL changed meanwhile). The waiter is woken
 // then; no message will reach it any more.
 func (w *Waiter) Err() error {
-	w.h.mu.Lock()
-	defer w.h.mu.Unlock()
-	return w.e.ended
+	// Lock-free: a waiter asks after every failed try.
+	if p := w.e.ended.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // PassOverWhen makes messages that wake a limited number of waiters skip

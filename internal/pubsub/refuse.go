@@ -128,7 +128,7 @@ func (h *Hub) refuse(c *conn, key subKey, rerr redis.Error) (reroute bool) {
 		return true
 	}
 	h.cfg.Logger.Warn("redisson pubsub: Redis refused a resubscription; the subscription ends", "err", err)
-	e.ended = err
+	e.ended.Store(&err)
 	delete(h.entries, key)
 	e.wake(All)
 	for _, l := range e.listeners {
