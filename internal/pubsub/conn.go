@@ -55,6 +55,8 @@ type conn struct {
 	unsubs   map[subKey]int // unsubscribes sent, replies not seen; guarded by h.mu
 	inflight map[subKey]int // subscribes sent but not confirmed; guarded by h.mu
 	pending  []sent         // commands on ps awaiting replies, oldest first; guarded by h.mu
+	gen      uint64         // which ps pending is about, counted by replace; guarded by h.mu
+	down     bool           // ps could not connect: send nothing until replaced; guarded by sendMu
 	lostAt   time.Time      // when the connection was last lost; guarded by h.mu
 	noPing   bool           // Redis refused a ping (logged once); guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
@@ -85,7 +87,7 @@ func (h *Hub) newConn(key string, node *redis.Client, shard bool) *conn {
 	c.ps = c.open()
 	h.wg.Add(2)
 	go c.control()
-	go c.read(c.ps)
+	go c.read(c.ps, 0)
 	return c
 }
 
@@ -166,6 +168,10 @@ func (c *conn) control() {
 					c.sendMu.Unlock()
 					return
 				}
+				if c.down {
+					c.sendMu.Unlock()
+					continue
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), every)
 				c.expect(sent{what: sentPing})
 				if err := c.ps.Ping(ctx); err != nil && !c.stopping() {
@@ -182,9 +188,11 @@ func (c *conn) control() {
 func (c *conn) flush() bool {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
-	if c.stopping() {
+	if c.stopping() || c.down {
 		// close closes stop before it takes sendMu to close ps: a flush
-		// that got sendMu after it would write on a closed PubSub.
+		// that got sendMu after it would write on a closed PubSub. A ps
+		// that could not connect waits for its replacement, which
+		// subscribes what the queue holds.
 		return true
 	}
 	c.queueMu.Lock()
@@ -278,12 +286,13 @@ func (c *conn) expect(s sent) {
 	c.h.mu.Unlock()
 }
 
-// answered consumes a reply for key (of kind what) from the oldest pending
-// command when that command is the one it answers; a reply Redis sends on
-// its own (a sunsubscribe after a slot moved) matches nothing. Called with
-// h.mu held.
-func (c *conn) answered(what sentKind, key subKey) {
-	if len(c.pending) == 0 {
+// answered consumes a reply for key (of kind what), read on the
+// connection of generation gen, from the oldest pending command when that
+// command is the one it answers; a reply Redis sends on its own (a
+// sunsubscribe after a slot moved) matches nothing, nor does one read on a
+// connection replaced since. Called with h.mu held.
+func (c *conn) answered(gen uint64, what sentKind, key subKey) {
+	if gen != c.gen || len(c.pending) == 0 {
 		return
 	}
 	p := &c.pending[0]
@@ -319,7 +328,11 @@ func (c *conn) groups(kind Kind, chans []string) [][]string {
 }
 
 // replace swaps in a fresh connection and subscribes every channel of this
-// conn on it; the replies confirm new channels and wake every waiter.
+// conn on it; the replies confirm new channels and wake every waiter. The
+// connection is made (with a PING) before anything is subscribed on it:
+// one that cannot be made (a dead node still in the cluster client's map)
+// is tried again a second later, and no subscribe meets a dial of go-redis
+// that would subscribe again, unannounced, whatever it had recorded.
 func (c *conn) replace() {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
@@ -333,9 +346,38 @@ func (c *conn) replace() {
 	c.ps = c.open()
 	c.lastSeen.Store(time.Now().UnixNano())
 	c.h.mu.Lock()
+	c.gen++
+	gen := c.gen
+	c.pending = nil
+	c.h.mu.Unlock()
+	_ = old.Close()
+	if err := c.connect(); err != nil {
+		c.down = true
+		switch {
+		case c.stopping():
+		case errors.Is(err, redis.ErrClosed) && c.node == nil:
+			// No connection will ever come: the Redis client was closed.
+			c.h.onClientClosed(err)
+		case c.node != nil:
+			// The node is gone or its client closed: move every channel
+			// to the master that serves it now, as the reader does when
+			// a node's connection breaks (onNodeGone closes c, which
+			// needs sendMu).
+			c.h.wg.Add(1)
+			go func() {
+				defer c.h.wg.Done()
+				c.h.onNodeGone(c)
+			}()
+		default:
+			c.h.cfg.Logger.Warn("redisson pubsub: cannot connect; trying again", "err", err)
+			c.requestReplace()
+		}
+		return
+	}
+	c.down = false
+	c.h.mu.Lock()
 	clear(c.inflight)
 	clear(c.unsubs)
-	c.pending = nil
 	chans := map[Kind][]string{}
 	for key, e := range c.h.entries {
 		if e.c == c {
@@ -348,9 +390,8 @@ func (c *conn) replace() {
 	c.queue = nil
 	c.queueMu.Unlock()
 	c.h.mu.Unlock()
-	_ = old.Close()
 	c.h.wg.Add(1)
-	go c.read(c.ps)
+	go c.read(c.ps, gen)
 	ok := true
 	for _, kind := range []Kind{Channel, Pattern, Shard} {
 		if len(chans[kind]) > 0 {
@@ -362,14 +403,23 @@ func (c *conn) replace() {
 	}
 }
 
+// connect makes ps's connection with a PING, whose reply the reader takes;
+// called with sendMu held.
+func (c *conn) connect() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.expect(sent{what: sentPing})
+	return c.ps.Ping(ctx)
+}
+
 // read dispatches replies of one PubSub until it is closed.
-func (c *conn) read(ps *redis.PubSub) {
+func (c *conn) read(ps *redis.PubSub, gen uint64) {
 	defer c.h.wg.Done()
 	ctx := context.Background()
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
-			if c.failed(ps, err) {
+			if c.failed(ps, gen, err) {
 				return
 			}
 			continue
@@ -377,21 +427,21 @@ func (c *conn) read(ps *redis.PubSub) {
 		c.lastSeen.Store(time.Now().UnixNano())
 		switch m := msg.(type) {
 		case *redis.Pong:
-			c.h.onPong(c)
+			c.h.onPong(c, gen)
 		case *redis.Subscription:
 			switch m.Kind {
 			case "subscribe":
-				c.h.onSubscribed(c, subKey{Channel, m.Channel})
+				c.h.onSubscribed(c, gen, subKey{Channel, m.Channel})
 			case "ssubscribe":
-				c.h.onSubscribed(c, subKey{Shard, m.Channel})
+				c.h.onSubscribed(c, gen, subKey{Shard, m.Channel})
 			case "psubscribe":
-				c.h.onSubscribed(c, subKey{Pattern, m.Channel})
+				c.h.onSubscribed(c, gen, subKey{Pattern, m.Channel})
 			case "unsubscribe":
-				c.h.onUnsubscribed(c, subKey{Channel, m.Channel})
+				c.h.onUnsubscribed(c, gen, subKey{Channel, m.Channel})
 			case "sunsubscribe":
-				c.h.onUnsubscribed(c, subKey{Shard, m.Channel})
+				c.h.onUnsubscribed(c, gen, subKey{Shard, m.Channel})
 			case "punsubscribe":
-				c.h.onUnsubscribed(c, subKey{Pattern, m.Channel})
+				c.h.onUnsubscribed(c, gen, subKey{Pattern, m.Channel})
 			}
 		case *redis.Message:
 			key := subKey{Channel, m.Channel}
@@ -410,7 +460,7 @@ func (c *conn) read(ps *redis.PubSub) {
 // failed handles a failed Receive on ps and reports whether the reader
 // must end: an error reply is an answer and reading goes on; a closed or
 // broken connection ends this reader.
-func (c *conn) failed(ps *redis.PubSub, err error) bool {
+func (c *conn) failed(ps *redis.PubSub, gen uint64, err error) bool {
 	if errors.Is(err, redis.ErrClosed) {
 		// Either this PubSub was closed (the conn is closing
 		// or replaced it), or the Redis client it came from
@@ -452,7 +502,7 @@ func (c *conn) failed(ps *redis.PubSub, err error) bool {
 		// An answer, not a fault: the connection works. It
 		// concerns the command it answers and nothing else.
 		c.lastSeen.Store(time.Now().UnixNano())
-		c.h.onErrorReply(c, re)
+		c.h.onErrorReply(c, gen, re)
 		return false
 	}
 	if c.node != nil {

@@ -569,8 +569,9 @@ func (e *entry) wakeSome(n int, passOver bool) {
 // subscription, later ones come from a resubscribe after a reconnect and wake
 // every waiter so each re-checks its state, and tell every listener that
 // messages may have been missed meanwhile.
-func (h *Hub) onSubscribed(c *conn, key subKey) {
+func (h *Hub) onSubscribed(c *conn, gen uint64, key subKey) {
 	h.mu.Lock()
+	c.answered(gen, sentSubscribe, key)
 	resub, since := h.subscribed(c, key)
 	h.mu.Unlock()
 	if h.cfg.OnConfirm != nil && !since.IsZero() {
@@ -582,7 +583,6 @@ func (h *Hub) onSubscribed(c *conn, key subKey) {
 // whether the confirmation was of a resubscription and since when it was
 // awaited (zero: nothing to report).
 func (h *Hub) subscribed(c *conn, key subKey) (bool, time.Time) {
-	c.answered(sentSubscribe, key)
 	if c.inflight[key] > 0 {
 		c.inflight[key]--
 		if c.inflight[key] == 0 {
@@ -676,9 +676,9 @@ func (h *Hub) onConnLost(c *conn) {
 // Redis does that to the shard channels of a slot that moved to another
 // master; the channel's waiters would then sleep until their timers, so it
 // is subscribed again where the slot lives now.
-func (h *Hub) onUnsubscribed(c *conn, key subKey) {
+func (h *Hub) onUnsubscribed(c *conn, gen uint64, key subKey) {
 	h.mu.Lock()
-	c.answered(sentUnsubscribe, key)
+	c.answered(gen, sentUnsubscribe, key)
 	if c.unsubs[key] > 0 {
 		c.unsubs[key]--
 		if c.unsubs[key] == 0 {

@@ -9,19 +9,26 @@ import (
 )
 
 // onPong consumes the reply to a health-check ping.
-func (h *Hub) onPong(c *conn) {
+func (h *Hub) onPong(c *conn, gen uint64) {
 	h.mu.Lock()
-	c.answered(sentPing, subKey{})
+	c.answered(gen, sentPing, subKey{})
 	h.mu.Unlock()
 }
 
-// onErrorReply handles an error reply on c: the answer to the oldest
-// command still waiting for its replies. A refused subscribe fails the
+// onErrorReply handles an error reply read on c's connection of
+// generation gen: the answer to the oldest command still waiting for its
+// replies. A refused subscribe fails the
 // callers of its channels and nobody else; the connection, whose other
 // subscriptions are fine, stays (replacing it would drop them all for a
 // moment, and subscribe the refused channel again with them).
-func (h *Hub) onErrorReply(c *conn, rerr redis.Error) {
+func (h *Hub) onErrorReply(c *conn, gen uint64, rerr redis.Error) {
 	h.mu.Lock()
+	if gen != c.gen {
+		// A late reply on a connection replaced since: what it answers
+		// was sent again on the new one.
+		h.mu.Unlock()
+		return
+	}
 	if len(c.pending) == 0 {
 		h.mu.Unlock()
 		h.cfg.Logger.Warn("redisson pubsub: an error reply to no pending command", "err", rerr)
