@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,10 +178,19 @@ func publishNumbered(t *testing.T, news *pubsub.Topic[string]) (stop func() int)
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
-	return func() int {
-		close(done)
-		return <-count
+	var once sync.Once
+	n := 0
+	stop = func() int {
+		once.Do(func() {
+			close(done)
+			n = <-count
+		})
+		return n
 	}
+	// A test that fails before it stops the publisher stops it before
+	// the clients close.
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // waitersGetThrough waits on the lock app:bad (held by bad) and the

@@ -219,10 +219,19 @@ func startPublisher(t *testing.T, publish func(msg string) error) (stop func() i
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
-	return func() int {
-		close(done)
-		return <-count
+	var once sync.Once
+	n := 0
+	stop = func() int {
+		once.Do(func() {
+			close(done)
+			n = <-count
+		})
+		return n
 	}
+	// A test that fails before it stops the publisher stops it before
+	// the clients close.
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // burstWithRefused subscribes ten permitted names and the refused one at
