@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/pubsub"
 )
 
 // Sentinel errors shared by every object. The root package re-exports them, so
@@ -51,8 +53,10 @@ var (
 	// ErrNoPermission is wrapped by every error whose cause is Redis' NOPERM
 	// reply: the connection's ACL user may not use a key, a channel or a
 	// command the call needs. The error names what was refused; docs/acl.md
-	// lists what each object needs.
-	ErrNoPermission = errors.New("no permission")
+	// lists what each object needs. It is the pub/sub hub's sentinel, so
+	// that a refused subscription (which the hub reports without going
+	// through this package) matches it too.
+	ErrNoPermission = pubsub.ErrNoPermission
 )
 
 // ErrNilContext is the error of a call given a nil context.Context: it

@@ -109,6 +109,10 @@ func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, 
 			case done:
 				used = true
 				return true, nil
+			case sub.Err() != nil:
+				// Redis refused the channel when the hub subscribed it
+				// again (an ACL changed): no message can come any more.
+				return false, sub.Err()
 			default:
 				retry.Reset()
 				if !next.IsZero() {

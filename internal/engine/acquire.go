@@ -412,6 +412,11 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 			case ok:
 				acquired = true
 				return l.acquired(ctx, base, h, field, watchdog, lease, start, value)
+			case sub.Err() != nil:
+				// Redis refused the channel when the hub subscribed it
+				// again (an ACL changed): no release message can come.
+				// Fail as a refused first subscribe does.
+				return l.abandon(ctx, q, w, sub.Err())
 			default:
 				retry.Reset()
 				sleep = l.sleepFor(ttl)

@@ -3,8 +3,6 @@ package pubsub
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,10 +14,34 @@ import (
 
 // op is one queued SUBSCRIBE or UNSUBSCRIBE. Ops are sent in the order they
 // were queued (under the hub's lock), so a channel dropped and taken again is
-// unsubscribed before it is subscribed anew.
+// unsubscribed before it is subscribed anew. Runs of ops of the same kind go
+// out as one command, except an op marked alone: a channel of a batch Redis
+// refused, sent again by itself so that the refusal finds its channel.
 type op struct {
 	subscribe bool
+	alone     bool
 	key       subKey
+}
+
+// sentKind is what a command written on a subscription connection was.
+type sentKind uint8
+
+const (
+	sentSubscribe sentKind = iota
+	sentUnsubscribe
+	sentPing
+)
+
+// sent is a command written on a connection whose replies have not all
+// come. Redis answers a connection's commands in order, one reply per
+// channel named (one for a ping), or a single error reply for the whole
+// command: an error reply answers the oldest command still pending, and so
+// tells which channels it refused, although its text names none.
+type sent struct {
+	what  sentKind
+	kind  Kind
+	names []string
+	got   int // replies received so far
 }
 
 // conn is one subscription connection: a control goroutine sends queued
@@ -32,7 +54,11 @@ type conn struct {
 	shard    bool           // carries SSUBSCRIBE (Shard); else SUBSCRIBE and PSUBSCRIBE
 	unsubs   map[subKey]int // unsubscribes sent, replies not seen; guarded by h.mu
 	inflight map[subKey]int // subscribes sent but not confirmed; guarded by h.mu
+	pending  []sent         // commands on ps awaiting replies, oldest first; guarded by h.mu
+	gen      uint64         // which ps pending is about, counted by replace; guarded by h.mu
+	down     bool           // ps could not connect: send nothing until replaced; guarded by sendMu
 	lostAt   time.Time      // when the connection was last lost; guarded by h.mu
+	noPing   bool           // Redis refused a ping (logged once); guarded by h.mu
 	lastSeen atomic.Int64   // unix nanos of the last reply of any kind
 	kick     chan struct{}  // queue is not empty
 	renew    chan struct{}  // the connection must be replaced
@@ -61,7 +87,7 @@ func (h *Hub) newConn(key string, node *redis.Client, shard bool) *conn {
 	c.ps = c.open()
 	h.wg.Add(2)
 	go c.control()
-	go c.read(c.ps)
+	go c.read(c.ps, 0)
 	return c
 }
 
@@ -142,7 +168,12 @@ func (c *conn) control() {
 					c.sendMu.Unlock()
 					return
 				}
+				if c.down {
+					c.sendMu.Unlock()
+					continue
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), every)
+				c.expect(sent{what: sentPing})
 				if err := c.ps.Ping(ctx); err != nil && !c.stopping() {
 					c.h.cfg.Logger.Warn("redisson pubsub: ping failed", "err", err)
 				}
@@ -157,9 +188,11 @@ func (c *conn) control() {
 func (c *conn) flush() bool {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
-	if c.stopping() {
+	if c.stopping() || c.down {
 		// close closes stop before it takes sendMu to close ps: a flush
-		// that got sendMu after it would write on a closed PubSub.
+		// that got sendMu after it would write on a closed PubSub. A ps
+		// that could not connect waits for its replacement, which
+		// subscribes what the queue holds.
 		return true
 	}
 	c.queueMu.Lock()
@@ -170,7 +203,8 @@ func (c *conn) flush() bool {
 	for i := 0; i < len(ops); {
 		j := i
 		chans := make([]string, 0, 8)
-		for j < len(ops) && ops[j].subscribe == ops[i].subscribe && ops[j].key.kind == ops[i].key.kind {
+		for j < len(ops) && ops[j].subscribe == ops[i].subscribe && ops[j].key.kind == ops[i].key.kind &&
+			(j == i || !ops[i].alone && !ops[j].alone) {
 			chans = append(chans, ops[j].key.name)
 			j++
 		}
@@ -210,7 +244,12 @@ func (c *conn) send(subscribe bool, kind Kind, chans []string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ok := true
+	what := sentUnsubscribe
+	if subscribe {
+		what = sentSubscribe
+	}
 	for _, group := range c.groups(kind, chans) {
+		c.expect(sent{what: what, kind: kind, names: group})
 		var err error
 		switch {
 		case subscribe && kind == Shard:
@@ -238,6 +277,35 @@ func (c *conn) send(subscribe bool, kind Kind, chans []string) bool {
 	return ok
 }
 
+// expect records a command about to be written on ps, so that its replies,
+// an error reply above all, can be matched to it; called with sendMu held,
+// which keeps the records in the order of the writes.
+func (c *conn) expect(s sent) {
+	c.h.mu.Lock()
+	c.pending = append(c.pending, s)
+	c.h.mu.Unlock()
+}
+
+// answered consumes a reply for key (of kind what), read on the
+// connection of generation gen, from the oldest pending command when that
+// command is the one it answers; a reply Redis sends on its own (a
+// sunsubscribe after a slot moved) matches nothing, nor does one read on a
+// connection replaced since. Called with h.mu held.
+func (c *conn) answered(gen uint64, what sentKind, key subKey) {
+	if gen != c.gen || len(c.pending) == 0 {
+		return
+	}
+	p := &c.pending[0]
+	if p.what != what || what != sentPing && (p.kind != key.kind || p.got >= len(p.names) || p.names[p.got] != key.name) {
+		return
+	}
+	p.got++
+	if what == sentPing || p.got == len(p.names) {
+		c.pending[0] = sent{}
+		c.pending = c.pending[1:]
+	}
+}
+
 // groups splits shard channels into one group per slot.
 func (c *conn) groups(kind Kind, chans []string) [][]string {
 	if kind != Shard || len(chans) < 2 {
@@ -260,7 +328,11 @@ func (c *conn) groups(kind Kind, chans []string) [][]string {
 }
 
 // replace swaps in a fresh connection and subscribes every channel of this
-// conn on it; the replies confirm new channels and wake every waiter.
+// conn on it; the replies confirm new channels and wake every waiter. The
+// connection is made (with a PING) before anything is subscribed on it:
+// one that cannot be made (a dead node still in the cluster client's map)
+// is tried again a second later, and no subscribe meets a dial of go-redis
+// that would subscribe again, unannounced, whatever it had recorded.
 func (c *conn) replace() {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
@@ -269,10 +341,40 @@ func (c *conn) replace() {
 		return
 	default:
 	}
-	c.h.cfg.Logger.Warn("redisson pubsub: connection silent, replacing it")
+	c.h.cfg.Logger.Warn("redisson pubsub: replacing the subscription connection")
 	old := c.ps
 	c.ps = c.open()
 	c.lastSeen.Store(time.Now().UnixNano())
+	c.h.mu.Lock()
+	c.gen++
+	gen := c.gen
+	c.pending = nil
+	c.h.mu.Unlock()
+	_ = old.Close()
+	if err := c.connect(); err != nil {
+		c.down = true
+		switch {
+		case c.stopping():
+		case errors.Is(err, redis.ErrClosed) && c.node == nil:
+			// No connection will ever come: the Redis client was closed.
+			c.h.onClientClosed(err)
+		case c.node != nil:
+			// The node is gone or its client closed: move every channel
+			// to the master that serves it now, as the reader does when
+			// a node's connection breaks (onNodeGone closes c, which
+			// needs sendMu).
+			c.h.wg.Add(1)
+			go func() {
+				defer c.h.wg.Done()
+				c.h.onNodeGone(c)
+			}()
+		default:
+			c.h.cfg.Logger.Warn("redisson pubsub: cannot connect; trying again", "err", err)
+			c.requestReplace()
+		}
+		return
+	}
+	c.down = false
 	c.h.mu.Lock()
 	clear(c.inflight)
 	clear(c.unsubs)
@@ -288,9 +390,8 @@ func (c *conn) replace() {
 	c.queue = nil
 	c.queueMu.Unlock()
 	c.h.mu.Unlock()
-	_ = old.Close()
 	c.h.wg.Add(1)
-	go c.read(c.ps)
+	go c.read(c.ps, gen)
 	ok := true
 	for _, kind := range []Kind{Channel, Pattern, Shard} {
 		if len(chans[kind]) > 0 {
@@ -302,120 +403,45 @@ func (c *conn) replace() {
 	}
 }
 
+// connect makes ps's connection with a PING, whose reply the reader takes;
+// called with sendMu held.
+func (c *conn) connect() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.expect(sent{what: sentPing})
+	return c.ps.Ping(ctx)
+}
+
 // read dispatches replies of one PubSub until it is closed.
-func (c *conn) read(ps *redis.PubSub) {
+func (c *conn) read(ps *redis.PubSub, gen uint64) {
 	defer c.h.wg.Done()
 	ctx := context.Background()
-	backoff := 10 * time.Millisecond
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
-			if errors.Is(err, redis.ErrClosed) {
-				// Either this PubSub was closed (the conn is closing
-				// or replaced it), or the Redis client it came from
-				// was: then no reply will ever come on it.
-				select {
-				case <-c.stop:
-					return
-				default:
-				}
-				c.sendMu.Lock()
-				current := c.ps == ps
-				c.sendMu.Unlock()
-				switch {
-				case current && c.node == nil:
-					c.h.onClientClosed(err)
-				case current:
-					// The cluster client closed this node's client
-					// (the node left its view): move every channel
-					// to the master that serves it now.
-					c.h.onNodeGone(c)
-				}
+			if c.failed(ps, gen, err) {
 				return
 			}
-			// A PubSub replaced meanwhile (replace closes it) reports
-			// its closed socket: nothing to do, its successor reads.
-			c.sendMu.Lock()
-			current := c.ps == ps
-			c.sendMu.Unlock()
-			if !current {
-				return
-			}
-			select {
-			case <-c.stop:
-				return
-			default:
-			}
-			var re redis.Error
-			if errors.As(err, &re) && c.sharded() && strings.HasPrefix(re.Error(), "MOVED ") {
-				// An SSUBSCRIBE refused because its slot lives
-				// elsewhere now: subscribe its channels there.
-				if f := strings.Fields(re.Error()); len(f) >= 2 {
-					if s, err := strconv.Atoi(f[1]); err == nil {
-						c.h.cfg.Logger.Warn("redisson pubsub: MOVED; subscribing on the slot's new master", "slot", s)
-						c.h.rerouteSlot(c, s)
-						continue
-					}
-				}
-			}
-			if errors.As(err, &re) {
-				// A refused (S)SUBSCRIBE leaves channels unsubscribed that
-				// the hub counts as in flight: start over on a new
-				// connection.
-				c.h.cfg.Logger.Warn("redisson pubsub: error reply; replacing the connection", "err", err)
-				c.requestReplace()
-				continue
-			}
-			if c.node != nil {
-				// A cluster node's connection broke: the node may be
-				// gone for good (its replica takes over) or its slots
-				// may have moved. Drop this connection and subscribe
-				// every channel on the master that serves it now, per
-				// the cluster client's refreshed slot map (the same
-				// node again when it is back).
-				c.h.cfg.Logger.Warn("redisson pubsub: a node's connection broke; subscribing its channels where their slots are", "err", err)
-				c.h.onNodeGone(c)
-				return
-			}
-			if c.sharded() {
-				// go-redis would resubscribe every shard channel in one
-				// SSUBSCRIBE, which Redis refuses across slots.
-				c.requestReplace()
-				select {
-				case <-c.stop:
-				case <-time.After(backoff):
-				}
-				backoff = min(2*backoff, time.Second)
-				continue
-			}
-			// The connection broke: go-redis reconnects and resubscribes on
-			// the next Receive; what was in flight is void.
-			c.h.onConnLost(c)
-			select {
-			case <-c.stop:
-				return
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, time.Second)
 			continue
 		}
-		backoff = 10 * time.Millisecond
 		c.lastSeen.Store(time.Now().UnixNano())
 		switch m := msg.(type) {
+		case *redis.Pong:
+			c.h.onPong(c, gen)
 		case *redis.Subscription:
 			switch m.Kind {
 			case "subscribe":
-				c.h.onSubscribed(c, subKey{Channel, m.Channel})
+				c.h.onSubscribed(c, gen, subKey{Channel, m.Channel})
 			case "ssubscribe":
-				c.h.onSubscribed(c, subKey{Shard, m.Channel})
+				c.h.onSubscribed(c, gen, subKey{Shard, m.Channel})
 			case "psubscribe":
-				c.h.onSubscribed(c, subKey{Pattern, m.Channel})
+				c.h.onSubscribed(c, gen, subKey{Pattern, m.Channel})
 			case "unsubscribe":
-				c.h.onUnsubscribed(c, subKey{Channel, m.Channel})
+				c.h.onUnsubscribed(c, gen, subKey{Channel, m.Channel})
 			case "sunsubscribe":
-				c.h.onUnsubscribed(c, subKey{Shard, m.Channel})
+				c.h.onUnsubscribed(c, gen, subKey{Shard, m.Channel})
 			case "punsubscribe":
-				c.h.onUnsubscribed(c, subKey{Pattern, m.Channel})
+				c.h.onUnsubscribed(c, gen, subKey{Pattern, m.Channel})
 			}
 		case *redis.Message:
 			key := subKey{Channel, m.Channel}
@@ -429,4 +455,74 @@ func (c *conn) read(ps *redis.PubSub) {
 			c.h.onMessage(key, Message{Channel: m.Channel, Pattern: m.Pattern, Payload: m.Payload})
 		}
 	}
+}
+
+// failed handles a failed Receive on ps and reports whether the reader
+// must end: an error reply is an answer and reading goes on; a closed or
+// broken connection ends this reader.
+func (c *conn) failed(ps *redis.PubSub, gen uint64, err error) bool {
+	if errors.Is(err, redis.ErrClosed) {
+		// Either this PubSub was closed (the conn is closing
+		// or replaced it), or the Redis client it came from
+		// was: then no reply will ever come on it.
+		select {
+		case <-c.stop:
+			return true
+		default:
+		}
+		c.sendMu.Lock()
+		current := c.ps == ps
+		c.sendMu.Unlock()
+		switch {
+		case current && c.node == nil:
+			c.h.onClientClosed(err)
+		case current:
+			// The cluster client closed this node's client
+			// (the node left its view): move every channel
+			// to the master that serves it now.
+			c.h.onNodeGone(c)
+		}
+		return true
+	}
+	// A PubSub replaced meanwhile (replace closes it) reports
+	// its closed socket: nothing to do, its successor reads.
+	c.sendMu.Lock()
+	current := c.ps == ps
+	c.sendMu.Unlock()
+	if !current {
+		return true
+	}
+	select {
+	case <-c.stop:
+		return true
+	default:
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		// An answer, not a fault: the connection works. It
+		// concerns the command it answers and nothing else.
+		c.lastSeen.Store(time.Now().UnixNano())
+		c.h.onErrorReply(c, gen, re)
+		return false
+	}
+	if c.node != nil {
+		// A cluster node's connection broke: the node may be
+		// gone for good (its replica takes over) or its slots
+		// may have moved. Drop this connection and subscribe
+		// every channel on the master that serves it now, per
+		// the cluster client's refreshed slot map (the same
+		// node again when it is back).
+		c.h.cfg.Logger.Warn("redisson pubsub: a node's connection broke; subscribing its channels where their slots are", "err", err)
+		c.h.onNodeGone(c)
+		return true
+	}
+	// The connection broke. go-redis would reconnect and
+	// resubscribe every channel in one command per kind: one
+	// channel refused then (an ACL changed meanwhile) would take
+	// every other down with it, and on a sharded connection
+	// Redis refuses a command spanning slots. The hub makes the
+	// new connection itself, and this reader ends with the old.
+	c.h.onConnLost(c)
+	c.requestReplace()
+	return true
 }

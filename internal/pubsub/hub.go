@@ -11,7 +11,9 @@
 // subscribe, then try the lock once more, and never miss a release that
 // happens between its failed try and the subscription. After a reconnect it
 // resubscribes and wakes every waiter, so a message lost in the gap costs one
-// retry, never a hang.
+// retry, never a hang. A subscription Redis refuses (an ACL that does not
+// allow the channel) fails its own callers at once; the connection and every
+// other subscription stay.
 //
 // Topic subscriptions (package pubsub's Topic, PatternTopic, ShardedTopic)
 // ride the same hub as Listeners: a Listener receives every message of its
@@ -29,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -42,6 +45,12 @@ var ErrClosed = errors.New("subscriptions are closed")
 // ErrNotConfirmed is wrapped by the error Subscribe returns when Redis did
 // not confirm a subscription within Config.ConfirmTimeout.
 var ErrNotConfirmed = errors.New("subscription not confirmed in time")
+
+// ErrNoPermission is wrapped by the error of a subscription Redis refused
+// with NOPERM: the connection's ACL user may not subscribe to the channel
+// (or pattern), or not run the command. Package core re-exports it as
+// core.ErrNoPermission, so one sentinel stands for every NOPERM.
+var ErrNoPermission = errors.New("no permission")
 
 // DefaultConfirmTimeout bounds the wait for a subscription's confirmation:
 // Redisson's subscriptionTimeout default, 7.5 s.
@@ -105,7 +114,9 @@ type Sink interface {
 	// was published while it was down did not arrive.
 	Gap()
 	// End says that the hub ended the subscription for good (the hub was
-	// closed, or the Redis client was closed under it); nothing follows.
+	// closed, the Redis client was closed under it, or Redis refused the
+	// subscription when the hub made it again after a reconnect); nothing
+	// follows.
 	End(err error)
 }
 
@@ -154,9 +165,10 @@ type entry struct {
 	head, tail *Waiter
 	n          int
 	confirmed  bool
-	ready      chan struct{} // closed when confirmed or failed
-	sent       time.Time     // when its subscribe was queued (with OnConfirm)
-	err        error         // why the subscription failed; set before ready closes
+	ready      chan struct{}         // closed when confirmed or failed
+	sent       time.Time             // when its subscribe was queued (with OnConfirm)
+	err        error                 // why the subscription failed; set before ready closes
+	ended      atomic.Pointer[error] // why a confirmed subscription ended
 	listeners  []*Listener
 }
 
@@ -206,8 +218,10 @@ func (h *Hub) Done() <-chan struct{} { return h.done }
 // The wait for the confirmation ends with the caller's context, with
 // Config.ConfirmTimeout (an error wrapping ErrNotConfirmed; the connection
 // is then replaced, since a confirmation that does not come means it is
-// stuck), or at once with an error wrapping redis.ErrClosed when the Redis
-// client was closed under the hub.
+// stuck), at once with an error wrapping redis.ErrClosed when the Redis
+// client was closed under the hub, or at once with the error Redis
+// answered: a refusal (NOPERM wraps ErrNoPermission) names the channel
+// and fails the callers of that channel only.
 func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) (*Waiter, error) {
 	kind := Channel
 	if h.cfg.Sharded {
@@ -333,6 +347,18 @@ func (h *Hub) route(ctx context.Context, key subKey) (string, *redis.Client, err
 
 // C is signalled when the waiter should re-check what it waits for.
 func (w *Waiter) C() <-chan struct{} { return w.sig }
+
+// Err returns why the waiter's subscription ended while it waited, nil
+// while it stands: Redis refused the channel when the hub subscribed it
+// again after a reconnect (an ACL changed meanwhile). The waiter is woken
+// then; no message will reach it any more.
+func (w *Waiter) Err() error {
+	// Lock-free: a waiter asks after every failed try.
+	if p := w.e.ended.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // PassOverWhen makes messages that wake a limited number of waiters skip
 // this one while skip reports true: its owner knows the message cannot
@@ -543,8 +569,9 @@ func (e *entry) wakeSome(n int, passOver bool) {
 // subscription, later ones come from a resubscribe after a reconnect and wake
 // every waiter so each re-checks its state, and tell every listener that
 // messages may have been missed meanwhile.
-func (h *Hub) onSubscribed(c *conn, key subKey) {
+func (h *Hub) onSubscribed(c *conn, gen uint64, key subKey) {
 	h.mu.Lock()
+	c.answered(gen, sentSubscribe, key)
 	resub, since := h.subscribed(c, key)
 	h.mu.Unlock()
 	if h.cfg.OnConfirm != nil && !since.IsZero() {
@@ -631,13 +658,14 @@ func (h *Hub) onClientClosed(err error) {
 	}
 }
 
-// onConnLost forgets what was in flight on c: go-redis resubscribes every
-// channel on the new connection, and each channel gets one fresh reply.
+// onConnLost forgets what was in flight on c: the replacement connection
+// subscribes every channel again, and each channel gets one fresh reply.
 func (h *Hub) onConnLost(c *conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	clear(c.inflight)
 	clear(c.unsubs)
+	c.pending = nil
 	if h.cfg.OnConfirm != nil {
 		c.lostAt = time.Now()
 	}
@@ -648,8 +676,9 @@ func (h *Hub) onConnLost(c *conn) {
 // Redis does that to the shard channels of a slot that moved to another
 // master; the channel's waiters would then sleep until their timers, so it
 // is subscribed again where the slot lives now.
-func (h *Hub) onUnsubscribed(c *conn, key subKey) {
+func (h *Hub) onUnsubscribed(c *conn, gen uint64, key subKey) {
 	h.mu.Lock()
+	c.answered(gen, sentUnsubscribe, key)
 	if c.unsubs[key] > 0 {
 		c.unsubs[key]--
 		if c.unsubs[key] == 0 {
