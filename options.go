@@ -74,7 +74,8 @@ type Options struct {
 	// FairLockWaitTimeout is how long a fair lock's waiter in Lock stays
 	// in the Redis queue past the waiter ahead of it before the others skip
 	// it as stale (a TryLock WithWait uses its wait instead, as Redisson's
-	// tryLock(waitTime) does). Default 300 000 ms, Redisson 3.52's fairLockWaitTimeout (5 s
+	// tryLock(waitTime) does, and so does a Lock whose ctx has less time
+	// left). Default 300 000 ms, Redisson 3.52's fairLockWaitTimeout (5 s
 	// before 3.13.3). Every client on a lock, Go or Java, must use the same
 	// value: each acquirer moves every queued waiter's deadline by its own
 	// value, so mixed values corrupt the queue's deadlines.
