@@ -88,27 +88,8 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 		q.releasing--
 		q.mu.Unlock()
 	}
-	switch {
-	case errors.Is(err, core.ErrReleaseRefused):
-		// Nothing ran: the hold is the caller's again, renewed as
-		// before, and the same Unlock works once Redis accepts it.
-		h.CancelRelease()
-		return err
-	case errors.Is(err, core.ErrNotOwner):
-		// Redis says the owner holds nothing: the lease ran out (or the key
-		// was deleted) before we could tell. The hold is over.
-		l.rt.Abandon(l.cfg.Name, field, l.lost("%w", err))
-		return err
-	case !ran:
-		// Whether the release ran is unknown: no reply, or an error the
-		// script may have met after it wrote. Either way this hold's one
-		// release is spent, so stop renewing and let the lock expire with
-		// its lease if it is still there (Redisson cancels renewal whatever
-		// the unlock's outcome). The hold ends, and a local waiter learns
-		// it. (A refusal before the script ran returned above.)
-		l.rt.Abandon(l.cfg.Name, field, l.lost("the unlock failed: %w", err))
-		l.wakeLocal()
-		return err
+	if done, ferr := l.releaseFailed(h, field, err, ran); done {
+		return ferr
 	}
 	if res.shared {
 		l.rt.ReleasedShared(&h.Hold, res.start)
@@ -150,6 +131,36 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	// again. The release that frees it (the last reader's) publishes and
 	// wakes them.
 	return err
+}
+
+// releaseFailed settles h after a release that failed for good, and
+// reports whether it did (then unlock returns the error it gives): a
+// refusal leaves h its owner's again; Redis holding nothing for the owner,
+// or a release whose outcome is unknown (!ran), ends h.
+func (l *Lock) releaseFailed(h *Hold, field string, err error, ran bool) (bool, error) {
+	switch {
+	case errors.Is(err, core.ErrReleaseRefused):
+		// Nothing ran: the hold is the caller's again, renewed as
+		// before, and the same Unlock works once Redis accepts it.
+		h.CancelRelease()
+		return true, err
+	case errors.Is(err, core.ErrNotOwner):
+		// Redis says the owner holds nothing: the lease ran out (or the key
+		// was deleted) before we could tell. The hold is over.
+		l.rt.Abandon(l.cfg.Name, field, l.lost("%w", err))
+		return true, err
+	case !ran:
+		// Whether the release ran is unknown: no reply, or an error the
+		// script may have met after it wrote. Either way this hold's one
+		// release is spent, so stop renewing and let the lock expire with
+		// its lease if it is still there (Redisson cancels renewal whatever
+		// the unlock's outcome). The hold ends, and a local waiter learns
+		// it.
+		l.rt.Abandon(l.cfg.Name, field, l.lost("the unlock failed: %w", err))
+		l.wakeLocal()
+		return true, err
+	}
+	return false, nil
 }
 
 // passOn hands h to the oldest parked local waiter without a round trip
@@ -318,21 +329,34 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 		}
 		q.mu.Unlock()
 	}
-	switch {
-	case err != nil && !noReply && core.Refused(err):
-		return releaseResult{}, refused(err)
-	case err != nil && core.ChannelDenied(err) && next == nil:
-		// The script freed the lock, then its PUBLISH was refused: the
-		// release happened, and waiters elsewhere learn of it at their
-		// next try (the holder's TTL), not from a message.
-		return releaseResult{full: true, start: start}, core.Errorf(errUnheard, "the lock was released, but its unlock message was refused: %w", core.Permission(err))
-	case err != nil && !errors.Is(err, core.ErrNoSyncedReplicas):
-		return releaseResult{}, core.Permission(err)
+	if r, failed, ferr := releaseFailure(err, noReply, next != nil, start); failed {
+		return r, ferr
 	}
 	if res == NotOwner {
 		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
 	}
 	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
+}
+
+// releaseFailure tells what a release that failed with err reports, and
+// whether it failed at all (not for nil, or ErrNoSyncedReplicas: it ran):
+// a refusal before the script ran (unless an earlier attempt got no reply)
+// keeps the hold (core.ErrReleaseRefused); a PUBLISH refused after the
+// script freed the lock is a release that happened (errUnheard), unless it
+// was a hand-off (handing), whose outcome the waiter reads from Redis.
+func releaseFailure(err error, noReply, handing bool, start time.Time) (releaseResult, bool, error) {
+	switch {
+	case err == nil || errors.Is(err, core.ErrNoSyncedReplicas):
+		return releaseResult{}, false, nil
+	case !noReply && core.Refused(err):
+		return releaseResult{}, true, refused(err)
+	case core.ChannelDenied(err) && !handing:
+		// Waiters elsewhere learn of it at their next try (the holder's
+		// TTL), not from a message.
+		return releaseResult{full: true, start: start}, true,
+			core.Errorf(errUnheard, "the lock was released, but its unlock message was refused: %w", core.Permission(err))
+	}
+	return releaseResult{}, true, core.Permission(err)
 }
 
 // standBack makes local goroutines stand back after a streak's release
