@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"strings"
 	"syscall"
 	"time"
 
@@ -152,17 +151,7 @@ func Transport(err error) bool {
 // away before running it, for a state that passes (CLUSTERDOWN, TRYAGAIN,
 // LOADING, MASTERDOWN, READONLY): sending it again is safe.
 func Rejected(err error) bool {
-	var re redis.Error
-	if !errors.As(err, &re) {
-		return false
-	}
-	msg := re.Error()
-	for _, p := range []string{"CLUSTERDOWN ", "TRYAGAIN ", "LOADING ", "MASTERDOWN ", "READONLY "} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
+	return replyHasPrefix(err, "CLUSTERDOWN ", "TRYAGAIN ", "LOADING ", "MASTERDOWN ", "READONLY ")
 }
 
 // NotSent reports whether err certainly came before the command reached
@@ -188,7 +177,7 @@ func NotSent(err error) bool {
 		return true
 	}
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrClosed) ||
-		strings.Contains(err.Error(), "redis: Conn is in a bad state")
+		badConn(err)
 }
 
 // Subscribe subscribes a waiting call to channel through the hub, riding
