@@ -2,7 +2,7 @@ package redisson
 
 import (
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 )
 
 // Sentinel errors of every object; check them with errors.Is.
@@ -57,5 +57,5 @@ var (
 	// confirm its subscription within 7.5 s (Redisson's subscriptionTimeout);
 	// the subscription connection is replaced, and nothing of the wait is
 	// left behind.
-	ErrSubscriptionTimeout = pubsub.ErrNotConfirmed
+	ErrSubscriptionTimeout = hub.ErrNotConfirmed
 )

@@ -13,7 +13,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
-	hub "github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/pubsub"
 	"github.com/goredisson/redisson/rlock"

@@ -41,9 +41,9 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/locks"
 )
 
@@ -76,7 +76,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Name:       name,
 		ChannelFor: func(field string) string { return s.channel + ":" + field },
 		Derived:    []string{s.queue, s.timeout, s.channel, s.latchPrefix},
-		Policy:     pubsub.LockPolicy,
+		Policy:     hub.LockPolicy,
 		Renew:      engine.PlainRenewal{RT: rt},
 		HandOff:    false, // a local hand-off would jump the Redis queue
 		RedisQueue: true,

@@ -37,9 +37,9 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/locks"
 )
 
@@ -68,7 +68,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Name:    name,
 		Channel: l.channel,
 		Derived: []string{l.tokenKey, LatchPrefix(name)},
-		Policy:  pubsub.LockPolicy,
+		Policy:  hub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		// A release hands the lock straight to a waiter of this client and
 		// issues its token in the same script; a hand-off whose reply is

@@ -27,8 +27,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 )
 
 func init() {
@@ -105,7 +105,7 @@ func (l *Latch) check(ctx context.Context) error {
 // zero) wakes every waiter; "1" (armed again, deleted) wakes nobody.
 func wakePolicy(payload string) int {
 	if payload == "0" {
-		return pubsub.All
+		return hub.All
 	}
 	return 0
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/locks"
 )
@@ -91,7 +91,7 @@ func newGroup(e *engine.Engine, group string, values []string) *Group {
 		// Waiters of one group may wait for different values: an unlock
 		// wakes them all (Redisson wakes one, which may leave a waiter
 		// whose values were freed asleep until the holder's expiry).
-		Policy:  func(string) int { return pubsub.All },
+		Policy:  func(string) int { return hub.All },
 		Renew:   groupRenewal{rt: rt},
 		HandOff: false, // a hand-off needs the same value set on both sides
 		// The owner's holds on other value sets share the values' counts:

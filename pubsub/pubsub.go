@@ -40,8 +40,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/objects"
-	hub "github.com/goredisson/redisson/internal/pubsub"
 )
 
 // Source is a client's pub/sub machinery: its go-redis client, its

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/goredisson/redisson/internal/core"
-	hub "github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 )
 
 // Message is one message of a subscription, or a gap marker.

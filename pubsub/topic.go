@@ -9,7 +9,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	hub "github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 )
 
 // topic is what every topic kind has: its name, codec, Source, and how its

@@ -14,7 +14,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	hub "github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 )
 
 // The delayed queue's scripts make the same Redis calls, with the same keys

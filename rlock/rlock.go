@@ -34,9 +34,9 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/locks"
 )
 
@@ -62,7 +62,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		Name:    name,
 		Channel: l.channel,
 		Derived: []string{LatchPrefix(name)},
-		Policy:  pubsub.LockPolicy,
+		Policy:  hub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,
 		PassOn:  true,

@@ -29,9 +29,9 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/internal/pubsub"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/locks"
 )
@@ -66,7 +66,7 @@ func newReadWriteLock(e *engine.Engine, name string) *ReadWriteLock {
 			Name:    name,
 			Channel: channel,
 			Derived: []string{latch, TimeoutPrefix(name, "x"), core.Tagged(name)},
-			Policy:  pubsub.LockPolicy, // "0" wakes one waiter, "1" all
+			Policy:  hub.LockPolicy, // "0" wakes one waiter, "1" all
 			Renew:   readRenewal{rt},
 			Scripts: s,
 		}

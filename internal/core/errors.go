@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 )
 
 // Sentinel errors shared by every object. The root package re-exports them, so
@@ -56,7 +56,7 @@ var (
 	// lists what each object needs. It is the pub/sub hub's sentinel, so
 	// that a refused subscription (which the hub reports without going
 	// through this package) matches it too.
-	ErrNoPermission = pubsub.ErrNoPermission
+	ErrNoPermission = hub.ErrNoPermission
 )
 
 // ErrNilContext is the error of a call given a nil context.Context: it

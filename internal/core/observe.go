@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -234,7 +234,7 @@ func (rt *Runtime) holdEnded(h *Hold, kind string, cause error) {
 // retryReason classifies a failure Retryable accepted.
 func retryReason(err error) observe.RetryReason {
 	switch {
-	case errors.Is(err, pubsub.ErrNotConfirmed):
+	case errors.Is(err, hub.ErrNotConfirmed):
 		return observe.RetryNotConfirmed
 	case errors.Is(err, redis.ErrPoolTimeout):
 		return observe.RetryPoolTimeout

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -120,7 +120,7 @@ func Retryable(err error) bool {
 		// An ACL's refusal stays until an operator changes the ACL.
 		return false
 	}
-	if errors.Is(err, pubsub.ErrNotConfirmed) || errors.Is(err, redis.ErrPoolTimeout) {
+	if errors.Is(err, hub.ErrNotConfirmed) || errors.Is(err, redis.ErrPoolTimeout) {
 		// A subscription not confirmed in time, no free connection: the
 		// command did not reach Redis.
 		return true
@@ -185,17 +185,17 @@ func NotSent(err error) bool {
 // subscription that is not confirmed in time (ConfirmTimeout) during an
 // outage is tried again after a back-off. ctx bounds it all (the caller's
 // wait included); the hub's errors are returned as they are.
-func (r *Retry) Subscribe(ctx context.Context, channel string, policy pubsub.WakePolicy) (*pubsub.Waiter, error) {
+func (r *Retry) Subscribe(ctx context.Context, channel string, policy hub.WakePolicy) (*hub.Waiter, error) {
 	return r.subscribe(ctx, channel, policy, true)
 }
 
 // SubscribeOnce is Subscribe without riding out failures: the first one
 // ends it.
-func (r *Retry) SubscribeOnce(ctx context.Context, channel string, policy pubsub.WakePolicy) (*pubsub.Waiter, error) {
+func (r *Retry) SubscribeOnce(ctx context.Context, channel string, policy hub.WakePolicy) (*hub.Waiter, error) {
 	return r.subscribe(ctx, channel, policy, false)
 }
 
-func (r *Retry) subscribe(ctx context.Context, channel string, policy pubsub.WakePolicy, retry bool) (*pubsub.Waiter, error) {
+func (r *Retry) subscribe(ctx context.Context, channel string, policy hub.WakePolicy, retry bool) (*hub.Waiter, error) {
 	var start time.Time
 	if r.rt.obs != nil {
 		start = time.Now()

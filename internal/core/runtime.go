@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/observe"
 )
@@ -47,7 +47,7 @@ type Config struct {
 type Runtime struct {
 	redis           redis.UniversalClient
 	id              string
-	hub             *pubsub.Hub
+	hub             *hub.Hub
 	wheel           *renewal.Wheel
 	watchdogTimeout time.Duration
 	timeout         time.Duration
@@ -130,13 +130,13 @@ func New(cfg Config) *Runtime {
 	rt.requests.init()
 	rt.inflight.init()
 	if cfg.Redis != nil {
-		pc := pubsub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger}
+		pc := hub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger}
 		if o := rt.obs; o != nil && o.Subscription != nil {
 			pc.OnConfirm = func(channel string, resub bool, d time.Duration) {
 				o.Subscription(observe.Subscription{Channel: channel, Resubscribe: resub, Confirm: d})
 			}
 		}
-		rt.hub = pubsub.New(pc)
+		rt.hub = hub.New(pc)
 	}
 	var slot func(string) int
 	if cfg.Cluster {
@@ -188,7 +188,7 @@ func (rt *Runtime) Redis() redis.UniversalClient { return rt.redis }
 func (rt *Runtime) ID() string { return rt.id }
 
 // Hub returns the pub/sub hub.
-func (rt *Runtime) Hub() *pubsub.Hub { return rt.hub }
+func (rt *Runtime) Hub() *hub.Hub { return rt.hub }
 
 // Wheel returns the renewal wheel.
 func (rt *Runtime) Wheel() *renewal.Wheel { return rt.wheel }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 )
 
 // Attempt is one try of a Wait. done reports that the caller has what it
@@ -19,7 +19,7 @@ type WaitSpec struct {
 	// Channel is where the object publishes the changes waiters wait for.
 	Channel string
 	// Policy is how a message wakes the channel's local waiters.
-	Policy pubsub.WakePolicy
+	Policy hub.WakePolicy
 	// Deadline ends the wait; zero means only ctx does.
 	Deadline time.Time
 	// Broadcast says one message wakes every waiter (the latch's "0"), so a
@@ -78,7 +78,7 @@ func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, 
 	cancel()
 	if err != nil {
 		switch {
-		case errors.Is(err, pubsub.ErrClosed) || rt.done.Err() != nil:
+		case errors.Is(err, hub.ErrClosed) || rt.done.Err() != nil:
 			return false, ErrClosed
 		case ctx.Err() != nil:
 			return false, context.Cause(ctx)

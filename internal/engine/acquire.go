@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/renewal"
 )
 
@@ -279,7 +279,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 	if l.cfg.ChannelFor != nil {
 		channel = l.cfg.ChannelFor(field)
 	}
-	var sub *pubsub.Waiter
+	var sub *hub.Waiter
 	var err error
 	if r.NoRetry {
 		sub, err = retry.SubscribeOnce(subCtx, channel, l.cfg.Policy)
@@ -289,7 +289,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 	cancel()
 	if err != nil {
 		switch {
-		case errors.Is(err, pubsub.ErrClosed):
+		case errors.Is(err, hub.ErrClosed):
 			err = core.ErrClosed
 		case ctx.Err() != nil:
 			err = context.Cause(ctx)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/renewal"
 )
 
@@ -163,7 +163,7 @@ type Config struct {
 	// waiter it names (the fair lock's queue head).
 	ChannelFor func(field string) string
 	// Policy is how many local waiters one message wakes.
-	Policy pubsub.WakePolicy
+	Policy hub.WakePolicy
 	// Renew renews watchdog leases.
 	Renew renewal.Kind
 	// HandOff lets a release hand the lock straight to a local waiter

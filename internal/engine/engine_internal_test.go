@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -127,7 +127,7 @@ func testLock(e *Engine, name string) *Lock {
 		Kind:    "lock",
 		Name:    name,
 		Channel: channel,
-		Policy:  pubsub.LockPolicy,
+		Policy:  hub.LockPolicy,
 		HandOff: true,
 		Scripts: &testScripts{rt: e.Runtime(), name: name, channel: channel},
 	})

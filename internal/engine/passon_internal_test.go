@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/observe"
 )
@@ -34,7 +34,7 @@ func TestPassedWaiterThatLeftReleases(t *testing.T) {
 	const name = "passleft"
 	channel := "enginetest_channel:{" + name + "}"
 	l := e.Lock(Config{
-		Kind: "lock", Name: name, Channel: channel, Policy: pubsub.LockPolicy,
+		Kind: "lock", Name: name, Channel: channel, Policy: hub.LockPolicy,
 		Renew: PlainRenewal{RT: rt}, HandOff: true, PassOn: true,
 		Scripts: &testScripts{rt: rt, name: name, channel: channel},
 	})

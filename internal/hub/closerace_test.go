@@ -1,4 +1,4 @@
-package pubsub_test
+package hub_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -71,12 +71,12 @@ func TestCloseWithQueuedUnsubscribeLogsNothing(t *testing.T) {
 			var logs warnings
 			ctx := context.Background()
 			for i := range rounds {
-				h := pubsub.New(pubsub.Config{Client: tc.client, Sharded: tc.sharded, Logger: slog.New(&logs)})
-				var ws []*pubsub.Waiter
+				h := hub.New(hub.Config{Client: tc.client, Sharded: tc.sharded, Logger: slog.New(&logs)})
+				var ws []*hub.Waiter
 				// Channels of several slots: one connection per master
 				// in a sharded cluster.
 				for j := range 3 {
-					w, err := h.Subscribe(ctx, "ch"+strconv.Itoa(i)+"-"+strconv.Itoa(j), pubsub.LockPolicy)
+					w, err := h.Subscribe(ctx, "ch"+strconv.Itoa(i)+"-"+strconv.Itoa(j), hub.LockPolicy)
 					require.NoError(t, err)
 					ws = append(ws, w)
 				}

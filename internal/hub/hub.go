@@ -23,7 +23,7 @@
 // connection, SSUBSCRIBE uses shard connections (one per master on a
 // cluster). Lock waiters use the hub's own kind: Shard when Config.Sharded,
 // else Channel.
-package pubsub
+package hub
 
 import (
 	"context"

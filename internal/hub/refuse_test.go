@@ -1,4 +1,4 @@
-package pubsub_test
+package hub_test
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // recorder is a Sink that keeps what it is given.
 type recorder struct {
 	mu    sync.Mutex
-	msgs  []pubsub.Message
+	msgs  []hub.Message
 	gaps  int
 	ended error
 	done  chan struct{}
@@ -28,7 +28,7 @@ type recorder struct {
 
 func newRecorder() *recorder { return &recorder{done: make(chan struct{})} }
 
-func (r *recorder) Message(m pubsub.Message) bool {
+func (r *recorder) Message(m hub.Message) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.msgs = append(r.msgs, m)
@@ -92,7 +92,7 @@ func hubConnIDs(t *testing.T, admin *redis.Client) []string {
 // and one it may not.
 type refusalCase struct {
 	name    string
-	kind    pubsub.Kind
+	kind    hub.Kind
 	ok, bad string // a permitted and a refused name of kind
 	badPub  string // a channel that reaches bad
 	publish func(ctx context.Context, rdb *redis.Client, ch, msg string) error
@@ -100,15 +100,15 @@ type refusalCase struct {
 
 // subscribe registers on name of the case's kind, waiter or listener, and
 // drops the registration at once.
-func (tc refusalCase) subscribe(ctx context.Context, h *pubsub.Hub, name string) error {
-	if tc.kind == pubsub.Pattern {
+func (tc refusalCase) subscribe(ctx context.Context, h *hub.Hub, name string) error {
+	if tc.kind == hub.Pattern {
 		l, err := h.Listen(ctx, tc.kind, name, newRecorder())
 		if err == nil {
 			l.Close()
 		}
 		return err
 	}
-	w, err := h.Subscribe(ctx, name, pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, name, hub.LockPolicy)
 	if err == nil {
 		w.Close(false)
 	}
@@ -125,9 +125,9 @@ func (tc refusalCase) subscribe(ctx context.Context, h *pubsub.Hub, name string)
 // confirmed. Once the ACL allows the channel, subscribing it works.
 func TestRefusedSubscription(t *testing.T) {
 	for _, tc := range []refusalCase{
-		{"channel", pubsub.Channel, "app:t", "bad:t", "bad:t", publishPlain},
-		{"pattern", pubsub.Pattern, "app:*", "bad:*", "bad:x", publishPlain},
-		{"shard channel", pubsub.Shard, "app:t", "bad:t", "bad:t", publishShard},
+		{"channel", hub.Channel, "app:t", "bad:t", "bad:t", publishPlain},
+		{"pattern", hub.Pattern, "app:*", "bad:*", "bad:x", publishPlain},
+		{"shard channel", hub.Shard, "app:t", "bad:t", "bad:t", publishShard},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := redistest.StartServer(t)
@@ -137,14 +137,14 @@ func TestRefusedSubscription(t *testing.T) {
 			for i := range 11 {
 				allowed = append(allowed, "app:p"+strconv.Itoa(i)+"*")
 			}
-			h := newHub(t, aclUser(t, srv, admin, allowed...), tc.kind == pubsub.Shard)
+			h := newHub(t, aclUser(t, srv, admin, allowed...), tc.kind == hub.Shard)
 			ctx := context.Background()
 
 			rec := newRecorder()
 			l, err := h.Listen(ctx, tc.kind, tc.ok, rec)
 			require.NoError(t, err)
 			defer l.Close()
-			w, err := h.Subscribe(ctx, "app:w", pubsub.LockPolicy)
+			w, err := h.Subscribe(ctx, "app:w", hub.LockPolicy)
 			require.NoError(t, err)
 			defer w.Close(false)
 			ids := hubConnIDs(t, admin)
@@ -155,10 +155,10 @@ func TestRefusedSubscription(t *testing.T) {
 				start := time.Now()
 				err := tc.subscribe(ctx, h, tc.bad)
 				took := time.Since(start)
-				require.ErrorIs(t, err, pubsub.ErrNoPermission)
+				require.ErrorIs(t, err, hub.ErrNoPermission)
 				require.ErrorContains(t, err, strconv.Quote(tc.bad))
 				require.ErrorContains(t, err, "&"+tc.bad)
-				require.Less(t, took, pubsub.DefaultConfirmTimeout, "the refusal came before the confirmation timeout")
+				require.Less(t, took, hub.DefaultConfirmTimeout, "the refusal came before the confirmation timeout")
 				burstWithRefused(t, h, tc, round)
 			}
 
@@ -237,7 +237,7 @@ func startPublisher(t *testing.T, publish func(msg string) error) (stop func() i
 // burstWithRefused subscribes ten permitted names and the refused one at
 // once, so that some go out in one command with it, which Redis refuses as
 // a whole: the permitted ones must be confirmed all the same.
-func burstWithRefused(t *testing.T, h *pubsub.Hub, tc refusalCase, round int) {
+func burstWithRefused(t *testing.T, h *hub.Hub, tc refusalCase, round int) {
 	t.Helper()
 	ctx := context.Background()
 	errs := make(chan error, 11)
@@ -247,11 +247,11 @@ func burstWithRefused(t *testing.T, h *pubsub.Hub, tc refusalCase, round int) {
 		go func() {
 			defer wg.Done()
 			name := "app:b" + strconv.Itoa(round) + "-" + strconv.Itoa(i)
-			if tc.kind == pubsub.Pattern {
+			if tc.kind == hub.Pattern {
 				name = "app:p" + strconv.Itoa(i) + "*"
 			}
 			if i == 5 {
-				if err := tc.subscribe(ctx, h, tc.bad); !errors.Is(err, pubsub.ErrNoPermission) {
+				if err := tc.subscribe(ctx, h, tc.bad); !errors.Is(err, hub.ErrNoPermission) {
 					errs <- fmt.Errorf("the refused one: %v", err)
 				}
 				return
@@ -287,14 +287,14 @@ func TestResubscriptionRefused(t *testing.T) {
 	ctx := context.Background()
 
 	keep := newRecorder()
-	lk, err := h.Listen(ctx, pubsub.Channel, "app:t", keep)
+	lk, err := h.Listen(ctx, hub.Channel, "app:t", keep)
 	require.NoError(t, err)
 	defer lk.Close()
 	lost := newRecorder()
-	lg, err := h.Listen(ctx, pubsub.Channel, "gone", lost)
+	lg, err := h.Listen(ctx, hub.Channel, "gone", lost)
 	require.NoError(t, err)
 	defer lg.Close()
-	w, err := h.Subscribe(ctx, "gone", pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, "gone", hub.LockPolicy)
 	require.NoError(t, err)
 	defer w.Close(false)
 	require.NoError(t, w.Err())
@@ -305,11 +305,11 @@ func TestResubscriptionRefused(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the refused subscription did not end")
 	}
-	require.ErrorIs(t, lost.ended, pubsub.ErrNoPermission)
+	require.ErrorIs(t, lost.ended, hub.ErrNoPermission)
 	require.ErrorContains(t, lost.ended, `"gone"`)
 	waitSignal(t, w)
-	require.ErrorIs(t, w.Err(), pubsub.ErrNoPermission)
-	require.Zero(t, h.Listeners(pubsub.Channel, "gone"))
+	require.ErrorIs(t, w.Err(), hub.ErrNoPermission)
+	require.Zero(t, h.Listeners(hub.Channel, "gone"))
 
 	redistest.Eventually(t, 10*time.Second, "app:t subscribed again", func() bool {
 		return numSub(t, admin, "app:t") == 1

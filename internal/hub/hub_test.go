@@ -1,4 +1,4 @@
-package pubsub_test
+package hub_test
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/faultproxy"
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/slot"
 )
 
-func newHub(t *testing.T, rdb redis.UniversalClient, sharded bool) *pubsub.Hub {
+func newHub(t *testing.T, rdb redis.UniversalClient, sharded bool) *hub.Hub {
 	t.Helper()
-	h := pubsub.New(pubsub.Config{Client: rdb, Sharded: sharded})
+	h := hub.New(hub.Config{Client: rdb, Sharded: sharded})
 	t.Cleanup(h.Close)
 	return h
 }
@@ -42,7 +42,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func signalled(w *pubsub.Waiter) bool {
+func signalled(w *hub.Waiter) bool {
 	select {
 	case <-w.C():
 		return true
@@ -52,7 +52,7 @@ func signalled(w *pubsub.Waiter) bool {
 }
 
 // waitSignal waits for a wake-up with a deadline.
-func waitSignal(t *testing.T, w *pubsub.Waiter) {
+func waitSignal(t *testing.T, w *hub.Waiter) {
 	t.Helper()
 	select {
 	case <-w.C():
@@ -67,21 +67,21 @@ func TestOneSubscriptionPerChannel(t *testing.T) {
 	h := newHub(t, redistest.Client(t, srv), false)
 	ctx := context.Background()
 
-	w1, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	w1, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
 	require.NoError(t, err)
 	// Subscribe returned, so Redis has the subscription already.
 	require.Equal(t, int64(1), numSub(t, raw, "ch"))
-	w2, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	w2, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), numSub(t, raw, "ch"))
-	require.Equal(t, pubsub.Stats{Connections: 1, Channels: 1, Waiters: 2}, h.Stats())
+	require.Equal(t, hub.Stats{Connections: 1, Channels: 1, Waiters: 2}, h.Stats())
 
 	w1.Close(false)
 	require.Equal(t, int64(1), numSub(t, raw, "ch"))
 	w2.Close(false)
 	w2.Close(false) // idempotent
 	eventually(t, "unsubscribed", func() bool { return numSub(t, raw, "ch") == 0 })
-	require.Equal(t, pubsub.Stats{Connections: 1}, h.Stats())
+	require.Equal(t, hub.Stats{Connections: 1}, h.Stats())
 }
 
 func TestWakePolicies(t *testing.T) {
@@ -90,9 +90,9 @@ func TestWakePolicies(t *testing.T) {
 	h := newHub(t, redistest.Client(t, srv), false)
 	ctx := context.Background()
 
-	ws := make([]*pubsub.Waiter, 3)
+	ws := make([]*hub.Waiter, 3)
 	for i := range ws {
-		w, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+		w, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
 		require.NoError(t, err)
 		defer w.Close(false)
 		ws[i] = w
@@ -128,9 +128,9 @@ func TestPassOver(t *testing.T) {
 	h := newHub(t, redistest.Client(t, srv), false)
 	ctx := context.Background()
 
-	ws := make([]*pubsub.Waiter, 3)
+	ws := make([]*hub.Waiter, 3)
 	for i := range ws {
-		w, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+		w, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
 		require.NoError(t, err)
 		defer w.Close(false)
 		ws[i] = w
@@ -150,7 +150,7 @@ func TestPassOver(t *testing.T) {
 	// The first "0" wakes the third again; with its wake-up pending, the
 	// second wakes nobody. A message on another channel of the same
 	// connection marks when both were handled.
-	marker, err := h.Subscribe(ctx, "marker", pubsub.LockPolicy)
+	marker, err := h.Subscribe(ctx, "marker", hub.LockPolicy)
 	require.NoError(t, err)
 	defer marker.Close(false)
 	require.NoError(t, raw.Publish(ctx, "ch", "0").Err())
@@ -177,9 +177,9 @@ func TestUnconsumedWakeUpPassesOn(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	h := newHub(t, redistest.Client(t, srv), false)
 	ctx := context.Background()
-	first, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	first, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
 	require.NoError(t, err)
-	second, err := h.Subscribe(ctx, "ch", pubsub.LockPolicy)
+	second, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
 	require.NoError(t, err)
 	defer second.Close(false)
 
@@ -194,9 +194,9 @@ func TestResubscribeWakesAll(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	h := newHub(t, redistest.Client(t, srv), false)
 	ctx := context.Background()
-	var ws []*pubsub.Waiter
+	var ws []*hub.Waiter
 	for _, ch := range []string{"a", "b"} {
-		w, err := h.Subscribe(ctx, ch, pubsub.LockPolicy)
+		w, err := h.Subscribe(ctx, ch, hub.LockPolicy)
 		require.NoError(t, err)
 		defer w.Close(false)
 		ws = append(ws, w)
@@ -215,14 +215,14 @@ func TestSubscribeDuringOutage(t *testing.T) {
 	srv := redistest.StartServer(t)
 	h := newHub(t, redistest.Client(t, srv), false)
 	ctx := context.Background()
-	w, err := h.Subscribe(ctx, "warmup", pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, "warmup", hub.LockPolicy)
 	require.NoError(t, err)
 	w.Close(false)
 
 	require.NoError(t, srv.Kill())
 	sctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	_, err = h.Subscribe(sctx, "down", pubsub.LockPolicy)
+	_, err = h.Subscribe(sctx, "down", hub.LockPolicy)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	require.NoError(t, srv.Restart(ctx))
@@ -230,7 +230,7 @@ func TestSubscribeDuringOutage(t *testing.T) {
 	published := make(chan struct{})
 	got := make(chan error, 1)
 	go func() {
-		w, err := h.Subscribe(ctx, "up", pubsub.LockPolicy)
+		w, err := h.Subscribe(ctx, "up", hub.LockPolicy)
 		if err != nil {
 			got <- err
 			return
@@ -267,13 +267,13 @@ func TestManyChannelsOneConnection(t *testing.T) {
 	ctx := context.Background()
 	const channels, per = 500, 4
 	var mu sync.Mutex
-	var all []*pubsub.Waiter
+	var all []*hub.Waiter
 	var wg sync.WaitGroup
 	for i := 0; i < channels*per; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := h.Subscribe(ctx, "c"+strconv.Itoa(i%channels), pubsub.LockPolicy)
+			w, err := h.Subscribe(ctx, "c"+strconv.Itoa(i%channels), hub.LockPolicy)
 			if err != nil {
 				panic(err)
 			}
@@ -283,7 +283,7 @@ func TestManyChannelsOneConnection(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	require.Equal(t, pubsub.Stats{Connections: 1, Channels: channels, Waiters: channels * per}, h.Stats())
+	require.Equal(t, hub.Stats{Connections: 1, Channels: channels, Waiters: channels * per}, h.Stats())
 	clients, err := raw.ClientList(ctx).Result()
 	require.NoError(t, err)
 	require.Contains(t, clients, "sub="+strconv.Itoa(channels))
@@ -311,7 +311,7 @@ func TestChurn(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 200; i++ {
-				w, err := h.Subscribe(ctx, "churn", pubsub.LockPolicy)
+				w, err := h.Subscribe(ctx, "churn", hub.LockPolicy)
 				if err != nil {
 					errs <- err
 					return
@@ -328,7 +328,7 @@ func TestChurn(t *testing.T) {
 	eventually(t, "unsubscribed", func() bool { return numSub(t, raw, "churn") == 0 })
 
 	// After the churn a new waiter is subscribed for real when confirmed.
-	w, err := h.Subscribe(ctx, "churn", pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, "churn", hub.LockPolicy)
 	require.NoError(t, err)
 	defer w.Close(false)
 	require.Equal(t, int64(1), numSub(t, raw, "churn"))
@@ -339,7 +339,7 @@ func TestShardedOnSingleNode(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	h := newHub(t, redistest.Client(t, srv), true)
 	ctx := context.Background()
-	w, err := h.Subscribe(ctx, "s", pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, "s", hub.LockPolicy)
 	require.NoError(t, err)
 	defer w.Close(false)
 	require.NoError(t, raw.Publish(ctx, "s", "0").Err())
@@ -352,16 +352,16 @@ func TestShardedOnSingleNode(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	srv := redistest.StartServer(t)
-	h := pubsub.New(pubsub.Config{Client: redistest.Client(t, srv)})
+	h := hub.New(hub.Config{Client: redistest.Client(t, srv)})
 	ctx := context.Background()
-	w, err := h.Subscribe(ctx, "x", pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, "x", hub.LockPolicy)
 	require.NoError(t, err)
 	h.Close()
 	h.Close()
 	<-h.Done()
 	w.Close(false)
-	_, err = h.Subscribe(ctx, "x", pubsub.LockPolicy)
-	require.ErrorIs(t, err, pubsub.ErrClosed)
+	_, err = h.Subscribe(ctx, "x", hub.LockPolicy)
+	require.ErrorIs(t, err, hub.ErrClosed)
 }
 
 // TestShardedManySlots: sharded waiters on channels of many slots, first
@@ -377,14 +377,14 @@ func TestShardedManySlots(t *testing.T) {
 	}
 	ctx := context.Background()
 	const n = 200
-	ws := make([]*pubsub.Waiter, n)
+	ws := make([]*hub.Waiter, n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := h.Subscribe(ctx, "sh"+strconv.Itoa(i), pubsub.LockPolicy)
+			w, err := h.Subscribe(ctx, "sh"+strconv.Itoa(i), hub.LockPolicy)
 			ws[i] = w
 			errs <- err
 		}()
@@ -441,7 +441,7 @@ func TestClientClosedDuringConfirmation(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, rdb.Close())
 	start := time.Now()
-	_, err := h.Subscribe(ctx, "x", pubsub.LockPolicy)
+	_, err := h.Subscribe(ctx, "x", hub.LockPolicy)
 	require.ErrorIs(t, err, redis.ErrClosed)
 	require.Less(t, time.Since(start), 5*time.Second)
 }
@@ -456,17 +456,17 @@ func TestClientClosedWhileConfirming(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
-	h := pubsub.New(pubsub.Config{Client: rdb, ConfirmTimeout: time.Minute})
+	h := hub.New(hub.Config{Client: rdb, ConfirmTimeout: time.Minute})
 	t.Cleanup(h.Close)
 	ctx := context.Background()
-	confirmedW, err := h.Subscribe(ctx, "confirmed", pubsub.LockPolicy)
+	confirmedW, err := h.Subscribe(ctx, "confirmed", hub.LockPolicy)
 	require.NoError(t, err)
 	defer confirmedW.Close(false)
 
 	p.Stall()
 	errc := make(chan error, 1)
 	go func() {
-		_, err := h.Subscribe(ctx, "pending", pubsub.LockPolicy)
+		_, err := h.Subscribe(ctx, "pending", hub.LockPolicy)
 		errc <- err
 	}()
 	eventually(t, "subscribe pending", func() bool { return h.Stats().Waiters == 2 })
@@ -481,7 +481,7 @@ func TestClientClosedWhileConfirming(t *testing.T) {
 	}
 	t.Logf("Subscribe failed %v after the client closed", time.Since(start))
 	waitSignal(t, confirmedW)
-	_, err = h.Subscribe(ctx, "later", pubsub.LockPolicy)
+	_, err = h.Subscribe(ctx, "later", hub.LockPolicy)
 	require.ErrorIs(t, err, redis.ErrClosed)
 	p.Resume()
 }
@@ -499,18 +499,18 @@ func TestConfirmTimeout(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	const timeout = 300 * time.Millisecond
-	h := pubsub.New(pubsub.Config{Client: rdb, ConfirmTimeout: timeout})
+	h := hub.New(hub.Config{Client: rdb, ConfirmTimeout: timeout})
 	t.Cleanup(h.Close)
 	ctx := context.Background()
-	w, err := h.Subscribe(ctx, "warmup", pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, "warmup", hub.LockPolicy)
 	require.NoError(t, err)
 	w.Close(false)
 
 	p.Stall()
 	start := time.Now()
-	_, err = h.Subscribe(ctx, "stalled", pubsub.LockPolicy)
+	_, err = h.Subscribe(ctx, "stalled", hub.LockPolicy)
 	took := time.Since(start)
-	require.ErrorIs(t, err, pubsub.ErrNotConfirmed)
+	require.ErrorIs(t, err, hub.ErrNotConfirmed)
 	require.ErrorContains(t, err, `"stalled"`)
 	require.GreaterOrEqual(t, took, timeout)
 	require.Less(t, took, timeout+5*time.Second)
@@ -518,10 +518,10 @@ func TestConfirmTimeout(t *testing.T) {
 	require.Equal(t, 0, h.Stats().Channels)
 	p.Resume()
 
-	var w2 *pubsub.Waiter
+	var w2 *hub.Waiter
 	redistest.Eventually(t, 30*time.Second, "subscribed after the stall", func() bool {
 		var err error
-		w2, err = h.Subscribe(ctx, "after", pubsub.LockPolicy)
+		w2, err = h.Subscribe(ctx, "after", hub.LockPolicy)
 		return err == nil
 	})
 	defer w2.Close(false)
@@ -565,7 +565,7 @@ func TestShardedSlotMoved(t *testing.T) {
 			warmCh = c
 		}
 	}
-	warm, err := h.Subscribe(ctx, warmCh, pubsub.LockPolicy)
+	warm, err := h.Subscribe(ctx, warmCh, hub.LockPolicy)
 	require.NoError(t, err)
 	defer warm.Close(false)
 	require.NoError(t, cl.MoveSlot(ctx, s, from, to))
@@ -575,10 +575,10 @@ func TestShardedSlotMoved(t *testing.T) {
 		return n[1].(int64)
 	}
 	start := time.Now()
-	w, err := h.Subscribe(ctx, ch, pubsub.LockPolicy)
+	w, err := h.Subscribe(ctx, ch, hub.LockPolicy)
 	require.NoError(t, err)
 	defer w.Close(false)
-	require.Less(t, time.Since(start), pubsub.DefaultConfirmTimeout)
+	require.Less(t, time.Since(start), hub.DefaultConfirmTimeout)
 	require.Equal(t, int64(1), shardNumSub(to))
 	drain := func() {
 		for len(w.C()) > 0 {
@@ -608,7 +608,7 @@ func TestOnConfirm(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []confirm
-	h := pubsub.New(pubsub.Config{Client: redistest.Client(t, srv), OnConfirm: func(channel string, resub bool, d time.Duration) {
+	h := hub.New(hub.Config{Client: redistest.Client(t, srv), OnConfirm: func(channel string, resub bool, d time.Duration) {
 		if d <= 0 {
 			panic("a confirmation takes time")
 		}
@@ -623,10 +623,10 @@ func TestOnConfirm(t *testing.T) {
 		return append([]confirm(nil), got...)
 	}
 	ctx := context.Background()
-	w1, err := h.Subscribe(ctx, "a", pubsub.LockPolicy)
+	w1, err := h.Subscribe(ctx, "a", hub.LockPolicy)
 	require.NoError(t, err)
 	defer w1.Close(false)
-	w2, err := h.Subscribe(ctx, "a", pubsub.LockPolicy)
+	w2, err := h.Subscribe(ctx, "a", hub.LockPolicy)
 	require.NoError(t, err)
 	defer w2.Close(false)
 	// The report comes from the reader after the confirmation has released

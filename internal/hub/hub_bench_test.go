@@ -1,20 +1,20 @@
-package pubsub_test
+package hub_test
 
 import (
 	"context"
 	"strconv"
 	"testing"
 
-	"github.com/goredisson/redisson/internal/pubsub"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // benchHub returns a hub over a fresh redis-server, closed at cleanup.
-func benchHub(b *testing.B) *pubsub.Hub {
+func benchHub(b *testing.B) *hub.Hub {
 	b.Helper()
 	srv := redistest.StartServer(b)
 	rdb := redistest.Client(b, srv)
-	h := pubsub.New(pubsub.Config{Client: rdb})
+	h := hub.New(hub.Config{Client: rdb})
 	b.Cleanup(h.Close)
 	return h
 }
@@ -24,14 +24,14 @@ func benchHub(b *testing.B) *pubsub.Hub {
 func BenchmarkSubscribeExisting(b *testing.B) {
 	h := benchHub(b)
 	ctx := context.Background()
-	first, err := h.Subscribe(ctx, "bench:existing", pubsub.LockPolicy)
+	first, err := h.Subscribe(ctx, "bench:existing", hub.LockPolicy)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer first.Close(false)
 	b.ReportAllocs()
 	for b.Loop() {
-		w, err := h.Subscribe(ctx, "bench:existing", pubsub.LockPolicy)
+		w, err := h.Subscribe(ctx, "bench:existing", hub.LockPolicy)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func BenchmarkSubscribeNew(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		w, err := h.Subscribe(ctx, names[i%len(names)], pubsub.LockPolicy)
+		w, err := h.Subscribe(ctx, names[i%len(names)], hub.LockPolicy)
 		if err != nil {
 			b.Fatal(err)
 		}
