@@ -1,4 +1,4 @@
-// Package pubsub is the subscription hub every object of a client shares.
+// Package hub is the subscription hub every object of a client shares.
 //
 // Waiters never poll: a goroutine that must wait for a lock, a permit or a
 // latch registers with the hub on the object's channel and sleeps until a
