@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/goredisson/redisson/internal/slot"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/slot"
 )
 
 // onSubscribed handles a subscribe confirmation: the first confirms a new
