@@ -31,95 +31,179 @@ const errorBackoff = 50 * time.Millisecond
 // taken without it). *cause keeps the last member error across passes and
 // calls: it is reported with ctx's cause when ctx ends.
 func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease time.Duration, cause *error) (*Hold, bool, error) {
-	n := len(m.members)
 	newLease := provisionalLease(wait, lease)
 	if m.red && len(m.clients) > 1 {
 		return m.redAttempt(ctx, parent, owner, wait, lease, newLease, cause)
 	}
-	remain := time.Duration(-1)
-	if wait > 0 {
-		remain = wait
-	}
-	perLock := m.memberWait(remain)
-	limit := m.failedLimit()
-	acquired := make([]held, 0, n)
-	passStart := time.Now()
-	last := passStart
-	var lastErr error
-	failedByError := false
-	failedForGood := 0 // members failed with a permanent error this pass
-	for i := 0; i < n; i++ {
-		l := m.members[i]
-		var await, bound time.Duration
-		if remain > 0 {
-			// A member must not keep us past its share of the wait, not
-			// even a server that does not answer (a RedLock moves on to
-			// the next server); the member's own wait ends first.
-			await = min(perLock, remain)
-			bound = await + memberGrace
-		}
-		t := m.tryMember(ctx, i, owner, newLease, await, bound)
-		h, ok, err := t.h, t.ok, t.err
-		if cerr := ctx.Err(); cerr != nil {
-			if ok {
-				acquired = append(acquired, held{l, h, i})
-			}
-			m.unlockAll(ctx, acquired)
-			return nil, false, ended(ctx, *cause)
-		}
-		if ok {
-			acquired = append(acquired, held{l, h, i})
-		} else {
-			if err != nil {
-				lastErr, failedByError = memberErr(l.Name(), err), true
-				*cause = lastErr
-				if permanent(err) {
-					if failedForGood++; failedForGood > m.failedLimit() {
-						// The set cannot be taken without this member.
-						m.unlockAll(ctx, acquired)
-						return nil, true, lastErr
-					}
-				}
-			}
-			if n-len(acquired) == m.failedLimit() {
-				break // a RedLock's quorum is reached: the rest cannot fail it
-			}
-			if limit == 0 {
-				m.unlockAll(ctx, acquired)
-				if wait <= 0 {
-					return nil, false, lastErr
-				}
-				limit, acquired = m.failedLimit(), acquired[:0]
-				i = -1
-				if failedByError {
-					failedByError = false
-					if err := sleep(ctx, min(errorBackoff, remain-time.Since(last))); err != nil {
-						return nil, false, ended(ctx, *cause)
-					}
-				}
-				// A new pass: its result is its own failures.
-				lastErr, failedForGood = nil, 0
-				passStart = time.Now()
-			} else {
-				limit--
-			}
-		}
-		if remain > 0 {
-			now := time.Now()
-			remain -= now.Sub(last)
-			last = now
-			if remain <= 0 {
-				m.unlockAll(ctx, acquired)
-				return nil, false, lastErr
-			}
+	s := m.newSeqRun(ctx, owner, wait, newLease, cause)
+loop:
+	for i := 0; i < len(m.members); i++ {
+		switch s.take(i) {
+		case seqEnough:
+			break loop
+		case seqAgain:
+			i = -1
+		case seqOver:
+			return nil, s.terminal, s.err
 		}
 	}
-	if len(acquired) < m.Quorum() {
+	if len(s.acquired) < m.Quorum() {
 		// Only when the loop ended on the last member with too few held.
-		m.unlockAll(ctx, acquired)
-		return nil, false, lastErr
+		m.unlockAll(ctx, s.acquired)
+		return nil, false, s.lastErr
 	}
-	return m.finish(ctx, parent, owner, acquired, lease, newLease, passStart)
+	return m.finish(ctx, parent, owner, s.acquired, lease, newLease, s.passStart)
+}
+
+// seqRun is the state attempt carries across the members it takes one
+// after another and across its passes: a pass that fails more than
+// failedLimit members gives back what it took and, while the wait lasts,
+// starts again from the first member.
+type seqRun struct {
+	m        *Lock
+	ctx      context.Context
+	owner    int64
+	wait     time.Duration
+	newLease time.Duration
+	cause    *error
+
+	remain   time.Duration // the wait left; -1: no wait
+	last     time.Time     // when remain was last counted down
+	perLock  time.Duration
+	limit    int // failures the pass may still take
+	acquired []held
+	// passStart is when the current pass sent its first request.
+	passStart     time.Time
+	lastErr       error // the pass's last member error
+	failedByError bool  // a member of the pass failed with an error
+	failedForGood int   // members of the pass failed with a permanent error
+
+	// terminal and err are the attempt's result once take says seqOver.
+	terminal bool
+	err      error
+}
+
+// seqStep is what take says attempt does next.
+type seqStep int
+
+const (
+	seqNext   seqStep = iota // take the next member
+	seqEnough                // stop taking: a RedLock's quorum is reached
+	seqAgain                 // a new pass: start from the first member
+	seqOver                  // the attempt failed: seqRun.terminal, seqRun.err
+)
+
+func (m *Lock) newSeqRun(ctx context.Context, owner int64, wait, newLease time.Duration, cause *error) seqRun {
+	s := seqRun{m: m, ctx: ctx, owner: owner, wait: wait, newLease: newLease, cause: cause,
+		remain: -1, limit: m.failedLimit()}
+	if wait > 0 {
+		s.remain = wait
+	}
+	s.perLock = m.memberWait(s.remain)
+	s.acquired = make([]held, 0, len(m.members))
+	s.passStart = time.Now()
+	s.last = s.passStart
+	return s
+}
+
+// take tries member i and says what comes next.
+func (s *seqRun) take(i int) seqStep {
+	m := s.m
+	l := m.members[i]
+	var await, bound time.Duration
+	if s.remain > 0 {
+		// A member must not keep us past its share of the wait, not
+		// even a server that does not answer (a RedLock moves on to
+		// the next server); the member's own wait ends first.
+		await = min(s.perLock, s.remain)
+		bound = await + memberGrace
+	}
+	t := m.tryMember(s.ctx, i, s.owner, s.newLease, await, bound)
+	if s.ctx.Err() != nil {
+		if t.ok {
+			s.acquired = append(s.acquired, held{l, t.h, i})
+		}
+		return s.fail(false, ended(s.ctx, *s.cause))
+	}
+	step := seqNext
+	if t.ok {
+		s.acquired = append(s.acquired, held{l, t.h, i})
+	} else {
+		if s.memberFailed(l, t.err) {
+			// The set cannot be taken without this member.
+			return s.fail(true, s.lastErr)
+		}
+		if len(m.members)-len(s.acquired) == m.failedLimit() {
+			return seqEnough // a RedLock's quorum is reached: the rest cannot fail it
+		}
+		if s.limit > 0 {
+			s.limit--
+		} else {
+			m.unlockAll(s.ctx, s.acquired)
+			s.acquired = s.acquired[:0]
+			if s.wait <= 0 {
+				return s.fail(false, s.lastErr)
+			}
+			if err := s.newPass(); err != nil {
+				return s.fail(false, ended(s.ctx, *s.cause))
+			}
+			step = seqAgain
+		}
+	}
+	if s.outOfTime() {
+		return s.fail(false, s.lastErr)
+	}
+	return step
+}
+
+// memberFailed records the error a member l failed with, if any, and
+// reports whether the pass has more permanent failures than it may take.
+func (s *seqRun) memberFailed(l lockable.Lock, err error) bool {
+	if err == nil {
+		return false
+	}
+	s.lastErr, s.failedByError = memberErr(l.Name(), err), true
+	*s.cause = s.lastErr
+	if !permanent(err) {
+		return false
+	}
+	s.failedForGood++
+	return s.failedForGood > s.m.failedLimit()
+}
+
+// newPass begins a new pass, after errorBackoff when the last one failed
+// on an error; it returns ctx's cause when ctx ends meanwhile.
+func (s *seqRun) newPass() error {
+	s.limit = s.m.failedLimit()
+	if s.failedByError {
+		s.failedByError = false
+		if err := sleep(s.ctx, min(errorBackoff, s.remain-time.Since(s.last))); err != nil {
+			return err
+		}
+	}
+	// A new pass: its result is its own failures.
+	s.lastErr, s.failedForGood = nil, 0
+	s.passStart = time.Now()
+	return nil
+}
+
+// outOfTime counts the time since it last ran off the wait and reports
+// whether the wait is over.
+func (s *seqRun) outOfTime() bool {
+	if s.remain <= 0 {
+		return false
+	}
+	now := time.Now()
+	s.remain -= now.Sub(s.last)
+	s.last = now
+	return s.remain <= 0
+}
+
+// fail gives back what the attempt holds and ends it with err.
+func (s *seqRun) fail(terminal bool, err error) seqStep {
+	s.m.unlockAll(s.ctx, s.acquired)
+	s.terminal, s.err = terminal, err
+	return seqOver
 }
 
 // finish builds the hold of acquired, a quorum taken by a pass that began
@@ -142,10 +226,8 @@ func (m *Lock) finish(ctx, parent context.Context, owner int64, acquired []held,
 	}
 	var validUntil time.Time
 	if m.red && lease > 0 {
-		// The earliest any member can expire is passStart+lease (every
-		// lease was set by a request sent after passStart); the drift
-		// allowance is antirez's: 1% of the lease + 2ms.
-		validUntil = passStart.Add(lease - lease/100 - 2*time.Millisecond)
+		// Every lease was set by a request sent after passStart.
+		validUntil = validFrom(passStart, lease)
 		if !time.Now().Before(validUntil) {
 			m.unlockAll(ctx, acquired)
 			return nil, false, fmt.Errorf("%w: the acquisition took longer than the lease leaves valid", core.ErrLeaseExpired)

@@ -49,10 +49,7 @@ func (m *Lock) newHold(parent context.Context, owner int64, hs []held, validUnti
 	}
 	if !validUntil.IsZero() {
 		h.mu.Lock()
-		h.validUntil = validUntil
-		h.timer = time.AfterFunc(time.Until(validUntil), func() {
-			h.cancel(m.expired("the RedLock's validity, its lease less the acquisition time and the clock drift allowance, ended"))
-		})
+		h.setValidity(validUntil, "the RedLock's validity, its lease less the acquisition time and the clock drift allowance, ended")
 		h.mu.Unlock()
 	}
 	return h
@@ -229,14 +226,8 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 	}
 	h.extending.Lock()
 	defer h.extending.Unlock()
-	if h.releasing.Load() {
-		return m.opErr("extend", core.Errorf(core.ErrNotOwner, "this hold was already released"))
-	}
-	if err := h.Err(); err != nil {
+	if err := h.extendable(ctx); err != nil {
 		return m.opErr("extend", err)
-	}
-	if ctx.Err() != nil {
-		return m.opErr("extend", context.Cause(ctx)) // nothing sent, nothing changed
 	}
 	targets := h.members
 	if m.red {
@@ -256,40 +247,76 @@ func (h *Hold) Extend(ctx context.Context, lease time.Duration) error {
 			failed = append(failed, memberErr(targets[i].l.Name(), err))
 		}
 	}
-	if !m.red {
-		if len(failed) > 0 {
-			cause := fmt.Errorf("%w: not every member could be extended: %w", core.ErrLockLost, errors.Join(failed...))
-			h.cancel(m.opErr("extend", cause))
-			return m.opErr("extend", cause)
-		}
-		return nil
+	var cause error
+	switch {
+	case m.red:
+		cause = h.redExtended(len(targets), failed, start, lease)
+	case len(failed) > 0:
+		cause = fmt.Errorf("%w: not every member could be extended: %w", core.ErrLockLost, errors.Join(failed...))
 	}
-	if ok := len(targets) - len(failed); ok < m.Quorum() {
+	if cause != nil {
+		h.cancel(m.opErr("extend", cause))
+		return m.opErr("extend", cause)
+	}
+	return nil
+}
+
+// extendable returns why Extend sends nothing: the hold was released or
+// has ended, or ctx is done (the hold is then unchanged).
+func (h *Hold) extendable(ctx context.Context) error {
+	if h.releasing.Load() {
+		return core.Errorf(core.ErrNotOwner, "this hold was already released")
+	}
+	if err := h.Err(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx) // nothing sent, nothing changed
+	}
+	return nil
+}
+
+// redExtended settles a RedLock's Extend that began at start and sent to
+// tried members, of which failed failed: it returns why the hold ends,
+// or nil after it set the hold's new validity.
+func (h *Hold) redExtended(tried int, failed []error, start time.Time, lease time.Duration) error {
+	m := h.m
+	if ok := tried - len(failed); ok < m.Quorum() {
 		cause := fmt.Errorf("%w: %d of %d members extended, fewer than the quorum of %d", core.ErrLockLost, ok, len(m.members), m.Quorum())
 		if len(failed) > 0 {
 			cause = fmt.Errorf("%w: %w", cause, errors.Join(failed...))
 		}
-		h.cancel(m.opErr("extend", cause))
-		return m.opErr("extend", cause)
+		return cause
 	}
 	// As after an acquisition: every member's lease was set by a request
-	// sent after start, less the drift allowance.
-	validUntil := start.Add(lease - lease/100 - 2*time.Millisecond)
+	// sent after start.
+	validUntil := validFrom(start, lease)
 	if !time.Now().Before(validUntil) {
-		cause := fmt.Errorf("%w: the extend took longer than the lease leaves valid", core.ErrLeaseExpired)
-		h.cancel(m.opErr("extend", cause))
-		return m.opErr("extend", cause)
+		return fmt.Errorf("%w: the extend took longer than the lease leaves valid", core.ErrLeaseExpired)
 	}
 	h.mu.Lock()
+	h.setValidity(validUntil, "the RedLock's validity, its lease less the extend's time and the clock drift allowance, ended")
+	h.mu.Unlock()
+	return nil
+}
+
+// setValidity makes validUntil the end of the hold, which then ends
+// expired for why; h.mu is held.
+func (h *Hold) setValidity(validUntil time.Time, why string) {
 	if h.timer != nil {
 		h.timer.Stop()
 	}
 	h.validUntil = validUntil
 	h.timer = time.AfterFunc(time.Until(validUntil), func() {
-		h.cancel(m.expired("the RedLock's validity, its lease less the extend's time and the clock drift allowance, ended"))
+		h.cancel(h.m.expired(why))
 	})
-	h.mu.Unlock()
-	return nil
+}
+
+// validFrom is when a RedLock whose members' leases were set by requests
+// sent after start stops being valid: the earliest any member can expire,
+// less the clock drift allowance, antirez's 1% of the lease + 2ms.
+func validFrom(start time.Time, lease time.Duration) time.Time {
+	return start.Add(lease - lease/100 - 2*time.Millisecond)
 }
 
 // extendMember sets the lease of a member hold: its Extend, or for a
