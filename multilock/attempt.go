@@ -35,7 +35,8 @@ func (m *Lock) attempt(ctx, parent context.Context, owner int64, wait, lease tim
 	if m.red && len(m.clients) > 1 {
 		return m.redAttempt(ctx, parent, owner, wait, lease, newLease, cause)
 	}
-	s := m.newSeqRun(ctx, owner, wait, newLease, cause)
+	s := m.newSeqRun(ctx, owner, wait, newLease, *cause)
+	defer func() { *cause = s.cause }()
 loop:
 	for i := 0; i < len(m.members); i++ {
 		switch s.take(i) {
@@ -65,7 +66,7 @@ type seqRun struct {
 	owner    int64
 	wait     time.Duration
 	newLease time.Duration
-	cause    *error
+	cause    error // the last member error, for attempt's *cause
 
 	remain   time.Duration // the wait left; -1: no wait
 	last     time.Time     // when remain was last counted down
@@ -93,7 +94,7 @@ const (
 	seqOver                  // the attempt failed: seqRun.terminal, seqRun.err
 )
 
-func (m *Lock) newSeqRun(ctx context.Context, owner int64, wait, newLease time.Duration, cause *error) seqRun {
+func (m *Lock) newSeqRun(ctx context.Context, owner int64, wait, newLease time.Duration, cause error) seqRun {
 	s := seqRun{m: m, ctx: ctx, owner: owner, wait: wait, newLease: newLease, cause: cause,
 		remain: -1, limit: m.failedLimit()}
 	if wait > 0 {
@@ -123,7 +124,7 @@ func (s *seqRun) take(i int) seqStep {
 		if t.ok {
 			s.acquired = append(s.acquired, held{l, t.h, i})
 		}
-		return s.fail(false, ended(s.ctx, *s.cause))
+		return s.fail(false, ended(s.ctx, s.cause))
 	}
 	step := seqNext
 	if t.ok {
@@ -145,7 +146,7 @@ func (s *seqRun) take(i int) seqStep {
 				return s.fail(false, s.lastErr)
 			}
 			if err := s.newPass(); err != nil {
-				return s.fail(false, ended(s.ctx, *s.cause))
+				return s.fail(false, ended(s.ctx, s.cause))
 			}
 			step = seqAgain
 		}
@@ -163,7 +164,7 @@ func (s *seqRun) memberFailed(l lockable.Lock, err error) bool {
 		return false
 	}
 	s.lastErr, s.failedByError = memberErr(l.Name(), err), true
-	*s.cause = s.lastErr
+	s.cause = s.lastErr
 	if !permanent(err) {
 		return false
 	}

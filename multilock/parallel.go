@@ -178,13 +178,17 @@ func (m *Lock) tryParallel(ctx context.Context, owner int64, lease time.Duration
 			go p.tryGroup(g[k:])
 		}
 	}
-	d := tally{got: p.got[:0], pending: p.n, cause: cause}
+	d := tally{got: p.got[:0], pending: p.n, cause: *cause}
 	p.decide(ctx, &d, start)
 	p.decided.Store(true)
+	var res ran
 	if d.failed || ctx.Err() != nil || len(d.got) < r.need {
-		return p.lost(ctx, &d, stop)
+		res = p.lost(ctx, &d, stop)
+	} else {
+		res = p.won(ctx, &d, stop)
 	}
-	return p.won(ctx, &d, stop)
+	*cause = d.cause
+	return res
 }
 
 // newParRun prepares the run r for owner, starting at start; stop cancels
@@ -225,7 +229,7 @@ type tally struct {
 	got     []tried // the members taken
 	pending int     // tries whose outcome was not read yet
 	failed  bool    // the run has failed
-	cause   *error  // tryParallel's: the last member error
+	cause   error   // the last member error, for tryParallel's *cause
 }
 
 // decide reads the outcomes until the run is decided: it failed, every
@@ -283,7 +287,7 @@ func (p *parRun) consume(d *tally) {
 // noteErr records the error of the try t.
 func (d *tally) noteErr(m *Lock, t tried) {
 	d.res.err, d.res.byError = memberErr(m.members[t.i].Name(), t.err), true
-	*d.cause = d.res.err
+	d.cause = d.res.err
 	if permanent(t.err) {
 		d.res.failedForGood++
 	}

@@ -174,13 +174,14 @@ func (m *Lock) heldOf(ts []tried, lead *held) []held {
 // provisional lease), with the servers asked in parallel (see the comment
 // at the top of this file).
 func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease, newLease time.Duration, cause *error) (*Hold, bool, error) {
-	a := redRun{m: m, ctx: ctx, parent: parent, owner: owner, wait: wait, lease: lease, newLease: newLease, cause: cause,
+	a := redRun{m: m, ctx: ctx, parent: parent, owner: owner, wait: wait, lease: lease, newLease: newLease, cause: *cause,
 		start: time.Now(), quorum: m.Quorum(), limit: m.failedLimit(), perLock: m.memberWait(wait)}
 	var bound time.Duration
 	if wait > 0 {
 		a.deadline = a.start.Add(wait)
 		bound = m.memberWait(wait) + memberGrace
 	}
+	defer func() { *cause = a.cause }()
 	if wait <= 0 || time.Now().UnixNano() >= m.contended.Load() {
 		if res, done := a.firstPass(bound); done {
 			return res.h, res.terminal, res.err
@@ -197,7 +198,7 @@ func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease,
 		}
 		if p.byError {
 			if err := sleep(ctx, min(errorBackoff, time.Until(a.deadline))); err != nil {
-				return nil, false, ended(ctx, *cause)
+				return nil, false, ended(ctx, a.cause)
 			}
 		}
 	}
@@ -209,7 +210,7 @@ type redRun struct {
 	ctx, parent           context.Context
 	owner                 int64
 	wait, lease, newLease time.Duration
-	cause                 *error
+	cause                 error // the last member error, for redAttempt's *cause
 
 	start, deadline time.Time // deadline: start + wait (zero: no wait)
 	quorum, limit   int       // limit: the failures a pass may take
@@ -244,7 +245,7 @@ type result struct {
 // attempt to the ordered passes.
 func (a *redRun) firstPass(bound time.Duration) (result, bool) {
 	m, ctx := a.m, a.ctx
-	r := m.tryParallel(ctx, a.owner, a.newLease, run{need: a.quorum, allowFail: a.limit, bound: bound, heldFails: a.wait > 0, lease: a.lease}, a.cause)
+	r := m.tryParallel(ctx, a.owner, a.newLease, run{need: a.quorum, allowFail: a.limit, bound: bound, heldFails: a.wait > 0, lease: a.lease}, &a.cause)
 	if r.held && a.wait > 0 {
 		m.contended.Store(time.Now().Add(contendedFor).UnixNano())
 	}
@@ -255,7 +256,7 @@ func (a *redRun) firstPass(bound time.Duration) (result, bool) {
 	case r.ok:
 		return a.finish(r.acquired, a.start, r.late), true
 	case ctx.Err() != nil:
-		return result{err: ended(ctx, *a.cause)}, true
+		return result{err: ended(ctx, a.cause)}, true
 	case r.failedForGood > a.limit:
 		return result{terminal: true, err: r.err}, true
 	case a.wait <= 0:
@@ -296,7 +297,7 @@ func (a *redRun) lead(p *redPass) (result, bool) {
 			if t.ok {
 				m.unlockAll(ctx, []held{{m.members[i], t.h, i}})
 			}
-			return result{err: ended(ctx, *a.cause)}, true
+			return result{err: ended(ctx, a.cause)}, true
 		}
 		if t.ok {
 			p.leader, p.led = held{m.members[i], t.h, i}, true
@@ -305,7 +306,7 @@ func (a *redRun) lead(p *redPass) (result, bool) {
 		p.failed++
 		if t.err != nil {
 			p.err, p.byError = memberErr(m.members[i].Name(), t.err), true
-			*a.cause = p.err
+			a.cause = p.err
 			if permanent(t.err) {
 				if p.failedForGood++; p.failedForGood > a.limit {
 					return result{terminal: true, err: p.err}, true // the set cannot be taken without these
@@ -329,7 +330,7 @@ func (a *redRun) follow(p *redPass) (result, bool) {
 		m.unlockAll(ctx, []held{first})
 		return result{err: p.err}, true
 	}
-	r := m.tryParallel(ctx, a.owner, a.newLease, run{from: first.i + 1, lead: &first, need: a.quorum - 1, allowFail: a.limit - p.failed, share: a.perLock, deadline: a.deadline, lease: a.lease}, a.cause)
+	r := m.tryParallel(ctx, a.owner, a.newLease, run{from: first.i + 1, lead: &first, need: a.quorum - 1, allowFail: a.limit - p.failed, share: a.perLock, deadline: a.deadline, lease: a.lease}, &a.cause)
 	if r.ok {
 		if time.Until(a.deadline) <= 0 {
 			m.giveBack(ctx, r.acquired, r.late)
@@ -339,7 +340,7 @@ func (a *redRun) follow(p *redPass) (result, bool) {
 	}
 	m.unlockAll(ctx, []held{first})
 	if ctx.Err() != nil {
-		return result{err: ended(ctx, *a.cause)}, true
+		return result{err: ended(ctx, a.cause)}, true
 	}
 	if r.err != nil {
 		p.err = r.err
