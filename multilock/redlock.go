@@ -3,13 +3,8 @@ package multilock
 import (
 	"cmp"
 	"context"
-	"errors"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/lockable"
 )
 
@@ -108,314 +103,6 @@ func (m *Lock) tryMember(ctx context.Context, i int, owner int64, lease, wait, b
 	return tried{i: i, h: h, ok: ok, err: err, held: !ok && err == nil && !done && wait == 0}
 }
 
-// run describes one parallel try of some members (tryParallel).
-type run struct {
-	from      int           // the members tried: from..n-1 (0: all)
-	need      int           // acquisitions that make the quorum
-	allowFail int           // failures that still leave it reachable
-	share     time.Duration // each member's wait, at most; 0 tries each once
-	deadline  time.Time     // with share: the end of the whole wait
-	bound     time.Duration // without share: each try's bound (0: none)
-	heldFails bool          // a member held by another owner fails the run
-	lease     time.Duration // the final fixed lease (0: none), see lateGrace
-	lead      *held         // a member taken before the run: first in ran.acquired
-}
-
-// errBound is the cause of a try's context when its bound (run.bound, or
-// its share of the wait + memberGrace) ended it.
-var errBound = errors.New("the member's share of the wait ended")
-
-// parRun is one tryParallel call, shared with the goroutines that try its
-// members.
-type parRun struct {
-	m     *Lock
-	ctx   context.Context // cancelled once decided; its deadline (cause errBound) bounds each client's first try
-	owner int64
-	lease time.Duration
-	r     run
-	n     int // members tried
-
-	decided atomic.Bool
-	// The tries' outcomes, in the order they ended. The goroutine that
-	// decides (the caller, then the one that gives back late tries) is
-	// woken only by an outcome that may change what it does: the one that
-	// completes the quorum, one that fails the run, the last one; the
-	// others it reads when it wakes.
-	mu      sync.Mutex
-	results []tried
-	ok      int // of results: taken
-	notOK   int // ... not taken (skipped ones aside)
-	wake    chan struct{}
-	seen    int      // results the decider has read
-	buf     [5]tried // storage of results for up to 5 members
-	got     [4]tried // storage of the usual few acquisitions
-}
-
-// deliver records the outcome of a try.
-func (p *parRun) deliver(t tried) {
-	p.mu.Lock()
-	p.results = append(p.results, t)
-	wake := len(p.results) == p.n
-	switch {
-	case t.skipped:
-	case t.ok:
-		p.ok++
-		wake = wake || p.ok == p.r.need
-	default:
-		p.notOK++
-		wake = wake || p.notOK > p.r.allowFail || (t.held && p.r.heldFails)
-	}
-	p.mu.Unlock()
-	if wake {
-		select {
-		case p.wake <- struct{}{}:
-		default: // the decider has a wake-up pending already
-		}
-	}
-}
-
-// unread returns the outcomes delivered since the last call.
-func (p *parRun) unread() []tried {
-	p.mu.Lock()
-	ts := p.results[p.seen:len(p.results):len(p.results)]
-	p.seen = len(p.results)
-	p.mu.Unlock()
-	return ts
-}
-
-// tryGroup tries g, members of one client, one after another, and
-// delivers each outcome.
-func (p *parRun) tryGroup(g []int) {
-	core.ReserveStack(len(g))
-	r := &p.r
-	for k, i := range g {
-		if p.decided.Load() {
-			p.deliver(tried{i: i, skipped: true})
-			continue
-		}
-		wait, bound := time.Duration(0), r.bound
-		if r.share > 0 {
-			// Once the wait is over a member taken would be given back
-			// (redAttempt, as Redisson's pass): send nothing, and count
-			// the member as not taken, so that the run fails without
-			// waiting for the others.
-			if wait = time.Until(r.deadline); wait <= 0 {
-				p.deliver(tried{i: i})
-				continue
-			}
-			wait = min(r.share, wait)
-			bound = wait + memberGrace
-		}
-		if k == 0 && p.m.onePerClient {
-			bound = 0 // p.ctx's deadline is its bound
-		}
-		p.deliver(p.m.tryMember(p.ctx, i, p.owner, p.lease, wait, bound))
-	}
-}
-
-// ran is the outcome of tryParallel.
-type ran struct {
-	acquired      []held // when ok: the members taken, in the set's order
-	ok            bool
-	held          bool // a member was held by another owner
-	failed        int  // members not taken
-	failedForGood int  // of which with a permanent error
-	byError       bool // a member failed with an error
-	err           error
-	// late, when ok, is closed once the tries still running at the
-	// decision have ended and what they took is given back.
-	late <-chan struct{}
-}
-
-// minGrace and maxGrace bound lateGrace.
-const (
-	minGrace = 10 * time.Millisecond
-	maxGrace = 100 * time.Millisecond
-)
-
-// lateGrace is how long a run that reached its quorum after elapsed still
-// waits for the members that have not answered, so that a member whose
-// reply is only a little behind (a busy machine, a connection being
-// dialled) is held too rather than given back: a hold of exactly a quorum
-// ends when one member is lost, where Redisson would have held every member
-// it reached. A silent server costs each acquisition that much. The
-// ordered phase gets the same grace: a member still waiting for another
-// owner when it ends is cancelled, and the lock is ours already, but a
-// shorter one made holds of exactly a quorum the rule there. A fixed
-// lease's validity runs meanwhile, so the grace takes at most a tenth of
-// it.
-func lateGrace(elapsed, lease time.Duration) time.Duration {
-	g := min(max(2*elapsed, minGrace), maxGrace)
-	if lease > 0 {
-		g = min(g, lease/10)
-	}
-	return g
-}
-
-// tryParallel tries the members from r.from on for owner: those of
-// different clients in parallel, those of one client one after another in
-// the set's order. It succeeds once r.need are taken (it then waits
-// lateGrace for the others), and fails as soon as more than r.allowFail
-// were not, a member was held with r.heldFails, or ctx ended.
-//
-// Nothing it took is left behind when it fails: it waits for every try
-// still running (each ends by its own bound, or, cancelled, once the
-// member has compensated it) and releases what they took. When it
-// succeeds, the tries still running are cancelled and whatever they take is
-// released in the background (ran.late is closed after): they do not
-// belong to the hold.
-func (m *Lock) tryParallel(ctx context.Context, owner int64, lease time.Duration, r run, cause *error) ran {
-	start := time.Now()
-	n := len(m.members) - r.from
-	p := &parRun{m: m, owner: owner, lease: lease, r: r, n: n, wake: make(chan struct{}, 1)}
-	p.results = p.buf[:0]
-	if n > len(p.buf) {
-		p.results = make([]tried, 0, n)
-	}
-	// The first member of each client is cut by the run's context, whose
-	// deadline is that member's bound (they all start now): one timer for
-	// the run instead of a context and a timer per member. A later member
-	// of a client starts when the one before it ended and gets a bound of
-	// its own (tryGroup).
-	first := r.bound
-	if r.share > 0 {
-		if w := min(r.share, time.Until(r.deadline)); w > 0 {
-			first = w + memberGrace
-		} else {
-			first = 0 // nothing is sent (tryGroup)
-		}
-	}
-	var stop context.CancelFunc
-	if first > 0 && m.onePerClient {
-		p.ctx, stop = context.WithDeadlineCause(ctx, start.Add(first), errBound)
-	} else {
-		p.ctx, stop = context.WithCancel(ctx)
-	}
-	// Every client's members on a goroutine of their own, the first's
-	// included: the caller decides as soon as the replies allow, not once
-	// its own server has answered (it may be the silent one).
-	for _, g := range m.clients {
-		if k, _ := slices.BinarySearch(g, r.from); k < len(g) {
-			go p.tryGroup(g[k:])
-		}
-	}
-	var res ran
-	got := p.got[:0]
-	pending := n
-	var grace *time.Timer
-	var graceC <-chan time.Time
-	failed := false
-	// consume reads the outcomes delivered since it last ran.
-	consume := func() {
-		for _, t := range p.unread() {
-			pending--
-			switch {
-			case t.skipped:
-			case t.ok:
-				got = append(got, t)
-			default:
-				res.failed++
-				res.held = res.held || t.held
-				failed = failed || (t.held && r.heldFails)
-				if t.err != nil {
-					res.err, res.byError = memberErr(m.members[t.i].Name(), t.err), true
-					*cause = res.err
-					if permanent(t.err) {
-						res.failedForGood++
-					}
-				}
-			}
-		}
-		failed = failed || res.failed > r.allowFail
-	}
-loop:
-	for {
-		consume()
-		if failed || pending == 0 {
-			break
-		}
-		if len(got) >= r.need && graceC == nil {
-			grace = time.NewTimer(lateGrace(time.Since(start), r.lease))
-			graceC = grace.C
-		}
-		select {
-		case <-p.wake:
-		case <-ctx.Done():
-			break loop
-		case <-graceC:
-			// What came during the grace (it woke nobody) is in.
-			consume()
-			break loop
-		}
-	}
-	if grace != nil {
-		grace.Stop()
-	}
-	p.decided.Store(true)
-	if failed || ctx.Err() != nil || len(got) < r.need {
-		if r.share > 0 {
-			// Members that wait would wait out their share for nothing;
-			// cancelled, they stop waiting, and one whose script is on
-			// its way compensates it before it returns. A first-pass
-			// try (no wait) is left to end by itself, at its reply or
-			// its bound: r.bound when the caller waits, else only
-			// go-redis' ReadTimeout, as in Redisson's pass. Cancelled,
-			// it would wait instead for the compensation of a server
-			// that does not answer.
-			stop()
-		}
-		p.rest(pending, func(t tried) {
-			if t.ok {
-				got = append(got, t)
-			} else if t.err != nil && permanent(t.err) {
-				// The decision did not need it, but the next pass
-				// would fail on it too.
-				res.failedForGood++
-				res.err, res.byError = memberErr(m.members[t.i].Name(), t.err), true
-				*cause = res.err
-			}
-		})
-		stop()
-		m.unlockAll(ctx, m.heldOf(got, nil))
-		return res
-	}
-	if pending > 0 {
-		done := make(chan struct{})
-		res.late = done
-		go func(pending int) {
-			defer close(done)
-			stop()
-			var late []tried
-			p.rest(pending, func(t tried) {
-				if t.ok {
-					late = append(late, t)
-				}
-			})
-			m.unlockAll(ctx, m.heldOf(late, nil))
-		}(pending)
-	} else {
-		stop()
-	}
-	slices.SortFunc(got, func(a, b tried) int { return cmp.Compare(a.i, b.i) })
-	res.acquired, res.ok = m.heldOf(got, r.lead), true
-	return res
-}
-
-// rest waits for the pending tries still running once the run is decided
-// and passes each outcome to fn.
-func (p *parRun) rest(pending int, fn func(tried)) {
-	for {
-		for _, t := range p.unread() {
-			pending--
-			fn(t)
-		}
-		if pending == 0 {
-			return
-		}
-		<-p.wake // the last outcome wakes it
-	}
-}
-
 // lateWait bounds how long a hold's Unlock waits for the tries its
 // acquisition left running: long enough for a reply that was only a little
 // late, so that nothing is left held when it returns; not the Timeout of a
@@ -487,111 +174,180 @@ func (m *Lock) heldOf(ts []tried, lead *held) []held {
 // provisional lease), with the servers asked in parallel (see the comment
 // at the top of this file).
 func (m *Lock) redAttempt(ctx, parent context.Context, owner int64, wait, lease, newLease time.Duration, cause *error) (*Hold, bool, error) {
-	n, quorum, limit := len(m.members), m.Quorum(), m.failedLimit()
-	start := time.Now()
-	var deadline time.Time
+	a := redRun{m: m, ctx: ctx, parent: parent, owner: owner, wait: wait, lease: lease, newLease: newLease, cause: *cause,
+		start: time.Now(), quorum: m.Quorum(), limit: m.failedLimit(), perLock: m.memberWait(wait)}
 	var bound time.Duration
 	if wait > 0 {
-		deadline = start.Add(wait)
+		a.deadline = a.start.Add(wait)
 		bound = m.memberWait(wait) + memberGrace
 	}
-	var lastErr error
+	defer func() { *cause = a.cause }()
 	if wait <= 0 || time.Now().UnixNano() >= m.contended.Load() {
-		// Without a wait a member held by another owner is just a
-		// failure, as in Redisson's pass; with one it sends us to the
-		// ordered passes.
-		r := m.tryParallel(ctx, owner, newLease, run{need: quorum, allowFail: limit, bound: bound, heldFails: wait > 0, lease: lease}, cause)
-		if r.held && wait > 0 {
-			m.contended.Store(time.Now().Add(contendedFor).UnixNano())
+		if res, done := a.firstPass(bound); done {
+			return res.h, res.terminal, res.err
 		}
-		switch {
-		case r.ok && wait > 0 && time.Until(deadline) <= 0:
-			m.giveBack(ctx, r.acquired, r.late)
-			return nil, false, r.err
-		case r.ok:
-			return m.finishLate(ctx, parent, owner, r.acquired, lease, newLease, start, r.late)
-		case ctx.Err() != nil:
-			return nil, false, ended(ctx, *cause)
-		case r.failedForGood > limit:
-			return nil, true, r.err
-		case wait <= 0:
-			return nil, false, r.err
-		}
-		lastErr = r.err
 	}
-	perLock := m.memberWait(wait)
 	for {
-		passStart := time.Now()
-		failed, failedForGood, byError := 0, 0, false
-		var passErr error
-		leader := -1
-		var lh lockable.Hold
-		for i := 0; i < n; i++ {
-			remain := time.Until(deadline)
-			if remain <= 0 {
-				return nil, false, cmp.Or(passErr, lastErr)
-			}
-			w := min(perLock, remain)
-			t := m.tryMember(ctx, i, owner, newLease, w, w+memberGrace)
-			if ctx.Err() != nil {
-				if t.ok {
-					m.unlockAll(ctx, []held{{m.members[i], t.h, i}})
-				}
-				return nil, false, ended(ctx, *cause)
-			}
-			if t.ok {
-				leader, lh = i, t.h
-				break
-			}
-			failed++
-			if t.err != nil {
-				passErr, byError = memberErr(m.members[i].Name(), t.err), true
-				*cause = passErr
-				if permanent(t.err) {
-					if failedForGood++; failedForGood > limit {
-						return nil, true, passErr // the set cannot be taken without these
-					}
-				}
-			}
-			if failed > limit {
-				break
-			}
+		p := redPass{start: time.Now()}
+		if res, done := a.orderedPass(&p); done {
+			return res.h, res.terminal, res.err
 		}
-		if leader >= 0 {
-			first := held{m.members[leader], lh, leader}
-			if time.Until(deadline) <= 0 {
-				m.unlockAll(ctx, []held{first})
-				return nil, false, passErr
-			}
-			r := m.tryParallel(ctx, owner, newLease, run{from: leader + 1, lead: &first, need: quorum - 1, allowFail: limit - failed, share: perLock, deadline: deadline, lease: lease}, cause)
-			if r.ok {
-				acquired := r.acquired
-				if time.Until(deadline) <= 0 {
-					m.giveBack(ctx, acquired, r.late)
-					return nil, false, cmp.Or(r.err, passErr)
-				}
-				return m.finishLate(ctx, parent, owner, acquired, lease, newLease, passStart, r.late)
-			}
-			m.unlockAll(ctx, []held{first})
-			if ctx.Err() != nil {
-				return nil, false, ended(ctx, *cause)
-			}
-			if r.err != nil {
-				passErr = r.err
-			}
-			byError = byError || r.byError
-			if failedForGood += r.failedForGood; failedForGood > limit {
-				return nil, true, passErr
-			}
+		a.lastErr = p.err
+		if time.Until(a.deadline) <= 0 {
+			return nil, false, a.lastErr
 		}
-		lastErr = passErr
-		if time.Until(deadline) <= 0 {
-			return nil, false, lastErr
-		}
-		if byError {
-			if err := sleep(ctx, min(errorBackoff, time.Until(deadline))); err != nil {
-				return nil, false, ended(ctx, *cause)
+		if p.byError {
+			if err := sleep(ctx, min(errorBackoff, time.Until(a.deadline))); err != nil {
+				return nil, false, ended(ctx, a.cause)
 			}
 		}
 	}
+}
+
+// redRun is what redAttempt carries across its passes.
+type redRun struct {
+	m                     *Lock
+	ctx, parent           context.Context
+	owner                 int64
+	wait, lease, newLease time.Duration
+	cause                 error // the last member error, for redAttempt's *cause
+
+	start, deadline time.Time // deadline: start + wait (zero: no wait)
+	quorum, limit   int       // limit: the failures a pass may take
+	perLock         time.Duration
+	lastErr         error // the last pass's error
+}
+
+// redPass is one ordered pass of redAttempt: the members are waited for in
+// the set's order until one is taken (the leader), then the rest are tried
+// in parallel.
+type redPass struct {
+	start         time.Time // when it sent its first request
+	failed        int       // members not taken
+	failedForGood int       // of which with a permanent error
+	byError       bool      // a member failed with an error
+	err           error     // its last member error
+	leader        held      // the member taken first, when led
+	led           bool
+}
+
+// result is what an attempt returns: the hold, or nil and why it failed;
+// terminal when trying again cannot help.
+type result struct {
+	h        *Hold
+	terminal bool
+	err      error
+}
+
+// firstPass asks every member once, in parallel, without waiting; done
+// when that decided the attempt. Without a wait a member held by another
+// owner is just a failure, as in Redisson's pass; with one it sends the
+// attempt to the ordered passes.
+func (a *redRun) firstPass(bound time.Duration) (result, bool) {
+	m, ctx := a.m, a.ctx
+	r := m.tryParallel(ctx, a.owner, a.newLease, run{need: a.quorum, allowFail: a.limit, bound: bound, heldFails: a.wait > 0, lease: a.lease}, &a.cause)
+	if r.held && a.wait > 0 {
+		m.contended.Store(time.Now().Add(contendedFor).UnixNano())
+	}
+	switch {
+	case r.ok && a.wait > 0 && time.Until(a.deadline) <= 0:
+		m.giveBack(ctx, r.acquired, r.late)
+		return result{err: r.err}, true
+	case r.ok:
+		return a.finish(r.acquired, a.start, r.late), true
+	case ctx.Err() != nil:
+		return result{err: ended(ctx, a.cause)}, true
+	case r.failedForGood > a.limit:
+		return result{terminal: true, err: r.err}, true
+	case a.wait <= 0:
+		return result{err: r.err}, true
+	}
+	a.lastErr = r.err
+	return result{}, false
+}
+
+// finish is finishLate for the members acquired by a pass that began at
+// passStart.
+func (a *redRun) finish(acquired []held, passStart time.Time, late <-chan struct{}) result {
+	h, terminal, err := a.m.finishLate(a.ctx, a.parent, a.owner, acquired, a.lease, a.newLease, passStart, late)
+	return result{h, terminal, err}
+}
+
+// orderedPass makes the pass p; done when it decided the attempt.
+func (a *redRun) orderedPass(p *redPass) (result, bool) {
+	if res, done := a.lead(p); done || !p.led {
+		return res, done
+	}
+	return a.follow(p)
+}
+
+// lead waits for the members in the set's order until one is taken, the
+// pass's leader, or more than the pass may take failed; done when that
+// decided the attempt.
+func (a *redRun) lead(p *redPass) (result, bool) {
+	m, ctx := a.m, a.ctx
+	for i := range m.members {
+		remain := time.Until(a.deadline)
+		if remain <= 0 {
+			return result{err: cmp.Or(p.err, a.lastErr)}, true
+		}
+		w := min(a.perLock, remain)
+		t := m.tryMember(ctx, i, a.owner, a.newLease, w, w+memberGrace)
+		if ctx.Err() != nil {
+			if t.ok {
+				m.unlockAll(ctx, []held{{m.members[i], t.h, i}})
+			}
+			return result{err: ended(ctx, a.cause)}, true
+		}
+		if t.ok {
+			p.leader, p.led = held{m.members[i], t.h, i}, true
+			return result{}, false
+		}
+		p.failed++
+		if t.err != nil {
+			p.err, p.byError = memberErr(m.members[i].Name(), t.err), true
+			a.cause = p.err
+			if permanent(t.err) {
+				if p.failedForGood++; p.failedForGood > a.limit {
+					return result{terminal: true, err: p.err}, true // the set cannot be taken without these
+				}
+			}
+		}
+		if p.failed > a.limit {
+			break
+		}
+	}
+	return result{}, false
+}
+
+// follow tries the members after the pass's leader in parallel, and gives
+// the leader back when they do not make the quorum; done when that decided
+// the attempt.
+func (a *redRun) follow(p *redPass) (result, bool) {
+	m, ctx := a.m, a.ctx
+	first := p.leader
+	if time.Until(a.deadline) <= 0 {
+		m.unlockAll(ctx, []held{first})
+		return result{err: p.err}, true
+	}
+	r := m.tryParallel(ctx, a.owner, a.newLease, run{from: first.i + 1, lead: &first, need: a.quorum - 1, allowFail: a.limit - p.failed, share: a.perLock, deadline: a.deadline, lease: a.lease}, &a.cause)
+	if r.ok {
+		if time.Until(a.deadline) <= 0 {
+			m.giveBack(ctx, r.acquired, r.late)
+			return result{err: cmp.Or(r.err, p.err)}, true
+		}
+		return a.finish(r.acquired, p.start, r.late), true
+	}
+	m.unlockAll(ctx, []held{first})
+	if ctx.Err() != nil {
+		return result{err: ended(ctx, a.cause)}, true
+	}
+	if r.err != nil {
+		p.err = r.err
+	}
+	p.byError = p.byError || r.byError
+	if p.failedForGood += r.failedForGood; p.failedForGood > a.limit {
+		return result{terminal: true, err: p.err}, true
+	}
+	return result{}, false
 }
