@@ -40,24 +40,27 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/source"
 )
 
-// Source is a client's pub/sub machinery: its go-redis client, its
-// subscription hub and its lifetime. Package redisson makes it for the
-// topic constructors (redisson.NewTopic and its kin); a nil Source gives
-// topics whose every call fails with ErrInvalidArgument.
-type Source struct {
+// backend is what the topics use of a client: its go-redis client, its
+// subscription hub and its lifetime.
+type backend struct {
 	rdb  redis.UniversalClient
 	hub  *hub.Hub
 	life context.Context // done with cause ErrClosed when the client closes
 }
 
-func init() {
-	objects.NewPubSubSource = func(rt *core.Runtime) any {
-		return &Source{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Done()}
+// backendOf returns src's backend; nil for a nil or zero src, whose topics
+// fail every call with ErrInvalidArgument.
+func backendOf(src *source.Source) *backend {
+	rt := (*handle.Source)(src).Runtime()
+	if rt == nil {
+		return nil
 	}
+	return &backend{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Done()}
 }
 
 // DefaultBufferSize is the number of messages a subscription holds for its
