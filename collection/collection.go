@@ -6,8 +6,9 @@
 // same commands and scripts, Redisson 3.52 and 4.7 alike (their collection
 // commands are the same; only the codecs differ, see codec.UUIDTypeInfo).
 //
-// Get them from a redisson.Client: redisson.NewMap[K, V](client, name,
-// codec) and its kin. Handles are cheap, hold no state besides the name and
+// Make them from a client's Source: NewMap[K, V](client.Source(), name,
+// codec) and its kin, or redisson.NewMap[K, V](client, name, codec), the
+// same constructor spelled shorter. Handles are cheap, hold no state besides the name and
 // are safe for concurrent use.
 //
 // # Iteration

@@ -5,8 +5,9 @@
 // same name and an equivalent codec (see package codec) publish and receive
 // the same bytes on the same channel.
 //
-// Get topics from a redisson.Client: redisson.NewTopic[T](client, name,
-// codec) and its kin. Their subscriptions ride the client's pub/sub hub,
+// Make topics from a client's Source: NewTopic[T](client.Source(), name,
+// codec) and its kin, or redisson.NewTopic[T](client, name, codec), the
+// same constructor spelled shorter. Their subscriptions ride the client's pub/sub hub,
 // the connections its lock waiters use, and are made again after a
 // reconnect, a failover or a slot move.
 //

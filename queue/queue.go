@@ -8,8 +8,9 @@
 // Redisson's, so an element offered on either side reaches a consumer on
 // the other on time.
 //
-// Get queues from a redisson.Client: redisson.NewQueue[T](client, name,
-// codec) and its kin. Handles are cheap and safe for concurrent use, except
+// Make queues from a client's Source: NewQueue[T](client.Source(), name,
+// codec) and its kin, or redisson.NewQueue[T](client, name, codec), the
+// same constructor spelled shorter. Handles are cheap and safe for concurrent use, except
 // that a DelayedQueue runs a transfer task until Destroy (see DelayedQueue).
 //
 // Blocking calls (Take, Poll with a timeout, TakeFirst, TakeLast, ...) never
