@@ -11,12 +11,13 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/rwlock"
 	"github.com/goredisson/redisson/semaphore"
+	"github.com/goredisson/redisson/source"
 )
 
 // Client hands out Redisson-compatible locks and synchronizers over one
@@ -25,7 +26,7 @@ import (
 // client stays the caller's.
 type Client struct {
 	rt        *core.Runtime
-	eng       *engine.Engine
+	src       *source.Source // rt and its lock engine, for the objects' constructors
 	opts      Options
 	closeOnce sync.Once
 	// unregister stops the client's registration (see Options.Registration).
@@ -84,7 +85,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 			FailOnNoSync: !o.ReplicaSync.AllowUnsynced,
 		},
 	})
-	c := &Client{rt: rt, eng: engine.New(rt), opts: o}
+	c := &Client{rt: rt, src: (*source.Source)(handle.New(rt, engine.New(rt))), opts: o}
 	c.unregister = startRegistration(rt, o)
 	c.unobserve = registerObserver(c)
 	return c, nil
@@ -137,46 +138,49 @@ func (c *Client) Sharded() bool { return c.rt.PublishCommand() == "SPUBLISH" }
 // Redis returns the go-redis client this Client works over.
 func (c *Client) Redis() redis.UniversalClient { return c.rt.Redis() }
 
+// Source returns the client's handle that every object package's
+// constructor takes (rlock.New(c.Source(), name), queue.NewQueue[T](...),
+// ...); the methods and functions below are those constructors spelled
+// shorter. nil for a nil Client.
+func (c *Client) Source() *source.Source {
+	if c == nil {
+		return nil
+	}
+	return c.src
+}
+
 // Lock returns the reentrant lock called name (Redisson's getLock). The
 // handle is cheap and safe for concurrent use.
-func (c *Client) Lock(name string) *rlock.Lock { return objects.NewRLock(c.eng, name).(*rlock.Lock) }
+func (c *Client) Lock(name string) *rlock.Lock { return rlock.New(c.Source(), name) }
 
 // FairLock returns the fair lock called name (Redisson's getFairLock):
 // waiters get it in the order they asked, across processes. The handle is
 // cheap and safe for concurrent use.
-func (c *Client) FairLock(name string) *fairlock.Lock {
-	return objects.NewFairLock(c.eng, name).(*fairlock.Lock)
-}
+func (c *Client) FairLock(name string) *fairlock.Lock { return fairlock.New(c.Source(), name) }
 
 // Semaphore returns the semaphore called name (Redisson's getSemaphore).
 // The handle is cheap and safe for concurrent use.
-func (c *Client) Semaphore(name string) *semaphore.Semaphore {
-	return objects.NewSemaphore(c.rt, name).(*semaphore.Semaphore)
-}
+func (c *Client) Semaphore(name string) *semaphore.Semaphore { return semaphore.New(c.Source(), name) }
 
 // PermitExpirableSemaphore returns the permit-expirable semaphore called
 // name (Redisson's getPermitExpirableSemaphore): permits with ids and
 // leases. The handle is cheap and safe for concurrent use.
 func (c *Client) PermitExpirableSemaphore(name string) *semaphore.ExpirableSemaphore {
-	return objects.NewPermitExpirableSemaphore(c.rt, name).(*semaphore.ExpirableSemaphore)
+	return semaphore.NewExpirable(c.Source(), name)
 }
 
 // RateLimiter returns the rate limiter called name (Redisson's
 // getRateLimiter). The handle is cheap and safe for concurrent use.
-func (c *Client) RateLimiter(name string) *ratelimit.Limiter {
-	return objects.NewRateLimiter(c.rt, name).(*ratelimit.Limiter)
-}
+func (c *Client) RateLimiter(name string) *ratelimit.Limiter { return ratelimit.New(c.Source(), name) }
 
 // CountDownLatch returns the count-down latch called name (Redisson's
 // getCountDownLatch). The handle is cheap and safe for concurrent use.
-func (c *Client) CountDownLatch(name string) *latch.Latch {
-	return objects.NewCountDownLatch(c.rt, name).(*latch.Latch)
-}
+func (c *Client) CountDownLatch(name string) *latch.Latch { return latch.New(c.Source(), name) }
 
 // ReadWriteLock returns the read-write lock called name (Redisson's
 // getReadWriteLock). The handle is cheap and safe for concurrent use.
 func (c *Client) ReadWriteLock(name string) *rwlock.ReadWriteLock {
-	return objects.NewReadWriteLock(c.eng, name).(*rwlock.ReadWriteLock)
+	return rwlock.New(c.Source(), name)
 }
 
 // Stats describes the client's shared runtime.

@@ -1,9 +1,6 @@
 package redisson
 
-import (
-	"github.com/goredisson/redisson/internal/objects"
-	"github.com/goredisson/redisson/multilock"
-)
+import "github.com/goredisson/redisson/multilock"
 
 // MultiLockGroup returns the group multi-lock of values in group
 // (Redisson's getMultiLock(group, values), RedissonFasterMultiLock): every
@@ -16,5 +13,5 @@ import (
 // For a multi-lock over separate lock objects (possibly of different
 // Clients) use multilock.New, and multilock.NewRedLock for a RedLock.
 func (c *Client) MultiLockGroup(group string, values ...string) *multilock.Group {
-	return objects.NewMultiLockGroup(c.eng, group, values).(*multilock.Group)
+	return multilock.NewGroup(c.Source(), group, values...)
 }

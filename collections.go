@@ -3,7 +3,6 @@ package redisson
 import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/collection"
-	"github.com/goredisson/redisson/internal/objects"
 )
 
 // NewMap returns the map called name (Redisson's getMap(name, codec)): a
@@ -14,33 +13,24 @@ import (
 // cannot have type parameters, hence a function. After c.Close every call
 // fails with ErrClosed.
 func NewMap[K comparable, V any](c *Client, name string, cd codec.Codec, opts ...collection.MapOption) *collection.Map[K, V] {
-	return collection.NewMap[K, V](c.collectionSource(), name, cd, opts...)
+	return collection.NewMap[K, V](c.Source(), name, cd, opts...)
 }
 
 // NewList returns the list called name (Redisson's getList(name, codec)):
 // a Redis list of elements of type T encoded with cd.
 func NewList[T any](c *Client, name string, cd codec.Codec) *collection.List[T] {
-	return collection.NewList[T](c.collectionSource(), name, cd)
+	return collection.NewList[T](c.Source(), name, cd)
 }
 
 // NewSet returns the set called name (Redisson's getSet(name, codec)): a
 // Redis set of members of type T encoded with cd.
 func NewSet[T any](c *Client, name string, cd codec.Codec) *collection.Set[T] {
-	return collection.NewSet[T](c.collectionSource(), name, cd)
+	return collection.NewSet[T](c.Source(), name, cd)
 }
 
 // NewScoredSortedSet returns the sorted set called name (Redisson's
 // getScoredSortedSet(name, codec)): a Redis sorted set of members of type
 // T encoded with cd, each with a score.
 func NewScoredSortedSet[T any](c *Client, name string, cd codec.Codec) *collection.ScoredSortedSet[T] {
-	return collection.NewScoredSortedSet[T](c.collectionSource(), name, cd)
-}
-
-// collectionSource hands the client's Redis client and lifetime to package
-// collection without exporting them.
-func (c *Client) collectionSource() *collection.Source {
-	if c == nil {
-		return nil // its collections fail with ErrInvalidArgument
-	}
-	return objects.NewCollectionSource(c.rt).(*collection.Source)
+	return collection.NewScoredSortedSet[T](c.Source(), name, cd)
 }

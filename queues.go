@@ -2,7 +2,6 @@ package redisson
 
 import (
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/queue"
 )
 
@@ -12,13 +11,13 @@ import (
 // package codec). A Go method cannot have type parameters, hence a
 // function. After c.Close every call fails with ErrClosed.
 func NewQueue[T any](c *Client, name string, cd codec.Codec) *queue.Queue[T] {
-	return queue.NewQueue[T](c.queueSource(), name, cd)
+	return queue.NewQueue[T](c.Source(), name, cd)
 }
 
 // NewDeque returns the deque called name (Redisson's getDeque(name, codec)):
 // the Redis list name, used at both ends.
 func NewDeque[T any](c *Client, name string, cd codec.Codec) *queue.Deque[T] {
-	return queue.NewDeque[T](c.queueSource(), name, cd)
+	return queue.NewDeque[T](c.Source(), name, cd)
 }
 
 // NewBlockingQueue returns the blocking queue called name (Redisson's
@@ -28,14 +27,14 @@ func NewDeque[T any](c *Client, name string, cd codec.Codec) *queue.Deque[T] {
 // handle: it keeps those connections between calls. After c.Close waiting
 // calls end with ErrClosed. See docs/queues.md.
 func NewBlockingQueue[T any](c *Client, name string, cd codec.Codec) *queue.BlockingQueue[T] {
-	return queue.NewBlockingQueue[T](c.queueSource(), name, cd)
+	return queue.NewBlockingQueue[T](c.Source(), name, cd)
 }
 
 // NewBlockingDeque returns the blocking deque called name (Redisson's
 // getBlockingDeque(name, codec)): TakeFirst/PollFirst wait with BLPOP,
 // TakeLast/PollLast with BRPOP.
 func NewBlockingDeque[T any](c *Client, name string, cd codec.Codec) *queue.BlockingDeque[T] {
-	return queue.NewBlockingDeque[T](c.queueSource(), name, cd)
+	return queue.NewBlockingDeque[T](c.Source(), name, cd)
 }
 
 // NewDelayedQueue returns the delayed queue in front of the queue called
@@ -45,14 +44,5 @@ func NewBlockingDeque[T any](c *Client, name string, cd codec.Codec) *queue.Bloc
 // by Java reach Go consumers of name and the other way round, whichever
 // side's task runs. See docs/queues.md.
 func NewDelayedQueue[T any](c *Client, name string, cd codec.Codec) *queue.DelayedQueue[T] {
-	return queue.NewDelayedQueue[T](c.queueSource(), name, cd)
-}
-
-// queueSource hands the client's runtime to package queue without exporting
-// it.
-func (c *Client) queueSource() *queue.Source {
-	if c == nil {
-		return nil // its queues fail with ErrInvalidArgument
-	}
-	return objects.NewQueueSource(c.rt).(*queue.Source)
+	return queue.NewDelayedQueue[T](c.Source(), name, cd)
 }

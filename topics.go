@@ -2,7 +2,6 @@ package redisson
 
 import (
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/pubsub"
 )
 
@@ -15,27 +14,21 @@ import (
 // A Go method cannot have type parameters, hence a function. After c.Close
 // every call fails with ErrClosed and subscriptions end.
 func NewTopic[T any](c *Client, name string, cd codec.Codec) *pubsub.Topic[T] {
-	return pubsub.NewTopic[T](c.pubsubSource(), name, cd)
+	return pubsub.NewTopic[T](c.Source(), name, cd)
 }
 
 // NewPatternTopic returns the pattern topic of pattern (Redisson's
 // getPatternTopic(pattern, codec)): a PSUBSCRIBE to every channel matching
 // the glob pattern, messages decoded with cd.
 func NewPatternTopic[T any](c *Client, pattern string, cd codec.Codec) *pubsub.PatternTopic[T] {
-	return pubsub.NewPatternTopic[T](c.pubsubSource(), pattern, cd)
+	return pubsub.NewPatternTopic[T](c.Source(), pattern, cd)
 }
 
 // NewShardedTopic returns the sharded topic called name (Redisson's
 // getShardedTopic(name, codec), Redis 7+): SPUBLISH and SSUBSCRIBE on the
 // shard channel name, whatever the client's PublishMode.
 func NewShardedTopic[T any](c *Client, name string, cd codec.Codec) *pubsub.ShardedTopic[T] {
-	return pubsub.NewShardedTopic[T](c.pubsubSource(), name, cd)
-}
-
-// pubsubSource hands the client's hub, Redis client and lifetime to package
-// pubsub without exporting them.
-func (c *Client) pubsubSource() *pubsub.Source {
-	return objects.NewPubSubSource(c.rt).(*pubsub.Source)
+	return pubsub.NewShardedTopic[T](c.Source(), name, cd)
 }
 
 // NewReliableTopic returns the reliable topic called name (Redisson's
@@ -45,5 +38,5 @@ func (c *Client) pubsubSource() *pubsub.Source {
 // XREADGROUP BLOCK on one connection of its own (never one of the shared
 // pool). See docs/topics.md.
 func NewReliableTopic[T any](c *Client, name string, cd codec.Codec) *pubsub.ReliableTopic[T] {
-	return pubsub.NewReliableTopic[T](c.pubsubSource(), name, cd)
+	return pubsub.NewReliableTopic[T](c.Source(), name, cd)
 }

@@ -12,22 +12,12 @@ import (
 // client's go-redis client; a Go method cannot have type parameters, hence a
 // function. After c.Close every call fails with ErrClosed.
 func NewBucket[T any](c *Client, name string, cd codec.Codec) *value.Bucket[T] {
-	if c == nil {
-		return value.NewBucket[T](nil, name, cd) // fails with ErrInvalidArgument
-	}
-	return value.NewBucket[T](c.Redis(), name, cd, c.valueLifetime())
+	return value.NewBucket[T](c.Source(), name, cd)
 }
 
 // AtomicLong returns the counter called name (Redisson's
 // getAtomicLong(name)): a decimal string under the key name. After Close
 // every call fails with ErrClosed.
 func (c *Client) AtomicLong(name string) *value.AtomicLong {
-	if c == nil {
-		return value.NewAtomicLong(nil, name) // fails with ErrInvalidArgument
-	}
-	return value.NewAtomicLong(c.Redis(), name, c.valueLifetime())
+	return value.NewAtomicLong(c.Source(), name)
 }
-
-// valueLifetime ends value objects with the client: rt.Done() is cancelled
-// with cause ErrClosed by Close.
-func (c *Client) valueLifetime() value.Option { return value.WithLifetime(c.rt.Done()) }

@@ -6,8 +6,9 @@
 // same commands and scripts, Redisson 3.52 and 4.7 alike (their collection
 // commands are the same; only the codecs differ, see codec.UUIDTypeInfo).
 //
-// Get them from a redisson.Client: redisson.NewMap[K, V](client, name,
-// codec) and its kin. Handles are cheap, hold no state besides the name and
+// Make them from a client's Source: NewMap[K, V](client.Source(), name,
+// codec) and its kin, or redisson.NewMap[K, V](client, name, codec), the
+// same constructor spelled shorter. Handles are cheap, hold no state besides the name and
 // are safe for concurrent use.
 //
 // # Iteration
@@ -64,19 +65,9 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/source"
 )
-
-// Source is a client's Redis connection and lifetime. Package redisson
-// makes it for the constructors (redisson.NewMap and its kin); a nil
-// Source gives objects whose every call fails with ErrInvalidArgument.
-type Source struct {
-	rt *core.Runtime
-}
-
-func init() {
-	objects.NewCollectionSource = func(rt *core.Runtime) any { return &Source{rt: rt} }
-}
 
 // DefaultPageSize is the COUNT of a scan and the length of a list page
 // when WithPageSize is not given: Redisson's iterators use 10.
@@ -85,19 +76,19 @@ const DefaultPageSize = 10
 // object is what every collection handle has: its key, its client, how
 // its errors name it, and the Redis type its key holds.
 type object struct {
-	kind  string // "map", "list", "set", "scored sorted set"
-	redis string // the Redis type: "hash", "list", "set", "zset"
-	src   *Source
+	kind  string        // "map", "list", "set", "scored sorted set"
+	redis string        // the Redis type: "hash", "list", "set", "zset"
+	rt    *core.Runtime // the client's: its Redis client and lifetime
 	name  string
 	err   error // the constructor's: an empty name, a nil source or codec
 }
 
-func newObject(kind, redisType string, src *Source, name string, cd codec.Codec) object {
-	o := object{kind: kind, redis: redisType, src: src, name: name}
+func newObject(kind, redisType string, src *source.Source, name string, cd codec.Codec) object {
+	o := object{kind: kind, redis: redisType, rt: (*handle.Source)(src).Runtime(), name: name}
 	switch {
 	case name == "":
 		o.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case src == nil || src.rt == nil || src.rt.Redis() == nil:
+	case o.rt == nil || o.rt.Redis() == nil:
 		o.err = fmt.Errorf("%w: no client (make collections with redisson.NewMap and its kin)", core.ErrInvalidArgument)
 	case cd == nil:
 		o.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
@@ -105,7 +96,7 @@ func newObject(kind, redisType string, src *Source, name string, cd codec.Codec)
 	return o
 }
 
-func (o *object) rdb() redis.UniversalClient { return o.src.rt.Redis() }
+func (o *object) rdb() redis.UniversalClient { return o.rt.Redis() }
 
 // check returns why a call cannot be made: an invalid handle, a nil
 // context, a closed client, a done context. Nothing is sent then.
@@ -113,7 +104,7 @@ func (o *object) check(ctx context.Context, op string) error {
 	if o.err != nil {
 		return o.fail(nil, op, o.err)
 	}
-	if err := o.src.rt.Check(ctx); err != nil {
+	if err := o.rt.Check(ctx); err != nil {
 		// A nil ctx, a closed client, a done ctx.
 		return o.fail(nil, op, err)
 	}
@@ -148,7 +139,7 @@ func (o *object) invalid(op, format string, a ...any) error {
 // bounded runs call so that it returns by ctx's end even when go-redis
 // would wait for its own ReadTimeout (see core.Bounded).
 func bounded[T any](ctx context.Context, o *object, call func(context.Context) (T, error)) (T, error) {
-	if !o.src.rt.NeedsBound(ctx) {
+	if !o.rt.NeedsBound(ctx) {
 		return call(ctx)
 	}
 	return core.Bounded(ctx, call)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // Redisson's list scripts, as its BaseRedissonList sends them (the records'
@@ -49,7 +50,7 @@ type List[T any] struct {
 // NewList returns the list called name, its elements encoded with cd
 // (Redisson's getList(name, codec)). An empty name, a nil source or a nil
 // codec gives a handle whose every call fails.
-func NewList[T any](src *Source, name string, cd codec.Codec) *List[T] {
+func NewList[T any](src *source.Source, name string, cd codec.Codec) *List[T] {
 	return &List[T]{object: newObject("list", "list", src, name, cd), codec: cd}
 }
 

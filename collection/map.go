@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // Redisson's map scripts, as its RedissonMap sends them (the records'
@@ -59,9 +60,9 @@ func WithKeyCodec(c codec.Codec) MapOption { return func(o *mapOptions) { o.keys
 
 // NewMap returns the map called name, its keys and values encoded with cd
 // (Redisson's getMap(name, codec)). Package redisson's NewMap passes the
-// client's Source. An empty name, a nil source or a nil codec gives a
+// client's Source (client.Source()). An empty name, a nil source or a nil codec gives a
 // handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
-func NewMap[K comparable, V any](src *Source, name string, cd codec.Codec, opts ...MapOption) *Map[K, V] {
+func NewMap[K comparable, V any](src *source.Source, name string, cd codec.Codec, opts ...MapOption) *Map[K, V] {
 	mo := mapOptions{keys: cd}
 	withKeys := false
 	for _, opt := range opts {

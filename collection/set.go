@@ -7,6 +7,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // Set is Redisson's RSet<V>: a Redis set under the key name, each member
@@ -21,7 +22,7 @@ type Set[T any] struct {
 // NewSet returns the set called name, its members encoded with cd
 // (Redisson's getSet(name, codec)). An empty name, a nil source or a nil
 // codec gives a handle whose every call fails.
-func NewSet[T any](src *Source, name string, cd codec.Codec) *Set[T] {
+func NewSet[T any](src *source.Source, name string, cd codec.Codec) *Set[T] {
 	return &Set[T]{object: newObject("set", "set", src, name, cd), codec: cd}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // Redisson's poll script of RScoredSortedSet (the records'
@@ -37,7 +38,7 @@ type ScoredEntry[T any] struct {
 // NewScoredSortedSet returns the sorted set called name, its members
 // encoded with cd (Redisson's getScoredSortedSet(name, codec)). An empty
 // name, a nil source or a nil codec gives a handle whose every call fails.
-func NewScoredSortedSet[T any](src *Source, name string, cd codec.Codec) *ScoredSortedSet[T] {
+func NewScoredSortedSet[T any](src *source.Source, name string, cd codec.Codec) *ScoredSortedSet[T] {
 	return &ScoredSortedSet[T]{object: newObject("scored sorted set", "zset", src, name, cd), codec: cd}
 }
 

@@ -41,26 +41,30 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/locks"
+	"github.com/goredisson/redisson/source"
 )
-
-func init() {
-	objects.NewFairLock = func(e *engine.Engine, name string) any { return newLock(e, name) }
-}
 
 // Lock is a handle on one named fair lock. It is cheap and safe for
 // concurrent use: who holds the lock is decided by holds, not by the handle.
-// Get one from (*redisson.Client).FairLock.
+// Get one from New or (*redisson.Client).FairLock.
 type Lock struct {
-	l  *engine.Lock
-	rt *core.Runtime
-	s  *scripts
+	client // for the multi-lock
+	l      *engine.Lock
+	rt     *core.Runtime
+	s      *scripts
 }
 
-func newLock(e *engine.Engine, name string) *Lock {
+// client is the lock's client, found by the multi-lock.
+type client = lockkit.Client
+
+// New returns the fair lock called name (Redisson's getFairLock) of src's
+// client. It panics for a nil or zero src.
+func New(src *source.Source, name string) *Lock {
+	e := (*handle.Source)(src).LockEngine("fairlock.New")
 	rt := e.Runtime()
 	s := &scripts{
 		rt:          rt,
@@ -70,7 +74,7 @@ func newLock(e *engine.Engine, name string) *Lock {
 		channel:     core.PrefixName("redisson_lock__channel", name),
 		latchPrefix: core.PrefixName("redisson_unlock_latch", name) + ":",
 	}
-	l := &Lock{rt: rt, s: s}
+	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, s: s}
 	l.l = e.Lock(engine.Config{
 		Kind:       "fair lock",
 		Name:       name,

@@ -37,20 +37,18 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/locks"
+	"github.com/goredisson/redisson/source"
 )
-
-func init() {
-	objects.NewFencedLock = func(e *engine.Engine, name string) any { return newLock(e, name) }
-}
 
 // Lock is a handle on one named fenced lock. It is cheap and safe for
 // concurrent use: who holds the lock is decided by holds, not by the
-// handle. Get one from (*redisson.Client).FencedLock.
+// handle. Get one from New or (*redisson.Client).FencedLock.
 type Lock struct {
+	client   // for the multi-lock
 	l        *engine.Lock
 	rt       *core.Runtime
 	s        *scripts
@@ -59,9 +57,15 @@ type Lock struct {
 	tokenKey string
 }
 
-func newLock(e *engine.Engine, name string) *Lock {
+// client is the lock's client, found by the multi-lock.
+type client = lockkit.Client
+
+// New returns the fenced lock called name (Redisson's RFencedLock) of src's
+// client. It panics for a nil or zero src.
+func New(src *source.Source, name string) *Lock {
+	e := (*handle.Source)(src).LockEngine("fencedlock.New")
 	rt := e.Runtime()
-	l := &Lock{rt: rt, name: name, channel: ChannelName(name), tokenKey: TokenKey(name)}
+	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: ChannelName(name), tokenKey: TokenKey(name)}
 	l.s = &scripts{rt: rt, name: name, channel: l.channel, tokenKey: l.tokenKey, latchPrefix: LatchPrefix(name) + ":"}
 	l.l = e.Lock(engine.Config{
 		Kind:    "fenced lock",

@@ -27,17 +27,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/source"
 )
 
-func init() {
-	objects.NewCountDownLatch = func(rt *core.Runtime, name string) any { return newLatch(rt, name) }
-}
-
 // Latch is a handle on one named count-down latch. It is cheap, holds no
-// state besides its name and is safe for concurrent use. Get one from
-// (*redisson.Client).CountDownLatch.
+// state besides its name and is safe for concurrent use. Get one from New
+// or (*redisson.Client).CountDownLatch.
 type Latch struct {
 	rt      *core.Runtime
 	name    string
@@ -45,8 +42,15 @@ type Latch struct {
 	err     error
 }
 
-func newLatch(rt *core.Runtime, name string) *Latch {
+// New returns the count-down latch called name (Redisson's
+// getCountDownLatch) of src's client. A nil or zero src gives a handle
+// whose every call fails with ErrInvalidArgument.
+func New(src *source.Source, name string) *Latch {
+	rt := (*handle.Source)(src).Runtime()
 	l := &Latch{rt: rt, name: name, channel: ChannelName(name)}
+	if rt == nil {
+		return l
+	}
 	// The channel wraps even a name with a {tag} in braces, which then
 	// hashes apart from the name; Redisson's own records use such names
 	// on a single server, so they are refused only in a cluster. Every

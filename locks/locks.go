@@ -24,22 +24,8 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
 )
-
-func init() {
-	objects.ApplyLockOptions = func(opts any) objects.LockOptions {
-		var o options
-		for _, opt := range opts.([]Option) {
-			opt(&o)
-		}
-		return objects.LockOptions{
-			Lease: o.lease, Wait: o.wait, Owner: o.owner,
-			HasLease: o.hasLease, HasWait: o.hasWait, HasOwner: o.hasOwner,
-		}
-	}
-	objects.LockHold = func(h any) *engine.Hold { return &h.(*Hold).h }
-}
 
 // Hold is one acquisition of a lock. Keep it: Unlock releases exactly this
 // hold, once. It is safe for concurrent use.
@@ -50,9 +36,7 @@ func init() {
 // key vanished or was force-unlocked), before the lease can have run out in
 // Redis; with ErrClosed when the client closes.
 // The context given to Lock only bounds the wait.
-type Hold struct {
-	h engine.Hold
-}
+type Hold handle.Hold
 
 // Unlock releases this hold. The owner's last hold frees the lock and wakes
 // a waiter, or, where the kind allows it, hands the lock straight to a
@@ -119,7 +103,7 @@ func (h *Hold) Err() error {
 	if !h.acquired() {
 		return errNotAcquired
 	}
-	return h.h.Err()
+	return h.engine().Err()
 }
 
 // Context returns a context that is done when the hold ends, with Err as its
@@ -129,7 +113,7 @@ func (h *Hold) Context() context.Context {
 	if !h.acquired() {
 		return notAcquired
 	}
-	return h.h.Context()
+	return h.engine().Context()
 }
 
 // Owner returns the hold's owner id: pass it WithOwner to re-enter the lock,
@@ -141,7 +125,7 @@ func (h *Hold) Owner() int64 {
 	if !h.acquired() {
 		return 0
 	}
-	return h.h.Owner()
+	return h.engine().Owner()
 }
 
 // Name returns the lock's name (its Redis key; a group multi-lock's group).
@@ -149,21 +133,16 @@ func (h *Hold) Name() string {
 	if !h.acquired() {
 		return ""
 	}
-	return h.h.Key()
+	return h.engine().Key()
 }
 
 // engine returns the engine's hold, nil for a nil Hold (whose Unlock and
 // Extend then return an error wrapping ErrNotOwner).
-func (h *Hold) engine() *engine.Hold {
-	if h == nil {
-		return nil
-	}
-	return &h.h
-}
+func (h *Hold) engine() *engine.Hold { return (*handle.Hold)(h).Engine() }
 
 // acquired reports whether h came from an acquisition: a nil or zero Hold
 // (a TryLock's nil when it did not acquire, or new(Hold)) did not.
-func (h *Hold) acquired() bool { return h != nil && h.h.Lock() != nil }
+func (h *Hold) acquired() bool { return h != nil && h.engine().Lock() != nil }
 
 // errNotAcquired is the Err of a nil or zero Hold.
 var errNotAcquired = fmt.Errorf("%w: not an acquired hold (a nil or zero Hold)", core.ErrNotOwner)
@@ -182,17 +161,15 @@ var notAcquired = func() context.Context {
 // negative wait, WithWait on Lock, an owner id that is not positive.
 type Option func(*options)
 
-type options struct {
-	lease, wait                 time.Duration
-	owner                       int64
-	hasLease, hasWait, hasOwner bool
-}
+// options is an alias, not a type of this package, so that the lock kinds
+// (internal/lockkit) can apply a []Option themselves.
+type options = handle.LockOptions
 
 // WithLease holds the lock for a fixed lease, without the watchdog: it
 // expires lease after the acquire unless unlocked before. lease must be at
 // least 1ms. Without WithLease the watchdog keeps the lock until Unlock.
 func WithLease(lease time.Duration) Option {
-	return func(o *options) { o.lease, o.hasLease = lease, true }
+	return func(o *options) { o.Lease, o.HasLease = lease, true }
 }
 
 // WithWait bounds how long TryLock waits for the lock: 0 tries once (the
@@ -200,7 +177,7 @@ func WithLease(lease time.Duration) Option {
 // A negative wait is an error, and so is WithWait on Lock, which waits until
 // ctx is done.
 func WithWait(wait time.Duration) Option {
-	return func(o *options) { o.wait, o.hasWait = wait, true }
+	return func(o *options) { o.Wait, o.HasWait = wait, true }
 }
 
 // WithOwner acquires for owner (a Java thread's id, a positive number such
@@ -210,5 +187,5 @@ func WithWait(wait time.Duration) Option {
 // Goroutines sharing an owner must not lock the same lock at the same time
 // (one Java thread cannot either).
 func WithOwner(owner int64) Option {
-	return func(o *options) { o.owner, o.hasOwner = owner, true }
+	return func(o *options) { o.Owner, o.HasOwner = owner, true }
 }

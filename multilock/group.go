@@ -12,23 +12,18 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/locks"
+	"github.com/goredisson/redisson/source"
 )
-
-func init() {
-	objects.NewMultiLockGroup = func(e *engine.Engine, group string, values []string) any {
-		return newGroup(e, group, values)
-	}
-}
 
 // Group is Redisson's group multi-lock (RedissonFasterMultiLock, from
 // getMultiLock(group, values)): many values of one group locked atomically
 // in one hash, one round trip per acquisition however many values. Get one
-// from (*redisson.Client).MultiLockGroup. It is cheap and safe for
+// from NewGroup or (*redisson.Client).MultiLockGroup. It is cheap and safe for
 // concurrent use: who holds the values is decided by holds, not by the
 // handle.
 //
@@ -61,7 +56,11 @@ type Group struct {
 // field nor a Base64 field id contains it or ','.
 const fieldSep = "|"
 
-func newGroup(e *engine.Engine, group string, values []string) *Group {
+// NewGroup returns the group multi-lock of values in group (Redisson's
+// getMultiLock(group, values)) of src's client; see
+// (*redisson.Client).MultiLockGroup. It panics for a nil or zero src.
+func NewGroup(src *source.Source, group string, values ...string) *Group {
+	e := (*handle.Source)(src).LockEngine("multilock.NewGroup")
 	rt := e.Runtime()
 	g := &Group{
 		rt:          rt,

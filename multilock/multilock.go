@@ -48,7 +48,6 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 )
@@ -137,7 +136,7 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 	}
 	m.name = "[" + strings.Join(names, ",") + "]"
 	for _, l := range locks {
-		if m.rt = objects.RuntimeOf(l); m.rt != nil {
+		if m.rt = lockkit.RuntimeOf(l); m.rt != nil {
 			break
 		}
 	}

@@ -5,8 +5,9 @@
 // same name and an equivalent codec (see package codec) publish and receive
 // the same bytes on the same channel.
 //
-// Get topics from a redisson.Client: redisson.NewTopic[T](client, name,
-// codec) and its kin. Their subscriptions ride the client's pub/sub hub,
+// Make topics from a client's Source: NewTopic[T](client.Source(), name,
+// codec) and its kin, or redisson.NewTopic[T](client, name, codec), the
+// same constructor spelled shorter. Their subscriptions ride the client's pub/sub hub,
 // the connections its lock waiters use, and are made again after a
 // reconnect, a failover or a slot move.
 //
@@ -40,24 +41,27 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/source"
 )
 
-// Source is a client's pub/sub machinery: its go-redis client, its
-// subscription hub and its lifetime. Package redisson makes it for the
-// topic constructors (redisson.NewTopic and its kin); a nil Source gives
-// topics whose every call fails with ErrInvalidArgument.
-type Source struct {
+// backend is what the topics use of a client: its go-redis client, its
+// subscription hub and its lifetime.
+type backend struct {
 	rdb  redis.UniversalClient
 	hub  *hub.Hub
 	life context.Context // done with cause ErrClosed when the client closes
 }
 
-func init() {
-	objects.NewPubSubSource = func(rt *core.Runtime) any {
-		return &Source{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Done()}
+// backendOf returns src's backend; nil for a nil or zero src, whose topics
+// fail every call with ErrInvalidArgument.
+func backendOf(src *source.Source) *backend {
+	rt := (*handle.Source)(src).Runtime()
+	if rt == nil {
+		return nil
 	}
+	return &backend{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Done()}
 }
 
 // DefaultBufferSize is the number of messages a subscription holds for its

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/source"
 )
 
 // DefaultReliableWatchdogTimeout is how long a reliable topic subscriber's
@@ -156,22 +157,22 @@ type ReliableTopic[T any] struct {
 	name    string
 	timeout string // {name}:timeout
 	codec   codec.Codec
-	src     *Source
+	src     *backend
 	err     error
 }
 
 // NewReliableTopic returns the reliable topic called name on src, encoded
-// with cd. Use redisson.NewReliableTopic. An empty name, a nil codec or a
+// with cd (redisson.NewReliableTopic). An empty name, a nil codec or a
 // nil Source gives a handle whose every call fails (ErrInvalidName,
 // ErrInvalidArgument).
-func NewReliableTopic[T any](src *Source, name string, cd codec.Codec) *ReliableTopic[T] {
-	t := &ReliableTopic[T]{name: name, timeout: core.SuffixName(name, "timeout"), codec: cd, src: src}
+func NewReliableTopic[T any](src *source.Source, name string, cd codec.Codec) *ReliableTopic[T] {
+	t := &ReliableTopic[T]{name: name, timeout: core.SuffixName(name, "timeout"), codec: cd, src: backendOf(src)}
 	t.err = core.CheckName(name, t.timeout)
 	switch {
 	case t.err != nil:
 	case cd == nil:
 		t.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	case src == nil || src.rdb == nil:
+	case t.src == nil || t.src.rdb == nil:
 		t.err = fmt.Errorf("%w: nil Source (get topics from a redisson.Client)", core.ErrInvalidArgument)
 	}
 	return t

@@ -10,27 +10,28 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/source"
 )
 
-// topic is what every topic kind has: its name, codec, Source, and how its
+// topic is what every topic kind has: its name, codec, client, and how its
 // errors name it.
 type topic[T any] struct {
 	kind  string // "topic", "pattern topic", "sharded topic"
 	sub   hub.Kind
 	name  string
 	codec codec.Codec
-	src   *Source
+	src   *backend
 	err   error // the constructor's: an empty name, a nil codec or Source
 }
 
-func newTopic[T any](kind string, sub hub.Kind, src *Source, name string, cd codec.Codec) topic[T] {
-	t := topic[T]{kind: kind, sub: sub, name: name, codec: cd, src: src}
+func newTopic[T any](kind string, sub hub.Kind, src *source.Source, name string, cd codec.Codec) topic[T] {
+	t := topic[T]{kind: kind, sub: sub, name: name, codec: cd, src: backendOf(src)}
 	switch {
 	case name == "":
 		t.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
 	case cd == nil:
 		t.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	case src == nil || src.hub == nil:
+	case t.src == nil || t.src.hub == nil:
 		t.err = fmt.Errorf("%w: nil Source (get topics from a redisson.Client)", core.ErrInvalidArgument)
 	}
 	return t
@@ -152,11 +153,10 @@ func (t *topic[T]) subscribe(ctx context.Context, opts []SubscribeOption) (*Subs
 // encoded with a codec both sides use, and received with SUBSCRIBE.
 type Topic[T any] struct{ t topic[T] }
 
-// NewTopic returns the topic called name on src, encoded with cd. Use
-// redisson.NewTopic, which passes the client's Source. An empty name, a nil
-// codec or a nil Source gives a handle whose every call fails
-// (ErrInvalidName, ErrInvalidArgument).
-func NewTopic[T any](src *Source, name string, cd codec.Codec) *Topic[T] {
+// NewTopic returns the topic called name on src, encoded with cd
+// (redisson.NewTopic). An empty name, a nil codec or a nil Source gives a
+// handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
+func NewTopic[T any](src *source.Source, name string, cd codec.Codec) *Topic[T] {
 	return &Topic[T]{newTopic[T]("topic", hub.Channel, src, name, cd)}
 }
 
@@ -199,9 +199,9 @@ func (t *Topic[T]) CountListeners() int { return t.t.countListeners() }
 type PatternTopic[T any] struct{ t topic[T] }
 
 // NewPatternTopic returns the pattern topic of pattern on src, decoded
-// with cd. Use redisson.NewPatternTopic. An empty pattern, a nil codec or a
+// with cd (redisson.NewPatternTopic). An empty pattern, a nil codec or a
 // nil Source gives a handle whose every call fails.
-func NewPatternTopic[T any](src *Source, pattern string, cd codec.Codec) *PatternTopic[T] {
+func NewPatternTopic[T any](src *source.Source, pattern string, cd codec.Codec) *PatternTopic[T] {
 	return &PatternTopic[T]{newTopic[T]("pattern topic", hub.Pattern, src, pattern, cd)}
 }
 
@@ -228,9 +228,9 @@ func (t *PatternTopic[T]) CountListeners() int { return t.t.countListeners() }
 type ShardedTopic[T any] struct{ t topic[T] }
 
 // NewShardedTopic returns the sharded topic called name on src, encoded
-// with cd. Use redisson.NewShardedTopic. An empty name, a nil codec or a
+// with cd (redisson.NewShardedTopic). An empty name, a nil codec or a
 // nil Source gives a handle whose every call fails.
-func NewShardedTopic[T any](src *Source, name string, cd codec.Codec) *ShardedTopic[T] {
+func NewShardedTopic[T any](src *source.Source, name string, cd codec.Codec) *ShardedTopic[T] {
 	return &ShardedTopic[T]{newTopic[T]("sharded topic", hub.Shard, src, name, cd)}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // blockSlice bounds one BLPOP or BRPOP: a call that waits longer sends it
@@ -52,7 +53,7 @@ func (b *blocker) close() {
 // blockers keeps a handle's idle blocking connections. They are closed when
 // the client closes, or when the handle is garbage (runtime.AddCleanup).
 type blockers struct {
-	src    *Source
+	rt     *core.Runtime
 	mu     sync.Mutex
 	free   []*blocker
 	closed bool
@@ -60,11 +61,11 @@ type blockers struct {
 	once   sync.Once
 }
 
-func newBlockers(src *Source) *blockers { return &blockers{src: src} }
+func newBlockers(rt *core.Runtime) *blockers { return &blockers{rt: rt} }
 
 // get returns an idle blocking connection, or a new one to the node of key.
 func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
-	p.once.Do(func() { p.stop = context.AfterFunc(p.src.rt.Done(), p.close) })
+	p.once.Do(func() { p.stop = context.AfterFunc(p.rt.Done(), p.close) })
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
@@ -73,7 +74,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		return b, nil
 	}
 	p.mu.Unlock()
-	o, err := nodeOptions(ctx, p.src.rt.Redis(), key)
+	o, err := nodeOptions(ctx, p.rt.Redis(), key)
 	if err != nil {
 		return nil, err
 	}
@@ -176,13 +177,13 @@ type BlockingQueue[T any] struct {
 }
 
 // NewBlockingQueue returns the blocking queue called name on src, encoded
-// with cd. Use redisson.NewBlockingQueue. An empty name, a nil codec or a
+// with cd (redisson.NewBlockingQueue). An empty name, a nil codec or a
 // nil Source gives a handle whose every call fails (ErrInvalidName,
 // ErrInvalidArgument).
-func NewBlockingQueue[T any](src *Source, name string, cd codec.Codec) *BlockingQueue[T] {
+func NewBlockingQueue[T any](src *source.Source, name string, cd codec.Codec) *BlockingQueue[T] {
 	q := &BlockingQueue[T]{Queue: Queue[T]{base: newBase[T]("blocking queue", src, name, cd)}}
 	if q.err == nil {
-		q.pool = newBlockers(src)
+		q.pool = newBlockers(q.rt)
 		runtime.AddCleanup(q, (*blockers).release, q.pool)
 	}
 	return q
@@ -239,11 +240,11 @@ type BlockingDeque[T any] struct {
 }
 
 // NewBlockingDeque returns the blocking deque called name on src, encoded
-// with cd. Use redisson.NewBlockingDeque.
-func NewBlockingDeque[T any](src *Source, name string, cd codec.Codec) *BlockingDeque[T] {
+// with cd (redisson.NewBlockingDeque).
+func NewBlockingDeque[T any](src *source.Source, name string, cd codec.Codec) *BlockingDeque[T] {
 	d := &BlockingDeque[T]{Deque: Deque[T]{Queue: Queue[T]{base: newBase[T]("blocking deque", src, name, cd)}}}
 	if d.err == nil {
-		d.pool = newBlockers(src)
+		d.pool = newBlockers(d.rt)
 		runtime.AddCleanup(d, (*blockers).release, d.pool)
 	}
 	return d

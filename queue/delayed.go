@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/source"
 )
 
 // The delayed queue's scripts make the same Redis calls, with the same keys
@@ -151,11 +152,11 @@ type DelayedQueue[T any] struct {
 
 // NewDelayedQueue returns the delayed queue in front of the queue called
 // name on src, encoded with cd, and starts its transfer task (Java:
-// getDelayedQueue(getBlockingQueue(name, codec))). Use
-// redisson.NewDelayedQueue. An empty name, a nil codec, a nil Source or a
+// getDelayedQueue(getBlockingQueue(name, codec)); redisson.NewDelayedQueue).
+// An empty name, a nil codec, a nil Source or a
 // closed client gives a handle whose every call fails (ErrInvalidName,
 // ErrInvalidArgument, ErrClosed), and no task.
-func NewDelayedQueue[T any](src *Source, name string, cd codec.Codec) *DelayedQueue[T] {
+func NewDelayedQueue[T any](src *source.Source, name string, cd codec.Codec) *DelayedQueue[T] {
 	q := &DelayedQueue[T]{
 		base:    newBase[T]("delayed queue", src, name, cd),
 		queue:   core.PrefixName("redisson_delay_queue", name),
@@ -166,8 +167,8 @@ func NewDelayedQueue[T any](src *Source, name string, cd codec.Codec) *DelayedQu
 	if q.err == nil {
 		q.err = core.CheckName(name, q.queue, q.timeout, q.channel)
 	}
-	if q.err == nil && src.rt.Done().Err() == nil {
-		q.task = startTransfer(src.rt, name, q.timeout, q.queue, q.channel)
+	if q.err == nil && q.rt.Done().Err() == nil {
+		q.task = startTransfer(q.rt, name, q.timeout, q.queue, q.channel)
 		// A handle dropped without Destroy does not keep its task running
 		// until the client closes.
 		runtime.AddCleanup(q, (*transfer).halt, q.task)
@@ -211,7 +212,7 @@ func (q *DelayedQueue[T]) failKeys(ctx context.Context, op string, err error) er
 	}
 	if isWrongType(err) {
 		err = wrongKey(ctx, q.rdb(), [][2]string{{q.timeout, "zset"}, {q.queue, "list"}, {q.name, "list"}})
-	} else if q.src.rt.Done().Err() != nil && core.Transport(err) {
+	} else if q.rt.Done().Err() != nil && core.Transport(err) {
 		err = core.ErrClosed
 	}
 	return q.fail(op, err)

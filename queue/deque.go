@@ -5,6 +5,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // Deque is Redisson's RDeque<T>: a double-ended queue in the Redis list
@@ -16,10 +17,10 @@ type Deque[T any] struct {
 	Queue[T]
 }
 
-// NewDeque returns the deque called name on src, encoded with cd. Use
-// redisson.NewDeque. An empty name, a nil codec or a nil Source gives a
+// NewDeque returns the deque called name on src, encoded with cd
+// (redisson.NewDeque). An empty name, a nil codec or a nil Source gives a
 // handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
-func NewDeque[T any](src *Source, name string, cd codec.Codec) *Deque[T] {
+func NewDeque[T any](src *source.Source, name string, cd codec.Codec) *Deque[T] {
 	return &Deque[T]{Queue: Queue[T]{base: newBase[T]("deque", src, name, cd)}}
 }
 

@@ -8,8 +8,9 @@
 // Redisson's, so an element offered on either side reaches a consumer on
 // the other on time.
 //
-// Get queues from a redisson.Client: redisson.NewQueue[T](client, name,
-// codec) and its kin. Handles are cheap and safe for concurrent use, except
+// Make queues from a client's Source: NewQueue[T](client.Source(), name,
+// codec) and its kin, or redisson.NewQueue[T](client, name, codec), the
+// same constructor spelled shorter. Handles are cheap and safe for concurrent use, except
 // that a DelayedQueue runs a transfer task until Destroy (see DelayedQueue).
 //
 // Blocking calls (Take, Poll with a timeout, TakeFirst, TakeLast, ...) never
@@ -46,20 +47,9 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/source"
 )
-
-// Source is a client's runtime: its go-redis client, its pub/sub hub, its
-// retry policy and its lifetime. Package redisson makes it for the queue
-// constructors (redisson.NewQueue and its kin); a nil Source gives queues
-// whose every call fails with ErrInvalidArgument.
-type Source struct {
-	rt *core.Runtime
-}
-
-func init() {
-	objects.NewQueueSource = func(rt *core.Runtime) any { return &Source{rt: rt} }
-}
 
 // pageSize is how many elements one LRANGE of an iteration reads.
 const pageSize = 100
@@ -70,24 +60,24 @@ type base[T any] struct {
 	kind  string // "queue", "blocking deque", ...
 	name  string
 	codec codec.Codec
-	src   *Source
-	err   error // the constructor's: an empty name, a nil codec or Source
+	rt    *core.Runtime // the client's: go-redis client, hub, retry policy, lifetime
+	err   error         // the constructor's: an empty name, a nil codec or source
 }
 
-func newBase[T any](kind string, src *Source, name string, cd codec.Codec) base[T] {
-	b := base[T]{kind: kind, name: name, codec: cd, src: src}
+func newBase[T any](kind string, src *source.Source, name string, cd codec.Codec) base[T] {
+	b := base[T]{kind: kind, name: name, codec: cd, rt: (*handle.Source)(src).Runtime()}
 	switch {
 	case name == "":
 		b.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
 	case cd == nil:
 		b.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	case src == nil || src.rt == nil || src.rt.Redis() == nil:
+	case b.rt == nil || b.rt.Redis() == nil:
 		b.err = fmt.Errorf("%w: nil Source (get queues from a redisson.Client)", core.ErrInvalidArgument)
 	}
 	return b
 }
 
-func (b *base[T]) rdb() redis.UniversalClient { return b.src.rt.Redis() }
+func (b *base[T]) rdb() redis.UniversalClient { return b.rt.Redis() }
 
 func (b *base[T]) fail(op string, err error) error {
 	if err == nil {
@@ -102,7 +92,7 @@ func (b *base[T]) check(ctx context.Context, op string) error {
 	if b.err != nil {
 		return b.fail(op, b.err)
 	}
-	if err := b.src.rt.Check(ctx); err != nil {
+	if err := b.rt.Check(ctx); err != nil {
 		return b.fail(op, err)
 	}
 	return nil
@@ -116,7 +106,7 @@ func (b *base[T]) failRedis(ctx context.Context, op string, err error) error {
 	}
 	if isWrongType(err) {
 		err = core.WrongTypeError(ctx, b.rdb(), b.name, "list")
-	} else if b.src.rt.Done().Err() != nil && core.Transport(err) {
+	} else if b.rt.Done().Err() != nil && core.Transport(err) {
 		err = core.ErrClosed
 	}
 	return b.fail(op, err)
@@ -242,10 +232,10 @@ type Queue[T any] struct {
 	base[T]
 }
 
-// NewQueue returns the queue called name on src, encoded with cd. Use
-// redisson.NewQueue. An empty name, a nil codec or a nil Source gives a
+// NewQueue returns the queue called name on src, encoded with cd
+// (redisson.NewQueue). An empty name, a nil codec or a nil Source gives a
 // handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
-func NewQueue[T any](src *Source, name string, cd codec.Codec) *Queue[T] {
+func NewQueue[T any](src *source.Source, name string, cd codec.Codec) *Queue[T] {
 	return &Queue[T]{base: newBase[T]("queue", src, name, cd)}
 }
 

@@ -43,7 +43,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 	if p == nil {
 		return zero, false, b.fail(op, fmt.Errorf("%w: use the constructor", core.ErrInvalidArgument))
 	}
-	rt := b.src.rt
+	rt := b.rt
 	inf, err := rt.Begin()
 	if err != nil {
 		return zero, false, b.fail(op, err)
@@ -98,7 +98,7 @@ func (w *popWait[T]) end(err error) bool {
 // nextSlice returns how long the next slice may block, or says the call is
 // over: ctx is done, the client closed, or the wait ran out.
 func (w *popWait[T]) nextSlice() (time.Duration, bool) {
-	if err := w.b.src.rt.Check(w.ctx); err != nil {
+	if err := w.b.rt.Check(w.ctx); err != nil {
 		if w.bl != nil {
 			w.p.put(w.bl)
 		}
@@ -143,7 +143,7 @@ func (w *popWait[T]) send(slice time.Duration) (popReply, bool) {
 		return r, false
 	case <-w.ctx.Done():
 		return r, w.leave(res, context.Cause(w.ctx))
-	case <-w.b.src.rt.Done().Done():
+	case <-w.b.rt.Done().Done():
 		return r, w.leave(res, core.ErrClosed)
 	}
 }
@@ -195,7 +195,7 @@ func (w *popWait[T]) failed(err error) bool {
 	if !again {
 		return w.end(w.b.failRedis(w.ctx, w.op, err))
 	}
-	if err := sleep(w.ctx, w.b.src.rt.Done(), d); err != nil {
+	if err := sleep(w.ctx, w.b.rt.Done(), d); err != nil {
 		return w.end(w.b.fail(w.op, err))
 	}
 	return false
@@ -209,7 +209,7 @@ func (w *popWait[T]) take(v any) bool {
 		w.p.put(w.bl)
 		return w.end(w.b.fail(w.op, err))
 	}
-	if err := w.b.src.rt.Check(w.ctx); err != nil {
+	if err := w.b.rt.Check(w.ctx); err != nil {
 		// The reply raced the caller's leaving: it goes back.
 		w.b.putBackOn(w.ctx, w.bl.blk, w.back, data)
 		w.p.put(w.bl)
@@ -273,7 +273,7 @@ func sleep(ctx context.Context, closed context.Context, d time.Duration) error {
 // at growing intervals.
 func (b *base[T]) abandon(inf *core.Inflight, p *blockers, bl *blocker, res <-chan popReply, back string) {
 	defer inf.End()
-	rt := b.src.rt
+	rt := b.rt
 	t := time.NewTimer(blockSlice + blockReadMargin)
 	defer t.Stop()
 	again := time.NewTimer(0)
@@ -322,7 +322,7 @@ func (b *base[T]) abandon(inf *core.Inflight, p *blockers, bl *blocker, res <-ch
 // Should it fail for good, the element is logged with its bytes, the only
 // place left to recover it from.
 func (b *base[T]) putBackOn(ctx context.Context, c doer, cmd, data string) {
-	rt := b.src.rt
+	rt := b.rt
 	lost := func(err error) {
 		rt.Logger().Error("redisson: an element popped for a caller that left could not be put back; it is in this log only",
 			"kind", b.kind, "name", b.name, "element", data, "err", err)

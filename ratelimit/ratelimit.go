@@ -26,12 +26,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/source"
 )
-
-func init() {
-	objects.NewRateLimiter = func(rt *core.Runtime, name string) any { return newLimiter(rt, name) }
-}
 
 var (
 	// ErrNotInitialized is returned by calls on a limiter that has no rate
@@ -76,8 +73,8 @@ type Config struct {
 }
 
 // Limiter is a handle on one named rate limiter. It is cheap, holds no
-// state besides its name and is safe for concurrent use. Get one from
-// (*redisson.Client).RateLimiter.
+// state besides its name and is safe for concurrent use. Get one from New
+// or (*redisson.Client).RateLimiter.
 type Limiter struct {
 	rt   *core.Runtime
 	name string
@@ -85,8 +82,15 @@ type Limiter struct {
 	err  error
 }
 
-func newLimiter(rt *core.Runtime, name string) *Limiter {
+// New returns the rate limiter called name (Redisson's getRateLimiter) of
+// src's client. A nil or zero src gives a handle whose every call fails
+// with ErrInvalidArgument.
+func New(src *source.Source, name string) *Limiter {
+	rt := (*handle.Source)(src).Runtime()
 	l := &Limiter{rt: rt, name: name}
+	if rt == nil {
+		return l
+	}
 	value, permits := core.SuffixName(name, "value"), core.SuffixName(name, "permits")
 	l.keys = []string{name, value, value + ":" + rt.ID(), permits, permits + ":" + rt.ID()}
 	l.err = core.CheckName(name, l.keys[1:]...)

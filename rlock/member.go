@@ -3,9 +3,7 @@ package rlock
 import (
 	"context"
 
-	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/lockable"
 )
 
@@ -19,16 +17,6 @@ func (l *Lock) LockID() string { return "lock\x00" + l.rt.ID() + "\x00" + l.name
 
 // ClientID returns the id of the lock's client (lockable.Lock).
 func (l *Lock) ClientID() string { return l.rt.ID() }
-
-// The multi-lock reports its events to its first member's client.
-func init() {
-	objects.RegisterRuntimeOf(func(l any) *core.Runtime {
-		if x, ok := l.(*Lock); ok && x != nil {
-			return x.rt
-		}
-		return nil
-	})
-}
 
 // TryAcquire takes the lock for a multi-lock as TryLock does, with r's
 // owner, wait and lease (lockable.Lock). Call TryLock yourself otherwise.

@@ -34,29 +34,33 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/locks"
+	"github.com/goredisson/redisson/source"
 )
-
-func init() {
-	objects.NewRLock = func(e *engine.Engine, name string) any { return newLock(e, name) }
-}
 
 // Lock is a handle on one named lock. It is cheap and safe for concurrent
 // use: who holds the lock is decided by holds, not by the handle. Get one
-// from (*redisson.Client).Lock.
+// from New or (*redisson.Client).Lock.
 type Lock struct {
+	client  // for the multi-lock
 	l       *engine.Lock
 	rt      *core.Runtime
 	name    string
 	channel string
 }
 
-func newLock(e *engine.Engine, name string) *Lock {
+// client is the lock's client, found by the multi-lock.
+type client = lockkit.Client
+
+// New returns the reentrant lock called name (Redisson's getLock) of src's
+// client. It panics for a nil or zero src.
+func New(src *source.Source, name string) *Lock {
+	e := (*handle.Source)(src).LockEngine("rlock.New")
 	rt := e.Runtime()
-	l := &Lock{rt: rt, name: name, channel: ChannelName(name)}
+	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: ChannelName(name)}
 	l.l = e.Lock(engine.Config{
 		Kind:    "lock",
 		Name:    name,

@@ -29,19 +29,17 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
-	"github.com/goredisson/redisson/internal/objects"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/locks"
+	"github.com/goredisson/redisson/source"
 )
 
-func init() {
-	objects.NewReadWriteLock = func(e *engine.Engine, name string) any { return newReadWriteLock(e, name) }
-}
-
 // ReadWriteLock is a handle on one named read-write lock: its ReadLock and
-// WriteLock share the hash. Get one from (*redisson.Client).ReadWriteLock.
+// WriteLock share the hash. Get one from New or
+// (*redisson.Client).ReadWriteLock.
 type ReadWriteLock struct {
 	read, write *Lock
 }
@@ -55,7 +53,10 @@ func TimeoutPrefix(name, field string) string {
 	return core.SuffixName(name, field) + ":rwlock_timeout"
 }
 
-func newReadWriteLock(e *engine.Engine, name string) *ReadWriteLock {
+// New returns the read-write lock called name (Redisson's
+// getReadWriteLock) of src's client. It panics for a nil or zero src.
+func New(src *source.Source, name string) *ReadWriteLock {
+	e := (*handle.Source)(src).LockEngine("rwlock.New")
 	rt := e.Runtime()
 	channel := ChannelName(name)
 	latch := core.PrefixName("redisson_unlock_latch", name) + ":"
@@ -73,7 +74,7 @@ func newReadWriteLock(e *engine.Engine, name string) *ReadWriteLock {
 		if write {
 			cfg.Kind, cfg.FieldSuffix, cfg.Renew = "write lock", ":write", engine.PlainRenewal{RT: rt}
 		}
-		l := &Lock{l: e.Lock(cfg), rt: rt, s: s}
+		l := &Lock{client: lockkit.ClientOf(rt), l: e.Lock(cfg), rt: rt, s: s}
 		if write {
 			l.rules.Check = l.upgrade
 		}
@@ -94,11 +95,15 @@ func (rw *ReadWriteLock) Name() string { return rw.read.s.name }
 // Lock is the read or the write lock of a ReadWriteLock. It is cheap and
 // safe for concurrent use.
 type Lock struct {
-	l     *engine.Lock
-	rt    *core.Runtime
-	s     *scripts
-	rules lockkit.Rules
+	client // for the multi-lock
+	l      *engine.Lock
+	rt     *core.Runtime
+	s      *scripts
+	rules  lockkit.Rules
 }
+
+// client is the lock's client, found by the multi-lock.
+type client = lockkit.Client
 
 // Name returns the lock's name.
 func (l *Lock) Name() string { return l.s.name }

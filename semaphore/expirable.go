@@ -13,13 +13,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/observe"
+	"github.com/goredisson/redisson/source"
 )
-
-func init() {
-	objects.NewPermitExpirableSemaphore = func(rt *core.Runtime, name string) any { return newExpirable(rt, name) }
-}
 
 // ErrUnknownPermit is returned by ExpirableSemaphore.Release for a permit id
 // that is not held: never acquired, already released, or whose lease ended
@@ -42,13 +39,17 @@ var ErrUnknownPermit = core.Errorf(core.ErrNotOwner, "it was released, it expire
 // lowercase hex characters, as Java's.
 //
 // It is cheap, safe for concurrent use, and holds nothing but its name. Get
-// one from (*redisson.Client).PermitExpirableSemaphore.
+// one from NewExpirable or (*redisson.Client).PermitExpirableSemaphore.
 type ExpirableSemaphore struct {
 	s       *Semaphore // the name, channel, checks and error helpers
 	timeout string
 }
 
-func newExpirable(rt *core.Runtime, name string) *ExpirableSemaphore {
+// NewExpirable returns the permit-expirable semaphore called name
+// (Redisson's getPermitExpirableSemaphore) of src's client. A nil or zero
+// src gives a handle whose every call fails with ErrInvalidArgument.
+func NewExpirable(src *source.Source, name string) *ExpirableSemaphore {
+	rt := (*handle.Source)(src).Runtime()
 	return &ExpirableSemaphore{s: newSemaphore(rt, name), timeout: core.SuffixName(name, "timeout")}
 }
 

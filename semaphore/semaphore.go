@@ -31,22 +31,26 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/observe"
+	"github.com/goredisson/redisson/source"
 )
 
-func init() {
-	objects.NewSemaphore = func(rt *core.Runtime, name string) any { return newSemaphore(rt, name) }
-}
-
 // Semaphore is a handle on one named semaphore. It is cheap, holds no
-// state besides its name and is safe for concurrent use. Get one from
-// (*redisson.Client).Semaphore.
+// state besides its name and is safe for concurrent use. Get one from New
+// or (*redisson.Client).Semaphore.
 type Semaphore struct {
 	rt      *core.Runtime
 	name    string
 	channel string
 	err     error
+}
+
+// New returns the semaphore called name (Redisson's getSemaphore) of src's
+// client. A nil or zero src gives a handle whose every call fails with
+// ErrInvalidArgument.
+func New(src *source.Source, name string) *Semaphore {
+	return newSemaphore((*handle.Source)(src).Runtime(), name)
 }
 
 func newSemaphore(rt *core.Runtime, name string) *Semaphore {

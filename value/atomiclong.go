@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // AtomicLong is Redisson's RAtomicLong: a 64-bit counter stored under the
@@ -22,11 +23,11 @@ type AtomicLong struct {
 	object
 }
 
-// NewAtomicLong returns the counter called name. An empty name or a nil
-// client gives a handle whose every call fails (ErrInvalidName,
-// ErrInvalidArgument). Options: WithLifetime.
-func NewAtomicLong(rdb redis.UniversalClient, name string, opts ...Option) *AtomicLong {
-	return &AtomicLong{object: newObject("atomic long", rdb, name, opts)}
+// NewAtomicLong returns the counter called name of src's client
+// ((*redisson.Client).AtomicLong). An empty name or a nil or zero src gives
+// a handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
+func NewAtomicLong(src *source.Source, name string) *AtomicLong {
+	return &AtomicLong{object: newObject("atomic long", src, name)}
 }
 
 // Name returns the counter's name, which is also its key.

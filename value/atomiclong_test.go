@@ -21,7 +21,7 @@ func TestAtomicLongOperations(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	cmds := monitor(t, srv)
-	a := value.NewAtomicLong(redistest.Client(t, srv), "n")
+	a := value.NewAtomicLong(sourceOf(t, srv), "n")
 	require.Equal(t, "n", a.Name())
 
 	num := func(v int64, err error) (got, error) { return got{v}, err }
@@ -83,11 +83,11 @@ func TestAtomicLongErrors(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	rdb := redistest.Client(t, srv)
+	src := sourceOf(t, srv)
 	require.NoError(t, raw.Set(ctx, "text", "abc", 0).Err())
 	require.NoError(t, raw.HSet(ctx, "hash", "f", "1").Err())
 
-	text := value.NewAtomicLong(rdb, "text")
+	text := value.NewAtomicLong(src, "text")
 	_, err := text.Get(ctx)
 	require.ErrorIs(t, err, core.ErrWrongType, "Java: NumberFormatException")
 	require.EqualError(t, err, `atomic long "text": get: wrong type: the key holds the string "abc", not a long`)
@@ -103,7 +103,7 @@ func TestAtomicLongErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 
-	hash := value.NewAtomicLong(rdb, "hash")
+	hash := value.NewAtomicLong(src, "hash")
 	_, err = hash.Get(ctx)
 	require.ErrorIs(t, err, core.ErrWrongType)
 	require.EqualError(t, err, `atomic long "hash": get: wrong type: the key holds a hash, not a string`)
@@ -114,7 +114,7 @@ func TestAtomicLongErrors(t *testing.T) {
 	_, err = hash.GetAndDelete(ctx)
 	require.ErrorIs(t, err, core.ErrWrongType)
 
-	_, err = value.NewAtomicLong(rdb, "").Get(ctx)
+	_, err = value.NewAtomicLong(src, "").Get(ctx)
 	require.ErrorIs(t, err, core.ErrInvalidName)
 	require.EqualError(t, err, `atomic long "": get: invalid name: the name must not be empty`)
 	_, err = value.NewAtomicLong(nil, "x").Get(ctx)
@@ -126,9 +126,9 @@ func TestAtomicLongErrors(t *testing.T) {
 func TestAtomicLongSharesBucketBytes(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
-	rdb := redistest.Client(t, srv)
-	a := value.NewAtomicLong(rdb, "shared")
-	b := value.NewBucket[int64](rdb, "shared", codec.Long())
+	src := sourceOf(t, srv)
+	a := value.NewAtomicLong(src, "shared")
+	b := value.NewBucket[int64](src, "shared", codec.Long())
 	require.NoError(t, a.Set(ctx, -42))
 	v, found, err := b.Get(ctx)
 	require.NoError(t, err)

@@ -10,9 +10,12 @@
 // package redisson: ErrInvalidName for an empty name, ErrInvalidArgument for
 // a bad TTL or a nil value where Java refuses null, ErrWrongType when the key
 // holds another Redis type; codec errors wrap codec.ErrEncode or
-// codec.ErrDecode. Objects made with WithLifetime (as the redisson.Client
-// makes them) fail with the lifetime's cause, redisson.ErrClosed for a
-// closed Client.
+// codec.ErrDecode. After the Client's Close every call fails with
+// redisson.ErrClosed, without sending a command.
+//
+// Make them from a client's source.Source (NewBucket, NewAtomicLong), or
+// with redisson.NewBucket and (*redisson.Client).AtomicLong, which are the
+// same.
 package value
 
 import (
@@ -26,6 +29,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/source"
 )
 
 // Bucket is Redisson's RBucket<T>: one value stored under the key name (the
@@ -42,11 +46,12 @@ type Bucket[T any] struct {
 	codec codec.Codec
 }
 
-// NewBucket returns the bucket called name, encoded with c. An empty name, a
-// nil client or a nil codec gives a handle whose every call fails
-// (ErrInvalidName, ErrInvalidArgument). Options: WithLifetime.
-func NewBucket[T any](rdb redis.UniversalClient, name string, c codec.Codec, opts ...Option) *Bucket[T] {
-	b := &Bucket[T]{object: newObject("bucket", rdb, name, opts), codec: c}
+// NewBucket returns the bucket called name of src's client, encoded with c
+// (redisson.NewBucket). An empty name, a nil or zero src or a nil codec
+// gives a handle whose every call fails (ErrInvalidName,
+// ErrInvalidArgument).
+func NewBucket[T any](src *source.Source, name string, c codec.Codec) *Bucket[T] {
+	b := &Bucket[T]{object: newObject("bucket", src, name), codec: c}
 	if b.err == nil && c == nil {
 		b.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
 	}

@@ -33,7 +33,7 @@ func TestBucketOperations(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	cmds := monitor(t, srv)
-	b := value.NewBucket[*string](redistest.Client(t, srv), "b", codec.String())
+	b := value.NewBucket[*string](sourceOf(t, srv), "b", codec.String())
 	require.Equal(t, "b", b.Name())
 
 	pair := func(v *string, found bool, err error) (got, error) { return got{v, found}, err }
@@ -111,9 +111,9 @@ func TestBucketOperations(t *testing.T) {
 func TestBucketArgumentErrors(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
-	rdb := redistest.Client(t, srv)
+	src := sourceOf(t, srv)
 	cmds := monitor(t, srv)
-	b := value.NewBucket[*string](rdb, "b", codec.String())
+	b := value.NewBucket[*string](src, "b", codec.String())
 	for _, tc := range []struct {
 		name string
 		op   func() error
@@ -125,10 +125,10 @@ func TestBucketArgumentErrors(t *testing.T) {
 		{"zero TTL", func() error { return b.SetTTL(ctx, str("v"), 0) }, core.ErrInvalidArgument},
 		{"sub-millisecond TTL", func() error { return b.SetTTL(ctx, str("v"), 500*time.Microsecond) }, core.ErrInvalidArgument},
 		{"negative TTL", func() error { _, err := b.SetIfAbsentTTL(ctx, str("v"), -time.Second); return err }, core.ErrInvalidArgument},
-		{"empty name", func() error { return value.NewBucket[string](rdb, "", codec.String()).Set(ctx, "v") }, core.ErrInvalidName},
-		{"nil codec", func() error { _, _, err := value.NewBucket[string](rdb, "x", nil).Get(ctx); return err }, core.ErrInvalidArgument},
+		{"empty name", func() error { return value.NewBucket[string](src, "", codec.String()).Set(ctx, "v") }, core.ErrInvalidName},
+		{"nil codec", func() error { _, _, err := value.NewBucket[string](src, "x", nil).Get(ctx); return err }, core.ErrInvalidArgument},
 		{"nil client", func() error { _, err := value.NewBucket[string](nil, "x", codec.String()).Delete(ctx); return err }, core.ErrInvalidArgument},
-		{"not encodable", func() error { return value.NewBucket[int](rdb, "x", codec.ByteArray()).Set(ctx, 1) }, codec.ErrEncode},
+		{"not encodable", func() error { return value.NewBucket[int](src, "x", codec.ByteArray()).Set(ctx, 1) }, codec.ErrEncode},
 	} {
 		var err error
 		sent := cmds.of(t, func() { err = tc.op() })
@@ -145,7 +145,7 @@ func TestBucketWrongTypeAndBadData(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	require.NoError(t, raw.HSet(ctx, "h", "f", "v").Err())
 	require.NoError(t, raw.Set(ctx, "j", `{"broken":`, 0).Err())
-	h := value.NewBucket[string](redistest.Client(t, srv), "h", codec.String())
+	h := value.NewBucket[string](sourceOf(t, srv), "h", codec.String())
 	_, _, err := h.Get(ctx)
 	require.ErrorIs(t, err, core.ErrWrongType)
 	require.EqualError(t, err, `bucket "h": get: wrong type: the key holds a hash, not a string`)
@@ -157,7 +157,7 @@ func TestBucketWrongTypeAndBadData(t *testing.T) {
 	_, _, err = h.GetAndSet(ctx, "x")
 	require.ErrorIs(t, err, core.ErrWrongType)
 
-	j := value.NewBucket[any](redistest.Client(t, srv), "j", codec.JsonJackson(nil))
+	j := value.NewBucket[any](sourceOf(t, srv), "j", codec.JsonJackson(nil))
 	_, _, err = j.Get(ctx)
 	require.ErrorIs(t, err, codec.ErrDecode)
 	require.ErrorContains(t, err, `bucket "j": get: `)
@@ -170,7 +170,7 @@ func TestBucketJavaBytes(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	rdb := redistest.Client(t, srv)
+	src := sourceOf(t, srv)
 	f, err := vectors.Load("codecs.json")
 	require.NoError(t, err)
 	types := codec.NewTypes().MustRegister(vectors.PersonClass, vectors.Person{})
@@ -186,7 +186,7 @@ func TestBucketJavaBytes(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, raw.Set(ctx, st.Object, javaBytes, 0).Err())
 			written, _ := vectors.CodecValue(st.Object)
-			b := value.NewBucket[any](rdb, st.Object, c)
+			b := value.NewBucket[any](src, st.Object, c)
 			v, found, err := b.Get(ctx)
 			require.NoError(t, err)
 			require.True(t, found)
@@ -200,7 +200,7 @@ func TestBucketJavaBytes(t *testing.T) {
 	require.Equal(t, 14, checked)
 
 	// A map compares equal whatever order it was built in.
-	m := value.NewBucket[map[string]any](rdb, "m", codec.JsonJackson(nil))
+	m := value.NewBucket[map[string]any](src, "m", codec.JsonJackson(nil))
 	big := map[string]any{}
 	for _, k := range []string{"zeta", "alpha", "aa", "b", "Ab", "BB", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8"} {
 		big[k] = int64(len(k))
@@ -227,10 +227,10 @@ func TestCompareAndSetRace(t *testing.T) {
 	var longs []*value.AtomicLong
 	var claims []*value.Bucket[string]
 	for range clients {
-		rdb := redistest.Client(t, srv)
-		buckets = append(buckets, value.NewBucket[int64](rdb, "counter", codec.JsonJackson(nil)))
-		longs = append(longs, value.NewAtomicLong(rdb, "along"))
-		claims = append(claims, value.NewBucket[string](rdb, "claim", codec.String()))
+		src := sourceOf(t, srv)
+		buckets = append(buckets, value.NewBucket[int64](src, "counter", codec.JsonJackson(nil)))
+		longs = append(longs, value.NewAtomicLong(src, "along"))
+		claims = append(claims, value.NewBucket[string](src, "claim", codec.String()))
 	}
 	require.NoError(t, buckets[0].Set(ctx, 0))
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/value"
 )
 
@@ -24,7 +25,7 @@ import (
 func TestBucketBuiltinTypes(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
-	rdb, raw := redistest.Client(t, srv), redistest.Client(t, srv)
+	src, raw := sourceOf(t, srv), redistest.Client(t, srv)
 	at := time.UnixMilli(1700000000123).UTC()
 	id := uuid.MustParse("0f8fad5b-d9cb-469f-a165-70867728950e")
 	jj, jj4, typed, str := codec.JsonJackson(nil), codec.JsonJackson(nil, codec.UUIDTypeInfo()), codec.TypedJsonJackson(), codec.String()
@@ -33,15 +34,15 @@ func TestBucketBuiltinTypes(t *testing.T) {
 		run  func(t *testing.T, key string) string
 		want string
 	}{
-		{"time.Time JsonJackson", bucketCase(ctx, rdb, jj, at), `["java.util.Date",1700000000123]`},
-		{"time.Time TypedJsonJackson", bucketCase(ctx, rdb, typed, at), `1700000000123`},
-		{"time.Time String", bucketCase(ctx, rdb, str, at), `2023-11-14T22:13:20.123Z`},
-		{"time.Time MsgPackJackson", bucketCase(ctx, rdb, codec.MsgPackJackson(nil), at), "\x92\xaejava.util.Date\xcf\x00\x00\x01\x8b\xcf\xe5\x68\x7b"},
-		{"uuid.UUID JsonJackson 3.x", bucketCase(ctx, rdb, jj, id), `"0f8fad5b-d9cb-469f-a165-70867728950e"`},
-		{"uuid.UUID JsonJackson 4.2+", bucketCase(ctx, rdb, jj4, id), `["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"]`},
-		{"*big.Int JsonJackson", bucketCase(ctx, rdb, jj, big.NewInt(-5)), `["java.math.BigInteger",-5]`},
-		{"codec.Decimal JsonJackson", bucketCase(ctx, rdb, jj, codec.Decimal("19.990")), `["java.math.BigDecimal",19.990]`},
-		{"time.Time in a list", bucketCase(ctx, rdb, jj, []any{at, id}),
+		{"time.Time JsonJackson", bucketCase(ctx, src, raw, jj, at), `["java.util.Date",1700000000123]`},
+		{"time.Time TypedJsonJackson", bucketCase(ctx, src, raw, typed, at), `1700000000123`},
+		{"time.Time String", bucketCase(ctx, src, raw, str, at), `2023-11-14T22:13:20.123Z`},
+		{"time.Time MsgPackJackson", bucketCase(ctx, src, raw, codec.MsgPackJackson(nil), at), "\x92\xaejava.util.Date\xcf\x00\x00\x01\x8b\xcf\xe5\x68\x7b"},
+		{"uuid.UUID JsonJackson 3.x", bucketCase(ctx, src, raw, jj, id), `"0f8fad5b-d9cb-469f-a165-70867728950e"`},
+		{"uuid.UUID JsonJackson 4.2+", bucketCase(ctx, src, raw, jj4, id), `["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"]`},
+		{"*big.Int JsonJackson", bucketCase(ctx, src, raw, jj, big.NewInt(-5)), `["java.math.BigInteger",-5]`},
+		{"codec.Decimal JsonJackson", bucketCase(ctx, src, raw, jj, codec.Decimal("19.990")), `["java.math.BigDecimal",19.990]`},
+		{"time.Time in a list", bucketCase(ctx, src, raw, jj, []any{at, id}),
 			`["java.util.ArrayList",[["java.util.Date",1700000000123],["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"]]]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestBucketBuiltinTypes(t *testing.T) {
 	}
 
 	// The empty Decimal is Java's null: setting it deletes the key.
-	dec := value.NewBucket[codec.Decimal](rdb, "dec", jj)
+	dec := value.NewBucket[codec.Decimal](src, "dec", jj)
 	require.NoError(t, dec.Set(ctx, "1.50"))
 	require.NoError(t, dec.Set(ctx, ""))
 	_, found, err := dec.Get(ctx)
@@ -58,12 +59,12 @@ func TestBucketBuiltinTypes(t *testing.T) {
 	require.False(t, found)
 
 	// What no codec can represent fails before anything is sent.
-	d := value.NewBucket[time.Duration](rdb, "d", jj)
+	d := value.NewBucket[time.Duration](src, "d", jj)
 	err = d.Set(ctx, time.Second)
 	require.ErrorIs(t, err, codec.ErrUnsupportedType)
 	require.ErrorContains(t, err, `bucket "d": set: codec: cannot encode: JsonJackson: unsupported Go type time.Duration`)
 	type secret struct{ pin int }
-	s := value.NewBucket[secret](rdb, "s", typed)
+	s := value.NewBucket[secret](src, "s", typed)
 	require.ErrorIs(t, s.Set(ctx, secret{pin: 1234}), codec.ErrUnsupportedType)
 	n, err := raw.Exists(ctx, "d", "s").Result()
 	require.NoError(t, err)
@@ -73,9 +74,9 @@ func TestBucketBuiltinTypes(t *testing.T) {
 // bucketCase sets v in a bucket, reads it back equal and returns the
 // stored bytes; a compare-and-set expecting v (Redis compares the bytes it
 // holds with v's encoding) succeeds.
-func bucketCase[T any](ctx context.Context, rdb *redis.Client, c codec.Codec, v T) func(t *testing.T, key string) string {
+func bucketCase[T any](ctx context.Context, src *source.Source, rdb *redis.Client, c codec.Codec, v T) func(t *testing.T, key string) string {
 	return func(t *testing.T, key string) string {
-		b := value.NewBucket[T](rdb, key, c)
+		b := value.NewBucket[T](src, key, c)
 		require.NoError(t, b.Set(ctx, v))
 		stored, err := rdb.Get(ctx, key).Result()
 		require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/value"
 )
@@ -17,9 +18,14 @@ import (
 func ExampleBucket() {
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	flag := value.NewBucket[string](rdb, "flags:checkout", codec.String())
+	flag := value.NewBucket[string](client.Source(), "flags:checkout", codec.String())
 	set, _ := flag.SetIfAbsentTTL(ctx, "on", time.Minute) // SET flags:checkout on PX 60000 NX
 	v, found, _ := flag.Get(ctx)
 	swapped, _ := flag.CompareAndSet(ctx, "on", "off") // compares the stored bytes
@@ -33,9 +39,14 @@ func ExampleBucket() {
 func ExampleBucket_Set_nil() {
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	b := value.NewBucket[*int64](rdb, "limit", codec.JsonJackson(nil))
+	b := value.NewBucket[*int64](client.Source(), "limit", codec.JsonJackson(nil))
 	n := int64(5)
 	_ = b.Set(ctx, &n)
 	stored, _ := rdb.Get(ctx, "limit").Result()
@@ -49,9 +60,14 @@ func ExampleBucket_Set_nil() {
 func ExampleAtomicLong() {
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	seq := value.NewAtomicLong(rdb, "orders:seq")
+	seq := value.NewAtomicLong(client.Source(), "orders:seq")
 	first, _ := seq.IncrementAndGet(ctx)
 	next, _ := seq.AddAndGet(ctx, 9)
 	ok, _ := seq.CompareAndSet(ctx, 10, 100)

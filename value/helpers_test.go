@@ -10,7 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/source"
 )
 
 // commands records, through MONITOR, what one operation sends: the window
@@ -120,4 +122,15 @@ func requireTTL(t *testing.T, want ttl, got time.Duration, msg string) {
 	}
 	require.True(t, got <= time.Duration(want) && got > time.Duration(want)-ttlGap,
 		"%s: PTTL %v, want (%v, %v]", msg, got, time.Duration(want)-ttlGap, time.Duration(want))
+}
+
+// sourceOf returns the source of a new Client on a connection of its own to
+// srv, closed when the test ends; its registration is off, so that it
+// writes nothing the test did not ask for.
+func sourceOf(t *testing.T, srv *redistest.Server) *source.Source {
+	t.Helper()
+	c, err := redisson.New(redistest.Client(t, srv), redisson.WithRegistration(redisson.RegistrationOptions{Disabled: true}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c.Source()
 }

@@ -2,15 +2,16 @@ package value_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/value"
 )
 
@@ -51,18 +52,17 @@ func lifetimeOps(ctx context.Context, b *value.Bucket[string], a *value.AtomicLo
 	}
 }
 
-// TestWithLifetime: objects made WithLifetime work while it lasts; once it
-// ends, every call fails with its cause, naming the operation, and sends
-// nothing. Objects without the option, on the same go-redis client, go on.
-func TestWithLifetime(t *testing.T) {
+// TestClientLifetime: a client's objects work while it lives; once it is
+// closed, every call fails with ErrClosed, naming the operation, and sends
+// nothing. Objects of another client on the same server go on.
+func TestClientLifetime(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
-	rdb := redistest.Client(t, srv)
 	cmds := monitor(t, srv)
-	errGone := errors.New("owner gone")
-	life, end := context.WithCancelCause(context.Background())
-	b := value.NewBucket[string](rdb, "b", codec.String(), value.WithLifetime(life))
-	a := value.NewAtomicLong(rdb, "a", value.WithLifetime(life))
+	c, err := redisson.New(redistest.Client(t, srv), redisson.WithRegistration(redisson.RegistrationOptions{Disabled: true}))
+	require.NoError(t, err)
+	b := value.NewBucket[string](c.Source(), "b", codec.String())
+	a := value.NewAtomicLong(c.Source(), "a")
 	ops := lifetimeOps(ctx, b, a)
 
 	for _, tc := range ops {
@@ -72,46 +72,45 @@ func TestWithLifetime(t *testing.T) {
 		require.NotEmpty(t, sent, "%s while alive: sent nothing", tc.name)
 	}
 
-	end(errGone)
+	require.NoError(t, c.Close())
 	for _, tc := range ops {
 		var err error
 		sent := cmds.of(t, func() { err = tc.op() })
-		require.ErrorIs(t, err, errGone, tc.name)
-		require.EqualError(t, err, tc.name+": owner gone")
-		require.Empty(t, sent, "%s after the lifetime: sent %v", tc.name, sent)
+		require.ErrorIs(t, err, core.ErrClosed, tc.name)
+		require.EqualError(t, err, tc.name+": "+core.ErrClosed.Error())
+		require.Empty(t, sent, "%s after Close: sent %v", tc.name, sent)
 	}
 
-	// The same names and client without a lifetime still work.
-	free := lifetimeOps(ctx, value.NewBucket[string](rdb, "b", codec.String()), value.NewAtomicLong(rdb, "a", nil))
+	// The same names on another client still work.
+	other := sourceOf(t, srv)
+	free := lifetimeOps(ctx, value.NewBucket[string](other, "b", codec.String()), value.NewAtomicLong(other, "a"))
 	for _, tc := range free {
-		require.NoError(t, tc.op(), "%s without a lifetime", tc.name)
+		require.NoError(t, tc.op(), "%s on another client", tc.name)
 	}
 }
 
-// TestWithLifetimeCases: what each kind of lifetime gives, and that an
-// invalid handle reports its own error first.
-func TestWithLifetimeCases(t *testing.T) {
+// TestClientLifetimeCases: what a live client, a closed client and a nil
+// or zero source give, and that an invalid handle reports its own error
+// first.
+func TestClientLifetimeCases(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
-	rdb := redistest.Client(t, srv)
-	closed, closeIt := context.WithCancelCause(context.Background())
-	closeIt(core.ErrClosed)
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel2()
+	live := sourceOf(t, srv)
+	c, err := redisson.New(redistest.Client(t, srv), redisson.WithRegistration(redisson.RegistrationOptions{Disabled: true}))
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	closed := c.Source()
 	for _, tc := range []struct {
 		name string
 		b    *value.Bucket[string]
 		a    *value.AtomicLong
 		want error // nil: the call succeeds
 	}{
-		{"nil lifetime", value.NewBucket[string](rdb, "b", codec.String(), value.WithLifetime(nil)), value.NewAtomicLong(rdb, "a", value.WithLifetime(nil)), nil},
-		{"live lifetime", value.NewBucket[string](rdb, "b", codec.String(), value.WithLifetime(ctx)), value.NewAtomicLong(rdb, "a", value.WithLifetime(ctx)), nil},
-		{"closed client", value.NewBucket[string](rdb, "b", codec.String(), value.WithLifetime(closed)), value.NewAtomicLong(rdb, "a", value.WithLifetime(closed)), core.ErrClosed},
-		{"cancelled", value.NewBucket[string](rdb, "b", codec.String(), value.WithLifetime(canceled)), value.NewAtomicLong(rdb, "a", value.WithLifetime(canceled)), context.Canceled},
-		{"deadline", value.NewBucket[string](rdb, "b", codec.String(), value.WithLifetime(expired)), value.NewAtomicLong(rdb, "a", value.WithLifetime(expired)), context.DeadlineExceeded},
-		{"invalid name first", value.NewBucket[string](rdb, "", codec.String(), value.WithLifetime(closed)), value.NewAtomicLong(rdb, "", value.WithLifetime(closed)), core.ErrInvalidName},
+		{"live client", value.NewBucket[string](live, "b", codec.String()), value.NewAtomicLong(live, "a"), nil},
+		{"closed client", value.NewBucket[string](closed, "b", codec.String()), value.NewAtomicLong(closed, "a"), core.ErrClosed},
+		{"nil source", value.NewBucket[string](nil, "b", codec.String()), value.NewAtomicLong(nil, "a"), core.ErrInvalidArgument},
+		{"zero source", value.NewBucket[string](new(source.Source), "b", codec.String()), value.NewAtomicLong(new(source.Source), "a"), core.ErrInvalidArgument},
+		{"invalid name first", value.NewBucket[string](closed, "", codec.String()), value.NewAtomicLong(closed, ""), core.ErrInvalidName},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			berr := tc.b.Set(ctx, "v")

@@ -10,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/source"
 )
 
 // object is what every value handle has: its key, its client, and how its
@@ -19,22 +21,25 @@ type object struct {
 	rdb  redis.UniversalClient
 	name string
 	err  error           // the constructor's: an empty name, a nil client or codec
-	life context.Context // WithLifetime; nil: no limit
+	life context.Context // the client's: done with cause ErrClosed by its Close
 }
 
-func newObject(kind string, rdb redis.UniversalClient, name string, opts []Option) object {
-	o := object{kind: kind, rdb: rdb, name: name, life: applyOptions(opts).life}
+func newObject(kind string, src *source.Source, name string) object {
+	o := object{kind: kind, name: name}
+	if rt := (*handle.Source)(src).Runtime(); rt != nil {
+		o.rdb, o.life = rt.Redis(), rt.Done()
+	}
 	switch {
 	case name == "":
 		o.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case rdb == nil:
+	case o.rdb == nil:
 		o.err = fmt.Errorf("%w: nil Redis client", core.ErrInvalidArgument)
 	}
 	return o
 }
 
 // check returns why a call cannot be made: an invalid handle, a nil ctx, or
-// the end of its lifetime (WithLifetime).
+// the end of its client (Close).
 func (o *object) check(ctx context.Context, op string) error {
 	if o.err != nil {
 		return o.fail(nil, op, o.err)
@@ -42,7 +47,7 @@ func (o *object) check(ctx context.Context, op string) error {
 	if ctx == nil {
 		return o.fail(nil, op, core.ErrNilContext)
 	}
-	if o.life != nil && o.life.Err() != nil {
+	if o.life.Err() != nil {
 		return o.fail(nil, op, context.Cause(o.life))
 	}
 	return nil

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/value"
 )
 
@@ -176,7 +176,7 @@ func replay2(t *testing.T, srv *redistest.Server, v47 bool, scenario string, gri
 	ctx := context.Background()
 	raw := redistest.Client(t, srv)
 	require.NoError(t, raw.FlushAll(ctx).Err())
-	clients := map[string]*redis.Client{"C1": redistest.Client(t, srv), "C2": redistest.Client(t, srv)}
+	clients := map[string]*source.Source{"C1": sourceOf(t, srv), "C2": sourceOf(t, srv)}
 	norm := vectors.NewNormalizer(grid)
 	msgs, err := vectors.NewMessages(ctx, raw)
 	require.NoError(t, err)
@@ -201,7 +201,7 @@ func replay2(t *testing.T, srv *redistest.Server, v47 bool, scenario string, gri
 			require.NoError(t, err, id)
 			got["reply"], want["reply"] = reply, st["reply"]
 		case "call":
-			rdb := clients[actors[st["actor"].(string)]]
+			src := clients[actors[st["actor"].(string)]]
 			args := st["args"].(map[string]any)
 			name := args["codec"].(string)
 			c, typedInto := codec2For(t, name, v47)
@@ -229,7 +229,7 @@ func replay2(t *testing.T, srv *redistest.Server, v47 bool, scenario string, gri
 					require.NoError(t, c.Decode(javaBytes, p.Interface()), id)
 					v = p.Elem().Interface()
 				}
-				err := value.NewBucket[any](rdb, object, c).Set(ctx, v)
+				err := value.NewBucket[any](src, object, c).Set(ctx, v)
 				if st["ok"] != true {
 					require.ErrorIs(t, err, codec.ErrUnsupportedType, "%s: Java refused it", id)
 					require.ErrorIs(t, err, codec.ErrEncode, id)
@@ -242,7 +242,7 @@ func replay2(t *testing.T, srv *redistest.Server, v47 bool, scenario string, gri
 				if into == nil {
 					into = reflect.TypeFor[any]()
 				}
-				v, found, err := getAs(ctx, rdb, object, c, into)
+				v, found, err := getAs(ctx, src, object, c, into)
 				javaOK := st["ok"] == true
 				switch {
 				case javaOK:
@@ -261,7 +261,7 @@ func replay2(t *testing.T, srv *redistest.Server, v47 bool, scenario string, gri
 				default:
 					r, ok := refusedByJava(v47)[id]
 					require.True(t, ok, "%s: Java refused it; no Go expectation", id)
-					_, _, err = getAs(ctx, rdb, object, c, r.into)
+					_, _, err = getAs(ctx, src, object, c, r.into)
 					if r.err == nil {
 						require.NoError(t, err, "%s: Go reads what Java refused", id)
 					} else {
@@ -288,26 +288,26 @@ func replay2(t *testing.T, srv *redistest.Server, v47 bool, scenario string, gri
 }
 
 // getAs reads a bucket into a value of type into.
-func getAs(ctx context.Context, rdb redis.UniversalClient, name string, c codec.Codec, into reflect.Type) (any, bool, error) {
+func getAs(ctx context.Context, src *source.Source, name string, c codec.Codec, into reflect.Type) (any, bool, error) {
 	switch into {
 	case reflect.TypeFor[any]():
-		return value.NewBucket[any](rdb, name, c).Get(ctx)
+		return value.NewBucket[any](src, name, c).Get(ctx)
 	case reflect.TypeFor[time.Time]():
-		return value.NewBucket[time.Time](rdb, name, c).Get(ctx)
+		return value.NewBucket[time.Time](src, name, c).Get(ctx)
 	case reflect.TypeFor[uuid.UUID]():
-		return value.NewBucket[uuid.UUID](rdb, name, c).Get(ctx)
+		return value.NewBucket[uuid.UUID](src, name, c).Get(ctx)
 	case reflect.TypeFor[order2]():
-		return value.NewBucket[order2](rdb, name, c).Get(ctx)
+		return value.NewBucket[order2](src, name, c).Get(ctx)
 	case reflect.TypeFor[item2]():
-		return value.NewBucket[item2](rdb, name, c).Get(ctx)
+		return value.NewBucket[item2](src, name, c).Get(ctx)
 	case reflect.TypeFor[codec.Decimal]():
-		return value.NewBucket[codec.Decimal](rdb, name, c).Get(ctx)
+		return value.NewBucket[codec.Decimal](src, name, c).Get(ctx)
 	case reflect.TypeFor[int64]():
-		return value.NewBucket[int64](rdb, name, c).Get(ctx)
+		return value.NewBucket[int64](src, name, c).Get(ctx)
 	case reflect.TypeFor[status2]():
-		return value.NewBucket[status2](rdb, name, c).Get(ctx)
+		return value.NewBucket[status2](src, name, c).Get(ctx)
 	case reflect.TypeFor[[]byte]():
-		return value.NewBucket[[]byte](rdb, name, c).Get(ctx)
+		return value.NewBucket[[]byte](src, name, c).Get(ctx)
 	}
 	return nil, false, errors.New("no bucket type for " + into.String())
 }

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/value"
 )
 
@@ -56,7 +56,7 @@ func replay(t *testing.T, srv *redistest.Server, sc vectors.Scenario) int {
 	ctx := context.Background()
 	raw := redistest.Client(t, srv)
 	require.NoError(t, raw.FlushAll(ctx).Err())
-	clients := map[string]*redis.Client{"C1": redistest.Client(t, srv), "C2": redistest.Client(t, srv)}
+	clients := map[string]*source.Source{"C1": sourceOf(t, srv), "C2": sourceOf(t, srv)}
 	n := vectors.NewNormalizer(sc.TTLGridMS)
 	msgs, err := vectors.NewMessages(ctx, raw)
 	require.NoError(t, err)
@@ -64,14 +64,14 @@ func replay(t *testing.T, srv *redistest.Server, sc vectors.Scenario) int {
 
 	for _, st := range sc.Steps {
 		require.Equal(t, "call", st.Kind)
-		rdb := clients[sc.Actors[st.Actor]]
+		src := clients[sc.Actors[st.Actor]]
 		c := interopCodec(t, st.Args["codec"].(string))
 		written, ok := vectors.CodecValue(st.Object)
 		require.True(t, ok, "no Go value for %s", st.Object)
 		got := map[string]any{"ok": true}
 		switch st.Op {
 		case "set":
-			require.NoError(t, value.NewBucket[any](rdb, st.Object, c).Set(ctx, written), "step %d", st.Step)
+			require.NoError(t, value.NewBucket[any](src, st.Object, c).Set(ctx, written), "step %d", st.Step)
 		case "get":
 			class := st.Raw["result"].(map[string]any)["class"].(string)
 			goType, ok := vectors.GoType(class)
@@ -79,13 +79,13 @@ func replay(t *testing.T, srv *redistest.Server, sc vectors.Scenario) int {
 			var v any
 			if strings.HasPrefix(st.Args["codec"].(string), "TypedJsonJacksonCodec") {
 				// No type information: the Go type plays TypedJsonJacksonCodec(Person.class).
-				p, found, err := value.NewBucket[vectors.Person](rdb, st.Object, c).Get(ctx)
+				p, found, err := value.NewBucket[vectors.Person](src, st.Object, c).Get(ctx)
 				require.NoError(t, err)
 				require.True(t, found)
 				v = p
 			} else {
 				var found bool
-				v, found, err = value.NewBucket[any](rdb, st.Object, c).Get(ctx)
+				v, found, err = value.NewBucket[any](src, st.Object, c).Get(ctx)
 				require.NoError(t, err, "step %d", st.Step)
 				require.True(t, found)
 				require.Equal(t, goType, reflect.TypeOf(v), "step %d: Go type for %s", st.Step, class)

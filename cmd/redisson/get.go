@@ -13,9 +13,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/value"
 )
 
 const getDescription = `
@@ -118,7 +118,14 @@ func getValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name 
 		_, err = w.Write(data)
 		return err
 	}
-	v, found, err := value.NewBucket[any](rdb, name, c).Get(ctx)
+	// A bucket is made from a client; this one only reads, so it leaves no
+	// registration record behind.
+	client, err := redisson.New(rdb, redisson.WithRegistration(redisson.RegistrationOptions{Disabled: true}))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = client.Close() }()
+	v, found, err := redisson.NewBucket[any](client, name, c).Get(ctx)
 	switch {
 	case err != nil:
 		return explainGetError(ctx, rdb, name, err)

@@ -9,11 +9,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/value"
 )
+
+// sourceOn returns the source of a Client on rdb, closed when the test
+// ends, for writing values as a Go service would; its registration is off,
+// so that it leaves no key of its own.
+func sourceOn(t *testing.T, rdb redis.UniversalClient) *source.Source {
+	t.Helper()
+	c, err := redisson.New(rdb, redisson.WithRegistration(redisson.RegistrationOptions{Disabled: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c.Source()
+}
 
 type getPerson struct {
 	Name string `json:"name"`
@@ -26,6 +43,7 @@ func TestGetValue(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
 	rdb := redistest.Client(t, srv)
+	src := sourceOn(t, rdb)
 	types := codec.NewTypes().MustRegister("com.example.Person", getPerson{})
 	id := int64(7)
 	must := func(err error) {
@@ -34,11 +52,11 @@ func TestGetValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(value.NewBucket[getPerson](rdb, "json", codec.JsonJackson(types)).Set(ctx, getPerson{Name: "Ann", ID: &id}))
-	must(value.NewBucket[any](rdb, "msgpack", codec.MsgPackJackson(nil)).Set(ctx, []any{int64(1), "two", math.NaN()}))
-	must(value.NewBucket[string](rdb, "string", codec.String()).Set(ctx, "héllo"))
-	must(value.NewAtomicLong(rdb, "counter").Set(ctx, -42))
-	must(value.NewBucket[[]byte](rdb, "bytes", codec.ByteArray()).Set(ctx, []byte{0, 1, 2}))
+	must(value.NewBucket[getPerson](src, "json", codec.JsonJackson(types)).Set(ctx, getPerson{Name: "Ann", ID: &id}))
+	must(value.NewBucket[any](src, "msgpack", codec.MsgPackJackson(nil)).Set(ctx, []any{int64(1), "two", math.NaN()}))
+	must(value.NewBucket[string](src, "string", codec.String()).Set(ctx, "héllo"))
+	must(value.NewAtomicLong(src, "counter").Set(ctx, -42))
+	must(value.NewBucket[[]byte](src, "bytes", codec.ByteArray()).Set(ctx, []byte{0, 1, 2}))
 	must(rdb.HSet(ctx, "hash", "f", "v").Err())
 
 	for _, tc := range []struct {
@@ -84,7 +102,7 @@ func TestGetValue(t *testing.T) {
 func TestGetCommand(t *testing.T) {
 	url, rdb := server(t)
 	ctx := context.Background()
-	if err := value.NewBucket[any](rdb, "cfg", codec.JsonJackson(nil)).Set(ctx, map[string]any{"on": true}); err != nil {
+	if err := value.NewBucket[any](sourceOn(t, rdb), "cfg", codec.JsonJackson(nil)).Set(ctx, map[string]any{"on": true}); err != nil {
 		t.Fatal(err)
 	}
 	r := cli(t, 30*time.Second, "get", "--redis", url, "cfg")

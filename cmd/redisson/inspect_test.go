@@ -321,6 +321,7 @@ func TestSentinel(t *testing.T) {
 func TestInspectValues(t *testing.T) {
 	t.Parallel()
 	url, rdb := server(t)
+	src := sourceOn(t, rdb)
 	ctx := context.Background()
 	types := codec.NewTypes().MustRegister("com.example.Person", getPerson{})
 	id := int64(7)
@@ -349,7 +350,7 @@ func TestInspectValues(t *testing.T) {
 	v := func(n int64) *int64 { return &n }
 	for _, c := range []tc{
 		{name: "json pojo", set: func(k string) error {
-			return value.NewBucket[getPerson](rdb, k, codec.JsonJackson(types)).Set(ctx, getPerson{Name: "Ann", ID: &id})
+			return value.NewBucket[getPerson](src, k, codec.JsonJackson(types)).Set(ctx, getPerson{Name: "Ann", ID: &id})
 		}, kind: "bucket", codec: "json", decoded: `{"@class":"com.example.Person","id":7,"name":"Ann"}`,
 			human: []string{"  kind         bucket (Redis string)\n", "  codec        json (JsonJacksonCodec, guessed from the bytes)\n",
 				"  value        {\n                 \"@class\": \"com.example.Person\",\n", "  size         70 bytes\n"}},
@@ -357,39 +358,39 @@ func TestInspectValues(t *testing.T) {
 			return rdb.Set(ctx, k, `{"@class":"com.example.Order","codes":[1,2],"tags":["a","b"]}`, 0).Err()
 		}, kind: "bucket", codec: "json", decoded: `{"@class":"com.example.Order","codes":[1,2],"tags":["a","b"]}`},
 		{name: "json Long with TTL", set: func(k string) error {
-			return value.NewBucket[int64](rdb, k, codec.JsonJackson(nil)).SetTTL(ctx, 42, time.Minute)
+			return value.NewBucket[int64](src, k, codec.JsonJackson(nil)).SetTTL(ctx, 42, time.Minute)
 		}, kind: "bucket", codec: "json", decoded: `42`, ttl: true},
 		{name: "msgpack list", set: func(k string) error {
-			return value.NewBucket[any](rdb, k, codec.MsgPackJackson(nil)).Set(ctx, []any{int64(1), "two", math.NaN()})
+			return value.NewBucket[any](src, k, codec.MsgPackJackson(nil)).Set(ctx, []any{int64(1), "two", math.NaN()})
 		}, kind: "bucket", codec: "msgpack", decoded: `[1,"two","NaN"]`,
 			human: []string{"  codec        msgpack (MsgPackJacksonCodec, guessed from the bytes)\n"}},
 		{name: "msgpack string", set: func(k string) error {
-			return value.NewBucket[string](rdb, k, codec.MsgPackJackson(nil)).Set(ctx, "héllo")
+			return value.NewBucket[string](src, k, codec.MsgPackJackson(nil)).Set(ctx, "héllo")
 		}, kind: "bucket", codec: "msgpack", decoded: `"héllo"`},
 		{name: "string", set: func(k string) error {
-			return value.NewBucket[string](rdb, k, codec.String()).Set(ctx, "héllo wörld")
+			return value.NewBucket[string](src, k, codec.String()).Set(ctx, "héllo wörld")
 		}, kind: "bucket", codec: "string", decoded: `"héllo wörld"`,
 			human: []string{"  codec        string (StringCodec, guessed from the bytes)\n", "  value        \"héllo wörld\"\n"}},
 		{name: "json string", set: func(k string) error {
-			return value.NewBucket[string](rdb, k, codec.JsonJackson(nil)).Set(ctx, "hi")
+			return value.NewBucket[string](src, k, codec.JsonJackson(nil)).Set(ctx, "hi")
 		}, kind: "bucket", codec: "string", decoded: `"\"hi\""`,
 			human: []string{"also JSON without type information"}},
 		{name: "bytes", set: func(k string) error {
-			return value.NewBucket[[]byte](rdb, k, codec.ByteArray()).Set(ctx, []byte{0, 1, 2})
+			return value.NewBucket[[]byte](src, k, codec.ByteArray()).Set(ctx, []byte{0, 1, 2})
 		}, kind: "bucket", codec: "bytes", decoded: `"AAEC"`,
 			human: []string{"  codec        bytes: ByteArrayCodec, or Kryo5Codec", "Kryo is not portable", "  hex          000102\n"}},
 		{name: "kryo", set: func(k string) error {
 			return rdb.Set(ctx, k, "\x03hell\xef", 0).Err() // Kryo 5's String "hello"
 		}, kind: "bucket", codec: "bytes", decoded: `"A2hlbGzv"`, human: []string{"Kryo is not portable"}},
 		{name: "long value", set: func(k string) error {
-			return value.NewBucket[[]any](rdb, k, codec.JsonJackson(nil)).Set(ctx, long)
+			return value.NewBucket[[]any](src, k, codec.JsonJackson(nil)).Set(ctx, long)
 		}, kind: "bucket", codec: "json",
 			human: []string{"                 38,…\n               (cut short: redisson get --codec json 'long value' prints it all)\n"}},
 		{name: "long string", set: func(k string) error {
-			return value.NewBucket[string](rdb, k, codec.String()).Set(ctx, strings.Repeat("é", 3000))
+			return value.NewBucket[string](src, k, codec.String()).Set(ctx, strings.Repeat("é", 3000))
 		}, kind: "bucket", codec: "string",
 			human: []string{"  value        \"" + strings.Repeat("é", 2047) + "…\n               (cut short: redisson get --codec string 'long string' prints it all)\n"}},
-		{name: "atomic long", set: func(k string) error { return value.NewAtomicLong(rdb, k).Set(ctx, -42) },
+		{name: "atomic long", set: func(k string) error { return value.NewAtomicLong(src, k).Set(ctx, -42) },
 			kind: "atomiclong", value: v(-42), alts: "semaphore,count-down latch,bucket",
 			human: []string{"  kind         integer string: an atomic long, or a semaphore/latch with no waiters (Redis string)\n",
 				"  value        -42\n", "  waiters      0 subscribed connection(s)\n"}},

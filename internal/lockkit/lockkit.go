@@ -12,13 +12,13 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
-	"github.com/goredisson/redisson/internal/objects"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 )
 
 // Options are one acquisition's options, read out of []locks.Option.
-type Options = objects.LockOptions
+type Options = handle.LockOptions
 
 // Rules are what a kind checks beyond what every kind checks.
 type Rules struct {
@@ -33,15 +33,15 @@ type Rules struct {
 
 // Apply reads opts.
 func Apply(opts []locks.Option) Options {
-	if len(opts) == 0 {
-		// The usual call: no options, and no slice boxed into an any.
-		return Options{}
+	var o Options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	return objects.ApplyLockOptions(opts)
+	return o
 }
 
 // Engine returns the engine hold inside h.
-func Engine(h *locks.Hold) *engine.Hold { return objects.LockHold(h) }
+func Engine(h *locks.Hold) *engine.Hold { return (*handle.Hold)(h).Engine() }
 
 // Parse reads opts for Lock (lock) or TryLock and checks them.
 func Parse(lock bool, opts []locks.Option, rules Rules) (Options, error) {
