@@ -18,30 +18,33 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/dashboard"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 )
 
 // dashServer serves a dashboard over rdb for the test.
-func dashServer(t *testing.T, rdb redis.UniversalClient, o dashOptions) (*httptest.Server, *dashboard) {
+func dashServer(t *testing.T, rdb redis.UniversalClient, o dashboard.DashOptions) (*httptest.Server, *dashboard.Dashboard) {
 	t.Helper()
-	if o.ls.pattern == "" {
-		o.ls = lsOptions{pattern: "*", maxKeys: 10000, scanCount: 1000}
+	if o.Ls.Pattern == "" {
+		o.Ls = inspect.ListOptions{Pattern: "*", MaxKeys: 10000, ScanCount: 1000}
 	}
-	if o.interval == 0 {
-		o.interval = 100 * time.Millisecond
+	if o.Interval == 0 {
+		o.Interval = 100 * time.Millisecond
 	}
-	o.timeout = 3 * time.Second
-	d := &dashboard{o: o, rdb: rdb, display: "test", loopback: true}
-	if o.allowWrites {
+	o.Timeout = 3 * time.Second
+	d := &dashboard.Dashboard{O: o, Rdb: rdb, Display: "test", Loopback: true}
+	if o.AllowWrites {
 		c, err := redisson.New(rdb, func(o *redisson.Options) { o.Registration.Disabled = true })
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		d.client = c
+		d.Client = c
 	}
-	srv := httptest.NewServer(d.handler())
+	srv := httptest.NewServer(d.Handler())
 	t.Cleanup(func() {
-		d.closing()
+		d.Closing()
 		srv.Close()
 	})
 	return srv, d
@@ -89,7 +92,7 @@ func events(t *testing.T, srv *httptest.Server, path string) <-chan [2]string {
 }
 
 // nextLs waits for an ls event whose view satisfies cond.
-func nextLs(t *testing.T, ch <-chan [2]string, what string, cond func(LsView) bool) LsView {
+func nextLs(t *testing.T, ch <-chan [2]string, what string, cond func(dashboard.LsView) bool) dashboard.LsView {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	var last string
@@ -103,7 +106,7 @@ func nextLs(t *testing.T, ch <-chan [2]string, what string, cond func(LsView) bo
 			if e[0] != "ls" {
 				t.Fatalf("event %q: %s", e[0], e[1])
 			}
-			var v LsView
+			var v dashboard.LsView
 			if err := json.Unmarshal([]byte(e[1]), &v); err != nil {
 				t.Fatalf("bad ls event: %v: %s", err, e[1])
 			}
@@ -116,7 +119,7 @@ func nextLs(t *testing.T, ch <-chan [2]string, what string, cond func(LsView) bo
 	}
 }
 
-func find(v LsView, name string) *LsObject {
+func find(v dashboard.LsView, name string) *inspect.LsObject {
 	for i := range v.Objects {
 		if v.Objects[i].Name == name {
 			return &v.Objects[i]
@@ -132,12 +135,12 @@ func TestDashboardEvents(t *testing.T) {
 	t.Parallel()
 	_, rdb := server(t)
 	ctx := context.Background()
-	srv, _ := dashServer(t, rdb, dashOptions{})
+	srv, _ := dashServer(t, rdb, dashboard.DashOptions{})
 	ch := events(t, srv, "/events/ls")
-	nextLs(t, ch, "an empty list", func(v LsView) bool { return v.Error == "" && len(v.Objects) == 0 && v.NowMs > 0 })
+	nextLs(t, ch, "an empty list", func(v dashboard.LsView) bool { return v.Error == "" && len(v.Objects) == 0 && v.NowMs > 0 })
 
 	h, client := holdLock(t, rdb, "d:lock")
-	v := nextLs(t, ch, "d:lock held with its client", func(v LsView) bool {
+	v := nextLs(t, ch, "d:lock held with its client", func(v dashboard.LsView) bool {
 		o := find(v, "d:lock")
 		return o != nil && o.Held && len(o.Holders) == 1 && o.Holders[0].Client != nil && o.Holders[0].HeldForMs != nil
 	})
@@ -148,7 +151,7 @@ func TestDashboardEvents(t *testing.T) {
 	if err := h.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	nextLs(t, ch, "d:lock released", func(v LsView) bool { return find(v, "d:lock") == nil })
+	nextLs(t, ch, "d:lock released", func(v dashboard.LsView) bool { return find(v, "d:lock") == nil })
 
 	// The fair lock's queue, in Redis' order, on the object's stream.
 	fh, err := client.FairLock("d:fair").Lock(ctx)
@@ -169,7 +172,7 @@ func TestDashboardEvents(t *testing.T) {
 	och := events(t, srv, "/events/object?name="+url.QueryEscape("d:fair"))
 	select {
 	case e := <-och:
-		var ov ObjectView
+		var ov dashboard.ObjectView
 		if err := json.Unmarshal([]byte(e[1]), &ov); err != nil || e[0] != "object" {
 			t.Fatalf("object event %q: %v %s", e[0], err, e[1])
 		}
@@ -180,7 +183,7 @@ func TestDashboardEvents(t *testing.T) {
 				t.Errorf("waiter %+v lacks its client or timeout", q)
 			}
 		}
-		if strings.Join(got, " ") != strings.Join(order, " ") || ov.Kind != kindFair || len(ov.Holders) != 1 {
+		if strings.Join(got, " ") != strings.Join(order, " ") || ov.Kind != inspect.KindFair || len(ov.Holders) != 1 {
 			t.Errorf("queue %v, want Redis' %v; %+v", got, order, ov.Report)
 		}
 	case <-time.After(30 * time.Second):
@@ -193,7 +196,7 @@ func TestDashboardEvents(t *testing.T) {
 func TestDashboardToken(t *testing.T) {
 	t.Parallel()
 	_, rdb := server(t)
-	srv, _ := dashServer(t, rdb, dashOptions{token: "s3cret"})
+	srv, _ := dashServer(t, rdb, dashboard.DashOptions{Token: "s3cret"})
 	noRedirect := *srv.Client()
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	get := func(path string, hdr map[string]string) *http.Response {
@@ -226,10 +229,10 @@ func TestDashboardToken(t *testing.T) {
 		{"/events/ls", nil, http.StatusUnauthorized},
 		{"/?token=wrong", nil, http.StatusUnauthorized},
 		{"/api/ls", map[string]string{"Authorization": "Bearer s3cre"}, http.StatusUnauthorized},
-		{"/api/ls", map[string]string{"Cookie": tokenCookie + "=nope"}, http.StatusUnauthorized},
+		{"/api/ls", map[string]string{"Cookie": dashboard.TokenCookie + "=nope"}, http.StatusUnauthorized},
 		{"/api/ls", map[string]string{"Authorization": "Bearer s3cret"}, http.StatusOK},
 		{"/api/ls", map[string]string{"X-Redisson-Token": "s3cret"}, http.StatusOK},
-		{"/metrics", map[string]string{"Cookie": tokenCookie + "=s3cret"}, http.StatusOK},
+		{"/metrics", map[string]string{"Cookie": dashboard.TokenCookie + "=s3cret"}, http.StatusOK},
 		{"/?token=s3cret", nil, http.StatusSeeOther},
 		{"/api/ls", map[string]string{"Authorization": "Bearer s3cret", "Host": "evil.example:80"}, http.StatusForbidden},
 	} {
@@ -243,7 +246,7 @@ func TestDashboardToken(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range res.Cookies() {
-		if c.Name == tokenCookie {
+		if c.Name == dashboard.TokenCookie {
 			cookie = c
 		}
 	}
@@ -258,7 +261,7 @@ func TestDashboardWrites(t *testing.T) {
 	t.Parallel()
 	_, rdb := server(t)
 	ctx := context.Background()
-	post := func(srv *httptest.Server, path, body string, marked bool) (int, WriteResult) {
+	post := func(srv *httptest.Server, path, body string, marked bool) (int, dashboard.WriteResult) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -270,18 +273,18 @@ func TestDashboardWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
-		var wr WriteResult
+		var wr dashboard.WriteResult
 		_ = json.NewDecoder(res.Body).Decode(&wr)
 		return res.StatusCode, wr
 	}
 	h, _ := holdLock(t, rdb, "w:lock")
-	ro, _ := dashServer(t, rdb, dashOptions{})
+	ro, _ := dashServer(t, rdb, dashboard.DashOptions{})
 	for _, p := range []string{"/api/force-unlock", "/api/permits", "/api/delete"} {
 		if code, _ := post(ro, p, `{"name":"w:lock"}`, true); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
 			t.Errorf("read-only POST %s: %d", p, code)
 		}
 	}
-	var cfg DashConfig
+	var cfg dashboard.DashConfig
 	res, err := ro.Client().Get(ro.URL + "/api/config")
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +298,7 @@ func TestDashboardWrites(t *testing.T) {
 		t.Fatal("the lock went away")
 	}
 
-	rw, _ := dashServer(t, rdb, dashOptions{allowWrites: true})
+	rw, _ := dashServer(t, rdb, dashboard.DashOptions{AllowWrites: true})
 	if code, _ := post(rw, "/api/force-unlock", `{"name":"w:lock"}`, false); code != http.StatusForbidden {
 		t.Errorf("unmarked write: %d", code)
 	}
@@ -359,7 +362,7 @@ func TestDashboardMetrics(t *testing.T) {
 	if err := rdb.HSet(ctx, `m:"odd"`, "x", "1").Err(); err != nil { // a lock hash with an odd name
 		t.Fatal(err)
 	}
-	srv, _ := dashServer(t, rdb, dashOptions{})
+	srv, _ := dashServer(t, rdb, dashboard.DashOptions{})
 	res, err := srv.Client().Get(srv.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -412,7 +415,7 @@ func TestDashboardFlags(t *testing.T) {
 		{[]string{"extra"}, "no arguments expected"},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"dashboard", "--redis", url}, tc.args...)...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+		if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("dashboard %v: want exit 2 and %q:\n%v", tc.args, tc.want, r)
 		}
 	}

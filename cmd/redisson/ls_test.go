@@ -17,6 +17,8 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/ratelimit"
@@ -24,13 +26,13 @@ import (
 )
 
 // lsJSON runs "ls --json ARGS" and decodes its output.
-func lsJSON(t *testing.T, args ...string) LsResult {
+func lsJSON(t *testing.T, args ...string) inspect.LsResult {
 	t.Helper()
 	r := cli(t, 60*time.Second, append([]string{"ls", "--json"}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("ls %v:\n%v", args, r)
 	}
-	var res LsResult
+	var res inspect.LsResult
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {
@@ -39,7 +41,7 @@ func lsJSON(t *testing.T, args ...string) LsResult {
 	return res
 }
 
-func lsNames(res LsResult) string {
+func lsNames(res inspect.LsResult) string {
 	var n []string
 	for _, o := range res.Objects {
 		n = append(n, o.Name)
@@ -135,18 +137,18 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 	must(rdb.RPush(ctx, "k:list", "x").Err())
 
 	return map[string]lsWant{
-		"k:lock":    {kind: kindLock, state: "held", holder: owner(lock.Owner()), held: true},
-		"k:fair":    {kind: kindFair, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
-		"k:rw":      {kind: kindRW, state: "held (read)", holder: owner(rl.Owner()), held: true},
-		"k:fenced":  {kind: kindNone, state: "no key, token 1"},
-		"k:group":   {kind: kindGroup, state: "2 values held", holder: owner(g.Owner()), held: true},
-		"k:sem":     {kind: kindSem, state: "permits 4", waiters: 1},
-		"k:pes":     {kind: kindPES, state: "permits 2, acquired 1", held: true},
-		"k:latch":   {kind: kindLatch, state: "count 2", waiters: 1},
-		"k:long":    {kind: kindAtomic, state: "value 42"},
-		"k:rate":    {kind: kindRateLimiter, state: "rate 10 per 1s, OVERALL"},
-		"k:prate":   {kind: kindRateLimiter, state: "rate 5 per 1m0s, PER_CLIENT"},
-		"k:text":    {kind: kindBucket, state: "5 bytes"},
+		"k:lock":    {kind: inspect.KindLock, state: "held", holder: owner(lock.Owner()), held: true},
+		"k:fair":    {kind: inspect.KindFair, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
+		"k:rw":      {kind: inspect.KindRW, state: "held (read)", holder: owner(rl.Owner()), held: true},
+		"k:fenced":  {kind: inspect.KindNone, state: "no key, token 1"},
+		"k:group":   {kind: inspect.KindGroup, state: "2 values held", holder: owner(g.Owner()), held: true},
+		"k:sem":     {kind: inspect.KindSem, state: "permits 4", waiters: 1},
+		"k:pes":     {kind: inspect.KindPES, state: "permits 2, acquired 1", held: true},
+		"k:latch":   {kind: inspect.KindLatch, state: "count 2", waiters: 1},
+		"k:long":    {kind: inspect.KindAtomic, state: "value 42"},
+		"k:rate":    {kind: inspect.KindRateLimiter, state: "rate 10 per 1s, OVERALL"},
+		"k:prate":   {kind: inspect.KindRateLimiter, state: "rate 5 per 1m0s, PER_CLIENT"},
+		"k:text":    {kind: inspect.KindBucket, state: "5 bytes"},
 		"k:list":    {kind: "unknown (list)", state: "Redis list"},
 		"k:unused":  {absent: true},
 		"k:nothing": {absent: true},
@@ -162,9 +164,9 @@ type lsWant struct {
 
 // checkEveryKind checks ls's objects against want: every object once, with
 // its kind, state, holder and waiters, and no derived key as an object.
-func checkEveryKind(t *testing.T, res LsResult, want map[string]lsWant) {
+func checkEveryKind(t *testing.T, res inspect.LsResult, want map[string]lsWant) {
 	t.Helper()
-	got := map[string]LsObject{}
+	got := map[string]inspect.LsObject{}
 	for _, o := range res.Objects {
 		if _, dup := got[o.Name]; dup {
 			t.Errorf("%s listed twice", o.Name)
@@ -268,7 +270,7 @@ func TestLsEveryKind(t *testing.T) {
 	host, _ := os.Hostname()
 	me := fmt.Sprintf("%s[%d]@%s", filepath.Base(os.Args[0]), os.Getpid(), host)
 	if f := strings.Fields(lines[3]); len(f) != 9 || f[0] != "k:lock" || f[1] != "lock" || f[2] != "held" ||
-		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !durationRe.MatchString(f[6]) ||
+		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !inspect.DurationRe.MatchString(f[6]) ||
 		f[7] == "-" || f[8] != "0" {
 		t.Errorf("ls text line of k:lock: %q (client %s)", lines[3], me)
 	}
@@ -283,7 +285,7 @@ func TestLsEveryKind(t *testing.T) {
 		{[]string{"--interval", "1s"}, "--interval goes with --watch"},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"ls", "--redis", url}, tc.args...)...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+		if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("ls %v: want exit 2 and %q:\n%v", tc.args, tc.want, r)
 		}
 	}
@@ -336,7 +338,7 @@ func TestLsCluster(t *testing.T) {
 	w := want["k:lock"]
 	w.waiters = 1
 	want["k:lock"] = w
-	var res LsResult
+	var res inspect.LsResult
 	waitFor(t, 30*time.Second, "the lock's sharded waiter", func() (bool, string) {
 		res = lsJSON(t, "--cluster", "--redis", url)
 		for _, o := range res.Objects {
@@ -466,8 +468,8 @@ func TestWatch(t *testing.T) {
 // TestMarkChanges: durations and times are not changes; other lines are,
 // once each.
 func TestMarkChanges(t *testing.T) {
-	_, prev := markChanges("a ttl 29.5s\nb 1\nb 1\n", nil)
-	got, _ := markChanges("a ttl 1m2.003s\nb 1\nb 2\nc at 2025-01-01T00:00:00.000Z\n", prev)
+	_, prev := inspect.MarkChanges("a ttl 29.5s\nb 1\nb 1\n", nil)
+	got, _ := inspect.MarkChanges("a ttl 1m2.003s\nb 1\nb 2\nc at 2025-01-01T00:00:00.000Z\n", prev)
 	want := "  a ttl 1m2.003s\n  b 1\n* b 2\n* c at 2025-01-01T00:00:00.000Z\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -495,7 +497,7 @@ func TestCompanionOf(t *testing.T) {
 		{"plain:timeout", "zset", ""}, // no braces: not a derived key
 		{"orders", "hash", ""},
 	} {
-		owner, ok := companionOf(tc.key, tc.typ)
+		owner, ok := inspect.CompanionOf(tc.key, tc.typ)
 		if owner != tc.owner || ok != (tc.owner != "") {
 			t.Errorf("companionOf(%q, %s) = %q, %v; want %q", tc.key, tc.typ, owner, ok, tc.owner)
 		}

@@ -32,6 +32,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/goredisson/redisson/internal/cli/admin"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/dashboard"
+	"github.com/goredisson/redisson/internal/cli/demo"
+	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -47,21 +54,21 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
-		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: cmdLs},
-		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
-		{name: "dashboard", summary: "serve a live web page of every lock and synchronizer, and /metrics", run: cmdDashboard},
-		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
-		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: cmdTopic},
-		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: cmdLatch},
-		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: cmdSemaphore},
-		{name: "permits", summary: "a permit-expirable semaphore: permits NAME show|release ID", run: cmdPermits},
-		{name: "ratelimit", summary: "a rate limiter: ratelimit NAME show|set RATE INTERVAL [--per-client]|acquire N", run: cmdRateLimit},
-		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: cmdUnlock},
-		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: cmdDemo},
-		{name: "version", summary: "print the module version the tool was built from", run: cmdVersion},
+		{name: "run", summary: "run a command while holding a lock", run: run.Command},
+		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: inspect.LsCommand},
+		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: inspect.Command},
+		{name: "dashboard", summary: "serve a live web page of every lock and synchronizer, and /metrics", run: dashboard.Command},
+		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: inspect.GetCommand},
+		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: admin.Topic},
+		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: admin.Latch},
+		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: admin.Semaphore},
+		{name: "permits", summary: "a permit-expirable semaphore: permits NAME show|release ID", run: admin.Permits},
+		{name: "ratelimit", summary: "a rate limiter: ratelimit NAME show|set RATE INTERVAL [--per-client]|acquire N", run: admin.RateLimit},
+		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: admin.Unlock},
+		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: demo.Command},
+		{name: "version", summary: "print the module version the tool was built from", run: admin.Version},
 		{name: "help", summary: "show the help of a command: redisson help run", run: cmdHelp},
-		{name: demoWorkerCommand, run: cmdDemoWorker, hidden: true},
+		{name: demo.WorkerName, run: demo.WorkerCommand, hidden: true},
 	}
 }
 
@@ -81,12 +88,12 @@ func (discardLogger) Printf(context.Context, string, ...any) {}
 func realMain(args []string) int {
 	if len(args) == 0 {
 		toolUsage(os.Stderr)
-		return exitUsage
+		return cliflag.ExitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
 		toolUsage(os.Stdout)
-		return exitOK
+		return cliflag.ExitOK
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -94,7 +101,7 @@ func realMain(args []string) int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "redisson: %s\n", unknownCommand(args[0]))
-	return exitUsage
+	return cliflag.ExitUsage
 }
 
 // unknownCommand is the one-line answer to an unknown command: the closest
@@ -149,7 +156,7 @@ func editDistance(a, b string) int {
 func cmdHelp(args []string) int {
 	if len(args) == 0 {
 		toolUsage(os.Stdout)
-		return exitOK
+		return cliflag.ExitOK
 	}
 	for _, c := range commands {
 		if c.name == args[0] && !c.hidden && c.name != "help" {
@@ -157,7 +164,7 @@ func cmdHelp(args []string) int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "redisson help: %s\n", unknownCommand(args[0]))
-	return exitUsage
+	return cliflag.ExitUsage
 }
 
 func toolUsage(w io.Writer) {
@@ -177,7 +184,7 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Connection flags, accepted by every command that talks to Redis:
-`+connFlagsHelp+`
+`+conn.FlagsHelp+`
 Exit codes:
   0        success (run: CMD exited 0; CMD's own exit code is passed through)
   1        error: Redis unreachable or failing, a failed unlock, a worker failure

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/semaphore"
@@ -129,19 +131,19 @@ func (w *waitFlag) Set(s string) error {
 	return nil
 }
 
-func cmdRun(args []string) int {
-	fs := newFlagSet("run", "redisson run --lock NAME [--lock NAME...] [--fair | --read | --write] [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
+func Command(args []string) int {
+	fs := cliflag.NewFlagSet("run", "redisson run --lock NAME [--lock NAME...] [--fair | --read | --write] [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
 		"  redisson run --redlock --redis URL --redis URL... --lock NAME [--fair | --read | --write] [--wait D] [--lease D] -- CMD [ARGS...]\n"+
 		"  redisson run --fenced --lock NAME [--wait D] [--lease D] [connection flags] -- CMD [ARGS...]\n"+
 		"  redisson run --semaphore NAME --permits N [--wait D] [connection flags] -- CMD [ARGS...]",
 		runDescription, runExamples)
-	var cf connFlags
-	cf.register(fs)
+	var cf conn.Flags
+	cf.Register(fs)
 	var names nameList
 	fs.Var(&names, "lock", "`NAME` of the lock (this or --semaphore is required); repeat it to take several\n"+
 		"locks, all or none (a multi-lock)")
 	fenced := fs.Bool("fenced", false, "with one --lock: a fenced lock (Redisson's RFencedLock); CMD gets the fencing token\n"+
-		"in $"+fencingTokenEnv)
+		"in $"+FencingTokenEnv)
 	redlock := fs.Bool("redlock", false, "with one --lock and several --redis servers: a RedLock, the lock NAME on every\n"+
 		"server, held once a majority of them granted it")
 	fair := fs.Bool("fair", false, "with --lock: a fair lock (Redisson's RFairLock: waiters acquire in the order they asked)")
@@ -155,7 +157,7 @@ func cmdRun(args []string) int {
 		"leave it out for the watchdog")
 	watchdog := fs.Duration("watchdog", 30*time.Second, "advanced: the watchdog's lease `duration`, renewed every third of it\n"+
 		"(Redisson's lockWatchdogTimeout; at least 30ms; short values notice a lost lock sooner)")
-	rest, code, done := parseFlags(fs, args, false)
+	rest, code, done := cliflag.ParseFlags(fs, args, false)
 	if done {
 		return code
 	}
@@ -173,44 +175,44 @@ func cmdRun(args []string) int {
 	if *fenced {
 		kind = lockFenced
 	}
-	redisItems, _ := cf.items()
+	redisItems, _ := cf.Items()
 	switch {
 	case len(names) > 0 && *semName != "":
-		return usageError(fs, "--lock and --semaphore are mutually exclusive")
+		return cliflag.UsageError(fs, "--lock and --semaphore are mutually exclusive")
 	case nKinds > 1:
-		return usageError(fs, "--fair, --read and --write are mutually exclusive")
+		return cliflag.UsageError(fs, "--fair, --read and --write are mutually exclusive")
 	case *fenced && nKinds > 0:
-		return usageError(fs, "--fenced and --fair, --read or --write are mutually exclusive")
+		return cliflag.UsageError(fs, "--fenced and --fair, --read or --write are mutually exclusive")
 	case *semName != "" && (nKinds > 0 || *fenced || *redlock):
-		return usageError(fs, "--fair, --read, --write, --fenced and --redlock go with --lock, not --semaphore")
+		return cliflag.UsageError(fs, "--fair, --read, --write, --fenced and --redlock go with --lock, not --semaphore")
 	case names.hasEmpty():
-		return usageError(fs, "%s (--lock NAME)", errNoName)
+		return cliflag.UsageError(fs, "%s (--lock NAME)", cliflag.ErrNoName)
 	case names.duplicate() != "":
-		return usageError(fs, "lock %q given twice: a multi-lock takes each lock once", names.duplicate())
+		return cliflag.UsageError(fs, "lock %q given twice: a multi-lock takes each lock once", names.duplicate())
 	case *fenced && len(names) > 1:
-		return usageError(fs, "--fenced takes one --lock: a set of locks has no single fencing token")
+		return cliflag.UsageError(fs, "--fenced takes one --lock: a set of locks has no single fencing token")
 	case *fenced && *redlock:
-		return usageError(fs, "--fenced and --redlock are mutually exclusive: a RedLock's servers have unrelated tokens")
+		return cliflag.UsageError(fs, "--fenced and --redlock are mutually exclusive: a RedLock's servers have unrelated tokens")
 	case *redlock && len(names) > 1:
-		return usageError(fs, "--redlock takes one --lock NAME: the lock NAME is taken on every --redis server")
-	case *redlock && cf.cluster:
-		return usageError(fs, "--redlock needs independent servers, not a --cluster")
+		return cliflag.UsageError(fs, "--redlock takes one --lock NAME: the lock NAME is taken on every --redis server")
+	case *redlock && cf.Cluster:
+		return cliflag.UsageError(fs, "--redlock needs independent servers, not a --cluster")
 	case *redlock && len(redisItems) < 2:
-		return usageError(fs, "--redlock needs at least 2 --redis servers (3 or 5 recommended), got %d", len(redisItems))
-	case *semName != "" && isSet(fs, "lease"):
-		return usageError(fs, "--lease goes with --lock: semaphore permits have no lease")
+		return cliflag.UsageError(fs, "--redlock needs at least 2 --redis servers (3 or 5 recommended), got %d", len(redisItems))
+	case *semName != "" && cliflag.IsSet(fs, "lease"):
+		return cliflag.UsageError(fs, "--lease goes with --lock: semaphore permits have no lease")
 	case *semName != "" && *permits < 1:
-		return usageError(fs, "--semaphore needs --permits N, at least 1")
-	case *semName == "" && isSet(fs, "permits"):
-		return usageError(fs, "--permits goes with --semaphore")
+		return cliflag.UsageError(fs, "--semaphore needs --permits N, at least 1")
+	case *semName == "" && cliflag.IsSet(fs, "permits"):
+		return cliflag.UsageError(fs, "--permits goes with --semaphore")
 	case len(names) == 0 && *semName == "":
-		return usageError(fs, "%s (--lock NAME or --semaphore NAME)", errNoName)
+		return cliflag.UsageError(fs, "%s (--lock NAME or --semaphore NAME)", cliflag.ErrNoName)
 	case len(rest) == 0:
-		return usageError(fs, "no command given: redisson run --lock NAME -- CMD [ARGS...]")
+		return cliflag.UsageError(fs, "no command given: redisson run --lock NAME -- CMD [ARGS...]")
 	case *watchdog < 30*time.Millisecond:
-		return usageError(fs, "--watchdog must be at least 30ms")
+		return cliflag.UsageError(fs, "--watchdog must be at least 30ms")
 	}
-	if code, ok := checkLease(fs, *lease); !ok {
+	if code, ok := cliflag.CheckLease(fs, *lease); !ok {
 		return code
 	}
 
@@ -227,7 +229,7 @@ func cmdRun(args []string) int {
 	defer signal.Stop(sigs)
 
 	var clients []*redisson.Client
-	clientOpts := []redisson.Option{redisson.WithTimeout(cf.timeout), redisson.WithWatchdogTimeout(*watchdog)}
+	clientOpts := []redisson.Option{redisson.WithTimeout(cf.Timeout), redisson.WithWatchdogTimeout(*watchdog)}
 	if *redlock {
 		cs, closeAll, code := redLockClients(fs, &cf, clientOpts)
 		if cs == nil {
@@ -236,14 +238,14 @@ func cmdRun(args []string) int {
 		defer closeAll()
 		clients = cs
 	} else {
-		cn, code := connectOrExit(context.Background(), fs, &cf, nil)
+		cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
 		if cn == nil {
 			return code
 		}
 		defer cn.Close()
-		client, err := redisson.New(cn.rdb, clientOpts...)
+		client, err := redisson.New(cn.RDB, clientOpts...)
 		if err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		clients = []*redisson.Client{client}
 	}
@@ -307,19 +309,19 @@ waiting:
 	if a.ok && interrupted != nil {
 		// The lock came just as the signal did: give it back.
 		if err := a.hold.Unlock(context.Background()); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutObject(what, target, err))
+			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), AboutObject(what, target, err))
 		}
 	}
 	if interrupted != nil {
 		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for %s\n", fs.Name(), interrupted, label)
-		return exitSignalBase + signalNumber(interrupted)
+		return cliflag.ExitSignalBase + SignalNumber(interrupted)
 	}
 	if a.err != nil {
-		msg := aboutObject(what, target, a.err)
+		msg := AboutObject(what, target, a.err)
 		if errors.Is(a.err, redisson.ErrWrongType) && !multi {
-			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, shellQuote(target))
+			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, ShellQuote(target))
 		}
-		return errorf(fs.Name(), "%s", msg)
+		return cliflag.Errorf(fs.Name(), "%s", msg)
 	}
 	if !a.ok {
 		switch {
@@ -340,24 +342,24 @@ waiting:
 		default:
 			fmt.Fprintf(os.Stderr, "%s: %s not acquired within %v\n", fs.Name(), label, wait.d)
 		}
-		return exitNotAcq
+		return cliflag.ExitNotAcq
 	}
 	hold := a.hold
 
 	cmd := exec.Command(rest[0], rest[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if th, ok := hold.(interface{ Token() int64 }); ok {
-		cmd.Env = withEnv(os.Environ(), fencingTokenEnv, strconv.FormatInt(th.Token(), 10))
+		cmd.Env = withEnv(os.Environ(), FencingTokenEnv, strconv.FormatInt(th.Token(), 10))
 	}
 	if err := cmd.Start(); err != nil {
 		if uerr := hold.Unlock(context.Background()); uerr != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), aboutObject(what, target, uerr))
+			fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), AboutObject(what, target, uerr))
 		}
 		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return exitNotFound
+			return cliflag.ExitNotFound
 		}
-		return exitCannotExec
+		return cliflag.ExitCannotExec
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -387,18 +389,18 @@ running:
 			// loss already reported).
 			_ = hold.Unlock(context.Background())
 		}
-		return exitLockLost
+		return cliflag.ExitLockLost
 	}
 	if err := hold.Unlock(context.Background()); err != nil {
 		if errors.Is(err, redisson.ErrNotOwner) || errors.Is(err, redisson.ErrLockLost) || errors.Is(err, redisson.ErrLeaseExpired) {
 			fmt.Fprintf(os.Stderr, "%s: %s was lost before the command finished (the unlock found another owner or none)\n",
 				fs.Name(), label)
-			return exitLockLost
+			return cliflag.ExitLockLost
 		}
 		if *semName != "" {
-			return errorf(fs.Name(), "after the command: %s (the permit may not have been given back)", aboutObject(what, target, err))
+			return cliflag.Errorf(fs.Name(), "after the command: %s (the permit may not have been given back)", AboutObject(what, target, err))
 		}
-		return errorf(fs.Name(), "after the command: %s (the lease expires by itself)", aboutObject(what, target, err))
+		return cliflag.Errorf(fs.Name(), "after the command: %s (the lease expires by itself)", AboutObject(what, target, err))
 	}
 	return exitCode(cmd.ProcessState)
 }
@@ -421,7 +423,7 @@ func lostReason(name string, err error) string {
 }
 
 // shellQuote quotes s for a shell command line when it needs it.
-func shellQuote(s string) string {
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/@%+=,", r))
 	}) < 0 {
@@ -434,15 +436,15 @@ func shellQuote(s string) string {
 // 128+n when signal n killed it.
 func exitCode(ps *os.ProcessState) int {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return exitSignalBase + int(ws.Signal())
+		return cliflag.ExitSignalBase + int(ws.Signal())
 	}
 	if c := ps.ExitCode(); c >= 0 {
 		return c
 	}
-	return exitError
+	return cliflag.ExitError
 }
 
-func signalNumber(s os.Signal) int {
+func SignalNumber(s os.Signal) int {
 	if n, ok := s.(syscall.Signal); ok {
 		return int(n)
 	}
@@ -562,7 +564,7 @@ func take[H heldLock](lock func(context.Context, ...locks.Option) (H, error),
 // aboutObject is the message of an error about the lock or semaphore: the
 // library's errors already name it (lock "X": try lock: ...); others get
 // what and the name added.
-func aboutObject(what, name string, err error) string {
+func AboutObject(what, name string, err error) string {
 	msg := err.Error()
 	if !strings.Contains(msg, strconv.Quote(name)) {
 		msg = fmt.Sprintf("%s %q: %s", what, name, msg)

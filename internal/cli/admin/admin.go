@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -13,6 +13,10 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/ratelimit"
 )
 
@@ -106,35 +110,35 @@ func keepNegatives(args []string) []string {
 func adminArgs(fs *flag.FlagSet, what string, pos []string, actions map[string]int, list string) (name, action string, rest []string, code int, ok bool) {
 	switch {
 	case len(pos) == 0 || pos[0] == "":
-		return "", "", nil, usageError(fs, "a %s name is required and must not be empty", what), false
+		return "", "", nil, cliflag.UsageError(fs, "a %s name is required and must not be empty", what), false
 	case len(pos) < 2:
-		return "", "", nil, usageError(fs, "no action given: %s", list), false
+		return "", "", nil, cliflag.UsageError(fs, "no action given: %s", list), false
 	}
 	name, action = pos[0], pos[1]
 	n, known := actions[action]
 	switch {
 	case !known:
-		return "", "", nil, usageError(fs, "unknown action %q: %s", action, list), false
+		return "", "", nil, cliflag.UsageError(fs, "unknown action %q: %s", action, list), false
 	case len(pos)-2 < n:
-		return "", "", nil, usageError(fs, "%s needs %d argument(s): %s", action, n, list), false
+		return "", "", nil, cliflag.UsageError(fs, "%s needs %d argument(s): %s", action, n, list), false
 	case len(pos)-2 > n:
-		return "", "", nil, usageError(fs, "unexpected arguments after %q: %q", action, pos[2+n:]), false
+		return "", "", nil, cliflag.UsageError(fs, "unexpected arguments after %q: %q", action, pos[2+n:]), false
 	}
-	return name, action, pos[2:], exitOK, true
+	return name, action, pos[2:], cliflag.ExitOK, true
 }
 
 // adminClient connects and returns a library client.
-func adminClient(ctx context.Context, fs *flag.FlagSet, cf *connFlags) (*conn, *redisson.Client, int) {
-	cn, code := connectOrExit(ctx, fs, cf, nil)
+func adminClient(ctx context.Context, fs *flag.FlagSet, cf *conn.Flags) (*conn.Conn, *redisson.Client, int) {
+	cn, code := conn.ConnectOrExit(ctx, fs, cf, nil)
 	if cn == nil {
 		return nil, nil, code
 	}
-	client, err := redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout))
+	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))
 	if err != nil {
 		cn.Close()
-		return nil, nil, errorf(fs.Name(), "%v", err)
+		return nil, nil, cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	return cn, client, exitOK
+	return cn, client, cliflag.ExitOK
 }
 
 // intArg parses a count argument of a Java int.
@@ -145,17 +149,17 @@ func intArg(fs *flag.FlagSet, action, s string, negative bool) (int, int, bool) 
 		if negative {
 			want = "a whole number"
 		}
-		return 0, usageError(fs, "%s: N must be %s, got %q", action, want, s), false
+		return 0, cliflag.UsageError(fs, "%s: N must be %s, got %q", action, want, s), false
 	}
-	return int(n), exitOK, true
+	return int(n), cliflag.ExitOK, true
 }
 
-func cmdSemaphore(args []string) int {
-	fs := newFlagSet("semaphore", "redisson semaphore [connection flags] NAME show | set N | add N | drain",
+func Semaphore(args []string) int {
+	fs := cliflag.NewFlagSet("semaphore", "redisson semaphore [connection flags] NAME show | set N | add N | drain",
 		semaphoreDescription, semaphoreExamples)
-	var cf connFlags
-	cf.register(fs)
-	pos, code, done := parseFlags(fs, keepNegatives(args), true)
+	var cf conn.Flags
+	cf.Register(fs)
+	pos, code, done := cliflag.ParseFlags(fs, keepNegatives(args), true)
 	if done {
 		return code
 	}
@@ -170,7 +174,7 @@ func cmdSemaphore(args []string) int {
 			return code
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 	defer cancel()
 	cn, client, code := adminClient(ctx, fs, &cf)
 	if cn == nil {
@@ -192,26 +196,26 @@ func cmdSemaphore(args []string) int {
 		}
 	}
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	avail, err := s.AvailablePermits(ctx)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	if action == "show" {
 		fmt.Println(avail)
 	} else {
 		fmt.Printf("semaphore %q: %d permits available\n", name, avail)
 	}
-	return exitOK
+	return cliflag.ExitOK
 }
 
-func cmdPermits(args []string) int {
-	fs := newFlagSet("permits", "redisson permits [connection flags] NAME show | release ID",
+func Permits(args []string) int {
+	fs := cliflag.NewFlagSet("permits", "redisson permits [connection flags] NAME show | release ID",
 		permitsDescription, permitsExamples)
-	var cf connFlags
-	cf.register(fs)
-	pos, code, done := parseFlags(fs, args, true)
+	var cf conn.Flags
+	cf.Register(fs)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
@@ -219,7 +223,7 @@ func cmdPermits(args []string) int {
 	if !ok {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 	defer cancel()
 	cn, client, code := adminClient(ctx, fs, &cf)
 	if cn == nil {
@@ -230,52 +234,52 @@ func cmdPermits(args []string) int {
 	s := client.PermitExpirableSemaphore(name)
 	if action == "release" {
 		if err := s.Release(ctx, rest[0]); err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 	}
 	avail, err := s.AvailablePermits(ctx)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	if action == "release" {
 		fmt.Printf("permit-expirable semaphore %q: permit %s released; %d permits available\n", name, rest[0], avail)
-		return exitOK
+		return cliflag.ExitOK
 	}
 	acquired, err := s.AcquiredPermits(ctx)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	fmt.Printf("available  %d\nacquired   %d\n", avail, acquired)
 	// The ids: the library has no call listing them; inspect's read-only
 	// reader of the {NAME}:timeout zset does.
-	ps, err := permits(ctx, cn.rdb, derive(name).pesTimeout)
+	ps, err := inspect.Permits(ctx, cn.RDB, inspect.Derive(name).PesTimeout)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	for _, p := range ps {
 		t := "no lease"
 		if p.ExpiresMs != nil {
 			at := time.UnixMilli(*p.ExpiresMs).UTC().Format("2006-01-02T15:04:05.000Z")
 			if p.Expired {
-				t = "expired " + fmtMillis(-*p.ExpiresInMs) + " ago, at " + at
+				t = "expired " + inspect.FmtMillis(-*p.ExpiresInMs) + " ago, at " + at
 			} else {
-				t = "expires in " + fmtMillis(*p.ExpiresInMs) + ", at " + at
+				t = "expires in " + inspect.FmtMillis(*p.ExpiresInMs) + ", at " + at
 			}
 		}
 		fmt.Printf("  %s  %s\n", p.ID, t)
 	}
-	return exitOK
+	return cliflag.ExitOK
 }
 
-func cmdRateLimit(args []string) int {
-	fs := newFlagSet("ratelimit", "redisson ratelimit [connection flags] NAME show | set RATE INTERVAL [--per-client] [--keep-alive D] | acquire N [--wait D]",
+func RateLimit(args []string) int {
+	fs := cliflag.NewFlagSet("ratelimit", "redisson ratelimit [connection flags] NAME show | set RATE INTERVAL [--per-client] [--keep-alive D] | acquire N [--wait D]",
 		rateLimitDescription, rateLimitExamples)
-	var cf connFlags
-	cf.register(fs)
+	var cf conn.Flags
+	cf.Register(fs)
 	perClient := fs.Bool("per-client", false, "set: a window per client (PER_CLIENT) instead of one shared (OVERALL)")
 	keepAlive := fs.Duration("keep-alive", 0, "set: the keys expire this `duration` after their last use (at least INTERVAL)")
 	wait := fs.Duration("wait", 0, "acquire: wait up to this `duration` for the permits (default: try once)")
-	pos, code, done := parseFlags(fs, args, true)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
@@ -284,11 +288,11 @@ func cmdRateLimit(args []string) int {
 	if !ok {
 		return code
 	}
-	if (isSet(fs, "per-client") || isSet(fs, "keep-alive")) && action != "set" {
-		return usageError(fs, "--per-client and --keep-alive go with set")
+	if (cliflag.IsSet(fs, "per-client") || cliflag.IsSet(fs, "keep-alive")) && action != "set" {
+		return cliflag.UsageError(fs, "--per-client and --keep-alive go with set")
 	}
-	if isSet(fs, "wait") && (action != "acquire" || *wait < 0) {
-		return usageError(fs, "--wait goes with acquire and must not be negative")
+	if cliflag.IsSet(fs, "wait") && (action != "acquire" || *wait < 0) {
+		return cliflag.UsageError(fs, "--wait goes with acquire and must not be negative")
 	}
 	var rate, n int64
 	var interval time.Duration
@@ -296,18 +300,18 @@ func cmdRateLimit(args []string) int {
 	case "set":
 		var err error
 		if rate, err = strconv.ParseInt(rest[0], 10, 64); err != nil || rate < 1 {
-			return usageError(fs, "set: RATE must be a whole number of at least 1, got %q", rest[0])
+			return cliflag.UsageError(fs, "set: RATE must be a whole number of at least 1, got %q", rest[0])
 		}
 		if interval, err = time.ParseDuration(rest[1]); err != nil || interval < time.Millisecond {
-			return usageError(fs, "set: INTERVAL must be a duration of at least 1ms (1s, 500ms, 1m), got %q", rest[1])
+			return cliflag.UsageError(fs, "set: INTERVAL must be a duration of at least 1ms (1s, 500ms, 1m), got %q", rest[1])
 		}
 	case "acquire":
 		var err error
 		if n, err = strconv.ParseInt(rest[0], 10, 64); err != nil || n < 1 {
-			return usageError(fs, "acquire: N must be a whole number of at least 1, got %q", rest[0])
+			return cliflag.UsageError(fs, "acquire: N must be a whole number of at least 1, got %q", rest[0])
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout+*wait)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout+*wait)
 	defer cancel()
 	cn, client, code := adminClient(ctx, fs, &cf)
 	if cn == nil {
@@ -327,21 +331,21 @@ func cmdRateLimit(args []string) int {
 			opts = append(opts, ratelimit.WithKeepAlive(*keepAlive))
 		}
 		if err := l.SetRate(ctx, typ, rate, interval, opts...); err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 	case "acquire":
 		ok, err := l.TryAcquire(ctx, n, ratelimit.WithWait(*wait))
 		if err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		if !ok {
 			fmt.Fprintf(os.Stderr, "%s: rate limiter %q: %d permits not available within %v\n", fs.Name(), name, n, *wait)
-			return exitNotAcq
+			return cliflag.ExitNotAcq
 		}
 	}
 	c, err := l.Config(ctx)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	line := fmt.Sprintf("rate limiter %q: %d permits per %v (%s)", name, c.Rate, c.Interval, c.Type)
 	if c.KeepAlive > 0 {
@@ -350,7 +354,7 @@ func cmdRateLimit(args []string) int {
 	if c.Type == ratelimit.Overall || action == "acquire" {
 		avail, err := l.AvailablePermits(ctx)
 		if err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		if c.Type == ratelimit.PerClient {
 			line += fmt.Sprintf("; %d available in this run's window", avail)
@@ -358,13 +362,13 @@ func cmdRateLimit(args []string) int {
 			line += fmt.Sprintf("; %d available", avail)
 		}
 	} else {
-		line += "; each client has its own window (redisson inspect " + shellQuote(name) + " lists them)"
+		line += "; each client has its own window (redisson inspect " + run.ShellQuote(name) + " lists them)"
 	}
 	if action == "acquire" {
 		line = fmt.Sprintf("acquired %d; %s", n, line)
 	}
 	fmt.Println(line)
-	return exitOK
+	return cliflag.ExitOK
 }
 
 const versionDescription = `
@@ -373,21 +377,21 @@ from (its module version from the build info: v1.2.3 when installed with
 "go install ...@v1.2.3", "(devel)" for a build in the repository, then with
 the VCS revision when known) and the Go version.`
 
-func cmdVersion(args []string) int {
-	fs := newFlagSet("version", "redisson version", versionDescription, "  redisson version")
-	pos, code, done := parseFlags(fs, args, false)
+func Version(args []string) int {
+	fs := cliflag.NewFlagSet("version", "redisson version", versionDescription, "  redisson version")
+	pos, code, done := cliflag.ParseFlags(fs, args, false)
 	if done {
 		return code
 	}
 	if len(pos) > 0 {
-		return usageError(fs, "no arguments expected, got %q", pos)
+		return cliflag.UsageError(fs, "no arguments expected, got %q", pos)
 	}
-	fmt.Println(versionLine())
-	return exitOK
+	fmt.Println(VersionLine())
+	return cliflag.ExitOK
 }
 
 // versionLine describes the build.
-func versionLine() string {
+func VersionLine() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "redisson (no build info)"

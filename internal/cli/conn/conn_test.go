@@ -1,4 +1,4 @@
-package main
+package conn
 
 import (
 	"reflect"
@@ -86,22 +86,22 @@ func TestBadAddresses(t *testing.T) {
 		{[]string{"redis-sentinel://u:secret@:::/m"}, false, "brackets"},
 		{[]string{"redis-sentinel://h/m"}, true, "only Redis address"},
 	} {
-		cf := connFlags{urls: tc.urls, cluster: tc.cluster, timeout: time.Second}
-		cn, err := cf.client(nil)
+		cf := Flags{Urls: tc.urls, Cluster: tc.cluster, Timeout: time.Second}
+		cn, err := cf.Client(nil)
 		if err == nil {
 			cn.Close()
 			t.Errorf("%v: no error", tc.urls)
 			continue
 		}
-		if _, ok := err.(errUsage); !ok || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
+		if _, ok := err.(ErrUsage); !ok || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
 			t.Errorf("%v: want a usage error saying %q, without the password: %T %v", tc.urls, tc.want, err, err)
 		}
 	}
 	for _, good := range []string{"localhost:6379", "[::1]:6379", "redis://[::1]", "redis://", "redis://h",
 		"rediss://u:p@h:6380/1", "unix:///tmp/redis.sock", "redis://h_1.example-2.com:7000/3?dial_timeout=1s",
 		"redis://[fe80::1%25eth0]:6379"} {
-		cf := connFlags{urls: urlList{good}, timeout: time.Second}
-		cn, err := cf.client(nil)
+		cf := Flags{Urls: UrlList{good}, Timeout: time.Second}
+		cn, err := cf.Client(nil)
 		if err != nil {
 			t.Errorf("%s: %v", good, err)
 			continue
@@ -109,21 +109,21 @@ func TestBadAddresses(t *testing.T) {
 		cn.Close()
 	}
 	t.Setenv("REDIS_URL", "garbage")
-	cf := connFlags{timeout: time.Second}
-	if _, err := cf.client(nil); err == nil || !strings.Contains(err.Error(), "$REDIS_URL") {
+	cf := Flags{Timeout: time.Second}
+	if _, err := cf.Client(nil); err == nil || !strings.Contains(err.Error(), "$REDIS_URL") {
 		t.Errorf("REDIS_URL=garbage: want a usage error naming $REDIS_URL: %v", err)
 	}
 }
 
 func TestConnFlags(t *testing.T) {
 	t.Setenv("REDIS_URL", "")
-	cf := connFlags{urls: urlList{"redis://a:1,b:2", "redis://c:3"}, cluster: true, timeout: time.Second}
-	cn, err := cf.client(nil)
+	cf := Flags{Urls: UrlList{"redis://a:1,b:2", "redis://c:3"}, Cluster: true, Timeout: time.Second}
+	cn, err := cf.Client(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cn.Close()
-	cc := cn.rdb.(*redis.ClusterClient)
+	cc := cn.RDB.(*redis.ClusterClient)
 	if got := cc.Options().Addrs; !reflect.DeepEqual(got, []string{"a:1", "b:2", "c:3"}) {
 		t.Errorf("cluster seeds %v", got)
 	}
@@ -131,39 +131,39 @@ func TestConnFlags(t *testing.T) {
 		t.Errorf("--timeout not applied: %v", cc.Options().ReadTimeout)
 	}
 
-	cf = connFlags{urls: urlList{"localhost:7777"}, timeout: time.Second}
-	cn, err = cf.client(nil)
+	cf = Flags{Urls: UrlList{"localhost:7777"}, Timeout: time.Second}
+	cn, err = cf.Client(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := cn.rdb.(*redis.Client).Options(); o.Addr != "localhost:7777" || cn.mode != "single" {
+	if o := cn.RDB.(*redis.Client).Options(); o.Addr != "localhost:7777" || cn.mode != "single" {
 		t.Errorf("bare address: %+v", o)
 	}
 	cn.Close()
 
 	t.Setenv("REDIS_URL", "redis://:pw@envhost:6380/2")
-	cf = connFlags{timeout: time.Second}
-	if !cf.configured() {
+	cf = Flags{Timeout: time.Second}
+	if !cf.Configured() {
 		t.Fatal("REDIS_URL not seen")
 	}
-	cn, err = cf.client(nil)
+	cn, err = cf.Client(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := cn.rdb.(*redis.Client).Options(); o.Addr != "envhost:6380" || o.DB != 2 || o.Password != "pw" {
+	if o := cn.RDB.(*redis.Client).Options(); o.Addr != "envhost:6380" || o.DB != 2 || o.Password != "pw" {
 		t.Errorf("REDIS_URL: %+v", o)
 	}
-	if cn.display != "envhost:6380/2" {
-		t.Errorf("display %q", cn.display)
+	if cn.Display != "envhost:6380/2" {
+		t.Errorf("display %q", cn.Display)
 	}
 	cn.Close()
 
-	cf = connFlags{urls: urlList{"redis://a:1", "redis://b:2"}, timeout: time.Second}
-	if _, err := cf.client(nil); err == nil {
+	cf = Flags{Urls: UrlList{"redis://a:1", "redis://b:2"}, Timeout: time.Second}
+	if _, err := cf.Client(nil); err == nil {
 		t.Error("two addresses without --cluster: no error")
 	}
-	cf = connFlags{urls: urlList{"redis-sentinel://s1,s2/m"}, timeout: time.Second}
-	cn, err = cf.client(nil)
+	cf = Flags{Urls: UrlList{"redis-sentinel://s1,s2/m"}, Timeout: time.Second}
+	cn, err = cf.Client(nil)
 	if err != nil || cn.mode != "sentinel" {
 		t.Fatalf("%v %v", cn, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/multilock"
 )
 
 // fencingTokenEnv is the variable run --fenced passes CMD the token in.
-const fencingTokenEnv = "REDISSON_FENCING_TOKEN"
+const FencingTokenEnv = "REDISSON_FENCING_TOKEN"
 
 // nameList is the repeatable --lock flag.
 type nameList []string
@@ -125,9 +127,9 @@ func (m *multiLock) acquirer(lease time.Duration, wait waitFlag) func(ctx contex
 // is one of the RedLock's members, and may come back), unless fewer than a
 // majority answer (exit 1). A bad address is a usage error (exit 2). On
 // success closeAll closes the go-redis clients (after the Redisson ones).
-func redLockClients(fs *flag.FlagSet, cf *connFlags, opts []redisson.Option) (clients []*redisson.Client, closeAll func(), code int) {
-	items, _ := cf.items()
-	conns := make([]*conn, len(items))
+func redLockClients(fs *flag.FlagSet, cf *conn.Flags, opts []redisson.Option) (clients []*redisson.Client, closeAll func(), code int) {
+	items, _ := cf.Items()
+	conns := make([]*conn.Conn, len(items))
 	closeConns := func() {
 		for _, cn := range conns {
 			if cn != nil {
@@ -136,14 +138,14 @@ func redLockClients(fs *flag.FlagSet, cf *connFlags, opts []redisson.Option) (cl
 		}
 	}
 	for i, it := range items {
-		one := connFlags{urls: urlList{it}, timeout: cf.timeout, tls: cf.tls}
-		cn, err := one.client(nil)
+		one := conn.Flags{Urls: conn.UrlList{it}, Timeout: cf.Timeout, Tls: cf.Tls}
+		cn, err := one.Client(nil)
 		if err != nil {
 			closeConns()
-			if ue, ok := err.(errUsage); ok {
-				return nil, nil, usageError(fs, "%s", ue.msg)
+			if ue, ok := err.(conn.ErrUsage); ok {
+				return nil, nil, cliflag.UsageError(fs, "%s", ue.Msg)
 			}
-			return nil, nil, errorf(fs.Name(), "%v", err)
+			return nil, nil, cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		conns[i] = cn
 	}
@@ -151,9 +153,9 @@ func redLockClients(fs *flag.FlagSet, cf *connFlags, opts []redisson.Option) (cl
 	var wg sync.WaitGroup
 	for i, cn := range conns {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), cf.timeout)
+			ctx, cancel := context.WithTimeout(context.Background(), cf.Timeout)
 			defer cancel()
-			errs[i] = cn.rdb.Ping(ctx).Err()
+			errs[i] = cn.RDB.Ping(ctx).Err()
 		})
 	}
 	wg.Wait()
@@ -164,22 +166,22 @@ func redLockClients(fs *flag.FlagSet, cf *connFlags, opts []redisson.Option) (cl
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "%s: warning: cannot reach Redis at %s: %v (the RedLock needs %d of its %d servers)\n",
-			fs.Name(), conns[i].display, err, quorum, len(conns))
+			fs.Name(), conns[i].Display, err, quorum, len(conns))
 	}
 	if up < quorum {
 		closeConns()
-		return nil, nil, errorf(fs.Name(), "only %d of %d Redis servers answered; a RedLock needs %d", up, len(conns), quorum)
+		return nil, nil, cliflag.Errorf(fs.Name(), "only %d of %d Redis servers answered; a RedLock needs %d", up, len(conns), quorum)
 	}
 	for _, cn := range conns {
-		c, err := redisson.New(cn.rdb, opts...)
+		c, err := redisson.New(cn.RDB, opts...)
 		if err != nil {
 			for _, c := range clients {
 				c.Close()
 			}
 			closeConns()
-			return nil, nil, errorf(fs.Name(), "%v", err)
+			return nil, nil, cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		clients = append(clients, c)
 	}
-	return clients, closeConns, exitOK
+	return clients, closeConns, cliflag.ExitOK
 }

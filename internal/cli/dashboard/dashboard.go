@@ -1,4 +1,4 @@
-package main
+package dashboard
 
 import (
 	"context"
@@ -21,6 +21,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/admin"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 )
 
 const dashboardDescription = `
@@ -59,81 +63,81 @@ const dashboardExamples = `  redisson dashboard                                 
   curl -s http://127.0.0.1:8080/metrics | grep redisson_lock_held`
 
 // dashOptions are the dashboard's flags.
-type dashOptions struct {
+type DashOptions struct {
 	listen      string
-	token       string
-	allowWrites bool
-	ls          lsOptions
-	interval    time.Duration
-	timeout     time.Duration
+	Token       string
+	AllowWrites bool
+	Ls          inspect.ListOptions
+	Interval    time.Duration
+	Timeout     time.Duration
 }
 
 //go:embed dashboard_assets
 var dashboardAssets embed.FS
 
-func cmdDashboard(args []string) int {
-	fs := newFlagSet("dashboard", "redisson dashboard [--listen ADDR] [--token T] [--allow-writes] [connection flags]",
+func Command(args []string) int {
+	fs := cliflag.NewFlagSet("dashboard", "redisson dashboard [--listen ADDR] [--token T] [--allow-writes] [connection flags]",
 		dashboardDescription, dashboardExamples)
-	var cf connFlags
-	cf.register(fs)
-	var o dashOptions
+	var cf conn.Flags
+	cf.Register(fs)
+	var o DashOptions
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve on; one that is not loopback needs --token (port 0: any free port)")
-	fs.StringVar(&o.token, "token", os.Getenv("REDISSON_DASHBOARD_TOKEN"), "`secret` every request must carry (default $REDISSON_DASHBOARD_TOKEN)")
-	fs.BoolVar(&o.allowWrites, "allow-writes", false, "add force-unlock, set/add permits and delete, each behind a confirmation")
+	fs.StringVar(&o.Token, "token", os.Getenv("REDISSON_DASHBOARD_TOKEN"), "`secret` every request must carry (default $REDISSON_DASHBOARD_TOKEN)")
+	fs.BoolVar(&o.AllowWrites, "allow-writes", false, "add force-unlock, set/add permits and delete, each behind a confirmation")
 	pattern := fs.String("pattern", "*", "SCAN MATCH `glob` of the objects listed")
 	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys` per refresh (also /metrics)")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
-	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
-	pos, code, done := parseFlags(fs, args, true)
+	fs.DurationVar(&o.Interval, "interval", time.Second, "time between two reads of the state while a page is open")
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
 	if len(pos) > 0 {
-		return usageError(fs, "no arguments expected, got %q (the pattern is --pattern)", pos)
+		return cliflag.UsageError(fs, "no arguments expected, got %q (the pattern is --pattern)", pos)
 	}
 	if *maxKeys < 1 || *scanCount < 1 {
-		return usageError(fs, "--max-keys and --scan-count must be at least 1")
+		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
 	}
-	if o.interval < minInterval {
-		return usageError(fs, "--interval must be at least %v (got %v)", minInterval, o.interval)
+	if o.Interval < inspect.MinInterval {
+		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", inspect.MinInterval, o.Interval)
 	}
 	if *pattern == "" {
-		return usageError(fs, "--pattern must not be empty")
+		return cliflag.UsageError(fs, "--pattern must not be empty")
 	}
 	loop, err := loopbackListen(o.listen)
 	if err != nil {
-		return usageError(fs, "--listen %q: %v", o.listen, err)
+		return cliflag.UsageError(fs, "--listen %q: %v", o.listen, err)
 	}
-	if !loop && o.token == "" {
-		return usageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
+	if !loop && o.Token == "" {
+		return cliflag.UsageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
 	}
-	o.ls = lsOptions{pattern: *pattern, maxKeys: *maxKeys, scanCount: *scanCount}
-	o.timeout = cf.timeout
+	o.Ls = inspect.ListOptions{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o.Timeout = cf.Timeout
 
-	cn, code := connectOrExit(context.Background(), fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
 	defer cn.Close()
-	d := &dashboard{o: o, rdb: cn.rdb, display: cn.display, loopback: loop}
-	if o.allowWrites {
-		d.client, err = redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout),
+	d := &Dashboard{O: o, Rdb: cn.RDB, Display: cn.Display, Loopback: loop}
+	if o.AllowWrites {
+		d.Client, err = redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout),
 			func(o *redisson.Options) { o.Registration.Disabled = true })
 		if err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
-		defer d.client.Close()
+		defer d.Client.Close()
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	mode := "read-only"
-	if o.allowWrites {
+	if o.AllowWrites {
 		mode = "writes allowed"
 	}
-	fmt.Printf("redisson dashboard: http://%s/ (%s; Redis %s); Ctrl-C stops\n", ln.Addr(), mode, cn.display)
+	fmt.Printf("redisson dashboard: http://%s/ (%s; Redis %s); Ctrl-C stops\n", ln.Addr(), mode, cn.Display)
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -143,13 +147,13 @@ func cmdDashboard(args []string) int {
 	select {
 	case <-sigs:
 	case err := <-served:
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	d.closing()
+	d.Closing()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
-	return exitOK
+	return cliflag.ExitOK
 }
 
 // loopbackListen reports whether a listen address binds loopback only.
@@ -170,12 +174,12 @@ func isLoopbackHost(host string) bool {
 }
 
 // dashboard serves the pages, the event streams, the writes and /metrics.
-type dashboard struct {
-	o        dashOptions
-	rdb      redis.UniversalClient
-	client   *redisson.Client // writes; nil when read-only
-	display  string
-	loopback bool
+type Dashboard struct {
+	O        DashOptions
+	Rdb      redis.UniversalClient
+	Client   *redisson.Client // writes; nil when read-only
+	Display  string
+	Loopback bool
 
 	feedOnce sync.Once
 	feed     *feed
@@ -184,12 +188,12 @@ type dashboard struct {
 	stop     chan struct{}
 }
 
-func (d *dashboard) stopped() <-chan struct{} {
+func (d *Dashboard) stopped() <-chan struct{} {
 	d.stopOnce.Do(func() { d.stop = make(chan struct{}) })
 	return d.stop
 }
 
-func (d *dashboard) closing() {
+func (d *Dashboard) Closing() {
 	d.stopped()
 	select {
 	case <-d.stop:
@@ -199,7 +203,7 @@ func (d *dashboard) closing() {
 }
 
 // handler is the dashboard's routes behind the token and Host checks.
-func (d *dashboard) handler() http.Handler {
+func (d *Dashboard) Handler() http.Handler {
 	mux := http.NewServeMux()
 	assets, _ := fs.Sub(dashboardAssets, "dashboard_assets")
 	page := func(file string) http.HandlerFunc {
@@ -223,7 +227,7 @@ func (d *dashboard) handler() http.Handler {
 	mux.HandleFunc("GET /events/ls", d.eventsLs)
 	mux.HandleFunc("GET /events/object", d.eventsObject)
 	mux.HandleFunc("GET /metrics", d.metrics)
-	if d.o.allowWrites {
+	if d.O.AllowWrites {
 		mux.HandleFunc("POST /api/force-unlock", d.write(d.forceUnlock))
 		mux.HandleFunc("POST /api/permits", d.write(d.setPermits))
 		mux.HandleFunc("POST /api/delete", d.write(d.deleteObject))
@@ -232,18 +236,18 @@ func (d *dashboard) handler() http.Handler {
 }
 
 // tokenCookie carries the token after a first visit with ?token=.
-const tokenCookie = "redisson_dashboard_token"
+const TokenCookie = "redisson_dashboard_token"
 
 // guard refuses requests with a foreign Host (loopback mode) or without
 // the token (when one is set).
-func (d *dashboard) guard(next http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(d.o.token))
+func (d *Dashboard) guard(next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(d.O.Token))
 	ok := func(t string) bool {
 		got := sha256.Sum256([]byte(t))
 		return t != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if d.loopback {
+		if d.Loopback {
 			host := r.Host
 			if h, _, err := net.SplitHostPort(host); err == nil {
 				host = h
@@ -253,7 +257,7 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if d.o.token == "" {
+		if d.O.Token == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -262,7 +266,7 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 				http.Error(w, "redisson dashboard: wrong token", http.StatusUnauthorized)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			if r.Method == http.MethodGet {
 				// Keep the token out of the address bar and history.
 				u := *r.URL
@@ -280,7 +284,7 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 			t = b
 		}
 		if t == "" {
-			if c, err := r.Cookie(tokenCookie); err == nil {
+			if c, err := r.Cookie(TokenCookie); err == nil {
 				t = c.Value
 			}
 		}
@@ -294,8 +298,8 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 }
 
 // budget bounds one read of the ls state.
-func (d *dashboard) budget() time.Duration {
-	return 4*d.o.timeout + time.Duration(d.o.ls.maxKeys/lsBatch+1)*d.o.timeout
+func (d *Dashboard) budget() time.Duration {
+	return 4*d.O.Timeout + time.Duration(d.O.Ls.MaxKeys/inspect.LsBatch+1)*d.O.Timeout
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -315,31 +319,31 @@ type DashConfig struct {
 	IntervalMs  int64  `json:"interval_ms"`
 }
 
-func (d *dashboard) config(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, DashConfig{AllowWrites: d.o.allowWrites, Redis: d.display, Version: versionLine(),
-		Pattern: d.o.ls.pattern, MaxKeys: d.o.ls.maxKeys, IntervalMs: d.o.interval.Milliseconds()})
+func (d *Dashboard) config(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, DashConfig{AllowWrites: d.O.AllowWrites, Redis: d.Display, Version: admin.VersionLine(),
+		Pattern: d.O.Ls.Pattern, MaxKeys: d.O.Ls.MaxKeys, IntervalMs: d.O.Interval.Milliseconds()})
 }
 
 // LsView is one state of the list: ls's result and when it was read.
 type LsView struct {
-	*LsResult
+	*inspect.LsResult
 	NowMs int64  `json:"now_ms"`
 	Error string `json:"error,omitempty"`
 }
 
-func (d *dashboard) readLs(ctx context.Context) LsView {
+func (d *Dashboard) readLs(ctx context.Context) LsView {
 	ctx, cancel := context.WithTimeout(ctx, d.budget())
 	defer cancel()
-	res, err := ls(ctx, d.rdb, d.o.ls)
+	res, err := inspect.List(ctx, d.Rdb, d.O.Ls)
 	v := LsView{LsResult: res, NowMs: time.Now().UnixMilli()}
 	if err != nil {
-		v.LsResult = &LsResult{Pattern: d.o.ls.pattern, Objects: []LsObject{}, MaxKeys: d.o.ls.maxKeys}
+		v.LsResult = &inspect.LsResult{Pattern: d.O.Ls.Pattern, Objects: []inspect.LsObject{}, MaxKeys: d.O.Ls.MaxKeys}
 		v.Error = err.Error()
 	}
 	return v
 }
 
-func (d *dashboard) apiLs(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) apiLs(w http.ResponseWriter, r *http.Request) {
 	v := d.readLs(r.Context())
 	status := http.StatusOK
 	if v.Error != "" {
@@ -351,7 +355,7 @@ func (d *dashboard) apiLs(w http.ResponseWriter, r *http.Request) {
 // ObjectView is one state of an object page: inspect's report, the rate
 // limiter's grants in the window, and when it was read.
 type ObjectView struct {
-	*Report
+	*inspect.Report
 	Grants []WindowGrants `json:"grants"`
 	NowMs  int64          `json:"now_ms"`
 	Error  string         `json:"error,omitempty"`
@@ -359,25 +363,25 @@ type ObjectView struct {
 
 // WindowGrants are one rate limiter window's grants still in the interval.
 type WindowGrants struct {
-	ClientID *string `json:"client_id"`
-	Grants   []Grant `json:"grants"`
+	ClientID *string         `json:"client_id"`
+	Grants   []inspect.Grant `json:"grants"`
 }
 
-func (d *dashboard) readObject(ctx context.Context, name string) ObjectView {
-	ctx, cancel := context.WithTimeout(ctx, 4*d.o.timeout)
+func (d *Dashboard) readObject(ctx context.Context, name string) ObjectView {
+	ctx, cancel := context.WithTimeout(ctx, 4*d.O.Timeout)
 	defer cancel()
-	rep, err := inspect(ctx, d.rdb, name)
+	rep, err := inspect.Inspect(ctx, d.Rdb, name)
 	v := ObjectView{Report: rep, Grants: []WindowGrants{}, NowMs: time.Now().UnixMilli()}
 	if err != nil {
-		v.Report = &Report{Name: name}
+		v.Report = &inspect.Report{Name: name}
 		v.Error = err.Error()
 		return v
 	}
 	if rep.RateLimiter != nil {
 		for _, win := range rep.RateLimiter.Windows {
-			g := win.inWindow
+			g := win.InWindow
 			if g == nil {
-				g = []Grant{}
+				g = []inspect.Grant{}
 			}
 			v.Grants = append(v.Grants, WindowGrants{ClientID: win.ClientID, Grants: g})
 		}
@@ -385,7 +389,7 @@ func (d *dashboard) readObject(ctx context.Context, name string) ObjectView {
 	return v
 }
 
-func (d *dashboard) apiObject(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) apiObject(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
 	if name == "" {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "name is required"})
@@ -428,13 +432,13 @@ func sendEvent(w io.Writer, fl http.Flusher, event string, data []byte) error {
 // heartbeat keeps proxies from closing a quiet stream.
 const heartbeat = 15 * time.Second
 
-func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 	fl := sse(w)
 	if fl == nil {
 		return
 	}
 	d.feedOnce.Do(func() {
-		d.feed = newFeed(d.o.interval, func() []byte {
+		d.feed = newFeed(d.O.Interval, func() []byte {
 			data, _ := json.Marshal(d.readLs(context.Background()))
 			return data
 		})
@@ -462,7 +466,7 @@ func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (d *dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
 	if name == "" {
 		http.Error(w, "name is required", http.StatusBadRequest)
@@ -472,7 +476,7 @@ func (d *dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
 	if fl == nil {
 		return
 	}
-	tick := time.NewTicker(d.o.interval)
+	tick := time.NewTicker(d.O.Interval)
 	defer tick.Stop()
 	var last []byte
 	lastSent := time.Time{}
@@ -606,7 +610,7 @@ type WriteResult struct {
 
 // write wraps a write handler: the anti-forgery header, a JSON body with a
 // name, and the answer as JSON.
-func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
+func (d *Dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Redisson-Dashboard") != "1" {
 			writeJSON(w, http.StatusForbidden, WriteResult{Message: "missing header X-Redisson-Dashboard: 1"})
@@ -617,7 +621,7 @@ func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string
 			writeJSON(w, http.StatusBadRequest, WriteResult{Message: "want a JSON body with a non-empty name"})
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), 4*d.o.timeout)
+		ctx, cancel := context.WithTimeout(r.Context(), 4*d.O.Timeout)
 		defer cancel()
 		msg, status, err := fn(ctx, req)
 		if err != nil {
@@ -628,28 +632,28 @@ func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string
 	}
 }
 
-func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {
-	rep, err := inspect(ctx, d.rdb, req.Name)
+func (d *Dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {
+	rep, err := inspect.Inspect(ctx, d.Rdb, req.Name)
 	if err != nil {
 		return "", http.StatusBadGateway, err
 	}
 	var deleted bool
 	switch rep.Kind {
-	case kindLock:
-		deleted, err = d.client.Lock(req.Name).ForceUnlock(ctx)
-	case kindFair:
-		deleted, err = d.client.FairLock(req.Name).ForceUnlock(ctx)
-	case kindRW:
-		rw := d.client.ReadWriteLock(req.Name)
+	case inspect.KindLock:
+		deleted, err = d.Client.Lock(req.Name).ForceUnlock(ctx)
+	case inspect.KindFair:
+		deleted, err = d.Client.FairLock(req.Name).ForceUnlock(ctx)
+	case inspect.KindRW:
+		rw := d.Client.ReadWriteLock(req.Name)
 		if rep.Mode != nil && *rep.Mode == "write" {
 			deleted, err = rw.WriteLock().ForceUnlock(ctx)
 		} else {
 			deleted, err = rw.ReadLock().ForceUnlock(ctx)
 		}
-	case kindNone:
+	case inspect.KindNone:
 		return fmt.Sprintf("%q was not locked: nothing deleted", req.Name), http.StatusOK, nil
 	default:
-		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a lock: not force-unlocking it", req.Name, describeKind(rep))
+		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a lock: not force-unlocking it", req.Name, inspect.DescribeKind(rep))
 	}
 	if err != nil {
 		return "", http.StatusBadGateway, err
@@ -660,14 +664,14 @@ func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, 
 	return fmt.Sprintf("%s %q force-unlocked; waiters notified", rep.Kind, req.Name), http.StatusOK, nil
 }
 
-func (d *dashboard) setPermits(ctx context.Context, req writeRequest) (string, int, error) {
+func (d *Dashboard) setPermits(ctx context.Context, req writeRequest) (string, int, error) {
 	if req.Op != "set" && req.Op != "add" {
 		return "", http.StatusBadRequest, fmt.Errorf("op must be set or add, got %q", req.Op)
 	}
 	if req.Op == "set" && req.N < 0 {
 		return "", http.StatusBadRequest, fmt.Errorf("cannot set %d permits", req.N)
 	}
-	rep, err := inspect(ctx, d.rdb, req.Name)
+	rep, err := inspect.Inspect(ctx, d.Rdb, req.Name)
 	if err != nil {
 		return "", http.StatusBadGateway, err
 	}
@@ -677,12 +681,12 @@ func (d *dashboard) setPermits(ctx context.Context, req writeRequest) (string, i
 	}
 	var p permitter
 	switch rep.Kind {
-	case kindSem, kindAtomic, kindSemOrLat, kindNone:
-		p = d.client.Semaphore(req.Name)
-	case kindPES:
-		p = d.client.PermitExpirableSemaphore(req.Name)
+	case inspect.KindSem, inspect.KindAtomic, inspect.KindSemOrLat, inspect.KindNone:
+		p = d.Client.Semaphore(req.Name)
+	case inspect.KindPES:
+		p = d.Client.PermitExpirableSemaphore(req.Name)
 	default:
-		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a semaphore", req.Name, describeKind(rep))
+		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a semaphore", req.Name, inspect.DescribeKind(rep))
 	}
 	if req.Op == "set" {
 		err = p.SetPermits(ctx, req.N)
@@ -695,14 +699,14 @@ func (d *dashboard) setPermits(ctx context.Context, req writeRequest) (string, i
 	return fmt.Sprintf("%s permits of %q: done", req.Op, req.Name), http.StatusOK, nil
 }
 
-func (d *dashboard) deleteObject(ctx context.Context, req writeRequest) (string, int, error) {
-	rep, err := inspect(ctx, d.rdb, req.Name)
+func (d *Dashboard) deleteObject(ctx context.Context, req writeRequest) (string, int, error) {
+	rep, err := inspect.Inspect(ctx, d.Rdb, req.Name)
 	if err != nil {
 		return "", http.StatusBadGateway, err
 	}
 	n := int64(0)
 	for _, k := range rep.Keys {
-		c, err := d.rdb.Del(ctx, k.Key).Result()
+		c, err := d.Rdb.Del(ctx, k.Key).Result()
 		if err != nil {
 			return "", http.StatusBadGateway, fmt.Errorf("DEL %s: %w", k.Key, err)
 		}

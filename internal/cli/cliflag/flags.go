@@ -1,4 +1,4 @@
-package main
+package cliflag
 
 import (
 	"errors"
@@ -14,19 +14,19 @@ import (
 
 // Exit codes shared by the commands; run also passes CMD's own code through.
 const (
-	exitOK         = 0
-	exitError      = 1
-	exitUsage      = 2
-	exitNotAcq     = 75 // run: not acquired within --wait (EX_TEMPFAIL)
-	exitLockLost   = 76 // run: the lock was lost while CMD ran (EX_PROTOCOL)
-	exitCannotExec = 126
-	exitNotFound   = 127
-	exitSignalBase = 128 // 128+signo: CMD killed by a signal, or run/demo interrupted
+	ExitOK         = 0
+	ExitError      = 1
+	ExitUsage      = 2
+	ExitNotAcq     = 75 // run: not acquired within --wait (EX_TEMPFAIL)
+	ExitLockLost   = 76 // run: the lock was lost while CMD ran (EX_PROTOCOL)
+	ExitCannotExec = 126
+	ExitNotFound   = 127
+	ExitSignalBase = 128 // 128+signo: CMD killed by a signal, or run/demo interrupted
 )
 
 // newFlagSet returns a flag set whose --help prints usage (the command's
 // description, its flags written --name, then examples) to stdout.
-func newFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
+func NewFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
 	fs := flag.NewFlagSet("redisson "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	// The flag package calls Usage itself on errors and -help; parseFlags
@@ -50,7 +50,7 @@ var usages = map[*flag.FlagSet]func(){}
 var hiddenFlags = map[*flag.FlagSet]map[string]bool{}
 
 // hideFlag keeps the flag name out of fs's --help.
-func hideFlag(fs *flag.FlagSet, name string) {
+func HideFlag(fs *flag.FlagSet, name string) {
 	if hiddenFlags[fs] == nil {
 		hiddenFlags[fs] = map[string]bool{}
 	}
@@ -83,23 +83,23 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 
 // parseFlags parses args with fs. It returns done=true and the exit code when
 // the command must stop: after --help (0) or a bad flag (2).
-func parseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional []string, code int, done bool) {
+func ParseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional []string, code int, done bool) {
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
 			if u := usages[fs]; u != nil {
 				u()
 			}
-			return nil, exitOK, true
+			return nil, ExitOK, true
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\nRun \"%s --help\" for usage.\n", fs.Name(), err, fs.Name())
-			return nil, exitUsage, true
+			return nil, ExitUsage, true
 		}
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
 		if !interspersed || len(rest) == 0 || (consumed > 0 && args[consumed-1] == "--") {
-			return append(positional, rest...), exitOK, false
+			return append(positional, rest...), ExitOK, false
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]
@@ -108,26 +108,26 @@ func parseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional 
 
 // errNoName is the usage error of every command given no lock name, or an
 // empty one.
-const errNoName = "a lock name is required and must not be empty"
+const ErrNoName = "a lock name is required and must not be empty"
 
 // oneName returns the one NAME argument of inspect and unlock, or prints a
 // usage error and returns its exit code.
-func oneName(fs *flag.FlagSet, pos []string) (string, int) {
+func OneName(fs *flag.FlagSet, pos []string) (string, int) {
 	switch {
 	case len(pos) == 0 || len(pos) == 1 && pos[0] == "":
-		return "", usageError(fs, "%s", errNoName)
+		return "", UsageError(fs, "%s", ErrNoName)
 	case len(pos) > 1:
 		q := make([]string, len(pos))
 		for i, p := range pos {
 			q[i] = strconv.Quote(p)
 		}
-		return "", usageError(fs, "one lock name at a time, got %d: %s", len(pos), strings.Join(q, " "))
+		return "", UsageError(fs, "one lock name at a time, got %d: %s", len(pos), strings.Join(q, " "))
 	}
-	return pos[0], exitOK
+	return pos[0], ExitOK
 }
 
 // isSet reports whether the flag name was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
+func IsSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
@@ -135,21 +135,21 @@ func isSet(fs *flag.FlagSet, name string) bool {
 
 // checkLease checks a --lease flag: left out, it means the watchdog; given,
 // it must be at least 1ms, as rlock.WithLease wants.
-func checkLease(fs *flag.FlagSet, lease time.Duration) (int, bool) {
-	if isSet(fs, "lease") && lease < time.Millisecond {
-		return usageError(fs, "--lease must be at least 1ms (got %v); leave --lease out for the watchdog", lease), false
+func CheckLease(fs *flag.FlagSet, lease time.Duration) (int, bool) {
+	if IsSet(fs, "lease") && lease < time.Millisecond {
+		return UsageError(fs, "--lease must be at least 1ms (got %v); leave --lease out for the watchdog", lease), false
 	}
-	return exitOK, true
+	return ExitOK, true
 }
 
 // usageError prints a usage error of the command and returns exit code 2.
-func usageError(fs *flag.FlagSet, format string, a ...any) int {
+func UsageError(fs *flag.FlagSet, format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "%s: %s\nRun \"%s --help\" for usage.\n", fs.Name(), fmt.Sprintf(format, a...), fs.Name())
-	return exitUsage
+	return ExitUsage
 }
 
 // errorf prints an error of the command and returns exit code 1.
-func errorf(prefix, format string, a ...any) int {
+func Errorf(prefix, format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, fmt.Sprintf(format, a...))
-	return exitError
+	return ExitError
 }

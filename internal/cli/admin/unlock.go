@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 )
 
 const unlockDescription = `
@@ -34,12 +37,12 @@ const unlockExamples = `  redisson unlock --force nightly-report
   redisson unlock --force --redis redis://:secret@10.0.0.5:6379 orders:42
   redisson inspect orders:42 && redisson unlock --force orders:42`
 
-func cmdUnlock(args []string) int {
-	fs := newFlagSet("unlock", "redisson unlock --force [connection flags] NAME", unlockDescription, unlockExamples)
-	var cf connFlags
-	cf.register(fs)
+func Unlock(args []string) int {
+	fs := cliflag.NewFlagSet("unlock", "redisson unlock --force [connection flags] NAME", unlockDescription, unlockExamples)
+	var cf conn.Flags
+	cf.Register(fs)
 	force := fs.Bool("force", false, "delete the lock whoever holds it (required)")
-	pos, code, done := parseFlags(fs, args, true)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
@@ -49,15 +52,15 @@ A lock is released by its owner, which lives in the process that took it (a
 Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 --force deletes the lock whoever holds it, as Redisson's forceUnlock does.
 `, fs.Name())
-		return exitUsage
+		return cliflag.ExitUsage
 	}
-	name, code := oneName(fs, pos)
+	name, code := cliflag.OneName(fs, pos)
 	if name == "" {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 	defer cancel()
-	cn, code := connectOrExit(ctx, fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(ctx, fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
@@ -66,26 +69,26 @@ Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 	// Refuse to delete what is not a plain lock: forceUnlock's DEL would
 	// remove a semaphore, latch or rate limiter, and a read-write or fair
 	// lock's waiters listen elsewhere.
-	rep, err := inspect(ctx, cn.rdb, name)
+	rep, err := inspect.Inspect(ctx, cn.RDB, name)
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	if rep.Kind != kindLock && rep.Kind != kindNone {
-		return errorf(fs.Name(), "%q holds %s, not a plain lock: not force-unlocking it", name, describeKind(rep))
+	if rep.Kind != inspect.KindLock && rep.Kind != inspect.KindNone {
+		return cliflag.Errorf(fs.Name(), "%q holds %s, not a plain lock: not force-unlocking it", name, inspect.DescribeKind(rep))
 	}
-	client, err := redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout))
+	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	defer client.Close()
 	deleted, err := client.Lock(name).ForceUnlock(ctx)
 	if err != nil {
-		return errorf(fs.Name(), "force-unlock of %q: %v", name, err)
+		return cliflag.Errorf(fs.Name(), "force-unlock of %q: %v", name, err)
 	}
 	if deleted {
 		holders := ""
 		if len(rep.Holders) > 0 {
-			holders = " (held by " + holderText(rep.Holders[0])
+			holders = " (held by " + inspect.HolderText(rep.Holders[0])
 			if len(rep.Holders) > 1 {
 				holders += fmt.Sprintf(" and %d more", len(rep.Holders)-1)
 			}
@@ -95,5 +98,5 @@ Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 	} else {
 		fmt.Printf("lock %q was not locked: nothing deleted\n", name)
 	}
-	return exitOK
+	return cliflag.ExitOK
 }

@@ -1,4 +1,4 @@
-package main
+package inspect
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/value"
 )
@@ -43,7 +45,7 @@ const getExamples = `  redisson get person:7
 `
 
 // getCodecs are the codecs of --codec.
-var getCodecs = map[string]func() codec.Codec{
+var GetCodecs = map[string]func() codec.Codec{
 	"json":      func() codec.Codec { return codec.JsonJackson(nil) },
 	"msgpack":   func() codec.Codec { return codec.MsgPackJackson(nil) },
 	"typedjson": codec.TypedJsonJackson,
@@ -62,56 +64,56 @@ var getCodecJava = map[string]string{
 	"bytes":     "ByteArrayCodec",
 }
 
-func cmdGet(args []string) int {
-	fs := newFlagSet("get", "redisson get [--codec C] [--raw] [connection flags] NAME", getDescription, getExamples)
-	var cf connFlags
-	cf.register(fs)
+func GetCommand(args []string) int {
+	fs := cliflag.NewFlagSet("get", "redisson get [--codec C] [--raw] [connection flags] NAME", getDescription, getExamples)
+	var cf conn.Flags
+	cf.Register(fs)
 	codecName := fs.String("codec", "json", "`codec` the value was written with: json, msgpack, typedjson, string, long, bytes")
 	raw := fs.Bool("raw", false, "print the stored bytes as they are, not decoded")
-	pos, code, done := parseFlags(fs, args, true)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
-	newCodec, ok := getCodecs[*codecName]
+	newCodec, ok := GetCodecs[*codecName]
 	if !ok {
-		names := make([]string, 0, len(getCodecs))
-		for n := range getCodecs {
+		names := make([]string, 0, len(GetCodecs))
+		for n := range GetCodecs {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return usageError(fs, "unknown --codec %q (want one of %s)", *codecName, strings.Join(names, ", "))
+		return cliflag.UsageError(fs, "unknown --codec %q (want one of %s)", *codecName, strings.Join(names, ", "))
 	}
 	switch {
 	case len(pos) != 1:
-		return usageError(fs, "want exactly one NAME, got %d arguments", len(pos))
+		return cliflag.UsageError(fs, "want exactly one NAME, got %d arguments", len(pos))
 	case pos[0] == "":
-		return usageError(fs, "NAME must not be empty")
+		return cliflag.UsageError(fs, "NAME must not be empty")
 	}
 	name := pos[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 	defer cancel()
-	cn, code := connectOrExit(ctx, fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(ctx, fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
 	defer cn.Close()
-	if err := getValue(ctx, os.Stdout, cn.rdb, name, newCodec(), *raw); err != nil {
-		return errorf(fs.Name(), "%v", err)
+	if err := GetValue(ctx, os.Stdout, cn.RDB, name, newCodec(), *raw); err != nil {
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	return exitOK
+	return cliflag.ExitOK
 }
 
 // errNoValue is get's error for a missing key.
-var errNoValue = errors.New("no value")
+var ErrNoValue = errors.New("no value")
 
 // getValue writes the value under name to w: the stored bytes with raw,
 // otherwise decoded with c and printed as indented JSON.
-func getValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name string, c codec.Codec, raw bool) error {
+func GetValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name string, c codec.Codec, raw bool) error {
 	if raw {
 		data, err := rdb.Get(ctx, name).Bytes()
 		switch {
 		case errors.Is(err, redis.Nil):
-			return fmt.Errorf("%s: %w", name, errNoValue)
+			return fmt.Errorf("%s: %w", name, ErrNoValue)
 		case err != nil:
 			return explainGetError(ctx, rdb, name, core.WrapRedisError("get", err))
 		}
@@ -123,7 +125,7 @@ func getValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name 
 	case err != nil:
 		return explainGetError(ctx, rdb, name, err)
 	case !found:
-		return fmt.Errorf("%s: %w", name, errNoValue)
+		return fmt.Errorf("%s: %w", name, ErrNoValue)
 	}
 	out, err := printJSON(v)
 	if err != nil {
@@ -140,12 +142,12 @@ func decodeValue(c codec.Codec, data []byte) (any, error) {
 	if err := c.Decode(data, &v); err != nil {
 		return nil, err
 	}
-	return printable(v), nil
+	return Printable(v), nil
 }
 
 // printJSON is get's rendering of a decoded value: indented JSON.
 func printJSON(v any) ([]byte, error) {
-	return json.MarshalIndent(printable(v), "", "  ")
+	return json.MarshalIndent(Printable(v), "", "  ")
 }
 
 // explainGetError says what to try next.
@@ -162,7 +164,7 @@ func explainGetError(ctx context.Context, rdb redis.UniversalClient, name string
 
 // printable replaces what encoding/json cannot print: not-finite floats
 // become the strings Jackson writes for them.
-func printable(v any) any {
+func Printable(v any) any {
 	switch x := v.(type) {
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -175,13 +177,13 @@ func printable(v any) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = printable(e)
+			out[i] = Printable(e)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = printable(e)
+			out[k] = Printable(e)
 		}
 		return out
 	case []byte:

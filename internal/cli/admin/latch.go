@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/latch"
 )
 
@@ -38,34 +41,34 @@ const latchExamples = `  redisson latch deploy-ready set 3
   redisson latch deploy-ready await --wait 5m && ./deploy.sh
   redisson latch deploy-ready count`
 
-func cmdLatch(args []string) int {
-	fs := newFlagSet("latch", "redisson latch [connection flags] NAME set N | down | await [--wait D] | count",
+func Latch(args []string) int {
+	fs := cliflag.NewFlagSet("latch", "redisson latch [connection flags] NAME set N | down | await [--wait D] | count",
 		latchDescription, latchExamples)
-	var cf connFlags
-	cf.register(fs)
+	var cf conn.Flags
+	cf.Register(fs)
 	// --conn-timeout: the connection timeout's old name here.
-	fs.Var(durationAlias{&cf.timeout}, "conn-timeout", "the same as --timeout")
-	hideFlag(fs, "conn-timeout")
+	fs.Var(durationAlias{&cf.Timeout}, "conn-timeout", "the same as --timeout")
+	cliflag.HideFlag(fs, "conn-timeout")
 	timeout := fs.Duration("wait", 0, "await: give up after this `duration` with exit code 75 (default: wait forever)")
-	pos, code, done := parseFlags(fs, args, true)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
-	if isSet(fs, "timeout") && !isSet(fs, "wait") && !isSet(fs, "conn-timeout") && len(pos) > 1 && pos[1] == "await" {
+	if cliflag.IsSet(fs, "timeout") && !cliflag.IsSet(fs, "wait") && !cliflag.IsSet(fs, "conn-timeout") && len(pos) > 1 && pos[1] == "await" {
 		// The old form "await --timeout D": D was await's timeout.
 		fmt.Fprintf(os.Stderr, "%s: warning: \"await --timeout D\" is read as before, \"await --wait D\"; write --wait (--timeout is the connection timeout)\n", fs.Name())
 		def, _ := time.ParseDuration(fs.Lookup("timeout").DefValue)
-		wait := cf.timeout
-		cf.timeout = def
+		wait := cf.Timeout
+		cf.Timeout = def
 		if err := fs.Set("wait", wait.String()); err != nil {
-			return usageError(fs, "%v", err)
+			return cliflag.UsageError(fs, "%v", err)
 		}
 	}
 	if len(pos) == 0 || pos[0] == "" {
-		return usageError(fs, "a latch name is required and must not be empty")
+		return cliflag.UsageError(fs, "a latch name is required and must not be empty")
 	}
 	if len(pos) < 2 {
-		return usageError(fs, "no action given: set N, down, await or count")
+		return cliflag.UsageError(fs, "no action given: set N, down, await or count")
 	}
 	name, action := pos[0], pos[1]
 	var count int64
@@ -74,25 +77,25 @@ func cmdLatch(args []string) int {
 	case "set":
 		wantArgs = 3
 		if len(pos) < 3 {
-			return usageError(fs, "set needs the count: redisson latch NAME set N")
+			return cliflag.UsageError(fs, "set needs the count: redisson latch NAME set N")
 		}
 		n, err := strconv.ParseInt(pos[2], 10, 64)
 		if err != nil || n < 1 {
-			return usageError(fs, "set: the count must be a whole number of at least 1, got %q", pos[2])
+			return cliflag.UsageError(fs, "set: the count must be a whole number of at least 1, got %q", pos[2])
 		}
 		count = n
 	case "down", "await", "count":
 	default:
-		return usageError(fs, "unknown action %q: set N, down, await or count", action)
+		return cliflag.UsageError(fs, "unknown action %q: set N, down, await or count", action)
 	}
 	if len(pos) > wantArgs {
-		return usageError(fs, "unexpected arguments after %q: %q", action, pos[wantArgs:])
+		return cliflag.UsageError(fs, "unexpected arguments after %q: %q", action, pos[wantArgs:])
 	}
-	if isSet(fs, "wait") && (action != "await" || *timeout <= 0) {
+	if cliflag.IsSet(fs, "wait") && (action != "await" || *timeout <= 0) {
 		if action != "await" {
-			return usageError(fs, "--wait goes with await")
+			return cliflag.UsageError(fs, "--wait goes with await")
 		}
-		return usageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *timeout)
+		return cliflag.UsageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *timeout)
 	}
 
 	sigs := make(chan os.Signal, 2)
@@ -103,51 +106,51 @@ func cmdLatch(args []string) int {
 	}
 	defer signal.Stop(sigs)
 
-	cn, code := connectOrExit(context.Background(), fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
 	defer cn.Close()
-	client, err := redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout))
+	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	defer client.Close()
 	l := client.CountDownLatch(name)
-	about := func(err error) string { return aboutObject("latch", name, err) }
+	about := func(err error) string { return run.AboutObject("latch", name, err) }
 
 	switch action {
 	case "set":
-		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 		defer cancel()
 		ok, err := l.TrySetCount(ctx, count)
 		if err != nil {
-			return errorf(fs.Name(), "%s", about(err))
+			return cliflag.Errorf(fs.Name(), "%s", about(err))
 		}
 		if !ok {
 			n, err := l.Count(ctx)
 			if err != nil {
-				return errorf(fs.Name(), "latch %q is already set; nothing changed", name)
+				return cliflag.Errorf(fs.Name(), "latch %q is already set; nothing changed", name)
 			}
-			return errorf(fs.Name(), "latch %q is already set (count %d); nothing changed", name, n)
+			return cliflag.Errorf(fs.Name(), "latch %q is already set (count %d); nothing changed", name, n)
 		}
-		return exitOK
+		return cliflag.ExitOK
 	case "down":
-		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 		defer cancel()
 		if err := l.CountDown(ctx); err != nil {
-			return errorf(fs.Name(), "%s", about(err))
+			return cliflag.Errorf(fs.Name(), "%s", about(err))
 		}
-		return exitOK
+		return cliflag.ExitOK
 	case "count":
-		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 		defer cancel()
 		n, err := l.Count(ctx)
 		if err != nil {
-			return errorf(fs.Name(), "%s", about(err))
+			return cliflag.Errorf(fs.Name(), "%s", about(err))
 		}
 		fmt.Println(n)
-		return exitOK
+		return cliflag.ExitOK
 	}
 
 	// await, in a goroutine so that a signal can stop it.
@@ -171,16 +174,16 @@ func cmdLatch(args []string) int {
 		cancel()
 		<-res
 		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for latch %q\n", fs.Name(), s, name)
-		return exitSignalBase + signalNumber(s)
+		return cliflag.ExitSignalBase + run.SignalNumber(s)
 	case r := <-res:
 		switch {
 		case r.err != nil && !errors.Is(r.err, context.Canceled):
-			return errorf(fs.Name(), "%s", about(r.err))
+			return cliflag.Errorf(fs.Name(), "%s", about(r.err))
 		case !r.ok:
 			fmt.Fprintf(os.Stderr, "%s: latch %q did not reach zero within %v\n", fs.Name(), name, time.Duration(*timeout))
-			return exitNotAcq
+			return cliflag.ExitNotAcq
 		}
-		return exitOK
+		return cliflag.ExitOK
 	}
 }
 

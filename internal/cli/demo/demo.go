@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bufio"
@@ -21,6 +21,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -91,31 +94,31 @@ type demoWorker struct {
 	badLines int
 }
 
-func cmdDemo(args []string) int {
-	fs := newFlagSet("demo", "redisson demo [--procs P] [--workers N] [--ops K] [--lease D] [connection flags]",
+func Command(args []string) int {
+	fs := cliflag.NewFlagSet("demo", "redisson demo [--procs P] [--workers N] [--ops K] [--lease D] [connection flags]",
 		demoDescription, demoExamples)
-	var cf connFlags
-	cf.register(fs)
+	var cf conn.Flags
+	cf.Register(fs)
 	procs := fs.Int("procs", defaultDemoProcs, "`P` worker processes")
 	workers := fs.Int("workers", defaultDemoWorkers, "`N` goroutines per process, all on the one lock")
 	ops := fs.Int("ops", defaultDemoOps, "`K` acquisitions in all, shared out between the processes and their goroutines")
 	lease := fs.Duration("lease", 0, "fixed lease `D` of each acquisition (at least 1ms), no watchdog;\n"+
 		"leave it out for the watchdog")
-	pos, code, done := parseFlags(fs, args, false)
+	pos, code, done := cliflag.ParseFlags(fs, args, false)
 	if done {
 		return code
 	}
 	switch {
 	case len(pos) > 0:
-		return usageError(fs, "unexpected argument %q", pos[0])
+		return cliflag.UsageError(fs, "unexpected argument %q", pos[0])
 	case *procs < 1:
-		return usageError(fs, "--procs must be at least 1")
+		return cliflag.UsageError(fs, "--procs must be at least 1")
 	case *workers < 1:
-		return usageError(fs, "--workers must be at least 1")
+		return cliflag.UsageError(fs, "--workers must be at least 1")
 	case *ops < 1:
-		return usageError(fs, "--ops must be at least 1")
+		return cliflag.UsageError(fs, "--ops must be at least 1")
 	}
-	if code, ok := checkLease(fs, *lease); !ok {
+	if code, ok := cliflag.CheckLease(fs, *lease); !ok {
 		return code
 	}
 
@@ -136,12 +139,12 @@ func cmdDemo(args []string) int {
 	interrupted := func() (int, bool) {
 		if s, ok := stopSig.Load().(os.Signal); ok {
 			fmt.Fprintf(os.Stderr, "\nredisson demo: interrupted (%v)\n", s)
-			return exitSignalBase + signalNumber(s), true
+			return cliflag.ExitSignalBase + run.SignalNumber(s), true
 		}
 		return 0, false
 	}
 
-	private := !cf.configured()
+	private := !cf.Configured()
 	var server *redistest.Server
 	if private {
 		var err error
@@ -150,12 +153,12 @@ func cmdDemo(args []string) int {
 			if c, ok := interrupted(); ok {
 				return c
 			}
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		defer server.Stop()
-		cf.urls = urlList{"redis://" + server.Addr()}
+		cf.Urls = conn.UrlList{"redis://" + server.Addr()}
 	}
-	cn, code := connectOrExit(ctx, fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(ctx, fs, &cf, nil)
 	if cn == nil {
 		if c, ok := interrupted(); ok {
 			return c
@@ -178,7 +181,7 @@ type demoSettings struct {
 	private             bool
 }
 
-func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSettings) int {
+func runDemo(ctx context.Context, prog string, cn *conn.Conn, cf *conn.Flags, s demoSettings) int {
 	id := make([]byte, 4)
 	_, _ = rand.Read(id)
 	runID := hex.EncodeToString(id)
@@ -186,20 +189,20 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 	counterKey := lockName + ":counter"
 	startMarker, endMarker := "redisson-demo:"+runID+":start", "redisson-demo:"+runID+":end"
 
-	version := serverVersion(ctx, cn.rdb)
-	if err := cn.rdb.Set(ctx, counterKey, 0, 0).Err(); err != nil {
-		return errorf(prog, "SET %s: %v", counterKey, err)
+	version := serverVersion(ctx, cn.RDB)
+	if err := cn.RDB.Set(ctx, counterKey, 0, 0).Err(); err != nil {
+		return cliflag.Errorf(prog, "SET %s: %v", counterKey, err)
 	}
 	defer func() {
-		dctx, cancel := context.WithTimeout(context.Background(), cf.timeout)
+		dctx, cancel := context.WithTimeout(context.Background(), cf.Timeout)
 		defer cancel()
-		cn.rdb.Del(dctx, counterKey)
-		cn.rdb.Del(dctx, lockName)
+		cn.RDB.Del(dctx, counterKey)
+		cn.RDB.Del(dctx, lockName)
 	}()
 
-	targets, err := cn.masters(ctx)
+	targets, err := cn.Masters(ctx)
 	if err != nil {
-		return errorf(prog, "%v", err)
+		return cliflag.Errorf(prog, "%v", err)
 	}
 	var monitors []*monitor
 	defer func() {
@@ -209,19 +212,19 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 	}()
 	var monAddrs []string
 	for _, t := range targets {
-		m, err := startMonitor(ctx, t.addr, t.opts, startMarker, endMarker)
+		m, err := startMonitor(ctx, t.Addr, t.Opts, startMarker, endMarker)
 		if err != nil {
-			return errorf(prog, "%v", err)
+			return cliflag.Errorf(prog, "%v", err)
 		}
 		monitors = append(monitors, m)
-		monAddrs = append(monAddrs, t.addr)
+		monAddrs = append(monAddrs, t.Addr)
 	}
 
 	// Settings.
 	perProc := s.ops / s.procs
 	fmt.Printf("redisson demo: %d processes × %d goroutines contend on one lock\n", s.procs, s.workers)
 	row := func(k, format string, a ...any) { fmt.Printf("  %-12s %s\n", k, fmt.Sprintf(format, a...)) }
-	row("processes", "%d (this binary re-run as %q)", s.procs, demoWorkerCommand)
+	row("processes", "%d (this binary re-run as %q)", s.procs, WorkerName)
 	row("workers", "%d goroutines per process, %d in all", s.workers, s.procs*s.workers)
 	shares := fmt.Sprintf("%d per process", perProc)
 	if s.ops%s.procs != 0 {
@@ -234,7 +237,7 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 		row("lease", "watchdog (30s lease, renewed every 10s)")
 	}
 	row("lock", "%s; counter %s (GET then SET inside the lock)", lockName, counterKey)
-	where := cn.display
+	where := cn.Display
 	if version != "" {
 		where += ", redis-server " + version
 	}
@@ -250,7 +253,7 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 	// Start the workers.
 	exe, err := os.Executable()
 	if err != nil {
-		return errorf(prog, "cannot find my own executable: %v", err)
+		return cliflag.Errorf(prog, "cannot find my own executable: %v", err)
 	}
 	var (
 		connMu    sync.Mutex
@@ -277,29 +280,29 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 		if i < s.ops%s.procs {
 			share++
 		}
-		args := []string{demoWorkerCommand,
+		args := []string{WorkerName,
 			"--lock", lockName, "--counter", counterKey,
 			"--workers", strconv.Itoa(s.workers), "--ops", strconv.Itoa(share),
-			"--lease", s.lease.String(), "--timeout", cf.timeout.String(),
+			"--lease", s.lease.String(), "--timeout", cf.Timeout.String(),
 		}
-		if cf.cluster {
+		if cf.Cluster {
 			args = append(args, "--cluster")
 		}
-		args = append(args, cf.tls.args()...)
+		args = append(args, cf.Tls.Args()...)
 		cmd := exec.Command(exe, args...)
 		// The URL travels in the environment: no password on a command line.
-		cmd.Env = append(os.Environ(), "REDIS_URL="+cf.rawValue())
+		cmd.Env = append(os.Environ(), "REDIS_URL="+cf.RawValue())
 		cmd.Stderr = os.Stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
-			return errorf(prog, "%v", err)
+			return cliflag.Errorf(prog, "%v", err)
 		}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
-			return errorf(prog, "%v", err)
+			return cliflag.Errorf(prog, "%v", err)
 		}
 		if err := cmd.Start(); err != nil {
-			return errorf(prog, "start worker: %v", err)
+			return cliflag.Errorf(prog, "start worker: %v", err)
 		}
 		w := &demoWorker{id: i, ops: share, cmd: cmd, stdin: stdin, ready: make(chan struct{}), finished: make(chan struct{})}
 		ws = append(ws, w)
@@ -317,21 +320,21 @@ func runDemo(ctx context.Context, prog string, cn *conn, cf *connFlags, s demoSe
 		select {
 		case <-w.ready:
 		case <-w.finished:
-			return errorf(prog, "worker %d ended before it was ready: %s", w.id, w.failure())
+			return cliflag.Errorf(prog, "worker %d ended before it was ready: %s", w.id, w.failure())
 		case <-readyCtx.Done():
-			return errorf(prog, "workers not ready: %v", context.Cause(readyCtx))
+			return cliflag.Errorf(prog, "workers not ready: %v", context.Cause(readyCtx))
 		}
 	}
 
 	// Start counting: once MONITOR shows the start marker, every command
 	// sent before it has gone by.
 	if err := markAll(ctx, targets, monitors, startMarker, 0); err != nil {
-		return errorf(prog, "%v", err)
+		return cliflag.Errorf(prog, "%v", err)
 	}
 	start := time.Now()
 	for _, w := range ws {
 		if _, err := io.WriteString(w.stdin, "go\n"); err != nil {
-			return errorf(prog, "start worker %d: %v", w.id, err)
+			return cliflag.Errorf(prog, "start worker %d: %v", w.id, err)
 		}
 	}
 
@@ -374,7 +377,7 @@ wait:
 			if tty {
 				fmt.Println()
 			}
-			return exitError // the caller reports the signal
+			return cliflag.ExitError // the caller reports the signal
 		}
 	}
 	show(true)
@@ -394,16 +397,16 @@ wait:
 	}
 	ws = nil // all waited for
 	if failed {
-		return exitError
+		return cliflag.ExitError
 	}
 	elapsed := end.Sub(start)
 
 	if err := markAll(ctx, targets, monitors, endMarker, 1); err != nil {
-		return errorf(prog, "%v", err)
+		return cliflag.Errorf(prog, "%v", err)
 	}
-	got, err := cn.rdb.Get(ctx, counterKey).Int64()
+	got, err := cn.RDB.Get(ctx, counterKey).Int64()
 	if err != nil {
-		return errorf(prog, "GET %s: %v", counterKey, err)
+		return cliflag.Errorf(prog, "GET %s: %v", counterKey, err)
 	}
 
 	// Hand-off latency across all processes.
@@ -485,10 +488,10 @@ wait:
 	row("", "(%s)", note)
 
 	lost := int64(s.ops) - got
-	code := exitOK
+	code := cliflag.ExitOK
 	if overlaps > 0 {
 		fmt.Fprintf(os.Stderr, "%s: %d critical sections began before the previous one ended (mutual exclusion violated, or the wall clock was stepped)\n", prog, overlaps)
-		code = exitError
+		code = cliflag.ExitError
 	}
 	switch {
 	case lost == 0:
@@ -496,23 +499,23 @@ wait:
 	case lost > 0:
 		row("counter", "%d of %d", got, s.ops)
 		fmt.Fprintf(os.Stderr, "%s: %d LOST UPDATES: the counter is %d after %d increments under the lock\n", prog, lost, got, s.ops)
-		code = exitError
+		code = cliflag.ExitError
 	default:
 		row("counter", "%d of %d", got, s.ops)
 		fmt.Fprintf(os.Stderr, "%s: the counter is %d, more than the %d increments: someone else wrote it\n", prog, got, s.ops)
-		code = exitError
+		code = cliflag.ExitError
 	}
 	return code
 }
 
 // markAll sends marker with ECHO to every monitored server and waits until
 // each MONITOR stream has shown it.
-func markAll(ctx context.Context, targets []monTarget, monitors []*monitor, marker string, i int) error {
+func markAll(ctx context.Context, targets []conn.MonTarget, monitors []*monitor, marker string, i int) error {
 	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for _, t := range targets {
-		if err := t.client.Echo(mctx, marker).Err(); err != nil {
-			return fmt.Errorf("ECHO on %s: %w", t.addr, err)
+		if err := t.Client.Echo(mctx, marker).Err(); err != nil {
+			return fmt.Errorf("ECHO on %s: %w", t.Addr, err)
 		}
 	}
 	for _, m := range monitors {

@@ -1,4 +1,4 @@
-package main
+package inspect
 
 import (
 	"context"
@@ -21,6 +21,9 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/rwlock"
 )
@@ -230,17 +233,17 @@ type KeyInfo struct {
 }
 
 const (
-	kindNone     = "none"
-	kindLock     = "lock"
-	kindFair     = "fair lock"
-	kindRW       = "read-write lock"
-	kindPES      = "permit-expirable semaphore"
-	kindSemOrLat = "semaphore or latch"
-	kindSem      = "semaphore"
-	kindLatch    = "count-down latch"
-	kindAtomic   = "atomiclong"
-	kindBucket   = "bucket"
-	kindGroup    = "group multi-lock"
+	KindNone     = "none"
+	KindLock     = "lock"
+	KindFair     = "fair lock"
+	KindRW       = "read-write lock"
+	KindPES      = "permit-expirable semaphore"
+	KindSemOrLat = "semaphore or latch"
+	KindSem      = "semaphore"
+	KindLatch    = "count-down latch"
+	KindAtomic   = "atomiclong"
+	KindBucket   = "bucket"
+	KindGroup    = "group multi-lock"
 )
 
 // pesNoExpiry is the score of a permit without lease (Redisson's
@@ -254,33 +257,33 @@ const maxListed = 1000
 // ":write" for a write lock holder.
 var ownerField = regexp.MustCompile(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(-?[0-9]+)(:write)?$`)
 
-func cmdInspect(args []string) int {
-	fs := newFlagSet("inspect", "redisson inspect [--json] [--watch [--interval D]] [connection flags] NAME", inspectDescription, inspectExamples)
-	var cf connFlags
-	cf.register(fs)
+func Command(args []string) int {
+	fs := cliflag.NewFlagSet("inspect", "redisson inspect [--json] [--watch [--interval D]] [connection flags] NAME", inspectDescription, inspectExamples)
+	var cf conn.Flags
+	cf.Register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
 	watch := fs.Bool("watch", false, "redraw every --interval, marking the lines that changed with * (durations are not compared)")
 	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
-	pos, code, done := parseFlags(fs, args, true)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
-	name, code := oneName(fs, pos)
+	name, code := cliflag.OneName(fs, pos)
 	if name == "" {
 		return code
 	}
 	if code, ok := checkInterval(fs, *watch, *interval); !ok {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 	defer cancel()
-	cn, code := connectOrExit(ctx, fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(ctx, fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
 	defer cn.Close()
 	render := func(ctx context.Context, w io.Writer) error {
-		rep, err := inspect(ctx, cn.rdb, name)
+		rep, err := Inspect(ctx, cn.RDB, name)
 		if err != nil {
 			return err
 		}
@@ -293,22 +296,22 @@ func cmdInspect(args []string) int {
 		return nil
 	}
 	if *watch {
-		return watchLoop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.timeout, render)
+		return watchLoop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.Timeout, render)
 	}
 	if err := render(ctx, os.Stdout); err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	return exitOK
+	return cliflag.ExitOK
 }
 
 // derived are the keys and channels Redisson derives from a name (protocol
 // §1.5).
 type derived struct {
 	lockChan, rwChan, semChan, latchChan string
-	queue, timeout, pesTimeout, token    string
+	queue, timeout, PesTimeout, token    string
 }
 
-func derive(name string) derived {
+func Derive(name string) derived {
 	return derived{
 		lockChan: core.PrefixName("redisson_lock__channel", name),
 		rwChan:   core.PrefixName("redisson_rwlock", name),
@@ -317,14 +320,14 @@ func derive(name string) derived {
 		latchChan:  "redisson_countdownlatch__channel__{" + name + "}",
 		queue:      fairlock.QueueName(name),
 		timeout:    fairlock.TimeoutName(name),
-		pesTimeout: core.SuffixName(name, "timeout"),
+		PesTimeout: core.SuffixName(name, "timeout"),
 		token:      core.PrefixName("redisson_lock_token", name),
 	}
 }
 
 // inspect reads everything about name.
-func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
-	d := derive(name)
+func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
+	d := Derive(name)
 	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{},
 		Alternatives: []string{}, GroupValues: []GroupValue{}}
 	head, err := keyInfo(ctx, rdb, name)
@@ -336,7 +339,7 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		rep.Keys = append(rep.Keys, head)
 	}
 	extra := map[string]KeyInfo{}
-	for _, k := range []string{d.queue, d.timeout, d.pesTimeout, d.token} {
+	for _, k := range []string{d.queue, d.timeout, d.PesTimeout, d.token} {
 		ki, err := keyInfo(ctx, rdb, k)
 		if err != nil {
 			return nil, err
@@ -348,7 +351,7 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 	}
 	_, hasQueue := extra[d.queue]
 	_, hasTimeout := extra[d.timeout]
-	pes := extra[d.pesTimeout].Type == "zset"
+	pes := extra[d.PesTimeout].Type == "zset"
 
 	var channels []string
 	switch head.Type {
@@ -360,21 +363,21 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		rep.Kind = hashKind(fields, hasQueue || hasTimeout)
 		channels = kindChannels(rep.Kind, d)
 		switch rep.Kind {
-		case kindRW:
+		case KindRW:
 			mode := fields["mode"]
 			rep.Mode = &mode
-		case kindRateLimiter:
+		case KindRateLimiter:
 			rl, keys, err := rateLimiter(ctx, rdb, name, fields)
 			if err != nil {
 				return nil, err
 			}
 			rep.RateLimiter = rl
 			rep.Keys = append(rep.Keys, keys...)
-		case kindGroup:
+		case KindGroup:
 			rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
 		}
-		if rep.Kind != kindRateLimiter && rep.Kind != kindGroup {
-			if rep.Holders, err = holders(ctx, rdb, name, fields, rep.Kind == kindRW); err != nil {
+		if rep.Kind != KindRateLimiter && rep.Kind != KindGroup {
+			if rep.Holders, err = holders(ctx, rdb, name, fields, rep.Kind == KindRW); err != nil {
 				return nil, err
 			}
 		}
@@ -385,16 +388,16 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		}
 		switch {
 		case errors.Is(err, redis.Nil):
-			rep.Kind = kindNone // deleted in between
+			rep.Kind = KindNone // deleted in between
 		default:
 			rep.Kind, rep.Value = stringKind(v, pes)
-			if rep.Kind == kindBucket {
+			if rep.Kind == KindBucket {
 				bucket(rep, []byte(v))
 			}
 			channels = kindChannels(rep.Kind, d)
 		}
 	case "none":
-		rep.Kind = kindNone
+		rep.Kind = KindNone
 	default:
 		rep.Kind = kindUnknown(head.Type)
 	}
@@ -412,7 +415,7 @@ func inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		}
 	}
 	if pes {
-		if rep.Permits, err = permits(ctx, rdb, d.pesTimeout); err != nil {
+		if rep.Permits, err = Permits(ctx, rdb, d.PesTimeout); err != nil {
 			return nil, err
 		}
 	}
@@ -450,15 +453,15 @@ func hashKind(fields map[string]string, fairKeys bool) string {
 	_, isRW := fields["mode"]
 	switch {
 	case isRW:
-		return kindRW
+		return KindRW
 	case isRateLimiter(fields):
-		return kindRateLimiter
+		return KindRateLimiter
 	case isGroup(fields):
-		return kindGroup
+		return KindGroup
 	case fairKeys:
-		return kindFair
+		return KindFair
 	}
-	return kindLock
+	return KindLock
 }
 
 // stringKind is the kind of a string holding v: a bucket unless it is an
@@ -468,11 +471,11 @@ func stringKind(v string, pes bool) (string, *int64) {
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	switch {
 	case err != nil:
-		return kindBucket, nil
+		return KindBucket, nil
 	case pes:
-		return kindPES, &n
+		return KindPES, &n
 	}
-	return kindSemOrLat, &n
+	return KindSemOrLat, &n
 }
 
 // kindChannels are the channels the waiters of a kind listen on (a fair
@@ -480,15 +483,15 @@ func stringKind(v string, pes bool) (string, *int64) {
 // candidate channel.
 func kindChannels(kind string, d derived) []string {
 	switch kind {
-	case kindRW:
+	case KindRW:
 		return []string{d.rwChan}
-	case kindLock, kindFair, kindGroup:
+	case KindLock, KindFair, KindGroup:
 		return []string{d.lockChan}
-	case kindPES:
+	case KindPES:
 		return []string{d.semChan}
-	case kindSemOrLat:
+	case KindSemOrLat:
 		return []string{d.semChan, d.latchChan}
-	case kindRateLimiter, kindBucket:
+	case KindRateLimiter, KindBucket:
 		return []string{} // no pub/sub
 	}
 	return nil
@@ -498,18 +501,18 @@ func kindChannels(kind string, d derived) []string {
 // a semaphore or a latch when only that channel has some, atomiclong (with
 // the alternatives) when neither has. Other kinds are returned as they are.
 func integerKind(kind string, cs []ChannelSub, d derived) (string, []string) {
-	if kind != kindSemOrLat {
+	if kind != KindSemOrLat {
 		return kind, []string{}
 	}
 	sem, latch := channelWaiters(cs, d.semChan), channelWaiters(cs, d.latchChan)
 	switch {
 	case sem > 0 && latch == 0:
-		return kindSem, []string{}
+		return KindSem, []string{}
 	case latch > 0 && sem == 0:
-		return kindLatch, []string{}
+		return KindLatch, []string{}
 	case sem == 0 && latch == 0:
 		// Nothing but an integer: Redis cannot say more.
-		return kindAtomic, []string{kindSem, kindLatch, kindBucket}
+		return KindAtomic, []string{KindSem, KindLatch, KindBucket}
 	}
 	return kind, []string{}
 }
@@ -517,13 +520,13 @@ func integerKind(kind string, cs []ChannelSub, d derived) (string, []string) {
 // bucket fills in a bucket's report: the codec its bytes suggest and the
 // value decoded with it, as get prints it.
 func bucket(rep *Report, data []byte) {
-	rep.Kind = kindBucket
+	rep.Kind = KindBucket
 	rep.raw = data
 	size := int64(len(data))
 	rep.Size = &size
 	name := codec.Guess(data)
 	rep.Codec = &name
-	v, err := decodeValue(getCodecs[name](), data)
+	v, err := decodeValue(GetCodecs[name](), data)
 	if err != nil {
 		rep.decodeErr = err // not expected: Guess only names a codec that decodes
 		return
@@ -659,7 +662,7 @@ func fairQueue(ctx context.Context, rdb redis.UniversalClient, d derived) ([]Que
 	return out, nil
 }
 
-func permits(ctx context.Context, rdb redis.UniversalClient, key string) ([]Permit, error) {
+func Permits(ctx context.Context, rdb redis.UniversalClient, key string) ([]Permit, error) {
 	zs, err := rdb.ZRangeWithScores(ctx, key, 0, maxListed-1).Result()
 	if err != nil {
 		return nil, fmt.Errorf("ZRANGE %s: %w", key, err)
@@ -777,9 +780,9 @@ func printReport(w io.Writer, r *Report) {
 	row := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-12s %s\n", k, fmt.Sprintf(format, a...)) }
 	kind := r.Kind
 	switch {
-	case isUnknown(r.Kind):
+	case IsUnknown(r.Kind):
 		kind = "unknown (" + unknownText(r) + ")"
-	case r.Kind == kindAtomic:
+	case r.Kind == KindAtomic:
 		kind = "integer string: an atomic long, or a semaphore/latch with no waiters (Redis " + r.Type + ")"
 	case r.Type != "none":
 		kind += " (Redis " + r.Type + ")"
@@ -794,18 +797,18 @@ func printReport(w io.Writer, r *Report) {
 	if r.Value != nil {
 		label := "value"
 		switch r.Kind {
-		case kindSem:
+		case KindSem:
 			label = "permits"
-		case kindPES:
+		case KindPES:
 			label = "available"
-		case kindLatch:
+		case KindLatch:
 			label = "count"
-		case kindSemOrLat:
+		case KindSemOrLat:
 			label = "value"
 		}
 		row(label, "%d", *r.Value)
 	}
-	if r.Kind == kindBucket {
+	if r.Kind == KindBucket {
 		printBucket(w, r, row)
 	}
 	if r.RateLimiter != nil {
@@ -814,17 +817,17 @@ func printReport(w io.Writer, r *Report) {
 	if r.FencingToken != nil {
 		row("token", "%d (fenced lock's last token)", *r.FencingToken)
 	}
-	if r.Kind == kindGroup {
+	if r.Kind == KindGroup {
 		printGroup(w, r, row)
 	}
-	if strings.HasSuffix(r.Kind, "lock") && r.Kind != kindGroup {
+	if strings.HasSuffix(r.Kind, "lock") && r.Kind != KindGroup {
 		if len(r.Holders) == 0 {
 			row("holders", "none")
 		} else {
 			row("holders", "%d", len(r.Holders))
 		}
 		for _, h := range r.Holders {
-			fmt.Fprintf(w, "    %s\n", holderText(h))
+			fmt.Fprintf(w, "    %s\n", HolderText(h))
 			if h.ClientID != nil {
 				fmt.Fprintf(w, "      %s\n", identityText(h))
 			}
@@ -837,9 +840,9 @@ func printReport(w io.Writer, r *Report) {
 			t := "no timeout"
 			if q.TimeoutMs != nil {
 				if q.Stale {
-					t = fmt.Sprintf("stale since %s", fmtMillis(now-*q.TimeoutMs))
+					t = fmt.Sprintf("stale since %s", FmtMillis(now-*q.TimeoutMs))
 				} else {
-					t = fmt.Sprintf("gives up in %s", fmtMillis(*q.TimeoutMs-now))
+					t = fmt.Sprintf("gives up in %s", FmtMillis(*q.TimeoutMs-now))
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", ownerText(q.Field, q.ClientID, q.OwnerID), t)
@@ -848,7 +851,7 @@ func printReport(w io.Writer, r *Report) {
 			}
 		}
 	}
-	if r.Kind == kindPES {
+	if r.Kind == KindPES {
 		expired := 0
 		for _, p := range r.Permits {
 			if p.Expired {
@@ -865,15 +868,15 @@ func printReport(w io.Writer, r *Report) {
 			if p.ExpiresMs != nil {
 				at := time.UnixMilli(*p.ExpiresMs).UTC().Format("2006-01-02T15:04:05.000Z")
 				if p.Expired {
-					t = "expired " + fmtMillis(-*p.ExpiresInMs) + " ago, at " + at
+					t = "expired " + FmtMillis(-*p.ExpiresInMs) + " ago, at " + at
 				} else {
-					t = "expires in " + fmtMillis(*p.ExpiresInMs) + ", at " + at
+					t = "expires in " + FmtMillis(*p.ExpiresInMs) + ", at " + at
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
 		}
 	}
-	if r.Kind != kindBucket && r.Kind != kindRateLimiter {
+	if r.Kind != KindBucket && r.Kind != KindRateLimiter {
 		row("waiters", "%d subscribed connection(s)", r.Waiters)
 	}
 	for _, c := range r.Channels {
@@ -940,7 +943,7 @@ func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 	}
 	if cut {
 		lines[len(lines)-1] += "…"
-		lines = append(lines, fmt.Sprintf("(cut short: redisson get --codec %s %s prints it all)", name, shellQuote(r.Name)))
+		lines = append(lines, fmt.Sprintf("(cut short: redisson get --codec %s %s prints it all)", name, run.ShellQuote(r.Name)))
 	}
 	row("value", "%s", lines[0])
 	for _, l := range lines[1:] {
@@ -959,7 +962,7 @@ func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 // kindUnknown is the kind of a key no Redisson lock or synchronizer makes.
 func kindUnknown(redisType string) string { return "unknown (" + redisType + ")" }
 
-func isUnknown(kind string) bool { return strings.HasPrefix(kind, "unknown (") }
+func IsUnknown(kind string) bool { return strings.HasPrefix(kind, "unknown (") }
 
 // redisValue says what an unknown key holds: "Redis list", "Redis string
 // that is not an integer".
@@ -977,21 +980,21 @@ func unknownText(r *Report) string {
 
 // describeKind names what a report found, with an article: "a semaphore",
 // "a Redis list", "nothing".
-func describeKind(r *Report) string {
+func DescribeKind(r *Report) string {
 	switch {
-	case r.Kind == kindNone:
+	case r.Kind == KindNone:
 		return "nothing"
-	case isUnknown(r.Kind), r.Kind == kindBucket:
+	case IsUnknown(r.Kind), r.Kind == KindBucket:
 		return "a " + redisValue(r)
-	case r.Kind == kindAtomic:
+	case r.Kind == KindAtomic:
 		return "an integer string (a semaphore or count-down latch nobody waits on, or an atomic long)"
-	case r.Kind == kindSemOrLat:
+	case r.Kind == KindSemOrLat:
 		return "a semaphore or count-down latch"
 	}
 	return "a " + r.Kind
 }
 
-func holderText(h Holder) string {
+func HolderText(h Holder) string {
 	s := ownerText(h.Field, h.ClientID, h.OwnerID)
 	switch h.Mode {
 	case "exclusive":
@@ -1017,7 +1020,7 @@ func identityText(h Holder) string {
 		return s
 	}
 	if h.HeldForMs != nil {
-		s += ", held for " + fmtMillis(*h.HeldForMs)
+		s += ", held for " + FmtMillis(*h.HeldForMs)
 	}
 	return s + " (redisson-go " + h.Client.Library + ", " + h.Client.Go + ", client started " +
 		time.UnixMilli(h.Client.StartedMs).UTC().Format("2006-01-02T15:04:05Z") + ")"
@@ -1037,10 +1040,10 @@ func ttlText(ms int64) string {
 	case -2:
 		return "no key"
 	}
-	return fmtMillis(ms)
+	return FmtMillis(ms)
 }
 
-func fmtMillis(ms int64) string {
+func FmtMillis(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).String()
 }
 
@@ -1098,9 +1101,9 @@ func printGroup(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 		switch {
 		case g.ExpiresInMs == nil:
 		case g.Expired:
-			exp = "expired " + fmtMillis(-*g.ExpiresInMs) + " ago (free for another owner)"
+			exp = "expired " + FmtMillis(-*g.ExpiresInMs) + " ago (free for another owner)"
 		default:
-			exp = "expires in " + fmtMillis(*g.ExpiresInMs)
+			exp = "expires in " + FmtMillis(*g.ExpiresInMs)
 		}
 		fmt.Fprintf(w, "    %s  %s  holds %d  %s\n", g.Field, ownerText(g.Field, g.ClientID, g.OwnerID), g.Holds, exp)
 	}

@@ -1,4 +1,4 @@
-package main
+package conn
 
 import (
 	"crypto/tls"
@@ -22,7 +22,7 @@ func (t tlsFlags) set() bool {
 }
 
 // args are the --tls-* flags as given, for a child process.
-func (t tlsFlags) args() []string {
+func (t tlsFlags) Args() []string {
 	var a []string
 	for _, f := range []struct{ name, v string }{
 		{"--tls-ca", t.ca}, {"--tls-cert", t.cert}, {"--tls-key", t.key}, {"--tls-server-name", t.serverName},
@@ -45,7 +45,7 @@ func (t tlsFlags) apply(base *tls.Config) (*tls.Config, error) {
 		return base, nil
 	}
 	if (t.cert == "") != (t.key == "") {
-		return nil, errUsage{"--tls-cert and --tls-key go together: give both or neither"}
+		return nil, ErrUsage{"--tls-cert and --tls-key go together: give both or neither"}
 	}
 	var c *tls.Config
 	if base != nil {
@@ -58,18 +58,18 @@ func (t tlsFlags) apply(base *tls.Config) (*tls.Config, error) {
 	if t.ca != "" {
 		pemCA, err := os.ReadFile(t.ca)
 		if err != nil {
-			return nil, errUsage{fmt.Sprintf("--tls-ca: %v", err)}
+			return nil, ErrUsage{fmt.Sprintf("--tls-ca: %v", err)}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pemCA) {
-			return nil, errUsage{fmt.Sprintf("--tls-ca %s: no PEM certificate in it", t.ca)}
+			return nil, ErrUsage{fmt.Sprintf("--tls-ca %s: no PEM certificate in it", t.ca)}
 		}
 		c.RootCAs = pool
 	}
 	if t.cert != "" {
 		cert, err := tls.LoadX509KeyPair(t.cert, t.key)
 		if err != nil {
-			return nil, errUsage{fmt.Sprintf("--tls-cert/--tls-key: %v", err)}
+			return nil, ErrUsage{fmt.Sprintf("--tls-cert/--tls-key: %v", err)}
 		}
 		c.Certificates = []tls.Certificate{cert}
 	}
@@ -83,14 +83,14 @@ func (t tlsFlags) apply(base *tls.Config) (*tls.Config, error) {
 }
 
 // tlsHint says what to do about a TLS failure in err, or "".
-func (c *connFlags) tlsHint(err error, tlsOn bool) string {
+func (c *Flags) tlsHint(err error, tlsOn bool) string {
 	msg := err.Error()
 	var unknownCA x509.UnknownAuthorityError
 	var badHost x509.HostnameError
 	switch {
 	case strings.Contains(msg, "certificate required") || strings.Contains(msg, "bad certificate") ||
-		strings.Contains(msg, "unknown certificate authority") && c.tls.cert != "":
-		if c.tls.cert == "" {
+		strings.Contains(msg, "unknown certificate authority") && c.Tls.cert != "":
+		if c.Tls.cert == "" {
 			return "the server wants a client certificate: give --tls-cert and --tls-key"
 		}
 		return "the server refused the client certificate of --tls-cert: is it signed by a CA the server trusts (tls-ca-cert-file)?"

@@ -1,4 +1,4 @@
-package main
+package inspect
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/registry"
 )
 
@@ -130,15 +132,15 @@ type LsResult struct {
 }
 
 // lsBatch is how many objects one round of pipelined look-ups covers.
-const lsBatch = 500
+const LsBatch = 500
 
 // lsKinds maps the --kind names to inspect's kinds.
 var lsKinds = map[string]string{
-	"lock": kindLock, "fairlock": kindFair, "fair": kindFair, "rwlock": kindRW, "readwritelock": kindRW,
-	"group": kindGroup, "groupmultilock": kindGroup, "semaphore": kindSem, "pes": kindPES,
-	"permitexpirablesemaphore": kindPES, "latch": kindLatch, "countdownlatch": kindLatch,
-	"semaphoreorlatch": kindSemOrLat, "atomiclong": kindAtomic, "ratelimiter": kindRateLimiter,
-	"bucket": kindBucket, "none": kindNone, "unknown": "unknown",
+	"lock": KindLock, "fairlock": KindFair, "fair": KindFair, "rwlock": KindRW, "readwritelock": KindRW,
+	"group": KindGroup, "groupmultilock": KindGroup, "semaphore": KindSem, "pes": KindPES,
+	"permitexpirablesemaphore": KindPES, "latch": KindLatch, "countdownlatch": KindLatch,
+	"semaphoreorlatch": KindSemOrLat, "atomiclong": KindAtomic, "ratelimiter": KindRateLimiter,
+	"bucket": KindBucket, "none": KindNone, "unknown": "unknown",
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -148,19 +150,19 @@ func kindKey(s string) string {
 }
 
 // lsOptions are ls's flags.
-type lsOptions struct {
-	pattern   string
+type ListOptions struct {
+	Pattern   string
 	kind      string // inspect's kind, "" for all
 	held      bool
-	maxKeys   int
-	scanCount int64
+	MaxKeys   int
+	ScanCount int64
 }
 
-func cmdLs(args []string) int {
-	fs := newFlagSet("ls", "redisson ls [--kind K] [--held] [--json] [--max-keys N] [--watch] [connection flags] [PATTERN]",
+func LsCommand(args []string) int {
+	fs := cliflag.NewFlagSet("ls", "redisson ls [--kind K] [--held] [--json] [--max-keys N] [--watch] [connection flags] [PATTERN]",
 		lsDescription, lsExamples)
-	var cf connFlags
-	cf.register(fs)
+	var cf conn.Flags
+	cf.Register(fs)
 	kind := fs.String("kind", "", "list only the objects of this `kind` (see above)")
 	held := fs.Bool("held", false, "list only held locks, groups holding a value, permit-expirable semaphores with acquired permits")
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
@@ -168,18 +170,18 @@ func cmdLs(args []string) int {
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
 	watch := fs.Bool("watch", false, "redraw every --interval, marking changed lines with *")
 	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
-	pos, code, done := parseFlags(fs, args, true)
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
-	o := lsOptions{pattern: "*", held: *held, maxKeys: *maxKeys, scanCount: *scanCount}
+	o := ListOptions{Pattern: "*", held: *held, MaxKeys: *maxKeys, ScanCount: *scanCount}
 	switch {
 	case len(pos) > 1:
-		return usageError(fs, "one PATTERN at most, got %d: %q", len(pos), pos)
+		return cliflag.UsageError(fs, "one PATTERN at most, got %d: %q", len(pos), pos)
 	case len(pos) == 1 && pos[0] == "":
-		return usageError(fs, "PATTERN must not be empty (leave it out for *)")
+		return cliflag.UsageError(fs, "PATTERN must not be empty (leave it out for *)")
 	case len(pos) == 1:
-		o.pattern = pos[0]
+		o.Pattern = pos[0]
 	}
 	if *kind != "" {
 		k, ok := lsKinds[kindKey(*kind)]
@@ -189,23 +191,23 @@ func cmdLs(args []string) int {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return usageError(fs, "unknown --kind %q (want one of %s)", *kind, strings.Join(names, ", "))
+			return cliflag.UsageError(fs, "unknown --kind %q (want one of %s)", *kind, strings.Join(names, ", "))
 		}
 		o.kind = k
 	}
-	if o.maxKeys < 1 || o.scanCount < 1 {
-		return usageError(fs, "--max-keys and --scan-count must be at least 1")
+	if o.MaxKeys < 1 || o.ScanCount < 1 {
+		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
 	}
 	if code, ok := checkInterval(fs, *watch, *interval); !ok {
 		return code
 	}
-	cn, code := connectOrExit(context.Background(), fs, &cf, nil)
+	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
 	defer cn.Close()
 	render := func(ctx context.Context, w io.Writer) error {
-		res, err := ls(ctx, cn.rdb, o)
+		res, err := List(ctx, cn.RDB, o)
 		if err != nil {
 			return err
 		}
@@ -219,21 +221,21 @@ func cmdLs(args []string) int {
 	}
 	// A scan of many keys takes longer than one command: the timeout
 	// bounds each batch, not the whole listing.
-	budget := 4*cf.timeout + time.Duration(o.maxKeys/lsBatch+1)*cf.timeout
+	budget := 4*cf.Timeout + time.Duration(o.MaxKeys/LsBatch+1)*cf.Timeout
 	if *watch {
-		return watchLoop(fs.Name(), "redisson ls "+o.pattern, *interval, budget, render)
+		return watchLoop(fs.Name(), "redisson ls "+o.Pattern, *interval, budget, render)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	if err := render(ctx, os.Stdout); err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	return exitOK
+	return cliflag.ExitOK
 }
 
 // ls scans, groups and classifies.
-func ls(ctx context.Context, rdb redis.UniversalClient, o lsOptions) (*LsResult, error) {
-	keys, truncated, err := scanKeys(ctx, rdb, o.pattern, o.scanCount, o.maxKeys)
+func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsResult, error) {
+	keys, truncated, err := scanKeys(ctx, rdb, o.Pattern, o.ScanCount, o.MaxKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +251,7 @@ func ls(ctx context.Context, rdb redis.UniversalClient, o lsOptions) (*LsResult,
 			continue // gone since the scan, or a client's record
 		}
 		owner := k
-		if n, ok := companionOf(k, ki.Type); ok {
+		if n, ok := CompanionOf(k, ki.Type); ok {
 			owner = n
 		}
 		found[owner] = append(found[owner], k)
@@ -269,9 +271,9 @@ func ls(ctx context.Context, rdb redis.UniversalClient, o lsOptions) (*LsResult,
 	for k, v := range more {
 		infos[k] = v
 	}
-	res := &LsResult{Pattern: o.pattern, Objects: []LsObject{}, ScannedKeys: len(keys), MaxKeys: o.maxKeys, Truncated: truncated}
-	for start := 0; start < len(names); start += lsBatch {
-		end := min(start+lsBatch, len(names))
+	res := &LsResult{Pattern: o.Pattern, Objects: []LsObject{}, ScannedKeys: len(keys), MaxKeys: o.MaxKeys, Truncated: truncated}
+	for start := 0; start < len(names); start += LsBatch {
+		end := min(start+LsBatch, len(names))
 		objs, err := classifyBatch(ctx, rdb, names[start:end], infos)
 		if err != nil {
 			return nil, err
@@ -288,7 +290,7 @@ func ls(ctx context.Context, rdb redis.UniversalClient, o lsOptions) (*LsResult,
 }
 
 // keep applies --kind and --held.
-func (o lsOptions) keep(obj LsObject) bool {
+func (o ListOptions) keep(obj LsObject) bool {
 	if o.held && !obj.Held {
 		return false
 	}
@@ -296,11 +298,11 @@ func (o lsOptions) keep(obj LsObject) bool {
 	case "":
 		return true
 	case "unknown":
-		return isUnknown(obj.Kind)
+		return IsUnknown(obj.Kind)
 	case obj.Kind:
 		return true
-	case kindSem, kindLatch:
-		if obj.Kind == kindSemOrLat {
+	case KindSem, KindLatch:
+		if obj.Kind == KindSemOrLat {
 			return true
 		}
 		for _, a := range obj.Alternatives {
@@ -405,7 +407,7 @@ var (
 // companionOf returns the name of the object a key belongs to when the key
 // is one Redisson derives from a name (protocol §1.5) and holds the Redis
 // type Redisson gives it.
-func companionOf(key, typ string) (string, bool) {
+func CompanionOf(key, typ string) (string, bool) {
 	for _, p := range []struct{ prefix, typ string }{
 		{"redisson_lock_queue:", "list"},
 		{"redisson_lock_timeout:", "zset"},
@@ -479,7 +481,7 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	pipe := rdb.Pipeline()
 	for i, n := range names {
 		l := &looks[i]
-		l.d, l.head = derive(n), infos[n]
+		l.d, l.head = Derive(n), infos[n]
 		switch l.head.Type {
 		case "hash", "none":
 			l.queue = pipe.LRange(ctx, l.d.queue, 0, maxListed-1)
@@ -494,7 +496,7 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 			l.prefix = pipe.GetRange(ctx, n, 0, 63)
 			fallthrough
 		case "none":
-			l.zcard = pipe.ZCard(ctx, l.d.pesTimeout)
+			l.zcard = pipe.ZCard(ctx, l.d.PesTimeout)
 		}
 	}
 	if err := execPipe(ctx, pipe); err != nil {
@@ -531,22 +533,22 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 				l.fieldsMap = l.fields.Val()
 			}
 			l.kind = hashKind(l.fieldsMap, len(l.queue.Val()) > 0 || l.exists.Val() > 0)
-			if big && l.kind != kindRW && l.kind != kindRateLimiter {
+			if big && l.kind != KindRW && l.kind != KindRateLimiter {
 				l.kind = kindUnknown("hash")
 			}
 		case "string":
 			if l.strlen.Val() > 63 {
-				l.kind = kindBucket
+				l.kind = KindBucket
 			} else {
 				l.kind, l.value = stringKind(l.prefix.Val(), l.zcard.Val() > 0)
 			}
 		case "none":
-			l.kind = kindNone
+			l.kind = KindNone
 		default:
 			l.kind = kindUnknown(l.head.Type)
 		}
 		l.channels = kindChannels(l.kind, l.d)
-		if l.channels == nil && l.kind == kindNone {
+		if l.channels == nil && l.kind == KindNone {
 			l.channels = []string{l.d.lockChan, l.d.rwChan, l.d.semChan, l.d.latchChan}
 		}
 		if l.queue != nil {
@@ -587,22 +589,22 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 				obj.FencingToken = &t
 			}
 		}
-		if l.zcard != nil && obj.Kind == kindPES {
+		if l.zcard != nil && obj.Kind == KindPES {
 			n := l.zcard.Val()
 			obj.Acquired = &n
 		}
 		switch obj.Kind {
-		case kindLock, kindFair, kindRW:
-			obj.Holders = holderList(l.fieldsMap, obj.Kind == kindRW)
-		case kindGroup:
+		case KindLock, KindFair, KindRW:
+			obj.Holders = holderList(l.fieldsMap, obj.Kind == KindRW)
+		case KindGroup:
 			for _, g := range groupValues(l.fieldsMap, now) {
 				obj.Holders = append(obj.Holders, Holder{Field: g.Field, ClientID: g.ClientID, OwnerID: g.OwnerID, Holds: g.Holds, Mode: "exclusive"})
 			}
-		case kindRateLimiter:
+		case KindRateLimiter:
 			num := func(f string) int64 { n, _ := strconv.ParseInt(l.fieldsMap[f], 10, 64); return n }
 			obj.RateLimiter = &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(l.fieldsMap["type"]),
 				KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
-		case kindBucket:
+		case KindBucket:
 			n := l.strlen.Val()
 			obj.Size = &n
 		}
@@ -660,30 +662,30 @@ func lsState(o *LsObject, fields map[string]string) string {
 		held = "held"
 	}
 	switch o.Kind {
-	case kindLock:
+	case KindLock:
 		s = held
-	case kindFair:
+	case KindFair:
 		s = fmt.Sprintf("%s, queue %d", held, o.Queue)
-	case kindRW:
+	case KindRW:
 		s = held
 		if len(o.Holders) > 0 {
 			s = "held (" + fields["mode"] + ")"
 		}
-	case kindGroup:
+	case KindGroup:
 		s = fmt.Sprintf("%d values held", len(o.Holders))
-	case kindPES:
+	case KindPES:
 		s = fmt.Sprintf("permits %d, acquired %d", *o.Value, *o.Acquired)
-	case kindSem:
+	case KindSem:
 		s = fmt.Sprintf("permits %d", *o.Value)
-	case kindLatch:
+	case KindLatch:
 		s = fmt.Sprintf("count %d", *o.Value)
-	case kindAtomic, kindSemOrLat:
+	case KindAtomic, KindSemOrLat:
 		s = fmt.Sprintf("value %d", *o.Value)
-	case kindRateLimiter:
-		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, fmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
-	case kindBucket:
+	case KindRateLimiter:
+		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
+	case KindBucket:
 		s = fmt.Sprintf("%d bytes", *o.Size)
-	case kindNone:
+	case KindNone:
 		s = "no key"
 		if o.Queue > 0 {
 			s += fmt.Sprintf(", queue %d", o.Queue)
@@ -722,7 +724,7 @@ func printLs(w io.Writer, r *LsResult) {
 	for _, o := range r.Objects {
 		ttl := "-"
 		if o.TTLms >= 0 {
-			ttl = fmtMillis(o.TTLms)
+			ttl = FmtMillis(o.TTLms)
 		}
 		client, heldFor := "-", "-"
 		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {

@@ -1,10 +1,11 @@
-package main
+package inspect
 
 import (
 	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"io"
 	"os"
 	"os/signal"
@@ -15,34 +16,34 @@ import (
 )
 
 // minInterval bounds --interval from below.
-const minInterval = 100 * time.Millisecond
+const MinInterval = 100 * time.Millisecond
 
 // checkInterval checks --interval: only with --watch, at least minInterval.
 func checkInterval(fs *flag.FlagSet, watch bool, interval time.Duration) (int, bool) {
 	switch {
-	case isSet(fs, "interval") && !watch:
-		return usageError(fs, "--interval goes with --watch"), false
-	case interval < minInterval:
-		return usageError(fs, "--interval must be at least %v (got %v)", minInterval, interval), false
+	case cliflag.IsSet(fs, "interval") && !watch:
+		return cliflag.UsageError(fs, "--interval goes with --watch"), false
+	case interval < MinInterval:
+		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", MinInterval, interval), false
 	}
-	return exitOK, true
+	return cliflag.ExitOK, true
 }
 
 // durationRe matches what fmtMillis and time.Duration.String print, and
 // the UTC times inspect prints: they change at every drawing, so changes
 // are looked for with them masked.
-var durationRe = regexp.MustCompile(`-?([0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h))+|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z`)
+var DurationRe = regexp.MustCompile(`-?([0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h))+|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z`)
 
 // markChanges prefixes each line of frame with "* " when it (durations
 // masked) was not in the previous frame, "  " otherwise; prev nil marks
 // nothing. It returns the marked frame and the masked lines for the next
 // call.
-func markChanges(frame string, prev map[string]int) (string, map[string]int) {
+func MarkChanges(frame string, prev map[string]int) (string, map[string]int) {
 	lines := strings.Split(strings.TrimRight(frame, "\n"), "\n")
 	masked := make(map[string]int, len(lines))
 	var b strings.Builder
 	for _, l := range lines {
-		m := durationRe.ReplaceAllString(l, "~")
+		m := DurationRe.ReplaceAllString(l, "~")
 		masked[m]++
 		mark := "  "
 		if prev != nil {
@@ -87,7 +88,7 @@ func watchLoop(prog, title string, interval, budget time.Duration, render func(c
 			frame = fmt.Sprintf("%s: %v\n", prog, err)
 		}
 		var marked string
-		marked, prev = markChanges(frame, prev)
+		marked, prev = MarkChanges(frame, prev)
 		header := fmt.Sprintf("Every %v: %s    %s    (* changed since the last drawing)\n", interval, title,
 			time.Now().Format("15:04:05"))
 		if tty {
@@ -98,7 +99,7 @@ func watchLoop(prog, title string, interval, budget time.Duration, render func(c
 		_, _ = io.WriteString(os.Stdout, header+marked)
 		select {
 		case <-sigs:
-			return exitOK
+			return cliflag.ExitOK
 		case <-tick.C:
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bufio"
@@ -20,11 +20,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/rlock"
 )
 
 // demoWorkerCommand is the hidden command demo re-runs its own binary with.
-const demoWorkerCommand = "__demo-worker"
+const WorkerName = "__demo-worker"
 
 // workerMsg is one JSON line a worker writes on its stdout:
 //
@@ -51,21 +53,21 @@ const exitWorkerAborted = 4
 // acquisitions of one lock; each increments the counter with GET then SET
 // inside the lock. The parent sends "go" on stdin to start; stdin's end
 // stops the worker (parent interrupted or gone).
-func cmdDemoWorker(args []string) int {
-	fs := flag.NewFlagSet("redisson "+demoWorkerCommand, flag.ContinueOnError)
-	var cf connFlags
-	cf.register(fs)
+func WorkerCommand(args []string) int {
+	fs := flag.NewFlagSet("redisson "+WorkerName, flag.ContinueOnError)
+	var cf conn.Flags
+	cf.Register(fs)
 	name := fs.String("lock", "", "lock name")
 	counter := fs.String("counter", "", "counter key")
 	workers := fs.Int("workers", 1, "goroutines")
 	ops := fs.Int("ops", 0, "acquisitions of this process")
 	lease := fs.Duration("lease", 0, "fixed lease (0: watchdog)")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return cliflag.ExitUsage
 	}
 	if *name == "" || *counter == "" || *workers < 1 || *ops < 0 || *lease < 0 {
-		fmt.Fprintln(os.Stderr, "redisson "+demoWorkerCommand+": bad arguments (this command is run by redisson demo)")
-		return exitUsage
+		fmt.Fprintln(os.Stderr, "redisson "+WorkerName+": bad arguments (this command is run by redisson demo)")
+		return cliflag.ExitUsage
 	}
 	// A terminal's Ctrl-C reaches the whole process group; the parent
 	// decides, and stops us by closing stdin.
@@ -75,17 +77,17 @@ func cmdDemoWorker(args []string) int {
 	defer out.Close()
 	fail := func(format string, a ...any) int {
 		out.msg(workerMsg{Error: fmt.Sprintf(format, a...)})
-		return exitError
+		return cliflag.ExitError
 	}
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	cn, err := cf.connect(ctx, func(a net.Addr) { out.msg(workerMsg{Conn: a.String()}) })
+	cn, err := cf.Connect(ctx, func(a net.Addr) { out.msg(workerMsg{Conn: a.String()}) })
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer cn.Close()
-	client, err := redisson.New(cn.rdb, redisson.WithTimeout(cf.timeout))
+	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -94,7 +96,7 @@ func cmdDemoWorker(args []string) int {
 	// Open the pool's connections now, outside the measured window.
 	var wg sync.WaitGroup
 	for range *workers {
-		wg.Go(func() { _ = cn.rdb.Ping(ctx).Err() })
+		wg.Go(func() { _ = cn.RDB.Ping(ctx).Err() })
 	}
 	wg.Wait()
 
@@ -135,7 +137,7 @@ func cmdDemoWorker(args []string) int {
 					return
 				}
 				acq := time.Now().UnixNano()
-				err = increment(hold.Context(), cn.rdb, *counter)
+				err = increment(hold.Context(), cn.RDB, *counter)
 				rel := time.Now().UnixNano()
 				uerr := hold.Unlock(ctx)
 				if err == nil && uerr != nil {
@@ -163,7 +165,7 @@ func cmdDemoWorker(args []string) int {
 		return exitWorkerAborted
 	}
 	out.msg(workerMsg{Done: true, N: made.Load()})
-	return exitOK
+	return cliflag.ExitOK
 }
 
 // increment is the demo's non-atomic read-modify-write: only the lock keeps

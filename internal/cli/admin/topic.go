@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/pubsub"
 )
 
@@ -76,18 +79,18 @@ type topicSubscription interface {
 	Err() error
 }
 
-func cmdTopic(args []string) int {
-	fs := newFlagSet("topic", "redisson topic [--codec C] [--pattern | --sharded | --reliable] [connection flags] NAME publish MSG | subscribe [--count N] [--wait D]",
+func Topic(args []string) int {
+	fs := cliflag.NewFlagSet("topic", "redisson topic [--codec C] [--pattern | --sharded | --reliable] [connection flags] NAME publish MSG | subscribe [--count N] [--wait D]",
 		topicDescription, topicExamples)
-	var cf connFlags
-	cf.register(fs)
+	var cf conn.Flags
+	cf.Register(fs)
 	codecName := fs.String("codec", "json", "`codec` of the messages: json, msgpack, typedjson, string, long, bytes")
 	pattern := fs.Bool("pattern", false, "subscribe: NAME is a glob pattern (PSUBSCRIBE)")
 	sharded := fs.Bool("sharded", false, "a sharded topic: SPUBLISH / SSUBSCRIBE (Redis 7+)")
 	reliable := fs.Bool("reliable", false, "a reliable topic (Redisson's RReliableTopic, a stream)")
 	count := fs.Int("count", 0, "subscribe: exit 0 after `N` messages (default: no limit)")
 	waitFor := fs.Duration("wait", 0, "subscribe: stop after this `duration`, exit 75 if fewer than --count\nmessages came (without --count: none) (default: no limit)")
-	pos, code, done := parseFlags(fs, keepNegatives(args), true)
+	pos, code, done := cliflag.ParseFlags(fs, keepNegatives(args), true)
 	if done {
 		return code
 	}
@@ -95,14 +98,14 @@ func cmdTopic(args []string) int {
 	if !ok {
 		return code
 	}
-	newCodec, ok := getCodecs[*codecName]
+	newCodec, ok := inspect.GetCodecs[*codecName]
 	if !ok {
-		names := make([]string, 0, len(getCodecs))
-		for n := range getCodecs {
+		names := make([]string, 0, len(inspect.GetCodecs))
+		for n := range inspect.GetCodecs {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return usageError(fs, "unknown --codec %q (want one of %s)", *codecName, strings.Join(names, ", "))
+		return cliflag.UsageError(fs, "unknown --codec %q (want one of %s)", *codecName, strings.Join(names, ", "))
 	}
 	var kinds []string
 	for k, on := range map[string]bool{"--pattern": *pattern, "--sharded": *sharded, "--reliable": *reliable} {
@@ -113,15 +116,15 @@ func cmdTopic(args []string) int {
 	sort.Strings(kinds)
 	switch {
 	case len(kinds) > 1:
-		return usageError(fs, "%s: choose one", strings.Join(kinds, " and "))
+		return cliflag.UsageError(fs, "%s: choose one", strings.Join(kinds, " and "))
 	case *pattern && action == "publish":
-		return usageError(fs, "--pattern goes with subscribe: publish to a channel, not a pattern")
-	case action == "publish" && (isSet(fs, "count") || isSet(fs, "wait")):
-		return usageError(fs, "--count and --wait go with subscribe")
-	case isSet(fs, "count") && *count < 1:
-		return usageError(fs, "--count must be at least 1 (got %d); leave it out for no limit", *count)
-	case isSet(fs, "wait") && *waitFor <= 0:
-		return usageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *waitFor)
+		return cliflag.UsageError(fs, "--pattern goes with subscribe: publish to a channel, not a pattern")
+	case action == "publish" && (cliflag.IsSet(fs, "count") || cliflag.IsSet(fs, "wait")):
+		return cliflag.UsageError(fs, "--count and --wait go with subscribe")
+	case cliflag.IsSet(fs, "count") && *count < 1:
+		return cliflag.UsageError(fs, "--count must be at least 1 (got %d); leave it out for no limit", *count)
+	case cliflag.IsSet(fs, "wait") && *waitFor <= 0:
+		return cliflag.UsageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *waitFor)
 	}
 	cd := newCodec()
 	var msg any
@@ -131,7 +134,7 @@ func cmdTopic(args []string) int {
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
 	defer cancel()
 	cn, client, code := adminClient(ctx, fs, &cf)
 	if cn == nil {
@@ -152,10 +155,10 @@ func cmdTopic(args []string) int {
 		}
 		n, err := p.Publish(ctx, msg)
 		if err != nil {
-			return errorf(fs.Name(), "%v", err)
+			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		fmt.Println(n)
-		return exitOK
+		return cliflag.ExitOK
 	}
 
 	// From here SIGINT and SIGTERM end the subscription, with exit 0.
@@ -180,7 +183,7 @@ func cmdTopic(args []string) int {
 		sub, err = redisson.NewTopic[any](client, name, cd).Subscribe(ctx)
 	}
 	if err != nil {
-		return errorf(fs.Name(), "%v", err)
+		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	defer sub.Close()
 	return topicReceive(fs, sub, sigs, *pattern, *count, *waitFor)
@@ -191,21 +194,21 @@ func cmdTopic(args []string) int {
 func topicMessage(fs *flag.FlagSet, codecName, arg string) (any, int, bool) {
 	switch codecName {
 	case "string":
-		return arg, exitOK, true
+		return arg, cliflag.ExitOK, true
 	case "bytes":
-		return []byte(arg), exitOK, true
+		return []byte(arg), cliflag.ExitOK, true
 	case "long":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if err != nil {
-			return nil, usageError(fs, "publish: --codec long wants a whole number, got %q", arg), false
+			return nil, cliflag.UsageError(fs, "publish: --codec long wants a whole number, got %q", arg), false
 		}
-		return n, exitOK, true
+		return n, cliflag.ExitOK, true
 	}
 	if !json.Valid([]byte(arg)) {
-		return nil, usageError(fs, "publish: --codec %s wants MSG as JSON, got %q (quote a text: '\"hello\"', or use --codec string)", codecName, arg), false
+		return nil, cliflag.UsageError(fs, "publish: --codec %s wants MSG as JSON, got %q (quote a text: '\"hello\"', or use --codec string)", codecName, arg), false
 	}
 	// The codecs write a json.RawMessage as Jackson reads its JSON.
-	return json.RawMessage(arg), exitOK, true
+	return json.RawMessage(arg), cliflag.ExitOK, true
 }
 
 // topicReceive prints sub's messages until a signal, count messages or the
@@ -221,30 +224,30 @@ func topicReceive(fs *flag.FlagSet, sub topicSubscription, sigs <-chan os.Signal
 	for {
 		select {
 		case <-sigs:
-			return exitOK
+			return cliflag.ExitOK
 		case <-deadline:
 			if count > 0 {
 				fmt.Fprintf(os.Stderr, "%s: %d of %d messages within %v\n", fs.Name(), got, count, wait)
-				return exitNotAcq
+				return cliflag.ExitNotAcq
 			}
 			if got == 0 {
 				fmt.Fprintf(os.Stderr, "%s: no message within %v\n", fs.Name(), wait)
-				return exitNotAcq
+				return cliflag.ExitNotAcq
 			}
-			return exitOK
+			return cliflag.ExitOK
 		case m, ok := <-sub.Messages():
 			if !ok {
 				if err := sub.Err(); err != nil {
-					return errorf(fs.Name(), "%v", err)
+					return cliflag.Errorf(fs.Name(), "%v", err)
 				}
-				return errorf(fs.Name(), "the subscription ended")
+				return cliflag.Errorf(fs.Name(), "the subscription ended")
 			}
 			line, isMsg := topicLine(m, withChannel)
 			fmt.Println(line)
 			if isMsg {
 				got++
 				if count > 0 && got >= count {
-					return exitOK
+					return cliflag.ExitOK
 				}
 			}
 		}
@@ -266,7 +269,7 @@ func topicLine(m pubsub.Message[any], withChannel bool) (string, bool) {
 	var text string
 	if m.Err != nil {
 		text = "# error: " + strings.ReplaceAll(m.Err.Error(), "\n", " ")
-	} else if out, err := json.Marshal(printable(m.Value)); err != nil {
+	} else if out, err := json.Marshal(inspect.Printable(m.Value)); err != nil {
 		text = "# error: " + err.Error()
 	} else {
 		text = string(out)

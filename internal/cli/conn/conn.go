@@ -1,4 +1,4 @@
-package main
+package conn
 
 import (
 	"context"
@@ -15,10 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/redis/go-redis/v9"
 )
 
-const connFlagsHelp = `  --redis URL    Redis to use; repeatable, or a comma list (default $REDIS_URL):
+const FlagsHelp = `  --redis URL    Redis to use; repeatable, or a comma list (default $REDIS_URL):
                    redis://[user:pass@]host:port/db    one server (host:port alone works too)
                    rediss://...                        the same over TLS
                    redis-sentinel://[pass@]host:port[,host:port]/mastername[/db]
@@ -45,46 +46,46 @@ const connFlagsHelp = `  --redis URL    Redis to use; repeatable, or a comma lis
 `
 
 // connFlags are the connection flags of every command that talks to Redis.
-type connFlags struct {
-	urls    urlList
-	cluster bool
-	timeout time.Duration
-	tls     tlsFlags
+type Flags struct {
+	Urls    UrlList
+	Cluster bool
+	Timeout time.Duration
+	Tls     tlsFlags
 }
 
 // urlList is a repeatable --redis flag.
-type urlList []string
+type UrlList []string
 
-func (l *urlList) String() string { return strings.Join(*l, ",") }
+func (l *UrlList) String() string { return strings.Join(*l, ",") }
 
-func (l *urlList) Set(v string) error {
+func (l *UrlList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
 }
 
-func (c *connFlags) register(fs *flag.FlagSet) {
-	fs.Var(&c.urls, "redis", "Redis `URL`: redis://[user:pass@]host:port/db, rediss:// (TLS),\n"+
+func (c *Flags) Register(fs *flag.FlagSet) {
+	fs.Var(&c.Urls, "redis", "Redis `URL`: redis://[user:pass@]host:port/db, rediss:// (TLS),\n"+
 		"redis-sentinel://[pass@]host:port[,host:port]/master; repeatable or a comma list\n"+
 		"(default $REDIS_URL)")
-	fs.BoolVar(&c.cluster, "cluster", false, "the --redis addresses are seed nodes of a Redis Cluster")
-	fs.DurationVar(&c.timeout, "timeout", 3*time.Second, "`duration` of connect and command timeouts; also the lock client's timeout\n(redisson.WithTimeout: unlocks, watchdog renewals)")
-	fs.StringVar(&c.tls.ca, "tls-ca", "", "PEM `file` of the CA certificate(s) to verify the server with, instead of the\nsystem's; turns TLS on, as rediss:// does")
-	fs.StringVar(&c.tls.cert, "tls-cert", "", "PEM `file` of the client certificate, for a server that requires one\n(tls-auth-clients: mutual TLS); needs --tls-key; turns TLS on")
-	fs.StringVar(&c.tls.key, "tls-key", "", "PEM `file` of the private key of --tls-cert")
-	fs.StringVar(&c.tls.serverName, "tls-server-name", "", "`name` the server's certificate must carry (default: the host dialled);\nturns TLS on")
-	fs.BoolVar(&c.tls.insecure, "tls-insecure", false, "do not verify the server's certificate (tests only: anyone on the path can\npose as the server); turns TLS on")
+	fs.BoolVar(&c.Cluster, "cluster", false, "the --redis addresses are seed nodes of a Redis Cluster")
+	fs.DurationVar(&c.Timeout, "timeout", 3*time.Second, "`duration` of connect and command timeouts; also the lock client's timeout\n(redisson.WithTimeout: unlocks, watchdog renewals)")
+	fs.StringVar(&c.Tls.ca, "tls-ca", "", "PEM `file` of the CA certificate(s) to verify the server with, instead of the\nsystem's; turns TLS on, as rediss:// does")
+	fs.StringVar(&c.Tls.cert, "tls-cert", "", "PEM `file` of the client certificate, for a server that requires one\n(tls-auth-clients: mutual TLS); needs --tls-key; turns TLS on")
+	fs.StringVar(&c.Tls.key, "tls-key", "", "PEM `file` of the private key of --tls-cert")
+	fs.StringVar(&c.Tls.serverName, "tls-server-name", "", "`name` the server's certificate must carry (default: the host dialled);\nturns TLS on")
+	fs.BoolVar(&c.Tls.insecure, "tls-insecure", false, "do not verify the server's certificate (tests only: anyone on the path can\npose as the server); turns TLS on")
 }
 
 // configured reports whether a Redis was given, by flag or $REDIS_URL.
-func (c *connFlags) configured() bool {
-	return len(c.urls) > 0 || strings.TrimSpace(os.Getenv("REDIS_URL")) != ""
+func (c *Flags) Configured() bool {
+	return len(c.Urls) > 0 || strings.TrimSpace(os.Getenv("REDIS_URL")) != ""
 }
 
 // rawValue returns the --redis values (or $REDIS_URL) as one comma list, for
 // passing on to a child process in its environment.
-func (c *connFlags) rawValue() string {
-	if len(c.urls) > 0 {
-		return strings.Join(c.urls, ",")
+func (c *Flags) RawValue() string {
+	if len(c.Urls) > 0 {
+		return strings.Join(c.Urls, ",")
 	}
 	return os.Getenv("REDIS_URL")
 }
@@ -92,8 +93,8 @@ func (c *connFlags) rawValue() string {
 // items splits the --redis values (or $REDIS_URL) into URLs and bare
 // addresses, and names where they came from for messages. A Sentinel URL
 // keeps its comma list of sentinels.
-func (c *connFlags) items() (items []string, source string) {
-	values, source := []string(c.urls), "--redis"
+func (c *Flags) Items() (items []string, source string) {
+	values, source := []string(c.Urls), "--redis"
 	if len(values) == 0 {
 		if v := strings.TrimSpace(os.Getenv("REDIS_URL")); v != "" {
 			values, source = []string{v}, "$REDIS_URL"
@@ -133,22 +134,22 @@ func isSentinelURL(s string) bool {
 }
 
 // errUsage marks connection settings that make no sense (exit code 2).
-type errUsage struct{ msg string }
+type ErrUsage struct{ Msg string }
 
-func (e errUsage) Error() string { return e.msg }
+func (e ErrUsage) Error() string { return e.Msg }
 
 // conn is a connected go-redis client and what the commands need to know
 // about it.
-type conn struct {
-	rdb      redis.UniversalClient
+type Conn struct {
+	RDB      redis.UniversalClient
 	mode     string // "single", "cluster" or "sentinel"
-	display  string // where, without passwords
+	Display  string // where, without passwords
 	failover *redis.FailoverOptions
 	tls      bool // the connections speak TLS
 }
 
 // Close closes the go-redis client.
-func (c *conn) Close() error { return c.rdb.Close() }
+func (c *Conn) Close() error { return c.RDB.Close() }
 
 // dialHook, when set, is told the local address of every connection made.
 type dialHook func(local net.Addr)
@@ -156,32 +157,32 @@ type dialHook func(local net.Addr)
 // client builds the go-redis client of the flags. It does not connect, but
 // it checks every address first, so that a typo is a usage error (exit 2)
 // rather than a connection failure (exit 1).
-func (c *connFlags) client(hook dialHook) (*conn, error) {
-	if c.timeout <= 0 {
-		return nil, errUsage{"--timeout must be positive"}
+func (c *Flags) Client(hook dialHook) (*Conn, error) {
+	if c.Timeout <= 0 {
+		return nil, ErrUsage{"--timeout must be positive"}
 	}
-	items, source := c.items()
+	items, source := c.Items()
 	if len(items) == 0 {
-		return nil, errUsage{"no Redis given: use --redis URL or set REDIS_URL"}
+		return nil, ErrUsage{"no Redis given: use --redis URL or set REDIS_URL"}
 	}
 	bad := func(item string, err error) error {
-		return errUsage{fmt.Sprintf("%s %q: %v", source, redact(item), err)}
+		return ErrUsage{fmt.Sprintf("%s %q: %v", source, redact(item), err)}
 	}
 	for _, it := range items {
 		if isSentinelURL(it) {
-			if len(items) > 1 || c.cluster {
-				return nil, errUsage{"a Sentinel URL must be the only Redis address, without --cluster"}
+			if len(items) > 1 || c.Cluster {
+				return nil, ErrUsage{"a Sentinel URL must be the only Redis address, without --cluster"}
 			}
 			fo, err := parseSentinelURL(it)
 			if err != nil {
 				return nil, bad(it, err)
 			}
-			if fo.TLSConfig, err = c.tls.apply(fo.TLSConfig); err != nil {
+			if fo.TLSConfig, err = c.Tls.apply(fo.TLSConfig); err != nil {
 				return nil, err
 			}
-			fo.DialTimeout = orDefault(fo.DialTimeout, c.timeout)
-			fo.ReadTimeout = orDefault(fo.ReadTimeout, c.timeout)
-			fo.WriteTimeout = orDefault(fo.WriteTimeout, c.timeout)
+			fo.DialTimeout = orDefault(fo.DialTimeout, c.Timeout)
+			fo.ReadTimeout = orDefault(fo.ReadTimeout, c.Timeout)
+			fo.WriteTimeout = orDefault(fo.WriteTimeout, c.Timeout)
 			if hook != nil {
 				fo.Dialer = hookedDialer(fo.DialTimeout, fo.TLSConfig, hook)
 			}
@@ -189,10 +190,10 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 			if fo.TLSConfig != nil {
 				display += " (TLS)"
 			}
-			return &conn{rdb: redis.NewFailoverClient(fo), mode: "sentinel", display: display, failover: fo, tls: fo.TLSConfig != nil}, nil
+			return &Conn{RDB: redis.NewFailoverClient(fo), mode: "sentinel", Display: display, failover: fo, tls: fo.TLSConfig != nil}, nil
 		}
 	}
-	if c.cluster {
+	if c.Cluster {
 		first, err := serverURL(items[0])
 		if err != nil {
 			return nil, bad(items[0], err)
@@ -201,7 +202,7 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 		if err != nil {
 			return nil, bad(items[0], err)
 		}
-		if co.TLSConfig, err = c.tls.apply(co.TLSConfig); err != nil {
+		if co.TLSConfig, err = c.Tls.apply(co.TLSConfig); err != nil {
 			return nil, err
 		}
 		for _, it := range items[1:] {
@@ -211,9 +212,9 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 			}
 			co.Addrs = append(co.Addrs, addr)
 		}
-		co.DialTimeout = orDefault(co.DialTimeout, c.timeout)
-		co.ReadTimeout = orDefault(co.ReadTimeout, c.timeout)
-		co.WriteTimeout = orDefault(co.WriteTimeout, c.timeout)
+		co.DialTimeout = orDefault(co.DialTimeout, c.Timeout)
+		co.ReadTimeout = orDefault(co.ReadTimeout, c.Timeout)
+		co.WriteTimeout = orDefault(co.WriteTimeout, c.Timeout)
 		if hook != nil {
 			co.Dialer = hookedDialer(co.DialTimeout, co.TLSConfig, hook)
 		}
@@ -221,10 +222,10 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 		if co.TLSConfig != nil {
 			display += " (TLS)"
 		}
-		return &conn{rdb: redis.NewClusterClient(co), mode: "cluster", display: display, tls: co.TLSConfig != nil}, nil
+		return &Conn{RDB: redis.NewClusterClient(co), mode: "cluster", Display: display, tls: co.TLSConfig != nil}, nil
 	}
 	if len(items) > 1 {
-		return nil, errUsage{fmt.Sprintf("%d Redis addresses given: add --cluster for a Redis Cluster, or give one", len(items))}
+		return nil, ErrUsage{fmt.Sprintf("%d Redis addresses given: add --cluster for a Redis Cluster, or give one", len(items))}
 	}
 	u, err := serverURL(items[0])
 	if err != nil {
@@ -234,12 +235,12 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 	if err != nil {
 		return nil, bad(items[0], err)
 	}
-	if o.TLSConfig, err = c.tls.apply(o.TLSConfig); err != nil {
+	if o.TLSConfig, err = c.Tls.apply(o.TLSConfig); err != nil {
 		return nil, err
 	}
-	o.DialTimeout = orDefault(o.DialTimeout, c.timeout)
-	o.ReadTimeout = orDefault(o.ReadTimeout, c.timeout)
-	o.WriteTimeout = orDefault(o.WriteTimeout, c.timeout)
+	o.DialTimeout = orDefault(o.DialTimeout, c.Timeout)
+	o.ReadTimeout = orDefault(o.ReadTimeout, c.Timeout)
+	o.WriteTimeout = orDefault(o.WriteTimeout, c.Timeout)
 	if hook != nil {
 		o.Dialer = hookedDialer(o.DialTimeout, o.TLSConfig, hook)
 	}
@@ -250,47 +251,47 @@ func (c *connFlags) client(hook dialHook) (*conn, error) {
 	if o.TLSConfig != nil {
 		display += " (TLS)"
 	}
-	return &conn{rdb: redis.NewClient(o), mode: "single", display: display, tls: o.TLSConfig != nil}, nil
+	return &Conn{RDB: redis.NewClient(o), mode: "single", Display: display, tls: o.TLSConfig != nil}, nil
 }
 
 // connect builds the client and checks that Redis answers. A usage problem
 // is reported as errUsage.
-func (c *connFlags) connect(ctx context.Context, hook dialHook) (*conn, error) {
-	cn, err := c.client(hook)
+func (c *Flags) Connect(ctx context.Context, hook dialHook) (*Conn, error) {
+	cn, err := c.Client(hook)
 	if err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, c.timeout)
+	pctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	if cl, ok := cn.rdb.(*redis.ClusterClient); ok {
+	if cl, ok := cn.RDB.(*redis.ClusterClient); ok {
 		err = cl.ForEachShard(pctx, func(ctx context.Context, node *redis.Client) error {
 			return node.Ping(ctx).Err()
 		})
 	} else {
-		err = cn.rdb.Ping(pctx).Err()
+		err = cn.RDB.Ping(pctx).Err()
 	}
 	if err != nil {
 		cn.Close()
 		if hint := c.tlsHint(err, cn.tls); hint != "" {
-			return nil, fmt.Errorf("cannot reach Redis at %s: %w (%s)", cn.display, err, hint)
+			return nil, fmt.Errorf("cannot reach Redis at %s: %w (%s)", cn.Display, err, hint)
 		}
-		return nil, fmt.Errorf("cannot reach Redis at %s: %w", cn.display, err)
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w", cn.Display, err)
 	}
 	return cn, nil
 }
 
 // connectOrExit connects and turns errors into an exit code: 2 for usage
 // problems, 1 otherwise.
-func connectOrExit(ctx context.Context, fs *flag.FlagSet, cf *connFlags, hook dialHook) (*conn, int) {
-	cn, err := cf.connect(ctx, hook)
+func ConnectOrExit(ctx context.Context, fs *flag.FlagSet, cf *Flags, hook dialHook) (*Conn, int) {
+	cn, err := cf.Connect(ctx, hook)
 	if err == nil {
-		return cn, exitOK
+		return cn, cliflag.ExitOK
 	}
-	var ue errUsage
+	var ue ErrUsage
 	if errors.As(err, &ue) {
-		return nil, usageError(fs, "%s", ue.msg)
+		return nil, cliflag.UsageError(fs, "%s", ue.Msg)
 	}
-	return nil, errorf(fs.Name(), "%v", err)
+	return nil, cliflag.Errorf(fs.Name(), "%v", err)
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -586,27 +587,27 @@ func redact(s string) string {
 
 // monTarget is one Redis server to MONITOR: how to dial it, and a client
 // whose ECHO shows up in that server's MONITOR stream.
-type monTarget struct {
-	addr   string
-	opts   *redis.Options
-	client *redis.Client
+type MonTarget struct {
+	Addr   string
+	Opts   *redis.Options
+	Client *redis.Client
 }
 
 // masters returns the master servers of the connection: the one server, the
 // Sentinel group's current master, or every cluster master.
-func (c *conn) masters(ctx context.Context) ([]monTarget, error) {
-	switch rdb := c.rdb.(type) {
+func (c *Conn) Masters(ctx context.Context) ([]MonTarget, error) {
+	switch rdb := c.RDB.(type) {
 	case *redis.ClusterClient:
 		var mu sync.Mutex
-		var out []monTarget
+		var out []MonTarget
 		err := rdb.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
 			o := *node.Options()
 			mu.Lock()
-			out = append(out, monTarget{addr: o.Addr, opts: &o, client: node})
+			out = append(out, MonTarget{Addr: o.Addr, Opts: &o, Client: node})
 			mu.Unlock()
 			return nil
 		})
-		sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
+		sort.Slice(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
 		return out, err
 	case *redis.Client:
 		o := *rdb.Options()
@@ -617,9 +618,9 @@ func (c *conn) masters(ctx context.Context) ([]monTarget, error) {
 			}
 			o.Addr = addr
 		}
-		return []monTarget{{addr: o.Addr, opts: &o, client: rdb}}, nil
+		return []MonTarget{{Addr: o.Addr, Opts: &o, Client: rdb}}, nil
 	}
-	return nil, fmt.Errorf("unsupported client %T", c.rdb)
+	return nil, fmt.Errorf("unsupported client %T", c.RDB)
 }
 
 // sentinelMaster asks the sentinels for the master's address.

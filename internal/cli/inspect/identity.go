@@ -1,4 +1,4 @@
-package main
+package inspect
 
 import (
 	"context"
@@ -150,5 +150,5 @@ func heldForText(ms *int64) string {
 	if ms == nil {
 		return "-"
 	}
-	return fmtMillis(*ms)
+	return FmtMillis(*ms)
 }

@@ -1,7 +1,8 @@
-package main
+package metrics
 
 import (
 	"fmt"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"io"
 	"sort"
 	"strings"
@@ -16,7 +17,7 @@ type metricFamily struct {
 
 // writeMetrics writes res as Prometheus text: the families in a fixed
 // order, each object's samples in ls's (name) order.
-func writeMetrics(w io.Writer, res *LsResult, took time.Duration, failed error) {
+func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error) {
 	fams := []*metricFamily{
 		{name: "redisson_up", help: "1 when the last read of Redis succeeded."},
 		{name: "redisson_scrape_duration_seconds", help: "Time the scan and look-ups of this scrape took."},
@@ -82,14 +83,14 @@ func writeMetrics(w io.Writer, res *LsResult, took time.Duration, failed error) 
 		for _, o := range res.Objects {
 			nk := []string{"name", o.Name, "kind", o.Kind}
 			switch o.Kind {
-			case kindLock, kindFair, kindRW, kindGroup:
+			case inspect.KindLock, inspect.KindFair, inspect.KindRW, inspect.KindGroup:
 				add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
 				add("redisson_lock_holders", nk, float64(len(o.Holders)))
 			}
-			if o.Kind != kindBucket && o.Kind != kindRateLimiter && !isUnknown(o.Kind) {
+			if o.Kind != inspect.KindBucket && o.Kind != inspect.KindRateLimiter && !inspect.IsUnknown(o.Kind) {
 				add("redisson_waiters", nk, float64(o.Waiters))
 			}
-			if o.Kind == kindFair || o.Queue > 0 {
+			if o.Kind == inspect.KindFair || o.Queue > 0 {
 				add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
 			}
 			if o.TTLms >= 0 {
@@ -97,9 +98,9 @@ func writeMetrics(w io.Writer, res *LsResult, took time.Duration, failed error) 
 			}
 			switch {
 			case o.Value == nil:
-			case o.Kind == kindSem || o.Kind == kindPES:
+			case o.Kind == inspect.KindSem || o.Kind == inspect.KindPES:
 				add("redisson_semaphore_permits", nk, float64(*o.Value))
-			case o.Kind == kindLatch:
+			case o.Kind == inspect.KindLatch:
 				add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
 			default:
 				add("redisson_integer_value", nk, float64(*o.Value))

@@ -1,4 +1,4 @@
-package main
+package inspect
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 )
 
-const kindRateLimiter = "rate limiter"
+const KindRateLimiter = "rate limiter"
 
 // RateLimiter is a rate limiter's config and the state of its windows
 // (protocol §13.2).
@@ -43,7 +43,7 @@ type RateWindow struct {
 	unreadGrant bool    // a grants member that is not Redisson's 21-byte packing
 	// inWindow are the grants still in the window, oldest first (the
 	// dashboard's chart).
-	inWindow []Grant
+	InWindow []Grant
 }
 
 // Grant is one grant of permits still in a rate limiter's window.
@@ -157,7 +157,7 @@ func fillWindow(ctx context.Context, rdb redis.UniversalClient, rl *RateLimiter,
 				continue
 			}
 			rw.Used += p
-			rw.inWindow = append(rw.inWindow, Grant{AtMs: int64(z.Score), Permits: p})
+			rw.InWindow = append(rw.InWindow, Grant{AtMs: int64(z.Score), Permits: p})
 			if rw.Grants == 0 {
 				in := int64(z.Score) + rl.IntervalMs - now
 				rw.RefillInMs = &in
@@ -239,9 +239,9 @@ func globEscape(s string) string {
 
 // printRateLimiter prints a rate limiter's config and windows.
 func printRateLimiter(w io.Writer, rl *RateLimiter, row func(k, format string, a ...any)) {
-	row("rate", "%d permits per %s (%s)", rl.Rate, fmtMillis(rl.IntervalMs), rl.Type)
+	row("rate", "%d permits per %s (%s)", rl.Rate, FmtMillis(rl.IntervalMs), rl.Type)
 	if rl.KeepAliveMs > 0 {
-		row("keep-alive", "%s after the last use", fmtMillis(rl.KeepAliveMs))
+		row("keep-alive", "%s after the last use", FmtMillis(rl.KeepAliveMs))
 	}
 	switch {
 	case len(rl.Windows) == 0 && rl.Type == "PER_CLIENT":
@@ -261,7 +261,7 @@ func printRateLimiter(w io.Writer, rl *RateLimiter, row func(k, format string, a
 			state = fmt.Sprintf("available %d (not used yet)", win.Available)
 		}
 		if win.RefillInMs != nil {
-			state += ", oldest leaves in " + fmtMillis(*win.RefillInMs)
+			state += ", oldest leaves in " + FmtMillis(*win.RefillInMs)
 		}
 		if win.unreadGrant {
 			state += " (some grants are not in Redisson 3.17+'s layout)"
