@@ -18,6 +18,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/dashboard"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -183,7 +184,7 @@ func TestDashboardEvents(t *testing.T) {
 				t.Errorf("waiter %+v lacks its client or timeout", q)
 			}
 		}
-		if strings.Join(got, " ") != strings.Join(order, " ") || ov.Kind != inspect.KindFair || len(ov.Holders) != 1 {
+		if strings.Join(got, " ") != strings.Join(order, " ") || ov.Kind != classify.FairLock || len(ov.Holders) != 1 {
 			t.Errorf("queue %v, want Redis' %v; %+v", got, order, ov.Report)
 		}
 	case <-time.After(30 * time.Second):

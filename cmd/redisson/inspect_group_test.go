@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/multilock"
@@ -47,7 +48,7 @@ func TestInspectGroup(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
 		t.Fatalf("inspect --json: %v\n%v", err, r)
 	}
-	if rep.Kind != inspect.KindGroup || len(rep.GroupValues) != 2 || len(rep.Holders) != 0 {
+	if rep.Kind != classify.Group || len(rep.GroupValues) != 2 || len(rep.Holders) != 0 {
 		t.Fatalf("JSON: kind %q, %d group values, %d holders", rep.Kind, len(rep.GroupValues), len(rep.Holders))
 	}
 	for _, v := range rep.GroupValues {

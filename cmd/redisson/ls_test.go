@@ -17,6 +17,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/redistest"
@@ -137,18 +138,18 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 	must(rdb.RPush(ctx, "k:list", "x").Err())
 
 	return map[string]lsWant{
-		"k:lock":    {kind: inspect.KindLock, state: "held", holder: owner(lock.Owner()), held: true},
-		"k:fair":    {kind: inspect.KindFair, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
-		"k:rw":      {kind: inspect.KindRW, state: "held (read)", holder: owner(rl.Owner()), held: true},
-		"k:fenced":  {kind: inspect.KindNone, state: "no key, token 1"},
-		"k:group":   {kind: inspect.KindGroup, state: "2 values held", holder: owner(g.Owner()), held: true},
-		"k:sem":     {kind: inspect.KindSem, state: "permits 4", waiters: 1},
-		"k:pes":     {kind: inspect.KindPES, state: "permits 2, acquired 1", held: true},
-		"k:latch":   {kind: inspect.KindLatch, state: "count 2", waiters: 1},
-		"k:long":    {kind: inspect.KindAtomic, state: "value 42"},
-		"k:rate":    {kind: inspect.KindRateLimiter, state: "rate 10 per 1s, OVERALL"},
-		"k:prate":   {kind: inspect.KindRateLimiter, state: "rate 5 per 1m0s, PER_CLIENT"},
-		"k:text":    {kind: inspect.KindBucket, state: "5 bytes"},
+		"k:lock":    {kind: classify.Lock, state: "held", holder: owner(lock.Owner()), held: true},
+		"k:fair":    {kind: classify.FairLock, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
+		"k:rw":      {kind: classify.RWLock, state: "held (read)", holder: owner(rl.Owner()), held: true},
+		"k:fenced":  {kind: classify.None, state: "no key, token 1"},
+		"k:group":   {kind: classify.Group, state: "2 values held", holder: owner(g.Owner()), held: true},
+		"k:sem":     {kind: classify.Semaphore, state: "permits 4", waiters: 1},
+		"k:pes":     {kind: classify.Expirable, state: "permits 2, acquired 1", held: true},
+		"k:latch":   {kind: classify.Latch, state: "count 2", waiters: 1},
+		"k:long":    {kind: classify.AtomicLong, state: "value 42"},
+		"k:rate":    {kind: classify.RateLimiter, state: "rate 10 per 1s, OVERALL"},
+		"k:prate":   {kind: classify.RateLimiter, state: "rate 5 per 1m0s, PER_CLIENT"},
+		"k:text":    {kind: classify.Bucket, state: "5 bytes"},
 		"k:list":    {kind: "unknown (list)", state: "Redis list"},
 		"k:unused":  {absent: true},
 		"k:nothing": {absent: true},
@@ -462,44 +463,5 @@ func TestWatch(t *testing.T) {
 	// Frames are separate drawings with a header each.
 	if fs := frames(lsOut.String()); !strings.HasPrefix(fs[0], "200ms: redisson ls w:*") {
 		t.Errorf("ls --watch header: %q", fs[0])
-	}
-}
-
-// TestMarkChanges: durations and times are not changes; other lines are,
-// once each.
-func TestMarkChanges(t *testing.T) {
-	_, prev := inspect.MarkChanges("a ttl 29.5s\nb 1\nb 1\n", nil)
-	got, _ := inspect.MarkChanges("a ttl 1m2.003s\nb 1\nb 2\nc at 2025-01-01T00:00:00.000Z\n", prev)
-	want := "  a ttl 1m2.003s\n  b 1\n* b 2\n* c at 2025-01-01T00:00:00.000Z\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// TestCompanionOf: the derived keys and what is not one.
-func TestCompanionOf(t *testing.T) {
-	const cid = "c0ffee00-0000-4000-8000-000000000001"
-	for _, tc := range []struct {
-		key, typ, owner string
-	}{
-		{"redisson_lock_queue:{orders}", "list", "orders"},
-		{"redisson_lock_queue:{orders}", "string", ""},
-		{"redisson_lock_timeout:{t}x", "zset", "{t}x"},
-		{"redisson_lock_token:{a:b}", "string", "a:b"},
-		{"redisson_unlock_latch:{orders}:0123456789abcdef0123456789abcdef", "string", "orders"},
-		{"{orders}:" + cid + ":7:rwlock_timeout:2", "string", "orders"},
-		{"{orders}:timeout", "zset", "orders"},
-		{"{orders}:timeout", "hash", ""},
-		{"{api}:value", "string", "api"},
-		{"{api}:value:" + cid, "string", "api"},
-		{"{api}:permits:" + cid, "zset", "api"},
-		{"{api}:permits", "zset", "api"},
-		{"plain:timeout", "zset", ""}, // no braces: not a derived key
-		{"orders", "hash", ""},
-	} {
-		owner, ok := inspect.CompanionOf(tc.key, tc.typ)
-		if owner != tc.owner || ok != (tc.owner != "") {
-			t.Errorf("companionOf(%q, %s) = %q, %v; want %q", tc.key, tc.typ, owner, ok, tc.owner)
-		}
 	}
 }

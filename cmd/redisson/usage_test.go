@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 )
 
 // cliEnvRun runs the CLI with extra environment variables (REDIS_URL=...).

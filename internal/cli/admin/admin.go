@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -252,7 +253,7 @@ func Permits(args []string) int {
 	fmt.Printf("available  %d\nacquired   %d\n", avail, acquired)
 	// The ids: the library has no call listing them; inspect's read-only
 	// reader of the {NAME}:timeout zset does.
-	ps, err := inspect.Permits(ctx, cn.RDB, inspect.Derive(name).PesTimeout)
+	ps, err := inspect.Permits(ctx, cn.RDB, classify.Derive(name).PESTimeout)
 	if err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}

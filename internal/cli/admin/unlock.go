@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -73,7 +74,7 @@ Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 	if err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	if rep.Kind != inspect.KindLock && rep.Kind != inspect.KindNone {
+	if rep.Kind != classify.Lock && rep.Kind != classify.None {
 		return cliflag.Errorf(fs.Name(), "%q holds %s, not a plain lock: not force-unlocking it", name, inspect.DescribeKind(rep))
 	}
 	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))

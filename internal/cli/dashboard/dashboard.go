@@ -22,6 +22,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/cli/admin"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -639,18 +640,18 @@ func (d *Dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, 
 	}
 	var deleted bool
 	switch rep.Kind {
-	case inspect.KindLock:
+	case classify.Lock:
 		deleted, err = d.Client.Lock(req.Name).ForceUnlock(ctx)
-	case inspect.KindFair:
+	case classify.FairLock:
 		deleted, err = d.Client.FairLock(req.Name).ForceUnlock(ctx)
-	case inspect.KindRW:
+	case classify.RWLock:
 		rw := d.Client.ReadWriteLock(req.Name)
 		if rep.Mode != nil && *rep.Mode == "write" {
 			deleted, err = rw.WriteLock().ForceUnlock(ctx)
 		} else {
 			deleted, err = rw.ReadLock().ForceUnlock(ctx)
 		}
-	case inspect.KindNone:
+	case classify.None:
 		return fmt.Sprintf("%q was not locked: nothing deleted", req.Name), http.StatusOK, nil
 	default:
 		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a lock: not force-unlocking it", req.Name, inspect.DescribeKind(rep))
@@ -681,9 +682,9 @@ func (d *Dashboard) setPermits(ctx context.Context, req writeRequest) (string, i
 	}
 	var p permitter
 	switch rep.Kind {
-	case inspect.KindSem, inspect.KindAtomic, inspect.KindSemOrLat, inspect.KindNone:
+	case classify.Semaphore, classify.AtomicLong, classify.SemOrLatch, classify.None:
 		p = d.Client.Semaphore(req.Name)
-	case inspect.KindPES:
+	case classify.Expirable:
 		p = d.Client.PermitExpirableSemaphore(req.Name)
 	default:
 		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a semaphore", req.Name, inspect.DescribeKind(rep))

@@ -2,10 +2,11 @@ package dashboard
 
 import (
 	"context"
-	"github.com/goredisson/redisson/internal/cli/inspect"
-	"github.com/goredisson/redisson/internal/cli/metrics"
 	"net/http"
 	"time"
+
+	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/metrics"
 )
 
 // metrics serves the ls state in Prometheus text format (exposition

@@ -13,10 +13,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
-	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/value"
 )
 
@@ -115,7 +115,7 @@ func GetValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name 
 		case errors.Is(err, redis.Nil):
 			return fmt.Errorf("%s: %w", name, ErrNoValue)
 		case err != nil:
-			return explainGetError(ctx, rdb, name, core.WrapRedisError("get", err))
+			return explainGetError(ctx, rdb, name, getError(err))
 		}
 		_, err = w.Write(data)
 		return err
@@ -150,10 +150,20 @@ func printJSON(v any) ([]byte, error) {
 	return json.MarshalIndent(Printable(v), "", "  ")
 }
 
+// getError is the error of a raw GET: ErrWrongType for Redis' WRONGTYPE,
+// so that explainGetError can say what the key holds.
+func getError(err error) error {
+	var re redis.Error
+	if errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE") {
+		return redisson.ErrWrongType
+	}
+	return fmt.Errorf("get: %w", err)
+}
+
 // explainGetError says what to try next.
 func explainGetError(ctx context.Context, rdb redis.UniversalClient, name string, err error) error {
 	switch {
-	case errors.Is(err, core.ErrWrongType):
+	case errors.Is(err, redisson.ErrWrongType):
 		typ, _ := rdb.Type(ctx, name).Result()
 		return fmt.Errorf("%s holds a Redis %s, not a bucket: try \"redisson inspect %s\"", name, typ, name)
 	case errors.Is(err, codec.ErrDecode):

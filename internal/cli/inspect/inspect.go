@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,11 +19,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/run"
-	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -232,30 +230,12 @@ type KeyInfo struct {
 	TTLms int64  `json:"ttl_ms"`
 }
 
-const (
-	KindNone     = "none"
-	KindLock     = "lock"
-	KindFair     = "fair lock"
-	KindRW       = "read-write lock"
-	KindPES      = "permit-expirable semaphore"
-	KindSemOrLat = "semaphore or latch"
-	KindSem      = "semaphore"
-	KindLatch    = "count-down latch"
-	KindAtomic   = "atomiclong"
-	KindBucket   = "bucket"
-	KindGroup    = "group multi-lock"
-)
-
 // pesNoExpiry is the score of a permit without lease (Redisson's
 // 922337203685477).
 const pesNoExpiry = 922337203685477
 
 // maxListed bounds the queue, permits and read timeout keys read.
 const maxListed = 1000
-
-// ownerField is Redisson's "<36-char client uuid>:<thread/owner id>", with
-// ":write" for a write lock holder.
-var ownerField = regexp.MustCompile(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(-?[0-9]+)(:write)?$`)
 
 func Command(args []string) int {
 	fs := cliflag.NewFlagSet("inspect", "redisson inspect [--json] [--watch [--interval D]] [connection flags] NAME", inspectDescription, inspectExamples)
@@ -304,30 +284,9 @@ func Command(args []string) int {
 	return cliflag.ExitOK
 }
 
-// derived are the keys and channels Redisson derives from a name (protocol
-// §1.5).
-type derived struct {
-	lockChan, rwChan, semChan, latchChan string
-	queue, timeout, PesTimeout, token    string
-}
-
-func Derive(name string) derived {
-	return derived{
-		lockChan: core.PrefixName("redisson_lock__channel", name),
-		rwChan:   core.PrefixName("redisson_rwlock", name),
-		semChan:  core.PrefixName("redisson_sc", name),
-		// The latch channel always adds braces, even around a tagged name.
-		latchChan:  "redisson_countdownlatch__channel__{" + name + "}",
-		queue:      fairlock.QueueName(name),
-		timeout:    fairlock.TimeoutName(name),
-		PesTimeout: core.SuffixName(name, "timeout"),
-		token:      core.PrefixName("redisson_lock_token", name),
-	}
-}
-
-// inspect reads everything about name.
+// Inspect reads everything about name.
 func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
-	d := Derive(name)
+	d := classify.Derive(name)
 	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{},
 		Alternatives: []string{}, GroupValues: []GroupValue{}}
 	head, err := keyInfo(ctx, rdb, name)
@@ -339,7 +298,7 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		rep.Keys = append(rep.Keys, head)
 	}
 	extra := map[string]KeyInfo{}
-	for _, k := range []string{d.queue, d.timeout, d.PesTimeout, d.token} {
+	for _, k := range []string{d.Queue, d.Timeout, d.PESTimeout, d.Token} {
 		ki, err := keyInfo(ctx, rdb, k)
 		if err != nil {
 			return nil, err
@@ -349,84 +308,120 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Keys = append(rep.Keys, ki)
 		}
 	}
-	_, hasQueue := extra[d.queue]
-	_, hasTimeout := extra[d.timeout]
-	pes := extra[d.PesTimeout].Type == "zset"
-
-	var channels []string
-	switch head.Type {
-	case "hash":
-		fields, err := rdb.HGetAll(ctx, name).Result()
-		if err != nil {
-			return nil, fmt.Errorf("HGETALL %s: %w", name, err)
-		}
-		rep.Kind = hashKind(fields, hasQueue || hasTimeout)
-		channels = kindChannels(rep.Kind, d)
-		switch rep.Kind {
-		case KindRW:
-			mode := fields["mode"]
-			rep.Mode = &mode
-		case KindRateLimiter:
-			rl, keys, err := rateLimiter(ctx, rdb, name, fields)
-			if err != nil {
-				return nil, err
-			}
-			rep.RateLimiter = rl
-			rep.Keys = append(rep.Keys, keys...)
-		case KindGroup:
-			rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
-		}
-		if rep.Kind != KindRateLimiter && rep.Kind != KindGroup {
-			if rep.Holders, err = holders(ctx, rdb, name, fields, rep.Kind == KindRW); err != nil {
-				return nil, err
-			}
-		}
-	case "string":
-		v, err := rdb.Get(ctx, name).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("GET %s: %w", name, err)
-		}
-		switch {
-		case errors.Is(err, redis.Nil):
-			rep.Kind = KindNone // deleted in between
-		default:
-			rep.Kind, rep.Value = stringKind(v, pes)
-			if rep.Kind == KindBucket {
-				bucket(rep, []byte(v))
-			}
-			channels = kindChannels(rep.Kind, d)
-		}
-	case "none":
-		rep.Kind = KindNone
-	default:
-		rep.Kind = kindUnknown(head.Type)
+	_, hasQueue := extra[d.Queue]
+	_, hasTimeout := extra[d.Timeout]
+	facts := classify.Facts{Type: head.Type, FairKeys: hasQueue || hasTimeout, PESTimeout: extra[d.PESTimeout].Type == "zset"}
+	channels, err := readKind(ctx, rdb, rep, facts, d)
+	if err != nil {
+		return nil, err
 	}
 	if channels == nil {
-		channels = []string{d.lockChan, d.rwChan, d.semChan, d.latchChan}
+		channels = classify.Candidates(d)
 	}
-
 	if hasQueue {
 		if rep.Queue, err = fairQueue(ctx, rdb, d); err != nil {
 			return nil, err
 		}
 		// Fair-lock waiters each listen on their own channel.
 		for _, q := range rep.Queue {
-			channels = append(channels, d.lockChan+":"+q.Field)
+			channels = append(channels, d.LockChan+":"+q.Field)
 		}
 	}
-	if pes {
-		if rep.Permits, err = Permits(ctx, rdb, d.PesTimeout); err != nil {
-			return nil, err
+	if err := readCompanions(ctx, rdb, rep, extra, d); err != nil {
+		return nil, err
+	}
+	if err := readWaiters(ctx, rdb, rep, channels, d); err != nil {
+		return nil, err
+	}
+	if err := identify(ctx, rdb, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// readKind reads the name's own key, classifies it and fills in what its
+// kind shows; it returns the channels of the kind's waiters.
+func readKind(ctx context.Context, rdb redis.UniversalClient, rep *Report, f classify.Facts, d classify.Names) ([]string, error) {
+	name := rep.Name
+	switch f.Type {
+	case "hash":
+		fields, err := rdb.HGetAll(ctx, name).Result()
+		if err != nil {
+			return nil, fmt.Errorf("HGETALL %s: %w", name, err)
+		}
+		f.Fields = fields
+		rep.Kind, _ = classify.Of(name, f)
+		return classify.Channels(rep.Kind, d), readHash(ctx, rdb, rep, fields)
+	case "string":
+		v, err := rdb.Get(ctx, name).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("GET %s: %w", name, err)
+		}
+		if errors.Is(err, redis.Nil) {
+			rep.Kind = classify.None // deleted in between
+			return nil, nil
+		}
+		f.Value = v
+		rep.Kind, rep.Value = classify.Of(name, f)
+		if rep.Kind == classify.Bucket {
+			bucket(rep, []byte(v))
+		}
+		return classify.Channels(rep.Kind, d), nil
+	}
+	rep.Kind, _ = classify.Of(name, f)
+	return nil, nil
+}
+
+// readHash fills in what a hash's kind shows: a read-write lock's mode, a
+// rate limiter's windows, a group's values, a lock's holders.
+func readHash(ctx context.Context, rdb redis.UniversalClient, rep *Report, fields map[string]string) error {
+	var err error
+	switch rep.Kind {
+	case classify.RWLock:
+		mode := fields["mode"]
+		rep.Mode = &mode
+	case classify.RateLimiter:
+		rl, ks, err := rateLimiter(ctx, rdb, rep.Name, fields)
+		if err != nil {
+			return err
+		}
+		rep.RateLimiter = rl
+		rep.Keys = append(rep.Keys, ks...)
+		return nil
+	case classify.Group:
+		rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
+		return nil
+	}
+	if classify.HasHolders(rep.Kind) {
+		rep.Holders, err = holders(ctx, rdb, rep.Name, fields, rep.Kind == classify.RWLock)
+	}
+	return err
+}
+
+// readCompanions reads a permit-expirable semaphore's permits and a fenced
+// lock's token.
+func readCompanions(ctx context.Context, rdb redis.UniversalClient, rep *Report, extra map[string]KeyInfo, d classify.Names) error {
+	if extra[d.PESTimeout].Type == "zset" {
+		var err error
+		if rep.Permits, err = Permits(ctx, rdb, d.PESTimeout); err != nil {
+			return err
 		}
 	}
-	if _, ok := extra[d.token]; ok {
-		if t, err := rdb.Get(ctx, d.token).Int64(); err == nil {
+	if _, ok := extra[d.Token]; ok {
+		if t, err := rdb.Get(ctx, d.Token).Int64(); err == nil {
 			rep.FencingToken = &t
 		}
 	}
+	return nil
+}
+
+// readWaiters counts the subscribers of channels and settles an integer
+// string's kind by them.
+func readWaiters(ctx context.Context, rdb redis.UniversalClient, rep *Report, channels []string, d classify.Names) error {
 	if len(channels) > 0 {
+		var err error
 		if rep.Channels, err = subscribers(ctx, rdb, channels); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, c := range rep.Channels {
@@ -435,92 +430,14 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 			rep.Waiters += *c.ShardSubscribers
 		}
 	}
-	rep.Kind, rep.Alternatives = integerKind(rep.Kind, rep.Channels, d)
-	if err := identify(ctx, rdb, rep); err != nil {
-		return nil, err
-	}
-	return rep, nil
-}
-
-// The classification inspect and ls share: hashKind and stringKind say what
-// a key holds from its content, kindChannels which channels its waiters
-// listen on, integerKind what an integer string is from those channels'
-// subscribers.
-
-// hashKind is the kind of a hash with these fields; fairKeys: the fair
-// lock's queue or timeout key exists.
-func hashKind(fields map[string]string, fairKeys bool) string {
-	_, isRW := fields["mode"]
-	switch {
-	case isRW:
-		return KindRW
-	case isRateLimiter(fields):
-		return KindRateLimiter
-	case isGroup(fields):
-		return KindGroup
-	case fairKeys:
-		return KindFair
-	}
-	return KindLock
-}
-
-// stringKind is the kind of a string holding v: a bucket unless it is an
-// integer, then a permit-expirable semaphore when its timeout zset exists
-// (pes), else kindSemOrLat, which integerKind resolves.
-func stringKind(v string, pes bool) (string, *int64) {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	switch {
-	case err != nil:
-		return KindBucket, nil
-	case pes:
-		return KindPES, &n
-	}
-	return KindSemOrLat, &n
-}
-
-// kindChannels are the channels the waiters of a kind listen on (a fair
-// lock's waiters also on one channel each); nil for none or unknown: every
-// candidate channel.
-func kindChannels(kind string, d derived) []string {
-	switch kind {
-	case KindRW:
-		return []string{d.rwChan}
-	case KindLock, KindFair, KindGroup:
-		return []string{d.lockChan}
-	case KindPES:
-		return []string{d.semChan}
-	case KindSemOrLat:
-		return []string{d.semChan, d.latchChan}
-	case KindRateLimiter, KindBucket:
-		return []string{} // no pub/sub
-	}
+	rep.Kind, rep.Alternatives = classify.Resolve(rep.Kind, func(ch string) int64 { return channelWaiters(rep.Channels, ch) }, d)
 	return nil
-}
-
-// integerKind resolves kindSemOrLat from the subscribers of its channels:
-// a semaphore or a latch when only that channel has some, atomiclong (with
-// the alternatives) when neither has. Other kinds are returned as they are.
-func integerKind(kind string, cs []ChannelSub, d derived) (string, []string) {
-	if kind != KindSemOrLat {
-		return kind, []string{}
-	}
-	sem, latch := channelWaiters(cs, d.semChan), channelWaiters(cs, d.latchChan)
-	switch {
-	case sem > 0 && latch == 0:
-		return KindSem, []string{}
-	case latch > 0 && sem == 0:
-		return KindLatch, []string{}
-	case sem == 0 && latch == 0:
-		// Nothing but an integer: Redis cannot say more.
-		return KindAtomic, []string{KindSem, KindLatch, KindBucket}
-	}
-	return kind, []string{}
 }
 
 // bucket fills in a bucket's report: the codec its bytes suggest and the
 // value decoded with it, as get prints it.
 func bucket(rep *Report, data []byte) {
-	rep.Kind = KindBucket
+	rep.Kind = classify.Bucket
 	rep.raw = data
 	size := int64(len(data))
 	rep.Size = &size
@@ -573,19 +490,6 @@ func ttlMillis(d time.Duration) int64 {
 	return d.Milliseconds()
 }
 
-func parseOwner(field string) (client *string, owner *int64, write bool) {
-	m := ownerField.FindStringSubmatch(field)
-	if m == nil {
-		return nil, nil, false
-	}
-	id, err := strconv.ParseInt(m[2], 10, 64)
-	if err != nil {
-		return nil, nil, false
-	}
-	c := strings.ToLower(m[1])
-	return &c, &id, m[3] != ""
-}
-
 // holderList lists a lock hash's holders, by field, without the read
 // holds' TTLs.
 func holderList(fields map[string]string, rw bool) []Holder {
@@ -602,7 +506,7 @@ func holderList(fields map[string]string, rw bool) []Holder {
 		h := Holder{Field: f, Mode: "exclusive"}
 		h.Holds, _ = strconv.ParseInt(fields[f], 10, 64)
 		var write bool
-		h.ClientID, h.OwnerID, write = parseOwner(f)
+		h.ClientID, h.OwnerID, write = classify.ParseOwner(f)
 		if rw {
 			h.Mode = "read"
 			if write {
@@ -635,21 +539,21 @@ func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields
 	return out, nil
 }
 
-func fairQueue(ctx context.Context, rdb redis.UniversalClient, d derived) ([]Queued, error) {
-	list, err := rdb.LRange(ctx, d.queue, 0, maxListed-1).Result()
+func fairQueue(ctx context.Context, rdb redis.UniversalClient, d classify.Names) ([]Queued, error) {
+	list, err := rdb.LRange(ctx, d.Queue, 0, maxListed-1).Result()
 	if err != nil {
-		return nil, fmt.Errorf("LRANGE %s: %w", d.queue, err)
+		return nil, fmt.Errorf("LRANGE %s: %w", d.Queue, err)
 	}
 	now := time.Now().UnixMilli()
 	out := []Queued{}
 	for _, f := range list {
 		q := Queued{Field: f}
-		q.ClientID, q.OwnerID, _ = parseOwner(f)
-		s, err := rdb.ZScore(ctx, d.timeout, f).Result()
+		q.ClientID, q.OwnerID, _ = classify.ParseOwner(f)
+		s, err := rdb.ZScore(ctx, d.Timeout, f).Result()
 		switch {
 		case errors.Is(err, redis.Nil):
 		case err != nil:
-			return nil, fmt.Errorf("ZSCORE %s: %w", d.timeout, err)
+			return nil, fmt.Errorf("ZSCORE %s: %w", d.Timeout, err)
 		default:
 			ms := int64(s)
 			q.TimeoutMs = &ms
@@ -780,9 +684,9 @@ func printReport(w io.Writer, r *Report) {
 	row := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-12s %s\n", k, fmt.Sprintf(format, a...)) }
 	kind := r.Kind
 	switch {
-	case IsUnknown(r.Kind):
+	case classify.IsUnknown(r.Kind):
 		kind = "unknown (" + unknownText(r) + ")"
-	case r.Kind == KindAtomic:
+	case r.Kind == classify.AtomicLong:
 		kind = "integer string: an atomic long, or a semaphore/latch with no waiters (Redis " + r.Type + ")"
 	case r.Type != "none":
 		kind += " (Redis " + r.Type + ")"
@@ -797,18 +701,18 @@ func printReport(w io.Writer, r *Report) {
 	if r.Value != nil {
 		label := "value"
 		switch r.Kind {
-		case KindSem:
+		case classify.Semaphore:
 			label = "permits"
-		case KindPES:
+		case classify.Expirable:
 			label = "available"
-		case KindLatch:
+		case classify.Latch:
 			label = "count"
-		case KindSemOrLat:
+		case classify.SemOrLatch:
 			label = "value"
 		}
 		row(label, "%d", *r.Value)
 	}
-	if r.Kind == KindBucket {
+	if r.Kind == classify.Bucket {
 		printBucket(w, r, row)
 	}
 	if r.RateLimiter != nil {
@@ -817,10 +721,10 @@ func printReport(w io.Writer, r *Report) {
 	if r.FencingToken != nil {
 		row("token", "%d (fenced lock's last token)", *r.FencingToken)
 	}
-	if r.Kind == KindGroup {
+	if r.Kind == classify.Group {
 		printGroup(w, r, row)
 	}
-	if strings.HasSuffix(r.Kind, "lock") && r.Kind != KindGroup {
+	if strings.HasSuffix(r.Kind, "lock") && r.Kind != classify.Group {
 		if len(r.Holders) == 0 {
 			row("holders", "none")
 		} else {
@@ -851,7 +755,7 @@ func printReport(w io.Writer, r *Report) {
 			}
 		}
 	}
-	if r.Kind == KindPES {
+	if r.Kind == classify.Expirable {
 		expired := 0
 		for _, p := range r.Permits {
 			if p.Expired {
@@ -876,7 +780,7 @@ func printReport(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
 		}
 	}
-	if r.Kind != KindBucket && r.Kind != KindRateLimiter {
+	if r.Kind != classify.Bucket && r.Kind != classify.RateLimiter {
 		row("waiters", "%d subscribed connection(s)", r.Waiters)
 	}
 	for _, c := range r.Channels {
@@ -959,11 +863,6 @@ func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 	}
 }
 
-// kindUnknown is the kind of a key no Redisson lock or synchronizer makes.
-func kindUnknown(redisType string) string { return "unknown (" + redisType + ")" }
-
-func IsUnknown(kind string) bool { return strings.HasPrefix(kind, "unknown (") }
-
 // redisValue says what an unknown key holds: "Redis list", "Redis string
 // that is not an integer".
 func redisValue(r *Report) string {
@@ -982,13 +881,13 @@ func unknownText(r *Report) string {
 // "a Redis list", "nothing".
 func DescribeKind(r *Report) string {
 	switch {
-	case r.Kind == KindNone:
+	case r.Kind == classify.None:
 		return "nothing"
-	case IsUnknown(r.Kind), r.Kind == KindBucket:
+	case classify.IsUnknown(r.Kind), r.Kind == classify.Bucket:
 		return "a " + redisValue(r)
-	case r.Kind == KindAtomic:
+	case r.Kind == classify.AtomicLong:
 		return "an integer string (a semaphore or count-down latch nobody waits on, or an atomic long)"
-	case r.Kind == KindSemOrLat:
+	case r.Kind == classify.SemOrLatch:
 		return "a semaphore or count-down latch"
 	}
 	return "a " + r.Kind
@@ -1047,32 +946,18 @@ func FmtMillis(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).String()
 }
 
-// isGroup reports a group multi-lock's hash (RedissonFasterMultiLock): a
-// field whose value is an owner "<uuid>:<id>" with a sibling field
-// "<field>:<owner>:expire_time".
-func isGroup(fields map[string]string) bool {
-	for f, v := range fields {
-		if ownerField.MatchString(v) {
-			if _, ok := fields[f+":"+v+":expire_time"]; ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // groupValues lists the values held in a group's hash, soonest expiry
 // first (field id order among equals).
 func groupValues(fields map[string]string, now int64) []GroupValue {
 	out := []GroupValue{}
 	for f, v := range fields {
-		exp, ok := fields[f+":"+v+":expire_time"]
-		if !ok || !ownerField.MatchString(v) {
+		exp, count, ok := classify.IsGroupValue(fields, f, v)
+		if !ok {
 			continue
 		}
 		g := GroupValue{Field: f}
-		g.ClientID, g.OwnerID, _ = parseOwner(v)
-		g.Holds, _ = strconv.ParseInt(fields[f+":"+v+":lock_count"], 10, 64)
+		g.ClientID, g.OwnerID, _ = classify.ParseOwner(v)
+		g.Holds, _ = strconv.ParseInt(count, 10, 64)
 		if ms, err := strconv.ParseInt(exp, 10, 64); err == nil {
 			in := ms - now
 			g.ExpiresMs, g.ExpiresInMs, g.Expired = &ms, &in, ms <= now

@@ -11,12 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goredisson/redisson/keys"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/goredisson/redisson/internal/core"
 )
-
-const KindRateLimiter = "rate limiter"
 
 // RateLimiter is a rate limiter's config and the state of its windows
 // (protocol §13.2).
@@ -52,15 +49,6 @@ type Grant struct {
 	Permits int64 `json:"permits"`
 }
 
-// isRateLimiter reports whether a hash's fields are a rate limiter's config:
-// Redisson's scripts need rate, interval and type.
-func isRateLimiter(fields map[string]string) bool {
-	_, r := fields["rate"]
-	_, i := fields["interval"]
-	_, t := fields["type"]
-	return r && i && t
-}
-
 // rateTypeName is Redisson's name of a RateType stored as "0" or "1".
 func rateTypeName(v string) string {
 	switch v {
@@ -80,7 +68,7 @@ func rateLimiter(ctx context.Context, rdb redis.UniversalClient, name string, fi
 	num := func(f string) int64 { n, _ := strconv.ParseInt(fields[f], 10, 64); return n }
 	rl := &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(fields["type"]),
 		KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
-	value, permits := core.SuffixName(name, "value"), core.SuffixName(name, "permits")
+	value, permits := keys.RateLimiterValue(name), keys.RateLimiterPermits(name)
 	type window struct {
 		client         *string
 		value, permits string

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/registry"
@@ -136,11 +135,11 @@ const LsBatch = 500
 
 // lsKinds maps the --kind names to inspect's kinds.
 var lsKinds = map[string]string{
-	"lock": KindLock, "fairlock": KindFair, "fair": KindFair, "rwlock": KindRW, "readwritelock": KindRW,
-	"group": KindGroup, "groupmultilock": KindGroup, "semaphore": KindSem, "pes": KindPES,
-	"permitexpirablesemaphore": KindPES, "latch": KindLatch, "countdownlatch": KindLatch,
-	"semaphoreorlatch": KindSemOrLat, "atomiclong": KindAtomic, "ratelimiter": KindRateLimiter,
-	"bucket": KindBucket, "none": KindNone, "unknown": "unknown",
+	"lock": classify.Lock, "fairlock": classify.FairLock, "fair": classify.FairLock, "rwlock": classify.RWLock, "readwritelock": classify.RWLock,
+	"group": classify.Group, "groupmultilock": classify.Group, "semaphore": classify.Semaphore, "pes": classify.Expirable,
+	"permitexpirablesemaphore": classify.Expirable, "latch": classify.Latch, "countdownlatch": classify.Latch,
+	"semaphoreorlatch": classify.SemOrLatch, "atomiclong": classify.AtomicLong, "ratelimiter": classify.RateLimiter,
+	"bucket": classify.Bucket, "none": classify.None, "unknown": "unknown",
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -233,7 +232,39 @@ func LsCommand(args []string) int {
 	return cliflag.ExitOK
 }
 
-// ls scans, groups and classifies.
+// fold groups the keys by the object they belong to: a derived key joins
+// its name's object; an unlock latch is no object, and only joins one
+// found by another key.
+func fold(keys []string, infos map[string]KeyInfo) map[string][]string {
+	found := map[string][]string{}
+	latches := map[string][]string{}
+	for _, k := range keys {
+		ki := infos[k]
+		if ki.Type == "none" || registry.IsKey(k) {
+			continue // gone since the scan, or a client's record
+		}
+		owner, derived := classify.Companion(k, ki.Type)
+		latch := ki.Type == "string" && classify.IsUnlockLatch(k)
+		switch {
+		case latch && derived:
+			latches[owner] = append(latches[owner], k)
+			continue
+		case latch:
+			continue
+		case !derived:
+			owner = k
+		}
+		found[owner] = append(found[owner], k)
+	}
+	for owner, ks := range latches {
+		if _, ok := found[owner]; ok {
+			found[owner] = append(found[owner], ks...)
+		}
+	}
+	return found
+}
+
+// List scans, groups and classifies.
 func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsResult, error) {
 	keys, truncated, err := scanKeys(ctx, rdb, o.Pattern, o.ScanCount, o.MaxKeys)
 	if err != nil {
@@ -243,19 +274,7 @@ func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsRes
 	if err != nil {
 		return nil, err
 	}
-	// Fold each derived key into its object.
-	found := map[string][]string{}
-	for _, k := range keys {
-		ki := infos[k]
-		if ki.Type == "none" || registry.IsKey(k) {
-			continue // gone since the scan, or a client's record
-		}
-		owner := k
-		if n, ok := CompanionOf(k, ki.Type); ok {
-			owner = n
-		}
-		found[owner] = append(found[owner], k)
-	}
+	found := fold(keys, infos)
 	var names, unknown []string
 	for n := range found {
 		names = append(names, n)
@@ -298,11 +317,11 @@ func (o ListOptions) keep(obj LsObject) bool {
 	case "":
 		return true
 	case "unknown":
-		return IsUnknown(obj.Kind)
+		return classify.IsUnknown(obj.Kind)
 	case obj.Kind:
 		return true
-	case KindSem, KindLatch:
-		if obj.Kind == KindSemOrLat {
+	case classify.Semaphore, classify.Latch:
+		if obj.Kind == classify.SemOrLatch {
 			return true
 		}
 		for _, a := range obj.Alternatives {
@@ -398,234 +417,6 @@ func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (ma
 	return out, nil
 }
 
-var (
-	reUnlockLatch = regexp.MustCompile(`^redisson_unlock_latch:(.+):[0-9a-f]{32}$`)
-	reReadTimeout = regexp.MustCompile(`^(.+):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:-?[0-9]+:rwlock_timeout:[0-9]+$`)
-	reRateClient  = regexp.MustCompile(`^(.+):(value|permits):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-)
-
-// companionOf returns the name of the object a key belongs to when the key
-// is one Redisson derives from a name (protocol §1.5) and holds the Redis
-// type Redisson gives it.
-func CompanionOf(key, typ string) (string, bool) {
-	for _, p := range []struct{ prefix, typ string }{
-		{"redisson_lock_queue:", "list"},
-		{"redisson_lock_timeout:", "zset"},
-		{"redisson_lock_token:", "string"},
-	} {
-		if rest, ok := strings.CutPrefix(key, p.prefix); ok && typ == p.typ {
-			return unwrapName(rest)
-		}
-	}
-	var m []string
-	switch typ {
-	case "string":
-		if m = reUnlockLatch.FindStringSubmatch(key); m != nil {
-			return unwrapName(m[1])
-		}
-		if m = reReadTimeout.FindStringSubmatch(key); m != nil {
-			return unwrapName(m[1])
-		}
-		if m = reRateClient.FindStringSubmatch(key); m != nil && m[2] == "value" {
-			return unwrapName(m[1])
-		}
-		if w, ok := strings.CutSuffix(key, ":value"); ok {
-			return unwrapName(w)
-		}
-	case "zset":
-		if m = reRateClient.FindStringSubmatch(key); m != nil && m[2] == "permits" {
-			return unwrapName(m[1])
-		}
-		for _, s := range []string{":timeout", ":permits"} {
-			if w, ok := strings.CutSuffix(key, s); ok {
-				return unwrapName(w)
-			}
-		}
-	}
-	return "", false
-}
-
-// unwrapName inverts the W of prefixName and suffixName: "{N}" for a name
-// N without braces, else N itself (which then contains a '{'). A W without
-// '{' is not one.
-func unwrapName(w string) (string, bool) {
-	if len(w) > 2 && w[0] == '{' && w[len(w)-1] == '}' && !strings.ContainsAny(w[1:len(w)-1], "{}") {
-		return w[1 : len(w)-1], true
-	}
-	if strings.Contains(w, "{") && w != "" {
-		return w, true
-	}
-	return "", false
-}
-
-// classifyBatch classifies the objects names (their keys' TYPE and PTTL in
-// infos) with pipelined look-ups and the classification inspect uses.
-func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]KeyInfo) ([]LsObject, error) {
-	type look struct {
-		d                derived
-		head             KeyInfo
-		hlen, zcard      *redis.IntCmd
-		exists           *redis.IntCmd // fair lock's timeout zset
-		queue            *redis.StringSliceCmd
-		token            *redis.StringCmd
-		strlen           *redis.IntCmd
-		prefix           *redis.StringCmd
-		fields           *redis.MapStringStringCmd
-		someFields       *redis.SliceCmd
-		fieldsMap        map[string]string
-		kind             string
-		value            *int64
-		channels, queued []string
-	}
-	looks := make([]look, len(names))
-	pipe := rdb.Pipeline()
-	for i, n := range names {
-		l := &looks[i]
-		l.d, l.head = Derive(n), infos[n]
-		switch l.head.Type {
-		case "hash", "none":
-			l.queue = pipe.LRange(ctx, l.d.queue, 0, maxListed-1)
-			l.exists = pipe.Exists(ctx, l.d.timeout)
-			l.token = pipe.Get(ctx, l.d.token)
-		}
-		switch l.head.Type {
-		case "hash":
-			l.hlen = pipe.HLen(ctx, n)
-		case "string":
-			l.strlen = pipe.StrLen(ctx, n)
-			l.prefix = pipe.GetRange(ctx, n, 0, 63)
-			fallthrough
-		case "none":
-			l.zcard = pipe.ZCard(ctx, l.d.PesTimeout)
-		}
-	}
-	if err := execPipe(ctx, pipe); err != nil {
-		return nil, err
-	}
-	pipe = rdb.Pipeline()
-	for i, n := range names {
-		l := &looks[i]
-		if l.hlen != nil {
-			if l.hlen.Val() <= maxListed {
-				l.fields = pipe.HGetAll(ctx, n)
-			} else {
-				l.someFields = pipe.HMGet(ctx, n, "mode", "rate", "interval", "type", "keepAliveTime")
-			}
-		}
-	}
-	if err := execPipe(ctx, pipe); err != nil {
-		return nil, err
-	}
-	var channels []string
-	for i := range looks {
-		l := &looks[i]
-		switch l.head.Type {
-		case "hash":
-			big := l.fields == nil
-			if big {
-				l.fieldsMap = map[string]string{}
-				for j, v := range l.someFields.Val() {
-					if s, ok := v.(string); ok {
-						l.fieldsMap[l.someFields.Args()[2+j].(string)] = s
-					}
-				}
-			} else {
-				l.fieldsMap = l.fields.Val()
-			}
-			l.kind = hashKind(l.fieldsMap, len(l.queue.Val()) > 0 || l.exists.Val() > 0)
-			if big && l.kind != KindRW && l.kind != KindRateLimiter {
-				l.kind = kindUnknown("hash")
-			}
-		case "string":
-			if l.strlen.Val() > 63 {
-				l.kind = KindBucket
-			} else {
-				l.kind, l.value = stringKind(l.prefix.Val(), l.zcard.Val() > 0)
-			}
-		case "none":
-			l.kind = KindNone
-		default:
-			l.kind = kindUnknown(l.head.Type)
-		}
-		l.channels = kindChannels(l.kind, l.d)
-		if l.channels == nil && l.kind == KindNone {
-			l.channels = []string{l.d.lockChan, l.d.rwChan, l.d.semChan, l.d.latchChan}
-		}
-		if l.queue != nil {
-			for _, q := range l.queue.Val() {
-				l.channels = append(l.channels, l.d.lockChan+":"+q)
-			}
-		}
-		channels = append(channels, l.channels...)
-	}
-	var subs []ChannelSub
-	if len(channels) > 0 {
-		var err error
-		if subs, err = subscribers(ctx, rdb, dedupe(channels)); err != nil {
-			return nil, err
-		}
-	}
-	counts := map[string]ChannelSub{}
-	for _, c := range subs {
-		counts[c.Channel] = c
-	}
-	out := make([]LsObject, len(looks))
-	now := time.Now().UnixMilli()
-	for i := range looks {
-		l := &looks[i]
-		obj := LsObject{Name: names[i], Type: l.head.Type, TTLms: l.head.TTLms, Holders: []Holder{}, Value: l.value,
-			Alternatives: []string{}}
-		var cs []ChannelSub
-		for _, c := range l.channels {
-			cs = append(cs, counts[c])
-			obj.Waiters += channelWaiters([]ChannelSub{counts[c]}, c)
-		}
-		obj.Kind, obj.Alternatives = integerKind(l.kind, cs, l.d)
-		if l.queue != nil {
-			obj.Queue = int64(len(l.queue.Val()))
-		}
-		if l.token != nil {
-			if t, err := strconv.ParseInt(l.token.Val(), 10, 64); err == nil {
-				obj.FencingToken = &t
-			}
-		}
-		if l.zcard != nil && obj.Kind == KindPES {
-			n := l.zcard.Val()
-			obj.Acquired = &n
-		}
-		switch obj.Kind {
-		case KindLock, KindFair, KindRW:
-			obj.Holders = holderList(l.fieldsMap, obj.Kind == KindRW)
-		case KindGroup:
-			for _, g := range groupValues(l.fieldsMap, now) {
-				obj.Holders = append(obj.Holders, Holder{Field: g.Field, ClientID: g.ClientID, OwnerID: g.OwnerID, Holds: g.Holds, Mode: "exclusive"})
-			}
-		case KindRateLimiter:
-			num := func(f string) int64 { n, _ := strconv.ParseInt(l.fieldsMap[f], 10, 64); return n }
-			obj.RateLimiter = &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(l.fieldsMap["type"]),
-				KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
-		case KindBucket:
-			n := l.strlen.Val()
-			obj.Size = &n
-		}
-		obj.Held = len(obj.Holders) > 0 || obj.Acquired != nil && *obj.Acquired > 0
-		obj.State = lsState(&obj, l.fieldsMap)
-		out[i] = obj
-	}
-	var ids []string
-	for _, o := range out {
-		ids = append(ids, holderClients(o.Holders, nil)...)
-	}
-	recs, err := readClients(ctx, rdb, ids)
-	if err != nil {
-		return nil, fmt.Errorf("client records: %w", err)
-	}
-	for i := range out {
-		recs.annotate(out[i].Name, out[i].Holders, nil)
-	}
-	return out, nil
-}
-
 // execPipe runs a pipeline; a command's nil or error reply (WRONGTYPE of a
 // key that changed type since TYPE) is left to its reader, a failure of
 // the connection is returned.
@@ -662,30 +453,30 @@ func lsState(o *LsObject, fields map[string]string) string {
 		held = "held"
 	}
 	switch o.Kind {
-	case KindLock:
+	case classify.Lock:
 		s = held
-	case KindFair:
+	case classify.FairLock:
 		s = fmt.Sprintf("%s, queue %d", held, o.Queue)
-	case KindRW:
+	case classify.RWLock:
 		s = held
 		if len(o.Holders) > 0 {
 			s = "held (" + fields["mode"] + ")"
 		}
-	case KindGroup:
+	case classify.Group:
 		s = fmt.Sprintf("%d values held", len(o.Holders))
-	case KindPES:
+	case classify.Expirable:
 		s = fmt.Sprintf("permits %d, acquired %d", *o.Value, *o.Acquired)
-	case KindSem:
+	case classify.Semaphore:
 		s = fmt.Sprintf("permits %d", *o.Value)
-	case KindLatch:
+	case classify.Latch:
 		s = fmt.Sprintf("count %d", *o.Value)
-	case KindAtomic, KindSemOrLat:
+	case classify.AtomicLong, classify.SemOrLatch:
 		s = fmt.Sprintf("value %d", *o.Value)
-	case KindRateLimiter:
+	case classify.RateLimiter:
 		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
-	case KindBucket:
+	case classify.Bucket:
 		s = fmt.Sprintf("%d bytes", *o.Size)
-	case KindNone:
+	case classify.None:
 		s = "no key"
 		if o.Queue > 0 {
 			s += fmt.Sprintf(", queue %d", o.Queue)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"io"
 	"os"
 	"os/signal"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 )
 
 // minInterval bounds --interval from below.
@@ -38,7 +39,7 @@ var DurationRe = regexp.MustCompile(`-?([0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h))+|
 // masked) was not in the previous frame, "  " otherwise; prev nil marks
 // nothing. It returns the marked frame and the masked lines for the next
 // call.
-func MarkChanges(frame string, prev map[string]int) (string, map[string]int) {
+func markChanges(frame string, prev map[string]int) (string, map[string]int) {
 	lines := strings.Split(strings.TrimRight(frame, "\n"), "\n")
 	masked := make(map[string]int, len(lines))
 	var b strings.Builder
@@ -88,7 +89,7 @@ func watchLoop(prog, title string, interval, budget time.Duration, render func(c
 			frame = fmt.Sprintf("%s: %v\n", prog, err)
 		}
 		var marked string
-		marked, prev = MarkChanges(frame, prev)
+		marked, prev = markChanges(frame, prev)
 		header := fmt.Sprintf("Every %v: %s    %s    (* changed since the last drawing)\n", interval, title,
 			time.Now().Format("15:04:05"))
 		if tty {

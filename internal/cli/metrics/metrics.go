@@ -2,11 +2,13 @@ package metrics
 
 import (
 	"fmt"
-	"github.com/goredisson/redisson/internal/cli/inspect"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 )
 
 // metricFamily is one metric's help, type and samples.
@@ -83,14 +85,14 @@ func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error)
 		for _, o := range res.Objects {
 			nk := []string{"name", o.Name, "kind", o.Kind}
 			switch o.Kind {
-			case inspect.KindLock, inspect.KindFair, inspect.KindRW, inspect.KindGroup:
+			case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:
 				add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
 				add("redisson_lock_holders", nk, float64(len(o.Holders)))
 			}
-			if o.Kind != inspect.KindBucket && o.Kind != inspect.KindRateLimiter && !inspect.IsUnknown(o.Kind) {
+			if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && !classify.IsUnknown(o.Kind) {
 				add("redisson_waiters", nk, float64(o.Waiters))
 			}
-			if o.Kind == inspect.KindFair || o.Queue > 0 {
+			if o.Kind == classify.FairLock || o.Queue > 0 {
 				add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
 			}
 			if o.TTLms >= 0 {
@@ -98,9 +100,9 @@ func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error)
 			}
 			switch {
 			case o.Value == nil:
-			case o.Kind == inspect.KindSem || o.Kind == inspect.KindPES:
+			case o.Kind == classify.Semaphore || o.Kind == classify.Expirable:
 				add("redisson_semaphore_permits", nk, float64(*o.Value))
-			case o.Kind == inspect.KindLatch:
+			case o.Kind == classify.Latch:
 				add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
 			default:
 				add("redisson_integer_value", nk, float64(*o.Value))

@@ -16,7 +16,6 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
-	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -411,7 +410,7 @@ func lostReason(name string, err error) string {
 	if err == nil {
 		return "no reason given"
 	}
-	var oe *core.ObjectError
+	var oe *redisson.ObjectError
 	if errors.As(err, &oe) && oe.Name == name {
 		err = oe.Err
 	}
