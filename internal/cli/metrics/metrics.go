@@ -17,10 +17,51 @@ type metricFamily struct {
 	samples    []string
 }
 
-// writeMetrics writes res as Prometheus text: the families in a fixed
-// order, each object's samples in ls's (name) order.
+// Write writes res as Prometheus text: the families in a fixed order, each
+// object's samples in ls's (name) order.
 func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error) {
-	fams := []*metricFamily{
+	s := newSet()
+	s.add("redisson_up", nil, b2f(failed == nil))
+	s.add("redisson_scrape_duration_seconds", nil, took.Seconds())
+	if res != nil {
+		s.add("redisson_scanned_keys", nil, float64(res.ScannedKeys))
+		s.add("redisson_scan_truncated", nil, b2f(res.Truncated))
+		s.addKinds(res.Objects)
+		for _, o := range res.Objects {
+			s.addObject(o)
+		}
+	}
+	if failed != nil {
+		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ReplaceAll(failed.Error(), "\n", " "))
+	}
+	for _, f := range s.fams {
+		if len(f.samples) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		for _, s := range f.samples {
+			fmt.Fprintln(w, s)
+		}
+	}
+}
+
+// set is the families of one scrape.
+type set struct {
+	fams []*metricFamily
+	by   map[string]*metricFamily
+}
+
+func newSet() *set {
+	s := &set{fams: families(), by: map[string]*metricFamily{}}
+	for _, f := range s.fams {
+		s.by[f.name] = f
+	}
+	return s
+}
+
+// families are the metrics, in the order they are written.
+func families() []*metricFamily {
+	return []*metricFamily{
 		{name: "redisson_up", help: "1 when the last read of Redis succeeded."},
 		{name: "redisson_scrape_duration_seconds", help: "Time the scan and look-ups of this scrape took."},
 		{name: "redisson_scanned_keys", help: "Keys the scan found (at most --max-keys)."},
@@ -39,98 +80,85 @@ func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error)
 		{name: "redisson_rate_limiter_interval_seconds", help: "A rate limiter's interval."},
 		{name: "redisson_fencing_token", help: "A fenced lock's last token."},
 	}
-	by := map[string]*metricFamily{}
-	for _, f := range fams {
-		by[f.name] = f
+}
+
+// add adds a sample of the family name; labels are name, value pairs.
+func (s *set) add(name string, labels []string, v float64) {
+	var b strings.Builder
+	b.WriteString(name)
+	if len(labels) > 0 {
+		b.WriteByte('{')
+		for i := 0; i+1 < len(labels); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
+		}
+		b.WriteByte('}')
 	}
-	add := func(name string, labels []string, v float64) {
-		var b strings.Builder
-		b.WriteString(name)
-		if len(labels) > 0 {
-			b.WriteByte('{')
-			for i := 0; i+1 < len(labels); i += 2 {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
-			}
-			b.WriteByte('}')
-		}
-		b.WriteString(" " + formatFloat(v))
-		by[name].samples = append(by[name].samples, b.String())
+	b.WriteString(" " + formatFloat(v))
+	s.by[name].samples = append(s.by[name].samples, b.String())
+}
+
+// addKinds counts the objects by kind, kinds in order.
+func (s *set) addKinds(objs []inspect.LsObject) {
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.Kind]++
 	}
-	b2f := func(b bool) float64 {
-		if b {
-			return 1
-		}
-		return 0
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
 	}
-	add("redisson_up", nil, b2f(failed == nil))
-	add("redisson_scrape_duration_seconds", nil, took.Seconds())
-	if res != nil {
-		add("redisson_scanned_keys", nil, float64(res.ScannedKeys))
-		add("redisson_scan_truncated", nil, b2f(res.Truncated))
-		kinds := map[string]int{}
-		for _, o := range res.Objects {
-			kinds[o.Kind]++
-		}
-		names := make([]string, 0, len(kinds))
-		for k := range kinds {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			add("redisson_objects", []string{"kind", k}, float64(kinds[k]))
-		}
-		for _, o := range res.Objects {
-			nk := []string{"name", o.Name, "kind", o.Kind}
-			switch o.Kind {
-			case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:
-				add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
-				add("redisson_lock_holders", nk, float64(len(o.Holders)))
-			}
-			if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && !classify.IsUnknown(o.Kind) {
-				add("redisson_waiters", nk, float64(o.Waiters))
-			}
-			if o.Kind == classify.FairLock || o.Queue > 0 {
-				add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
-			}
-			if o.TTLms >= 0 {
-				add("redisson_ttl_seconds", nk, float64(o.TTLms)/1000)
-			}
-			switch {
-			case o.Value == nil:
-			case o.Kind == classify.Semaphore || o.Kind == classify.Expirable:
-				add("redisson_semaphore_permits", nk, float64(*o.Value))
-			case o.Kind == classify.Latch:
-				add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
-			default:
-				add("redisson_integer_value", nk, float64(*o.Value))
-			}
-			if o.Acquired != nil {
-				add("redisson_semaphore_acquired_permits", []string{"name", o.Name}, float64(*o.Acquired))
-			}
-			if rl := o.RateLimiter; rl != nil {
-				add("redisson_rate_limiter_rate", []string{"name", o.Name, "type", rl.Type}, float64(rl.Rate))
-				add("redisson_rate_limiter_interval_seconds", []string{"name", o.Name, "type", rl.Type}, float64(rl.IntervalMs)/1000)
-			}
-			if o.FencingToken != nil {
-				add("redisson_fencing_token", []string{"name", o.Name}, float64(*o.FencingToken))
-			}
-		}
+	sort.Strings(names)
+	for _, k := range names {
+		s.add("redisson_objects", []string{"kind", k}, float64(kinds[k]))
 	}
-	if failed != nil {
-		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ReplaceAll(failed.Error(), "\n", " "))
+}
+
+// addObject adds the samples of one object that its kind has.
+func (s *set) addObject(o inspect.LsObject) {
+	nk := []string{"name", o.Name, "kind", o.Kind}
+	switch o.Kind {
+	case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:
+		s.add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
+		s.add("redisson_lock_holders", nk, float64(len(o.Holders)))
 	}
-	for _, f := range fams {
-		if len(f.samples) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
-		for _, s := range f.samples {
-			fmt.Fprintln(w, s)
-		}
+	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && !classify.IsUnknown(o.Kind) {
+		s.add("redisson_waiters", nk, float64(o.Waiters))
 	}
+	if o.Kind == classify.FairLock || o.Queue > 0 {
+		s.add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
+	}
+	if o.TTLms >= 0 {
+		s.add("redisson_ttl_seconds", nk, float64(o.TTLms)/1000)
+	}
+	switch {
+	case o.Value == nil:
+	case o.Kind == classify.Semaphore || o.Kind == classify.Expirable:
+		s.add("redisson_semaphore_permits", nk, float64(*o.Value))
+	case o.Kind == classify.Latch:
+		s.add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
+	default:
+		s.add("redisson_integer_value", nk, float64(*o.Value))
+	}
+	if o.Acquired != nil {
+		s.add("redisson_semaphore_acquired_permits", []string{"name", o.Name}, float64(*o.Acquired))
+	}
+	if rl := o.RateLimiter; rl != nil {
+		s.add("redisson_rate_limiter_rate", []string{"name", o.Name, "type", rl.Type}, float64(rl.Rate))
+		s.add("redisson_rate_limiter_interval_seconds", []string{"name", o.Name, "type", rl.Type}, float64(rl.IntervalMs)/1000)
+	}
+	if o.FencingToken != nil {
+		s.add("redisson_fencing_token", []string{"name", o.Name}, float64(*o.FencingToken))
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // escapeLabel escapes a label value: backslash, double quote, newline.
