@@ -17,7 +17,6 @@ import (
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
-	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/ratelimit"
 )
 
@@ -363,7 +362,7 @@ func RateLimit(args []string) int {
 			line += fmt.Sprintf("; %d available", avail)
 		}
 	} else {
-		line += "; each client has its own window (redisson inspect " + run.ShellQuote(name) + " lists them)"
+		line += "; each client has its own window (redisson inspect " + cliflag.ShellQuote(name) + " lists them)"
 	}
 	if action == "acquire" {
 		line = fmt.Sprintf("acquired %d; %s", n, line)

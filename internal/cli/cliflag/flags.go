@@ -153,3 +153,13 @@ func Errorf(prefix, format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, fmt.Sprintf(format, a...))
 	return ExitError
 }
+
+// ShellQuote quotes s for a shell command line when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

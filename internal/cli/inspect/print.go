@@ -12,7 +12,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/classify"
-	"github.com/goredisson/redisson/internal/cli/run"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 )
 
 func printReport(w io.Writer, r *Report) {
@@ -203,7 +203,7 @@ func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 	}
 	if cut {
 		lines[len(lines)-1] += "…"
-		lines = append(lines, fmt.Sprintf("(cut short: redisson get --codec %s %s prints it all)", name, run.ShellQuote(r.Name)))
+		lines = append(lines, fmt.Sprintf("(cut short: redisson get --codec %s %s prints it all)", name, cliflag.ShellQuote(r.Name)))
 	}
 	row("value", "%s", lines[0])
 	for _, l := range lines[1:] {
