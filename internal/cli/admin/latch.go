@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,7 +14,6 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
-	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/latch"
 )
 
@@ -41,6 +41,7 @@ const latchExamples = `  redisson latch deploy-ready set 3
   redisson latch deploy-ready await --wait 5m && ./deploy.sh
   redisson latch deploy-ready count`
 
+// Latch is "redisson latch".
 func Latch(args []string) int {
 	fs := cliflag.NewFlagSet("latch", "redisson latch [connection flags] NAME set N | down | await [--wait D] | count",
 		latchDescription, latchExamples)
@@ -64,38 +65,9 @@ func Latch(args []string) int {
 			return cliflag.UsageError(fs, "%v", err)
 		}
 	}
-	if len(pos) == 0 || pos[0] == "" {
-		return cliflag.UsageError(fs, "a latch name is required and must not be empty")
-	}
-	if len(pos) < 2 {
-		return cliflag.UsageError(fs, "no action given: set N, down, await or count")
-	}
-	name, action := pos[0], pos[1]
-	var count int64
-	wantArgs := 2
-	switch action {
-	case "set":
-		wantArgs = 3
-		if len(pos) < 3 {
-			return cliflag.UsageError(fs, "set needs the count: redisson latch NAME set N")
-		}
-		n, err := strconv.ParseInt(pos[2], 10, 64)
-		if err != nil || n < 1 {
-			return cliflag.UsageError(fs, "set: the count must be a whole number of at least 1, got %q", pos[2])
-		}
-		count = n
-	case "down", "await", "count":
-	default:
-		return cliflag.UsageError(fs, "unknown action %q: set N, down, await or count", action)
-	}
-	if len(pos) > wantArgs {
-		return cliflag.UsageError(fs, "unexpected arguments after %q: %q", action, pos[wantArgs:])
-	}
-	if cliflag.IsSet(fs, "wait") && (action != "await" || *timeout <= 0) {
-		if action != "await" {
-			return cliflag.UsageError(fs, "--wait goes with await")
-		}
-		return cliflag.UsageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *timeout)
+	name, action, count, code, ok := latchArgs(fs, pos, *timeout)
+	if !ok {
+		return code
 	}
 
 	sigs := make(chan os.Signal, 2)
@@ -117,43 +89,84 @@ func Latch(args []string) int {
 	}
 	defer client.Close()
 	l := client.CountDownLatch(name)
-	about := func(err error) string { return run.AboutObject("latch", name, err) }
+	if action == "await" {
+		return latchAwait(fs.Name(), l, name, *timeout, sigs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
+	defer cancel()
+	return latchOnce(ctx, fs.Name(), l, name, action, count)
+}
 
+// latchArgs checks latch's NAME, action and its argument; ok false with
+// the exit code of a usage error.
+func latchArgs(fs *flag.FlagSet, pos []string, timeout time.Duration) (name, action string, count int64, code int, ok bool) {
+	if len(pos) == 0 || pos[0] == "" {
+		return "", "", 0, cliflag.UsageError(fs, "a latch name is required and must not be empty"), false
+	}
+	if len(pos) < 2 {
+		return "", "", 0, cliflag.UsageError(fs, "no action given: set N, down, await or count"), false
+	}
+	name, action = pos[0], pos[1]
+	wantArgs := 2
 	switch action {
 	case "set":
-		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
-		defer cancel()
+		wantArgs = 3
+		if len(pos) < 3 {
+			return "", "", 0, cliflag.UsageError(fs, "set needs the count: redisson latch NAME set N"), false
+		}
+		n, err := strconv.ParseInt(pos[2], 10, 64)
+		if err != nil || n < 1 {
+			return "", "", 0, cliflag.UsageError(fs, "set: the count must be a whole number of at least 1, got %q", pos[2]), false
+		}
+		count = n
+	case "down", "await", "count":
+	default:
+		return "", "", 0, cliflag.UsageError(fs, "unknown action %q: set N, down, await or count", action), false
+	}
+	if len(pos) > wantArgs {
+		return "", "", 0, cliflag.UsageError(fs, "unexpected arguments after %q: %q", action, pos[wantArgs:]), false
+	}
+	if cliflag.IsSet(fs, "wait") && (action != "await" || timeout <= 0) {
+		if action != "await" {
+			return "", "", 0, cliflag.UsageError(fs, "--wait goes with await"), false
+		}
+		return "", "", 0, cliflag.UsageError(fs, "--wait must be positive (got %v); leave it out to wait forever", timeout), false
+	}
+	return name, action, count, cliflag.ExitOK, true
+}
+
+// latchOnce runs set, down or count.
+func latchOnce(ctx context.Context, prog string, l *latch.Latch, name, action string, count int64) int {
+	about := func(err error) string { return cliflag.AboutObject("latch", name, err) }
+	switch action {
+	case "set":
 		ok, err := l.TrySetCount(ctx, count)
 		if err != nil {
-			return cliflag.Errorf(fs.Name(), "%s", about(err))
+			return cliflag.Errorf(prog, "%s", about(err))
 		}
 		if !ok {
 			n, err := l.Count(ctx)
 			if err != nil {
-				return cliflag.Errorf(fs.Name(), "latch %q is already set; nothing changed", name)
+				return cliflag.Errorf(prog, "latch %q is already set; nothing changed", name)
 			}
-			return cliflag.Errorf(fs.Name(), "latch %q is already set (count %d); nothing changed", name, n)
+			return cliflag.Errorf(prog, "latch %q is already set (count %d); nothing changed", name, n)
 		}
-		return cliflag.ExitOK
 	case "down":
-		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
-		defer cancel()
 		if err := l.CountDown(ctx); err != nil {
-			return cliflag.Errorf(fs.Name(), "%s", about(err))
+			return cliflag.Errorf(prog, "%s", about(err))
 		}
-		return cliflag.ExitOK
 	case "count":
-		ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
-		defer cancel()
 		n, err := l.Count(ctx)
 		if err != nil {
-			return cliflag.Errorf(fs.Name(), "%s", about(err))
+			return cliflag.Errorf(prog, "%s", about(err))
 		}
 		fmt.Println(n)
-		return cliflag.ExitOK
 	}
+	return cliflag.ExitOK
+}
 
-	// await, in a goroutine so that a signal can stop it.
+// latchAwait awaits zero in a goroutine, so that a signal can stop it.
+func latchAwait(prog string, l *latch.Latch, name string, timeout time.Duration, sigs <-chan os.Signal) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -163,8 +176,8 @@ func Latch(args []string) int {
 	res := make(chan result, 1)
 	go func() {
 		var opts []latch.Option
-		if *timeout > 0 {
-			opts = append(opts, latch.WithTimeout(*timeout))
+		if timeout > 0 {
+			opts = append(opts, latch.WithTimeout(timeout))
 		}
 		ok, err := l.Await(ctx, opts...)
 		res <- result{ok, err}
@@ -173,14 +186,14 @@ func Latch(args []string) int {
 	case s := <-sigs:
 		cancel()
 		<-res
-		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for latch %q\n", fs.Name(), s, name)
-		return cliflag.ExitSignalBase + run.SignalNumber(s)
+		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for latch %q\n", prog, s, name)
+		return cliflag.ExitSignalBase + cliflag.SignalNumber(s)
 	case r := <-res:
 		switch {
 		case r.err != nil && !errors.Is(r.err, context.Canceled):
-			return cliflag.Errorf(fs.Name(), "%s", about(r.err))
+			return cliflag.Errorf(prog, "%s", cliflag.AboutObject("latch", name, r.err))
 		case !r.ok:
-			fmt.Fprintf(os.Stderr, "%s: latch %q did not reach zero within %v\n", fs.Name(), name, time.Duration(*timeout))
+			fmt.Fprintf(os.Stderr, "%s: latch %q did not reach zero within %v\n", prog, name, timeout)
 			return cliflag.ExitNotAcq
 		}
 		return cliflag.ExitOK

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -162,4 +163,23 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// AboutObject is the message of an error about an object: the library's
+// errors already name it (lock "X": try lock: ...); others get what and
+// the name added.
+func AboutObject(what, name string, err error) string {
+	msg := err.Error()
+	if !strings.Contains(msg, strconv.Quote(name)) {
+		msg = fmt.Sprintf("%s %q: %s", what, name, msg)
+	}
+	return msg
+}
+
+// SignalNumber is the number of signal s, for the exit code 128+n.
+func SignalNumber(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return int(n)
+	}
+	return int(syscall.SIGINT)
 }

@@ -21,7 +21,6 @@ import (
 
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
-	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -137,7 +136,7 @@ func Command(args []string) int {
 	interrupted := func() (int, bool) {
 		if s, ok := stopSig.Load().(os.Signal); ok {
 			fmt.Fprintf(os.Stderr, "\nredisson demo: interrupted (%v)\n", s)
-			return cliflag.ExitSignalBase + run.SignalNumber(s), true
+			return cliflag.ExitSignalBase + cliflag.SignalNumber(s), true
 		}
 		return 0, false
 	}

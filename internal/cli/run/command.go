@@ -251,15 +251,15 @@ waiting:
 	if a.ok && interrupted != nil {
 		// The lock came just as the signal did: give it back.
 		if err := a.hold.Unlock(context.Background()); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", j.prog, AboutObject(j.what, j.target, err))
+			fmt.Fprintf(os.Stderr, "%s: %s\n", j.prog, cliflag.AboutObject(j.what, j.target, err))
 		}
 	}
 	if interrupted != nil {
 		fmt.Fprintf(os.Stderr, "%s: interrupted (%v) while waiting for %s\n", j.prog, interrupted, j.label)
-		return nil, cliflag.ExitSignalBase + SignalNumber(interrupted), false
+		return nil, cliflag.ExitSignalBase + cliflag.SignalNumber(interrupted), false
 	}
 	if a.err != nil {
-		msg := AboutObject(j.what, j.target, a.err)
+		msg := cliflag.AboutObject(j.what, j.target, a.err)
 		if errors.Is(a.err, redisson.ErrWrongType) && !j.multi {
 			msg += fmt.Sprintf(` ("redisson inspect %s" shows what it is)`, cliflag.ShellQuote(j.target))
 		}
@@ -305,7 +305,7 @@ func (j *job) run(sigs <-chan os.Signal, hold heldLock, rest []string) int {
 	}
 	if err := cmd.Start(); err != nil {
 		if uerr := hold.Unlock(context.Background()); uerr != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", j.prog, AboutObject(j.what, j.target, uerr))
+			fmt.Fprintf(os.Stderr, "%s: %s\n", j.prog, cliflag.AboutObject(j.what, j.target, uerr))
 		}
 		fmt.Fprintf(os.Stderr, "%s: %v\n", j.prog, err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -365,7 +365,7 @@ func (j *job) release(hold heldLock) (int, bool) {
 			j.prog, j.label)
 		return cliflag.ExitLockLost, false
 	case j.sem:
-		return cliflag.Errorf(j.prog, "after the command: %s (the permit may not have been given back)", AboutObject(j.what, j.target, err)), false
+		return cliflag.Errorf(j.prog, "after the command: %s (the permit may not have been given back)", cliflag.AboutObject(j.what, j.target, err)), false
 	}
-	return cliflag.Errorf(j.prog, "after the command: %s (the lease expires by itself)", AboutObject(j.what, j.target, err)), false
+	return cliflag.Errorf(j.prog, "after the command: %s (the lease expires by itself)", cliflag.AboutObject(j.what, j.target, err)), false
 }

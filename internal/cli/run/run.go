@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -156,13 +155,6 @@ func exitCode(ps *os.ProcessState) int {
 	return cliflag.ExitError
 }
 
-func SignalNumber(s os.Signal) int {
-	if n, ok := s.(syscall.Signal); ok {
-		return int(n)
-	}
-	return int(syscall.SIGINT)
-}
-
 // lockKind is which lock run takes with --lock.
 type lockKind int
 
@@ -271,15 +263,4 @@ func take[H heldLock](lock func(context.Context, ...locks.Option) (H, error),
 		}
 		return h, true, nil
 	}
-}
-
-// aboutObject is the message of an error about the lock or semaphore: the
-// library's errors already name it (lock "X": try lock: ...); others get
-// what and the name added.
-func AboutObject(what, name string, err error) string {
-	msg := err.Error()
-	if !strings.Contains(msg, strconv.Quote(name)) {
-		msg = fmt.Sprintf("%s %q: %s", what, name, msg)
-	}
-	return msg
 }
