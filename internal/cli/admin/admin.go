@@ -271,6 +271,7 @@ func Permits(args []string) int {
 	return cliflag.ExitOK
 }
 
+// RateLimit is "redisson ratelimit".
 func RateLimit(args []string) int {
 	fs := cliflag.NewFlagSet("ratelimit", "redisson ratelimit [connection flags] NAME show | set RATE INTERVAL [--per-client] [--keep-alive D] | acquire N [--wait D]",
 		rateLimitDescription, rateLimitExamples)
@@ -294,22 +295,9 @@ func RateLimit(args []string) int {
 	if cliflag.IsSet(fs, "wait") && (action != "acquire" || *wait < 0) {
 		return cliflag.UsageError(fs, "--wait goes with acquire and must not be negative")
 	}
-	var rate, n int64
-	var interval time.Duration
-	switch action {
-	case "set":
-		var err error
-		if rate, err = strconv.ParseInt(rest[0], 10, 64); err != nil || rate < 1 {
-			return cliflag.UsageError(fs, "set: RATE must be a whole number of at least 1, got %q", rest[0])
-		}
-		if interval, err = time.ParseDuration(rest[1]); err != nil || interval < time.Millisecond {
-			return cliflag.UsageError(fs, "set: INTERVAL must be a duration of at least 1ms (1s, 500ms, 1m), got %q", rest[1])
-		}
-	case "acquire":
-		var err error
-		if n, err = strconv.ParseInt(rest[0], 10, 64); err != nil || n < 1 {
-			return cliflag.UsageError(fs, "acquire: N must be a whole number of at least 1, got %q", rest[0])
-		}
+	rate, interval, n, code, ok := rateArgs(fs, action, rest)
+	if !ok {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout+*wait)
 	defer cancel()
@@ -343,32 +331,7 @@ func RateLimit(args []string) int {
 			return cliflag.ExitNotAcq
 		}
 	}
-	c, err := l.Config(ctx)
-	if err != nil {
-		return cliflag.Errorf(fs.Name(), "%v", err)
-	}
-	line := fmt.Sprintf("rate limiter %q: %d permits per %v (%s)", name, c.Rate, c.Interval, c.Type)
-	if c.KeepAlive > 0 {
-		line += fmt.Sprintf(", keys kept %v after the last use", c.KeepAlive)
-	}
-	if c.Type == ratelimit.Overall || action == "acquire" {
-		avail, err := l.AvailablePermits(ctx)
-		if err != nil {
-			return cliflag.Errorf(fs.Name(), "%v", err)
-		}
-		if c.Type == ratelimit.PerClient {
-			line += fmt.Sprintf("; %d available in this run's window", avail)
-		} else {
-			line += fmt.Sprintf("; %d available", avail)
-		}
-	} else {
-		line += "; each client has its own window (redisson inspect " + cliflag.ShellQuote(name) + " lists them)"
-	}
-	if action == "acquire" {
-		line = fmt.Sprintf("acquired %d; %s", n, line)
-	}
-	fmt.Println(line)
-	return cliflag.ExitOK
+	return rateShow(ctx, fs.Name(), l, name, action, n)
 }
 
 const versionDescription = `
@@ -425,4 +388,55 @@ func VersionLine() string {
 		path = "github.com/goredisson/redisson"
 	}
 	return fmt.Sprintf("redisson %s %s (%s)", path, v, strings.Join(extra, ", "))
+}
+
+// rateArgs parses set's RATE and INTERVAL and acquire's N.
+func rateArgs(fs *flag.FlagSet, action string, rest []string) (rate int64, interval time.Duration, n int64, code int, ok bool) {
+	switch action {
+	case "set":
+		var err error
+		if rate, err = strconv.ParseInt(rest[0], 10, 64); err != nil || rate < 1 {
+			return 0, 0, 0, cliflag.UsageError(fs, "set: RATE must be a whole number of at least 1, got %q", rest[0]), false
+		}
+		if interval, err = time.ParseDuration(rest[1]); err != nil || interval < time.Millisecond {
+			return 0, 0, 0, cliflag.UsageError(fs, "set: INTERVAL must be a duration of at least 1ms (1s, 500ms, 1m), got %q", rest[1]), false
+		}
+	case "acquire":
+		var err error
+		if n, err = strconv.ParseInt(rest[0], 10, 64); err != nil || n < 1 {
+			return 0, 0, 0, cliflag.UsageError(fs, "acquire: N must be a whole number of at least 1, got %q", rest[0]), false
+		}
+	}
+	return rate, interval, n, cliflag.ExitOK, true
+}
+
+// rateShow prints the limiter's configuration and, where one window is
+// this run's, the permits available in it.
+func rateShow(ctx context.Context, prog string, l *ratelimit.Limiter, name, action string, n int64) int {
+	c, err := l.Config(ctx)
+	if err != nil {
+		return cliflag.Errorf(prog, "%v", err)
+	}
+	line := fmt.Sprintf("rate limiter %q: %d permits per %v (%s)", name, c.Rate, c.Interval, c.Type)
+	if c.KeepAlive > 0 {
+		line += fmt.Sprintf(", keys kept %v after the last use", c.KeepAlive)
+	}
+	if c.Type == ratelimit.Overall || action == "acquire" {
+		avail, err := l.AvailablePermits(ctx)
+		if err != nil {
+			return cliflag.Errorf(prog, "%v", err)
+		}
+		if c.Type == ratelimit.PerClient {
+			line += fmt.Sprintf("; %d available in this run's window", avail)
+		} else {
+			line += fmt.Sprintf("; %d available", avail)
+		}
+	} else {
+		line += "; each client has its own window (redisson inspect " + cliflag.ShellQuote(name) + " lists them)"
+	}
+	if action == "acquire" {
+		line = fmt.Sprintf("acquired %d; %s", n, line)
+	}
+	fmt.Println(line)
+	return cliflag.ExitOK
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -79,17 +80,27 @@ type topicSubscription interface {
 	Err() error
 }
 
+// topicFlags are topic's own flags.
+type topicFlags struct {
+	codecName                  *string
+	pattern, sharded, reliable *bool
+	count                      *int
+	waitFor                    *time.Duration
+}
+
+// Topic is "redisson topic".
 func Topic(args []string) int {
 	fs := cliflag.NewFlagSet("topic", "redisson topic [--codec C] [--pattern | --sharded | --reliable] [connection flags] NAME publish MSG | subscribe [--count N] [--wait D]",
 		topicDescription, topicExamples)
 	var cf conn.Flags
 	cf.Register(fs)
-	codecName := fs.String("codec", "json", "`codec` of the messages: json, msgpack, typedjson, string, long, bytes")
-	pattern := fs.Bool("pattern", false, "subscribe: NAME is a glob pattern (PSUBSCRIBE)")
-	sharded := fs.Bool("sharded", false, "a sharded topic: SPUBLISH / SSUBSCRIBE (Redis 7+)")
-	reliable := fs.Bool("reliable", false, "a reliable topic (Redisson's RReliableTopic, a stream)")
-	count := fs.Int("count", 0, "subscribe: exit 0 after `N` messages (default: no limit)")
-	waitFor := fs.Duration("wait", 0, "subscribe: stop after this `duration`, exit 75 if fewer than --count\nmessages came (without --count: none) (default: no limit)")
+	var o topicFlags
+	o.codecName = fs.String("codec", "json", "`codec` of the messages: json, msgpack, typedjson, string, long, bytes")
+	o.pattern = fs.Bool("pattern", false, "subscribe: NAME is a glob pattern (PSUBSCRIBE)")
+	o.sharded = fs.Bool("sharded", false, "a sharded topic: SPUBLISH / SSUBSCRIBE (Redis 7+)")
+	o.reliable = fs.Bool("reliable", false, "a reliable topic (Redisson's RReliableTopic, a stream)")
+	o.count = fs.Int("count", 0, "subscribe: exit 0 after `N` messages (default: no limit)")
+	o.waitFor = fs.Duration("wait", 0, "subscribe: stop after this `duration`, exit 75 if fewer than --count\nmessages came (without --count: none) (default: no limit)")
 	pos, code, done := cliflag.ParseFlags(fs, keepNegatives(args), true)
 	if done {
 		return code
@@ -98,38 +109,14 @@ func Topic(args []string) int {
 	if !ok {
 		return code
 	}
-	newCodec, ok := inspect.GetCodecs[*codecName]
+	newCodec, code, ok := o.check(fs, action)
 	if !ok {
-		names := make([]string, 0, len(inspect.GetCodecs))
-		for n := range inspect.GetCodecs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return cliflag.UsageError(fs, "unknown --codec %q (want one of %s)", *codecName, strings.Join(names, ", "))
-	}
-	var kinds []string
-	for k, on := range map[string]bool{"--pattern": *pattern, "--sharded": *sharded, "--reliable": *reliable} {
-		if on {
-			kinds = append(kinds, k)
-		}
-	}
-	sort.Strings(kinds)
-	switch {
-	case len(kinds) > 1:
-		return cliflag.UsageError(fs, "%s: choose one", strings.Join(kinds, " and "))
-	case *pattern && action == "publish":
-		return cliflag.UsageError(fs, "--pattern goes with subscribe: publish to a channel, not a pattern")
-	case action == "publish" && (cliflag.IsSet(fs, "count") || cliflag.IsSet(fs, "wait")):
-		return cliflag.UsageError(fs, "--count and --wait go with subscribe")
-	case cliflag.IsSet(fs, "count") && *count < 1:
-		return cliflag.UsageError(fs, "--count must be at least 1 (got %d); leave it out for no limit", *count)
-	case cliflag.IsSet(fs, "wait") && *waitFor <= 0:
-		return cliflag.UsageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *waitFor)
+		return code
 	}
 	cd := newCodec()
 	var msg any
 	if action == "publish" {
-		if msg, code, ok = topicMessage(fs, *codecName, rest[0]); !ok {
+		if msg, code, ok = topicMessage(fs, *o.codecName, rest[0]); !ok {
 			return code
 		}
 	}
@@ -142,25 +129,67 @@ func Topic(args []string) int {
 	}
 	defer cn.Close()
 	defer client.Close()
-
 	if action == "publish" {
-		var p topicPublisher
-		switch {
-		case *sharded:
-			p = redisson.NewShardedTopic[any](client, name, cd)
-		case *reliable:
-			p = redisson.NewReliableTopic[any](client, name, cd)
-		default:
-			p = redisson.NewTopic[any](client, name, cd)
-		}
-		n, err := p.Publish(ctx, msg)
-		if err != nil {
-			return cliflag.Errorf(fs.Name(), "%v", err)
-		}
-		fmt.Println(n)
-		return cliflag.ExitOK
+		return o.publish(ctx, fs.Name(), client, name, cd, msg)
 	}
+	return o.subscribe(ctx, fs, client, name, cd)
+}
 
+// check checks the codec and the flags that do not go together, and
+// returns the codec's constructor.
+func (o topicFlags) check(fs *flag.FlagSet, action string) (func() codec.Codec, int, bool) {
+	newCodec, ok := inspect.GetCodecs[*o.codecName]
+	if !ok {
+		names := make([]string, 0, len(inspect.GetCodecs))
+		for n := range inspect.GetCodecs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, cliflag.UsageError(fs, "unknown --codec %q (want one of %s)", *o.codecName, strings.Join(names, ", ")), false
+	}
+	var kinds []string
+	for k, on := range map[string]bool{"--pattern": *o.pattern, "--sharded": *o.sharded, "--reliable": *o.reliable} {
+		if on {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	switch {
+	case len(kinds) > 1:
+		return nil, cliflag.UsageError(fs, "%s: choose one", strings.Join(kinds, " and ")), false
+	case *o.pattern && action == "publish":
+		return nil, cliflag.UsageError(fs, "--pattern goes with subscribe: publish to a channel, not a pattern"), false
+	case action == "publish" && (cliflag.IsSet(fs, "count") || cliflag.IsSet(fs, "wait")):
+		return nil, cliflag.UsageError(fs, "--count and --wait go with subscribe"), false
+	case cliflag.IsSet(fs, "count") && *o.count < 1:
+		return nil, cliflag.UsageError(fs, "--count must be at least 1 (got %d); leave it out for no limit", *o.count), false
+	case cliflag.IsSet(fs, "wait") && *o.waitFor <= 0:
+		return nil, cliflag.UsageError(fs, "--wait must be positive (got %v); leave it out to wait forever", *o.waitFor), false
+	}
+	return newCodec, cliflag.ExitOK, true
+}
+
+// publish publishes msg and prints how many received it.
+func (o topicFlags) publish(ctx context.Context, prog string, client *redisson.Client, name string, cd codec.Codec, msg any) int {
+	var p topicPublisher
+	switch {
+	case *o.sharded:
+		p = redisson.NewShardedTopic[any](client, name, cd)
+	case *o.reliable:
+		p = redisson.NewReliableTopic[any](client, name, cd)
+	default:
+		p = redisson.NewTopic[any](client, name, cd)
+	}
+	n, err := p.Publish(ctx, msg)
+	if err != nil {
+		return cliflag.Errorf(prog, "%v", err)
+	}
+	fmt.Println(n)
+	return cliflag.ExitOK
+}
+
+// subscribe prints the messages until --count, --wait or a signal.
+func (o topicFlags) subscribe(ctx context.Context, fs *flag.FlagSet, client *redisson.Client, name string, cd codec.Codec) int {
 	// From here SIGINT and SIGTERM end the subscription, with exit 0.
 	sigs := make(chan os.Signal, 2)
 	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
@@ -173,11 +202,11 @@ func Topic(args []string) int {
 	var sub topicSubscription
 	var err error
 	switch {
-	case *pattern:
+	case *o.pattern:
 		sub, err = redisson.NewPatternTopic[any](client, name, cd).Subscribe(ctx)
-	case *sharded:
+	case *o.sharded:
 		sub, err = redisson.NewShardedTopic[any](client, name, cd).Subscribe(ctx)
-	case *reliable:
+	case *o.reliable:
 		sub, err = redisson.NewReliableTopic[any](client, name, cd).Subscribe(ctx)
 	default:
 		sub, err = redisson.NewTopic[any](client, name, cd).Subscribe(ctx)
@@ -186,7 +215,7 @@ func Topic(args []string) int {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	defer sub.Close()
-	return topicReceive(fs, sub, sigs, *pattern, *count, *waitFor)
+	return topicReceive(fs, sub, sigs, *o.pattern, *o.count, *o.waitFor)
 }
 
 // topicMessage turns publish's MSG into the value to encode with the codec
