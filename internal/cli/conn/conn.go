@@ -173,60 +173,75 @@ func (c *Flags) Client(hook dialHook) (*Conn, error) {
 			if len(items) > 1 || c.Cluster {
 				return nil, ErrUsage{"a Sentinel URL must be the only Redis address, without --cluster"}
 			}
-			fo, err := parseSentinelURL(it)
-			if err != nil {
-				return nil, bad(it, err)
-			}
-			if fo.TLSConfig, err = c.Tls.apply(fo.TLSConfig); err != nil {
-				return nil, err
-			}
-			fo.DialTimeout = orDefault(fo.DialTimeout, c.Timeout)
-			fo.ReadTimeout = orDefault(fo.ReadTimeout, c.Timeout)
-			fo.WriteTimeout = orDefault(fo.WriteTimeout, c.Timeout)
-			if hook != nil {
-				fo.Dialer = hookedDialer(fo.DialTimeout, fo.TLSConfig, hook)
-			}
-			display := fmt.Sprintf("sentinel master %q via %s", fo.MasterName, strings.Join(fo.SentinelAddrs, ","))
-			if fo.TLSConfig != nil {
-				display += " (TLS)"
-			}
-			return &Conn{RDB: redis.NewFailoverClient(fo), mode: "sentinel", Display: display, failover: fo, tls: fo.TLSConfig != nil}, nil
+			return c.sentinel(it, hook, bad)
 		}
 	}
 	if c.Cluster {
-		first, err := serverURL(items[0])
-		if err != nil {
-			return nil, bad(items[0], err)
-		}
-		co, err := redis.ParseClusterURL(first)
-		if err != nil {
-			return nil, bad(items[0], err)
-		}
-		if co.TLSConfig, err = c.Tls.apply(co.TLSConfig); err != nil {
-			return nil, err
-		}
-		for _, it := range items[1:] {
-			addr, err := hostPort(it)
-			if err != nil {
-				return nil, bad(it, err)
-			}
-			co.Addrs = append(co.Addrs, addr)
-		}
-		co.DialTimeout = orDefault(co.DialTimeout, c.Timeout)
-		co.ReadTimeout = orDefault(co.ReadTimeout, c.Timeout)
-		co.WriteTimeout = orDefault(co.WriteTimeout, c.Timeout)
-		if hook != nil {
-			co.Dialer = hookedDialer(co.DialTimeout, co.TLSConfig, hook)
-		}
-		display := "cluster " + strings.Join(co.Addrs, ",")
-		if co.TLSConfig != nil {
-			display += " (TLS)"
-		}
-		return &Conn{RDB: redis.NewClusterClient(co), mode: "cluster", Display: display, tls: co.TLSConfig != nil}, nil
+		return c.cluster(items, hook, bad)
 	}
 	if len(items) > 1 {
 		return nil, ErrUsage{fmt.Sprintf("%d Redis addresses given: add --cluster for a Redis Cluster, or give one", len(items))}
 	}
+	return c.single(items, hook, bad)
+}
+
+// sentinel is the client of a Sentinel URL.
+func (c *Flags) sentinel(it string, hook dialHook, bad func(string, error) error) (*Conn, error) {
+	fo, err := parseSentinelURL(it)
+	if err != nil {
+		return nil, bad(it, err)
+	}
+	if fo.TLSConfig, err = c.Tls.apply(fo.TLSConfig); err != nil {
+		return nil, err
+	}
+	fo.DialTimeout = orDefault(fo.DialTimeout, c.Timeout)
+	fo.ReadTimeout = orDefault(fo.ReadTimeout, c.Timeout)
+	fo.WriteTimeout = orDefault(fo.WriteTimeout, c.Timeout)
+	if hook != nil {
+		fo.Dialer = hookedDialer(fo.DialTimeout, fo.TLSConfig, hook)
+	}
+	display := fmt.Sprintf("sentinel master %q via %s", fo.MasterName, strings.Join(fo.SentinelAddrs, ","))
+	if fo.TLSConfig != nil {
+		display += " (TLS)"
+	}
+	return &Conn{RDB: redis.NewFailoverClient(fo), mode: "sentinel", Display: display, failover: fo, tls: fo.TLSConfig != nil}, nil
+}
+
+// cluster is the client of a Redis Cluster, given one or more nodes.
+func (c *Flags) cluster(items []string, hook dialHook, bad func(string, error) error) (*Conn, error) {
+	first, err := serverURL(items[0])
+	if err != nil {
+		return nil, bad(items[0], err)
+	}
+	co, err := redis.ParseClusterURL(first)
+	if err != nil {
+		return nil, bad(items[0], err)
+	}
+	if co.TLSConfig, err = c.Tls.apply(co.TLSConfig); err != nil {
+		return nil, err
+	}
+	for _, it := range items[1:] {
+		addr, err := hostPort(it)
+		if err != nil {
+			return nil, bad(it, err)
+		}
+		co.Addrs = append(co.Addrs, addr)
+	}
+	co.DialTimeout = orDefault(co.DialTimeout, c.Timeout)
+	co.ReadTimeout = orDefault(co.ReadTimeout, c.Timeout)
+	co.WriteTimeout = orDefault(co.WriteTimeout, c.Timeout)
+	if hook != nil {
+		co.Dialer = hookedDialer(co.DialTimeout, co.TLSConfig, hook)
+	}
+	display := "cluster " + strings.Join(co.Addrs, ",")
+	if co.TLSConfig != nil {
+		display += " (TLS)"
+	}
+	return &Conn{RDB: redis.NewClusterClient(co), mode: "cluster", Display: display, tls: co.TLSConfig != nil}, nil
+}
+
+// single is the client of one server.
+func (c *Flags) single(items []string, hook dialHook, bad func(string, error) error) (*Conn, error) {
 	u, err := serverURL(items[0])
 	if err != nil {
 		return nil, bad(items[0], err)
@@ -493,26 +508,9 @@ func parseSentinelURL(s string) (*redis.FailoverOptions, error) {
 	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 		userinfo, hostList = authority[:at+1], authority[at+1:]
 	}
-	var sentinels []string
-	for _, h := range strings.Split(hostList, ",") {
-		if h = strings.TrimSpace(h); h == "" {
-			continue
-		}
-		hu, err := parseURL("redis://" + h)
-		if err != nil {
-			return nil, fmt.Errorf("sentinel %q: %v", h, err)
-		}
-		if hu.Host != h {
-			return nil, fmt.Errorf("sentinel %q: not host:port", h)
-		}
-		if err := checkHost(h, false); err != nil {
-			return nil, fmt.Errorf("sentinel %q: %v", h, err)
-		}
-		port := hu.Port()
-		if port == "" {
-			port = "26379"
-		}
-		sentinels = append(sentinels, net.JoinHostPort(hu.Hostname(), port))
+	sentinels, err := sentinelAddrs(hostList)
+	if err != nil {
+		return nil, err
 	}
 	if len(sentinels) == 0 {
 		return nil, errors.New("no sentinel address")
@@ -530,34 +528,10 @@ func parseSentinelURL(s string) (*redis.FailoverOptions, error) {
 	if q.Has("master_name") {
 		return nil, errors.New("the master name is the path here, not ?master_name=")
 	}
-	g := url.URL{Scheme: goScheme, Host: sentinels[0]}
-	if len(segs) == 2 {
-		g.Path = "/" + segs[1]
+	g, err := failoverURL(goScheme, sentinels, segs, u)
+	if err != nil {
+		return nil, err
 	}
-	if su, sp := q.Get("sentinel_username"), q.Get("sentinel_password"); su != "" || sp != "" {
-		g.User = url.UserPassword(su, sp)
-	}
-	q.Del("sentinel_username")
-	q.Del("sentinel_password")
-	if u.User != nil {
-		if q.Has("username") || q.Has("password") {
-			return nil, errors.New("the master's credentials are given twice: in the user info and as ?username= or ?password=")
-		}
-		// pass@ alone is a password, as in redis-cli's URLs.
-		user, pass := "", u.User.Username()
-		if p, ok := u.User.Password(); ok {
-			user, pass = u.User.Username(), p
-		}
-		if user != "" {
-			q.Set("username", user)
-		}
-		q.Set("password", pass)
-	}
-	q.Set("master_name", segs[0])
-	for _, h := range sentinels[1:] {
-		q.Add("addr", h)
-	}
-	g.RawQuery = q.Encode()
 	return redis.ParseFailoverURL(g.String())
 }
 
@@ -639,4 +613,66 @@ func sentinelMaster(ctx context.Context, fo *redis.FailoverOptions) (string, err
 		last = err
 	}
 	return "", fmt.Errorf("no sentinel knows master %q: %v", fo.MasterName, last)
+}
+
+// sentinelAddrs parses the comma list of sentinels, 26379 the default port.
+func sentinelAddrs(hostList string) ([]string, error) {
+	var sentinels []string
+	for _, h := range strings.Split(hostList, ",") {
+		if h = strings.TrimSpace(h); h == "" {
+			continue
+		}
+		hu, err := parseURL("redis://" + h)
+		if err != nil {
+			return nil, fmt.Errorf("sentinel %q: %v", h, err)
+		}
+		if hu.Host != h {
+			return nil, fmt.Errorf("sentinel %q: not host:port", h)
+		}
+		if err := checkHost(h, false); err != nil {
+			return nil, fmt.Errorf("sentinel %q: %v", h, err)
+		}
+		port := hu.Port()
+		if port == "" {
+			port = "26379"
+		}
+		sentinels = append(sentinels, net.JoinHostPort(hu.Hostname(), port))
+	}
+	return sentinels, nil
+}
+
+// failoverURL writes the URL go-redis' ParseFailoverURL reads: the first
+// sentinel as the host, the others as addr=, the master name, the master's
+// and the sentinels' credentials as query parameters.
+func failoverURL(goScheme string, sentinels, segs []string, u *url.URL) (*url.URL, error) {
+	q := u.Query()
+	g := url.URL{Scheme: goScheme, Host: sentinels[0]}
+	if len(segs) == 2 {
+		g.Path = "/" + segs[1]
+	}
+	if su, sp := q.Get("sentinel_username"), q.Get("sentinel_password"); su != "" || sp != "" {
+		g.User = url.UserPassword(su, sp)
+	}
+	q.Del("sentinel_username")
+	q.Del("sentinel_password")
+	if u.User != nil {
+		if q.Has("username") || q.Has("password") {
+			return nil, errors.New("the master's credentials are given twice: in the user info and as ?username= or ?password=")
+		}
+		// pass@ alone is a password, as in redis-cli's URLs.
+		user, pass := "", u.User.Username()
+		if p, ok := u.User.Password(); ok {
+			user, pass = u.User.Username(), p
+		}
+		if user != "" {
+			q.Set("username", user)
+		}
+		q.Set("password", pass)
+	}
+	q.Set("master_name", segs[0])
+	for _, h := range sentinels[1:] {
+		q.Add("addr", h)
+	}
+	g.RawQuery = q.Encode()
+	return &g, nil
 }
