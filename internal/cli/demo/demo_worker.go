@@ -116,28 +116,55 @@ func WorkerCommand(args []string) int {
 	if *lease > 0 {
 		opts = append(opts, rlock.WithLease(*lease))
 	}
+	c := contention{client: client, rdb: cn.RDB, name: *name, counter: *counter, opts: opts, out: out, cancel: cancel}
+	made, failure := c.run(ctx, *workers, *ops)
+	if failure != "" {
+		return fail("%s", failure)
+	}
+	if ctx.Err() != nil {
+		return exitWorkerAborted
+	}
+	out.msg(workerMsg{Done: true, N: made})
+	return cliflag.ExitOK
+}
+
+// contention is the worker's goroutines contending on the lock.
+type contention struct {
+	client        *redisson.Client
+	rdb           redis.UniversalClient
+	name, counter string
+	opts          []rlock.Option
+	out           *lineOut
+	cancel        context.CancelCauseFunc
+}
+
+// run starts workers goroutines sharing ops acquisitions; each increments
+// the counter inside the lock. failure is the first error, which stops
+// the others.
+func (c *contention) run(ctx context.Context, workers, ops int) (int64, string) {
+	var failure string
 	var (
-		made    atomic.Int64
+		wg      sync.WaitGroup
+		count   atomic.Int64
 		errOnce sync.Once
-		failure string
 	)
-	for g := range *workers {
-		share := *ops / *workers
-		if g < *ops%*workers {
+	for g := range workers {
+		share := ops / workers
+		if g < ops%workers {
 			share++
 		}
 		wg.Go(func() {
-			lock := client.Lock(*name)
+			lock := c.client.Lock(c.name)
 			for range share {
-				hold, err := lock.Lock(ctx, opts...)
+				hold, err := lock.Lock(ctx, c.opts...)
 				if err != nil {
 					if ctx.Err() == nil {
-						errOnce.Do(func() { failure = fmt.Sprintf("lock: %v", err); cancel(err) })
+						errOnce.Do(func() { failure = fmt.Sprintf("lock: %v", err); c.cancel(err) })
 					}
 					return
 				}
 				acq := time.Now().UnixNano()
-				err = increment(hold.Context(), cn.RDB, *counter)
+				err = increment(hold.Context(), c.rdb, c.counter)
 				rel := time.Now().UnixNano()
 				uerr := hold.Unlock(ctx)
 				if err == nil && uerr != nil {
@@ -147,25 +174,18 @@ func WorkerCommand(args []string) int {
 					if ctx.Err() == nil {
 						errOnce.Do(func() {
 							failure = fmt.Sprintf("critical section: %v (hold: %v)", err, hold.Err())
-							cancel(err)
+							c.cancel(err)
 						})
 					}
 					return
 				}
-				out.section(acq, rel)
-				made.Add(1)
+				c.out.section(acq, rel)
+				count.Add(1)
 			}
 		})
 	}
 	wg.Wait()
-	if failure != "" {
-		return fail("%s", failure)
-	}
-	if ctx.Err() != nil {
-		return exitWorkerAborted
-	}
-	out.msg(workerMsg{Done: true, N: made.Load()})
-	return cliflag.ExitOK
+	return count.Load(), failure
 }
 
 // increment is the demo's non-atomic read-modify-write: only the lock keeps
