@@ -64,13 +64,13 @@ const dashboardExamples = `  redisson dashboard                                 
   curl -s http://127.0.0.1:8080/metrics | grep redisson_lock_held`
 
 // dashOptions are the dashboard's flags.
-type DashOptions struct {
+type dashOptions struct {
 	listen      string
-	Token       string
-	AllowWrites bool
-	Ls          inspect.ListOptions
-	Interval    time.Duration
-	Timeout     time.Duration
+	token       string
+	allowWrites bool
+	ls          inspect.ListOptions
+	interval    time.Duration
+	timeout     time.Duration
 }
 
 //go:embed dashboard_assets
@@ -81,14 +81,14 @@ func Command(args []string) int {
 		dashboardDescription, dashboardExamples)
 	var cf conn.Flags
 	cf.Register(fs)
-	var o DashOptions
+	var o dashOptions
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve on; one that is not loopback needs --token (port 0: any free port)")
-	fs.StringVar(&o.Token, "token", os.Getenv("REDISSON_DASHBOARD_TOKEN"), "`secret` every request must carry (default $REDISSON_DASHBOARD_TOKEN)")
-	fs.BoolVar(&o.AllowWrites, "allow-writes", false, "add force-unlock, set/add permits and delete, each behind a confirmation")
+	fs.StringVar(&o.token, "token", os.Getenv("REDISSON_DASHBOARD_TOKEN"), "`secret` every request must carry (default $REDISSON_DASHBOARD_TOKEN)")
+	fs.BoolVar(&o.allowWrites, "allow-writes", false, "add force-unlock, set/add permits and delete, each behind a confirmation")
 	pattern := fs.String("pattern", "*", "SCAN MATCH `glob` of the objects listed")
 	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys` per refresh (also /metrics)")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
-	fs.DurationVar(&o.Interval, "interval", time.Second, "time between two reads of the state while a page is open")
+	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
@@ -99,8 +99,8 @@ func Command(args []string) int {
 	if *maxKeys < 1 || *scanCount < 1 {
 		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
 	}
-	if o.Interval < inspect.MinInterval {
-		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", inspect.MinInterval, o.Interval)
+	if o.interval < inspect.MinInterval {
+		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", inspect.MinInterval, o.interval)
 	}
 	if *pattern == "" {
 		return cliflag.UsageError(fs, "--pattern must not be empty")
@@ -109,33 +109,33 @@ func Command(args []string) int {
 	if err != nil {
 		return cliflag.UsageError(fs, "--listen %q: %v", o.listen, err)
 	}
-	if !loop && o.Token == "" {
+	if !loop && o.token == "" {
 		return cliflag.UsageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
 	}
-	o.Ls = inspect.ListOptions{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
-	o.Timeout = cf.Timeout
+	o.ls = inspect.ListOptions{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o.timeout = cf.Timeout
 
 	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
 	if cn == nil {
 		return code
 	}
 	defer cn.Close()
-	d := &Dashboard{O: o, Rdb: cn.RDB, Display: cn.Display, Loopback: loop}
-	if o.AllowWrites {
-		d.Client, err = redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout),
+	d := &dashboard{o: o, rdb: cn.RDB, display: cn.Display, loopback: loop}
+	if o.allowWrites {
+		d.client, err = redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout),
 			func(o *redisson.Options) { o.Registration.Disabled = true })
 		if err != nil {
 			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
-		defer d.Client.Close()
+		defer d.client.Close()
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
 	mode := "read-only"
-	if o.AllowWrites {
+	if o.allowWrites {
 		mode = "writes allowed"
 	}
 	fmt.Printf("redisson dashboard: http://%s/ (%s; Redis %s); Ctrl-C stops\n", ln.Addr(), mode, cn.Display)
@@ -150,7 +150,7 @@ func Command(args []string) int {
 	case err := <-served:
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	d.Closing()
+	d.closing()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
@@ -175,12 +175,12 @@ func isLoopbackHost(host string) bool {
 }
 
 // dashboard serves the pages, the event streams, the writes and /metrics.
-type Dashboard struct {
-	O        DashOptions
-	Rdb      redis.UniversalClient
-	Client   *redisson.Client // writes; nil when read-only
-	Display  string
-	Loopback bool
+type dashboard struct {
+	o        dashOptions
+	rdb      redis.UniversalClient
+	client   *redisson.Client // writes; nil when read-only
+	display  string
+	loopback bool
 
 	feedOnce sync.Once
 	feed     *feed
@@ -189,12 +189,12 @@ type Dashboard struct {
 	stop     chan struct{}
 }
 
-func (d *Dashboard) stopped() <-chan struct{} {
+func (d *dashboard) stopped() <-chan struct{} {
 	d.stopOnce.Do(func() { d.stop = make(chan struct{}) })
 	return d.stop
 }
 
-func (d *Dashboard) Closing() {
+func (d *dashboard) closing() {
 	d.stopped()
 	select {
 	case <-d.stop:
@@ -204,7 +204,7 @@ func (d *Dashboard) Closing() {
 }
 
 // handler is the dashboard's routes behind the token and Host checks.
-func (d *Dashboard) Handler() http.Handler {
+func (d *dashboard) handler() http.Handler {
 	mux := http.NewServeMux()
 	assets, _ := fs.Sub(dashboardAssets, "dashboard_assets")
 	page := func(file string) http.HandlerFunc {
@@ -228,7 +228,7 @@ func (d *Dashboard) Handler() http.Handler {
 	mux.HandleFunc("GET /events/ls", d.eventsLs)
 	mux.HandleFunc("GET /events/object", d.eventsObject)
 	mux.HandleFunc("GET /metrics", d.metrics)
-	if d.O.AllowWrites {
+	if d.o.allowWrites {
 		mux.HandleFunc("POST /api/force-unlock", d.write(d.forceUnlock))
 		mux.HandleFunc("POST /api/permits", d.write(d.setPermits))
 		mux.HandleFunc("POST /api/delete", d.write(d.deleteObject))
@@ -237,18 +237,18 @@ func (d *Dashboard) Handler() http.Handler {
 }
 
 // tokenCookie carries the token after a first visit with ?token=.
-const TokenCookie = "redisson_dashboard_token"
+const tokenCookie = "redisson_dashboard_token"
 
 // guard refuses requests with a foreign Host (loopback mode) or without
 // the token (when one is set).
-func (d *Dashboard) guard(next http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(d.O.Token))
+func (d *dashboard) guard(next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(d.o.token))
 	ok := func(t string) bool {
 		got := sha256.Sum256([]byte(t))
 		return t != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if d.Loopback {
+		if d.loopback {
 			host := r.Host
 			if h, _, err := net.SplitHostPort(host); err == nil {
 				host = h
@@ -258,7 +258,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if d.O.Token == "" {
+		if d.o.token == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -267,7 +267,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 				http.Error(w, "redisson dashboard: wrong token", http.StatusUnauthorized)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			if r.Method == http.MethodGet {
 				// Keep the token out of the address bar and history.
 				u := *r.URL
@@ -285,7 +285,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 			t = b
 		}
 		if t == "" {
-			if c, err := r.Cookie(TokenCookie); err == nil {
+			if c, err := r.Cookie(tokenCookie); err == nil {
 				t = c.Value
 			}
 		}
@@ -299,8 +299,8 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 }
 
 // budget bounds one read of the ls state.
-func (d *Dashboard) budget() time.Duration {
-	return 4*d.O.Timeout + time.Duration(d.O.Ls.MaxKeys/inspect.LsBatch+1)*d.O.Timeout
+func (d *dashboard) budget() time.Duration {
+	return 4*d.o.timeout + time.Duration(d.o.ls.MaxKeys/inspect.LsBatch+1)*d.o.timeout
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -320,9 +320,9 @@ type DashConfig struct {
 	IntervalMs  int64  `json:"interval_ms"`
 }
 
-func (d *Dashboard) config(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, DashConfig{AllowWrites: d.O.AllowWrites, Redis: d.Display, Version: admin.VersionLine(),
-		Pattern: d.O.Ls.Pattern, MaxKeys: d.O.Ls.MaxKeys, IntervalMs: d.O.Interval.Milliseconds()})
+func (d *dashboard) config(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, DashConfig{AllowWrites: d.o.allowWrites, Redis: d.display, Version: admin.VersionLine(),
+		Pattern: d.o.ls.Pattern, MaxKeys: d.o.ls.MaxKeys, IntervalMs: d.o.interval.Milliseconds()})
 }
 
 // LsView is one state of the list: ls's result and when it was read.
@@ -332,19 +332,19 @@ type LsView struct {
 	Error string `json:"error,omitempty"`
 }
 
-func (d *Dashboard) readLs(ctx context.Context) LsView {
+func (d *dashboard) readLs(ctx context.Context) LsView {
 	ctx, cancel := context.WithTimeout(ctx, d.budget())
 	defer cancel()
-	res, err := inspect.List(ctx, d.Rdb, d.O.Ls)
+	res, err := inspect.List(ctx, d.rdb, d.o.ls)
 	v := LsView{LsResult: res, NowMs: time.Now().UnixMilli()}
 	if err != nil {
-		v.LsResult = &inspect.LsResult{Pattern: d.O.Ls.Pattern, Objects: []inspect.LsObject{}, MaxKeys: d.O.Ls.MaxKeys}
+		v.LsResult = &inspect.LsResult{Pattern: d.o.ls.Pattern, Objects: []inspect.LsObject{}, MaxKeys: d.o.ls.MaxKeys}
 		v.Error = err.Error()
 	}
 	return v
 }
 
-func (d *Dashboard) apiLs(w http.ResponseWriter, r *http.Request) {
+func (d *dashboard) apiLs(w http.ResponseWriter, r *http.Request) {
 	v := d.readLs(r.Context())
 	status := http.StatusOK
 	if v.Error != "" {
@@ -368,10 +368,10 @@ type WindowGrants struct {
 	Grants   []inspect.Grant `json:"grants"`
 }
 
-func (d *Dashboard) readObject(ctx context.Context, name string) ObjectView {
-	ctx, cancel := context.WithTimeout(ctx, 4*d.O.Timeout)
+func (d *dashboard) readObject(ctx context.Context, name string) ObjectView {
+	ctx, cancel := context.WithTimeout(ctx, 4*d.o.timeout)
 	defer cancel()
-	rep, err := inspect.Inspect(ctx, d.Rdb, name)
+	rep, err := inspect.Inspect(ctx, d.rdb, name)
 	v := ObjectView{Report: rep, Grants: []WindowGrants{}, NowMs: time.Now().UnixMilli()}
 	if err != nil {
 		v.Report = &inspect.Report{Name: name}
@@ -390,7 +390,7 @@ func (d *Dashboard) readObject(ctx context.Context, name string) ObjectView {
 	return v
 }
 
-func (d *Dashboard) apiObject(w http.ResponseWriter, r *http.Request) {
+func (d *dashboard) apiObject(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
 	if name == "" {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "name is required"})
@@ -433,13 +433,13 @@ func sendEvent(w io.Writer, fl http.Flusher, event string, data []byte) error {
 // heartbeat keeps proxies from closing a quiet stream.
 const heartbeat = 15 * time.Second
 
-func (d *Dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
+func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 	fl := sse(w)
 	if fl == nil {
 		return
 	}
 	d.feedOnce.Do(func() {
-		d.feed = newFeed(d.O.Interval, func() []byte {
+		d.feed = newFeed(d.o.interval, func() []byte {
 			data, _ := json.Marshal(d.readLs(context.Background()))
 			return data
 		})
@@ -467,7 +467,7 @@ func (d *Dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (d *Dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
+func (d *dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
 	if name == "" {
 		http.Error(w, "name is required", http.StatusBadRequest)
@@ -477,7 +477,7 @@ func (d *Dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
 	if fl == nil {
 		return
 	}
-	tick := time.NewTicker(d.O.Interval)
+	tick := time.NewTicker(d.o.interval)
 	defer tick.Stop()
 	var last []byte
 	lastSent := time.Time{}
@@ -611,7 +611,7 @@ type WriteResult struct {
 
 // write wraps a write handler: the anti-forgery header, a JSON body with a
 // name, and the answer as JSON.
-func (d *Dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
+func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Redisson-Dashboard") != "1" {
 			writeJSON(w, http.StatusForbidden, WriteResult{Message: "missing header X-Redisson-Dashboard: 1"})
@@ -622,7 +622,7 @@ func (d *Dashboard) write(fn func(ctx context.Context, req writeRequest) (string
 			writeJSON(w, http.StatusBadRequest, WriteResult{Message: "want a JSON body with a non-empty name"})
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), 4*d.O.Timeout)
+		ctx, cancel := context.WithTimeout(r.Context(), 4*d.o.timeout)
 		defer cancel()
 		msg, status, err := fn(ctx, req)
 		if err != nil {
@@ -633,19 +633,19 @@ func (d *Dashboard) write(fn func(ctx context.Context, req writeRequest) (string
 	}
 }
 
-func (d *Dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {
-	rep, err := inspect.Inspect(ctx, d.Rdb, req.Name)
+func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {
+	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
 	if err != nil {
 		return "", http.StatusBadGateway, err
 	}
 	var deleted bool
 	switch rep.Kind {
 	case classify.Lock:
-		deleted, err = d.Client.Lock(req.Name).ForceUnlock(ctx)
+		deleted, err = d.client.Lock(req.Name).ForceUnlock(ctx)
 	case classify.FairLock:
-		deleted, err = d.Client.FairLock(req.Name).ForceUnlock(ctx)
+		deleted, err = d.client.FairLock(req.Name).ForceUnlock(ctx)
 	case classify.RWLock:
-		rw := d.Client.ReadWriteLock(req.Name)
+		rw := d.client.ReadWriteLock(req.Name)
 		if rep.Mode != nil && *rep.Mode == "write" {
 			deleted, err = rw.WriteLock().ForceUnlock(ctx)
 		} else {
@@ -665,14 +665,14 @@ func (d *Dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, 
 	return fmt.Sprintf("%s %q force-unlocked; waiters notified", rep.Kind, req.Name), http.StatusOK, nil
 }
 
-func (d *Dashboard) setPermits(ctx context.Context, req writeRequest) (string, int, error) {
+func (d *dashboard) setPermits(ctx context.Context, req writeRequest) (string, int, error) {
 	if req.Op != "set" && req.Op != "add" {
 		return "", http.StatusBadRequest, fmt.Errorf("op must be set or add, got %q", req.Op)
 	}
 	if req.Op == "set" && req.N < 0 {
 		return "", http.StatusBadRequest, fmt.Errorf("cannot set %d permits", req.N)
 	}
-	rep, err := inspect.Inspect(ctx, d.Rdb, req.Name)
+	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
 	if err != nil {
 		return "", http.StatusBadGateway, err
 	}
@@ -683,9 +683,9 @@ func (d *Dashboard) setPermits(ctx context.Context, req writeRequest) (string, i
 	var p permitter
 	switch rep.Kind {
 	case classify.Semaphore, classify.AtomicLong, classify.SemOrLatch, classify.None:
-		p = d.Client.Semaphore(req.Name)
+		p = d.client.Semaphore(req.Name)
 	case classify.Expirable:
-		p = d.Client.PermitExpirableSemaphore(req.Name)
+		p = d.client.PermitExpirableSemaphore(req.Name)
 	default:
 		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a semaphore", req.Name, inspect.DescribeKind(rep))
 	}
@@ -700,14 +700,14 @@ func (d *Dashboard) setPermits(ctx context.Context, req writeRequest) (string, i
 	return fmt.Sprintf("%s permits of %q: done", req.Op, req.Name), http.StatusOK, nil
 }
 
-func (d *Dashboard) deleteObject(ctx context.Context, req writeRequest) (string, int, error) {
-	rep, err := inspect.Inspect(ctx, d.Rdb, req.Name)
+func (d *dashboard) deleteObject(ctx context.Context, req writeRequest) (string, int, error) {
+	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
 	if err != nil {
 		return "", http.StatusBadGateway, err
 	}
 	n := int64(0)
 	for _, k := range rep.Keys {
-		c, err := d.Rdb.Del(ctx, k.Key).Result()
+		c, err := d.rdb.Del(ctx, k.Key).Result()
 		if err != nil {
 			return "", http.StatusBadGateway, fmt.Errorf("DEL %s: %w", k.Key, err)
 		}

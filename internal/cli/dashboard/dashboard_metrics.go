@@ -11,11 +11,11 @@ import (
 
 // metrics serves the ls state in Prometheus text format (exposition
 // format 0.0.4), bounded like ls by --max-keys.
-func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request) {
+func (d *dashboard) metrics(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(r.Context(), d.budget())
 	defer cancel()
-	res, err := inspect.List(ctx, d.Rdb, d.O.Ls)
+	res, err := inspect.List(ctx, d.rdb, d.o.ls)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)
