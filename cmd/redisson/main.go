@@ -50,10 +50,9 @@ type command struct {
 	hidden  bool
 }
 
-var commands []command
-
-func init() {
-	commands = []command{
+// commands are the subcommands, in the order the usage lists them.
+func commands() []command {
+	return []command{
 		{name: "run", summary: "run a command while holding a lock", run: run.Command},
 		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: inspect.LsCommand},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: inspect.Command},
@@ -95,7 +94,7 @@ func realMain(args []string) int {
 		toolUsage(os.Stdout)
 		return cliflag.ExitOK
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(args[1:])
 		}
@@ -108,7 +107,7 @@ func realMain(args []string) int {
 // command when one is close enough to be a typo.
 func unknownCommand(name string) string {
 	best, bestD := "", 0
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.hidden {
 			continue
 		}
@@ -158,7 +157,7 @@ func cmdHelp(args []string) int {
 		toolUsage(os.Stdout)
 		return cliflag.ExitOK
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == args[0] && !c.hidden && c.name != "help" {
 			return c.run([]string{"--help"})
 		}
@@ -177,7 +176,7 @@ Usage:
 
 Commands:
 `)
-	for _, c := range commands {
+	for _, c := range commands() {
 		if !c.hidden {
 			fmt.Fprintf(w, "  %-9s  %s\n", c.name, c.summary)
 		}

@@ -87,7 +87,9 @@ type Facts struct {
 }
 
 // HashFields are the fields a reader of a big hash reads: enough for Of.
-var HashFields = []string{"mode", "rate", "interval", "type", "keepAliveTime"}
+func HashFields() []string {
+	return []string{"mode", "rate", "interval", "type", "keepAliveTime"}
+}
 
 // Of is the kind of the object called name, and the value of an integer
 // string. SemOrLatch is left for Resolve.

@@ -25,16 +25,16 @@ const (
 	ExitSignalBase = 128 // 128+signo: CMD killed by a signal, or run/demo interrupted
 )
 
-// newFlagSet returns a flag set whose --help prints usage (the command's
+// NewFlagSet returns a flag set whose --help prints usage (the command's
 // description, its flags written --name, then examples) to stdout.
 func NewFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
 	fs := flag.NewFlagSet("redisson "+name, flag.ContinueOnError)
+	// The flag package calls Usage itself on errors and -help, into the
+	// discarded output; ParseFlags prints instead: the full usage for
+	// --help, one line for an error.
 	fs.SetOutput(io.Discard)
-	// The flag package calls Usage itself on errors and -help; parseFlags
-	// prints instead: the full usage for --help, one line for an error.
-	fs.Usage = func() {}
-	usages[fs] = func() {
-		w := os.Stdout
+	fs.Usage = func() {
+		w := fs.Output()
 		fmt.Fprintf(w, "Usage:\n  %s\n\n%s\n\nFlags:\n", synopsis, strings.TrimSpace(description))
 		printFlags(w, fs)
 		if examples != "" {
@@ -44,25 +44,22 @@ func NewFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
 	return fs
 }
 
-// usages are the --help printers of the commands' flag sets.
-var usages = map[*flag.FlagSet]func(){}
+// hiddenValue is the value of a flag kept for old scripts that --help does
+// not list.
+type hiddenValue struct{ flag.Value }
 
-// hiddenFlags are flags kept for old scripts that --help does not list.
-var hiddenFlags = map[*flag.FlagSet]map[string]bool{}
-
-// hideFlag keeps the flag name out of fs's --help.
+// HideFlag keeps the flag name out of fs's --help.
 func HideFlag(fs *flag.FlagSet, name string) {
-	if hiddenFlags[fs] == nil {
-		hiddenFlags[fs] = map[string]bool{}
+	if f := fs.Lookup(name); f != nil {
+		f.Value = hiddenValue{f.Value}
 	}
-	hiddenFlags[fs][name] = true
 }
 
 // printFlags prints the flags as --name, sorted, with their usage and default.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	var all []*flag.Flag
 	fs.VisitAll(func(f *flag.Flag) {
-		if !hiddenFlags[fs][f.Name] {
+		if _, hidden := f.Value.(hiddenValue); !hidden {
 			all = append(all, f)
 		}
 	})
@@ -82,15 +79,15 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	}
 }
 
-// parseFlags parses args with fs. It returns done=true and the exit code when
+// ParseFlags parses args with fs. It returns done=true and the exit code when
 // the command must stop: after --help (0) or a bad flag (2).
 func ParseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional []string, code int, done bool) {
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			if u := usages[fs]; u != nil {
-				u()
-			}
+			fs.SetOutput(os.Stdout)
+			fs.Usage()
+			fs.SetOutput(io.Discard)
 			return nil, ExitOK, true
 		}
 		if err != nil {
@@ -107,11 +104,11 @@ func ParseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional 
 	}
 }
 
-// errNoName is the usage error of every command given no lock name, or an
+// ErrNoName is the usage error of every command given no lock name, or an
 // empty one.
 const ErrNoName = "a lock name is required and must not be empty"
 
-// oneName returns the one NAME argument of inspect and unlock, or prints a
+// OneName returns the one NAME argument of inspect and unlock, or prints a
 // usage error and returns its exit code.
 func OneName(fs *flag.FlagSet, pos []string) (string, int) {
 	switch {
@@ -127,14 +124,14 @@ func OneName(fs *flag.FlagSet, pos []string) (string, int) {
 	return pos[0], ExitOK
 }
 
-// isSet reports whether the flag name was given on the command line.
+// IsSet reports whether the flag name was given on the command line.
 func IsSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
 
-// checkLease checks a --lease flag: left out, it means the watchdog; given,
+// CheckLease checks a --lease flag: left out, it means the watchdog; given,
 // it must be at least 1ms, as rlock.WithLease wants.
 func CheckLease(fs *flag.FlagSet, lease time.Duration) (int, bool) {
 	if IsSet(fs, "lease") && lease < time.Millisecond {
@@ -143,13 +140,13 @@ func CheckLease(fs *flag.FlagSet, lease time.Duration) (int, bool) {
 	return ExitOK, true
 }
 
-// usageError prints a usage error of the command and returns exit code 2.
+// UsageError prints a usage error of the command and returns exit code 2.
 func UsageError(fs *flag.FlagSet, format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "%s: %s\nRun \"%s --help\" for usage.\n", fs.Name(), fmt.Sprintf(format, a...), fs.Name())
 	return ExitUsage
 }
 
-// errorf prints an error of the command and returns exit code 1.
+// Errorf prints an error of the command and returns exit code 1.
 func Errorf(prefix, format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, fmt.Sprintf(format, a...))
 	return ExitError

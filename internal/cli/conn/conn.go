@@ -47,45 +47,45 @@ const FlagsHelp = `  --redis URL    Redis to use; repeatable, or a comma list (d
 
 // connFlags are the connection flags of every command that talks to Redis.
 type Flags struct {
-	Urls    UrlList
+	URLs    URLList
 	Cluster bool
 	Timeout time.Duration
-	Tls     tlsFlags
+	TLS     tlsFlags
 }
 
 // urlList is a repeatable --redis flag.
-type UrlList []string
+type URLList []string
 
-func (l *UrlList) String() string { return strings.Join(*l, ",") }
+func (l *URLList) String() string { return strings.Join(*l, ",") }
 
-func (l *UrlList) Set(v string) error {
+func (l *URLList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
 }
 
 func (c *Flags) Register(fs *flag.FlagSet) {
-	fs.Var(&c.Urls, "redis", "Redis `URL`: redis://[user:pass@]host:port/db, rediss:// (TLS),\n"+
+	fs.Var(&c.URLs, "redis", "Redis `URL`: redis://[user:pass@]host:port/db, rediss:// (TLS),\n"+
 		"redis-sentinel://[pass@]host:port[,host:port]/master; repeatable or a comma list\n"+
 		"(default $REDIS_URL)")
 	fs.BoolVar(&c.Cluster, "cluster", false, "the --redis addresses are seed nodes of a Redis Cluster")
 	fs.DurationVar(&c.Timeout, "timeout", 3*time.Second, "`duration` of connect and command timeouts; also the lock client's timeout\n(redisson.WithTimeout: unlocks, watchdog renewals)")
-	fs.StringVar(&c.Tls.ca, "tls-ca", "", "PEM `file` of the CA certificate(s) to verify the server with, instead of the\nsystem's; turns TLS on, as rediss:// does")
-	fs.StringVar(&c.Tls.cert, "tls-cert", "", "PEM `file` of the client certificate, for a server that requires one\n(tls-auth-clients: mutual TLS); needs --tls-key; turns TLS on")
-	fs.StringVar(&c.Tls.key, "tls-key", "", "PEM `file` of the private key of --tls-cert")
-	fs.StringVar(&c.Tls.serverName, "tls-server-name", "", "`name` the server's certificate must carry (default: the host dialled);\nturns TLS on")
-	fs.BoolVar(&c.Tls.insecure, "tls-insecure", false, "do not verify the server's certificate (tests only: anyone on the path can\npose as the server); turns TLS on")
+	fs.StringVar(&c.TLS.ca, "tls-ca", "", "PEM `file` of the CA certificate(s) to verify the server with, instead of the\nsystem's; turns TLS on, as rediss:// does")
+	fs.StringVar(&c.TLS.cert, "tls-cert", "", "PEM `file` of the client certificate, for a server that requires one\n(tls-auth-clients: mutual TLS); needs --tls-key; turns TLS on")
+	fs.StringVar(&c.TLS.key, "tls-key", "", "PEM `file` of the private key of --tls-cert")
+	fs.StringVar(&c.TLS.serverName, "tls-server-name", "", "`name` the server's certificate must carry (default: the host dialled);\nturns TLS on")
+	fs.BoolVar(&c.TLS.insecure, "tls-insecure", false, "do not verify the server's certificate (tests only: anyone on the path can\npose as the server); turns TLS on")
 }
 
 // configured reports whether a Redis was given, by flag or $REDIS_URL.
 func (c *Flags) Configured() bool {
-	return len(c.Urls) > 0 || strings.TrimSpace(os.Getenv("REDIS_URL")) != ""
+	return len(c.URLs) > 0 || strings.TrimSpace(os.Getenv("REDIS_URL")) != ""
 }
 
 // rawValue returns the --redis values (or $REDIS_URL) as one comma list, for
 // passing on to a child process in its environment.
 func (c *Flags) RawValue() string {
-	if len(c.Urls) > 0 {
-		return strings.Join(c.Urls, ",")
+	if len(c.URLs) > 0 {
+		return strings.Join(c.URLs, ",")
 	}
 	return os.Getenv("REDIS_URL")
 }
@@ -94,7 +94,7 @@ func (c *Flags) RawValue() string {
 // addresses, and names where they came from for messages. A Sentinel URL
 // keeps its comma list of sentinels.
 func (c *Flags) Items() (items []string, source string) {
-	values, source := []string(c.Urls), "--redis"
+	values, source := []string(c.URLs), "--redis"
 	if len(values) == 0 {
 		if v := strings.TrimSpace(os.Getenv("REDIS_URL")); v != "" {
 			values, source = []string{v}, "$REDIS_URL"
@@ -191,7 +191,7 @@ func (c *Flags) sentinel(it string, hook dialHook, bad func(string, error) error
 	if err != nil {
 		return nil, bad(it, err)
 	}
-	if fo.TLSConfig, err = c.Tls.apply(fo.TLSConfig); err != nil {
+	if fo.TLSConfig, err = c.TLS.apply(fo.TLSConfig); err != nil {
 		return nil, err
 	}
 	fo.DialTimeout = orDefault(fo.DialTimeout, c.Timeout)
@@ -217,7 +217,7 @@ func (c *Flags) cluster(items []string, hook dialHook, bad func(string, error) e
 	if err != nil {
 		return nil, bad(items[0], err)
 	}
-	if co.TLSConfig, err = c.Tls.apply(co.TLSConfig); err != nil {
+	if co.TLSConfig, err = c.TLS.apply(co.TLSConfig); err != nil {
 		return nil, err
 	}
 	for _, it := range items[1:] {
@@ -250,7 +250,7 @@ func (c *Flags) single(items []string, hook dialHook, bad func(string, error) er
 	if err != nil {
 		return nil, bad(items[0], err)
 	}
-	if o.TLSConfig, err = c.Tls.apply(o.TLSConfig); err != nil {
+	if o.TLSConfig, err = c.TLS.apply(o.TLSConfig); err != nil {
 		return nil, err
 	}
 	o.DialTimeout = orDefault(o.DialTimeout, c.Timeout)

@@ -86,7 +86,7 @@ func TestBadAddresses(t *testing.T) {
 		{[]string{"redis-sentinel://u:secret@:::/m"}, false, "brackets"},
 		{[]string{"redis-sentinel://h/m"}, true, "only Redis address"},
 	} {
-		cf := Flags{Urls: tc.urls, Cluster: tc.cluster, Timeout: time.Second}
+		cf := Flags{URLs: tc.urls, Cluster: tc.cluster, Timeout: time.Second}
 		cn, err := cf.Client(nil)
 		if err == nil {
 			cn.Close()
@@ -100,7 +100,7 @@ func TestBadAddresses(t *testing.T) {
 	for _, good := range []string{"localhost:6379", "[::1]:6379", "redis://[::1]", "redis://", "redis://h",
 		"rediss://u:p@h:6380/1", "unix:///tmp/redis.sock", "redis://h_1.example-2.com:7000/3?dial_timeout=1s",
 		"redis://[fe80::1%25eth0]:6379"} {
-		cf := Flags{Urls: UrlList{good}, Timeout: time.Second}
+		cf := Flags{URLs: URLList{good}, Timeout: time.Second}
 		cn, err := cf.Client(nil)
 		if err != nil {
 			t.Errorf("%s: %v", good, err)
@@ -117,7 +117,7 @@ func TestBadAddresses(t *testing.T) {
 
 func TestConnFlags(t *testing.T) {
 	t.Setenv("REDIS_URL", "")
-	cf := Flags{Urls: UrlList{"redis://a:1,b:2", "redis://c:3"}, Cluster: true, Timeout: time.Second}
+	cf := Flags{URLs: URLList{"redis://a:1,b:2", "redis://c:3"}, Cluster: true, Timeout: time.Second}
 	cn, err := cf.Client(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestConnFlags(t *testing.T) {
 		t.Errorf("--timeout not applied: %v", cc.Options().ReadTimeout)
 	}
 
-	cf = Flags{Urls: UrlList{"localhost:7777"}, Timeout: time.Second}
+	cf = Flags{URLs: URLList{"localhost:7777"}, Timeout: time.Second}
 	cn, err = cf.Client(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,11 +158,11 @@ func TestConnFlags(t *testing.T) {
 	}
 	cn.Close()
 
-	cf = Flags{Urls: UrlList{"redis://a:1", "redis://b:2"}, Timeout: time.Second}
+	cf = Flags{URLs: URLList{"redis://a:1", "redis://b:2"}, Timeout: time.Second}
 	if _, err := cf.Client(nil); err == nil {
 		t.Error("two addresses without --cluster: no error")
 	}
-	cf = Flags{Urls: UrlList{"redis-sentinel://s1,s2/m"}, Timeout: time.Second}
+	cf = Flags{URLs: URLList{"redis-sentinel://s1,s2/m"}, Timeout: time.Second}
 	cn, err = cf.Client(nil)
 	if err != nil || cn.mode != "sentinel" {
 		t.Fatalf("%v %v", cn, err)

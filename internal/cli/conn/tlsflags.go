@@ -89,8 +89,8 @@ func (c *Flags) tlsHint(err error, tlsOn bool) string {
 	var badHost x509.HostnameError
 	switch {
 	case strings.Contains(msg, "certificate required") || strings.Contains(msg, "bad certificate") ||
-		strings.Contains(msg, "unknown certificate authority") && c.Tls.cert != "":
-		if c.Tls.cert == "" {
+		strings.Contains(msg, "unknown certificate authority") && c.TLS.cert != "":
+		if c.TLS.cert == "" {
 			return "the server wants a client certificate: give --tls-cert and --tls-key"
 		}
 		return "the server refused the client certificate of --tls-cert: is it signed by a CA the server trusts (tls-ca-cert-file)?"

@@ -7,7 +7,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/cli/admin"
-	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -76,6 +74,7 @@ type dashOptions struct {
 //go:embed dashboard_assets
 var dashboardAssets embed.FS
 
+// Command is "redisson dashboard".
 func Command(args []string) int {
 	fs := cliflag.NewFlagSet("dashboard", "redisson dashboard [--listen ADDR] [--token T] [--allow-writes] [connection flags]",
 		dashboardDescription, dashboardExamples)
@@ -129,32 +128,7 @@ func Command(args []string) int {
 		}
 		defer d.client.Close()
 	}
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return cliflag.Errorf(fs.Name(), "%v", err)
-	}
-	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
-	mode := "read-only"
-	if o.allowWrites {
-		mode = "writes allowed"
-	}
-	fmt.Printf("redisson dashboard: http://%s/ (%s; Redis %s); Ctrl-C stops\n", ln.Addr(), mode, cn.Display)
-
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case <-sigs:
-	case err := <-served:
-		return cliflag.Errorf(fs.Name(), "%v", err)
-	}
-	d.closing()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(ctx)
-	return cliflag.ExitOK
+	return d.serve(fs.Name(), cn.Display)
 }
 
 // loopbackListen reports whether a listen address binds loopback only.
@@ -404,314 +378,32 @@ func (d *dashboard) apiObject(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, v)
 }
 
-// sse starts an event stream; nil when the connection cannot stream.
-func sse(w http.ResponseWriter) http.Flusher {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
-		return nil
+// serve serves the dashboard until SIGINT or SIGTERM.
+func (d *dashboard) serve(prog, display string) int {
+	ln, err := net.Listen("tcp", d.o.listen)
+	if err != nil {
+		return cliflag.Errorf(prog, "%v", err)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprintf(w, "retry: 1000\n\n")
-	fl.Flush()
-	return fl
-}
-
-// sendEvent writes one event whose data is a single line of JSON.
-func sendEvent(w io.Writer, fl http.Flusher, event string, data []byte) error {
-	if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data); err != nil {
-		return err
+	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
+	mode := "read-only"
+	if d.o.allowWrites {
+		mode = "writes allowed"
 	}
-	fl.Flush()
-	return nil
-}
+	fmt.Printf("redisson dashboard: http://%s/ (%s; Redis %s); Ctrl-C stops\n", ln.Addr(), mode, display)
 
-// heartbeat keeps proxies from closing a quiet stream.
-const heartbeat = 15 * time.Second
-
-func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
-	fl := sse(w)
-	if fl == nil {
-		return
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-sigs:
+	case err := <-served:
+		return cliflag.Errorf(prog, "%v", err)
 	}
-	d.feedOnce.Do(func() {
-		d.feed = newFeed(d.o.interval, func() []byte {
-			data, _ := json.Marshal(d.readLs(context.Background()))
-			return data
-		})
-	})
-	ch, cancel := d.feed.subscribe()
+	d.closing()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	beat := time.NewTicker(heartbeat)
-	defer beat.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-d.stopped():
-			return
-		case data := <-ch:
-			if sendEvent(w, fl, "ls", data) != nil {
-				return
-			}
-		case <-beat.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			fl.Flush()
-		}
-	}
-}
-
-func (d *dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
-	name := r.URL.Query().Get("name")
-	if name == "" {
-		http.Error(w, "name is required", http.StatusBadRequest)
-		return
-	}
-	fl := sse(w)
-	if fl == nil {
-		return
-	}
-	tick := time.NewTicker(d.o.interval)
-	defer tick.Stop()
-	var last []byte
-	lastSent := time.Time{}
-	for {
-		v := d.readObject(r.Context(), name)
-		data, _ := json.Marshal(v)
-		// The page counts TTLs down itself: an unchanged state (now_ms
-		// aside) is sent again only with the heartbeat.
-		same := last != nil && sameButTime(last, data)
-		if !same || time.Since(lastSent) >= heartbeat {
-			if sendEvent(w, fl, "object", data) != nil {
-				return
-			}
-			last, lastSent = data, time.Now()
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-d.stopped():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// sameButTime compares two object states ignoring the times that move on
-// by themselves.
-func sameButTime(a, b []byte) bool {
-	strip := func(data []byte) string {
-		var m map[string]any
-		if json.Unmarshal(data, &m) != nil {
-			return string(data)
-		}
-		delete(m, "now_ms")
-		var walk func(v any) any
-		walk = func(v any) any {
-			switch t := v.(type) {
-			case map[string]any:
-				for k := range t {
-					switch k {
-					case "ttl_ms", "held_for_ms", "stale_in_ms", "expires_in_ms", "refill_in_ms", "value_ttl_ms", "read_ttls_ms":
-						delete(t, k)
-					default:
-						t[k] = walk(t[k])
-					}
-				}
-			case []any:
-				for i := range t {
-					t[i] = walk(t[i])
-				}
-			}
-			return v
-		}
-		out, _ := json.Marshal(walk(m))
-		return string(out)
-	}
-	return strip(a) == strip(b)
-}
-
-// feed reads one state every interval while someone listens and hands the
-// latest to every listener (a slow listener skips states, never blocks).
-type feed struct {
-	interval time.Duration
-	read     func() []byte
-
-	mu      sync.Mutex
-	subs    map[chan []byte]struct{}
-	last    []byte
-	running bool
-}
-
-func newFeed(interval time.Duration, read func() []byte) *feed {
-	return &feed{interval: interval, read: read, subs: map[chan []byte]struct{}{}}
-}
-
-func (f *feed) subscribe() (<-chan []byte, func()) {
-	ch := make(chan []byte, 1)
-	f.mu.Lock()
-	f.subs[ch] = struct{}{}
-	if f.last != nil {
-		ch <- f.last
-	}
-	if !f.running {
-		f.running = true
-		go f.run()
-	}
-	f.mu.Unlock()
-	return ch, func() {
-		f.mu.Lock()
-		delete(f.subs, ch)
-		f.mu.Unlock()
-	}
-}
-
-func (f *feed) run() {
-	tick := time.NewTicker(f.interval)
-	defer tick.Stop()
-	for {
-		data := f.read()
-		f.mu.Lock()
-		if len(f.subs) == 0 {
-			f.running, f.last = false, nil
-			f.mu.Unlock()
-			return
-		}
-		f.last = data
-		for ch := range f.subs {
-			select {
-			case <-ch: // drop the state not yet taken
-			default:
-			}
-			ch <- data
-		}
-		f.mu.Unlock()
-		<-tick.C
-	}
-}
-
-// writeRequest is the body of every write.
-type writeRequest struct {
-	Name string `json:"name"`
-	Op   string `json:"op"` // permits: "set" or "add"
-	N    int    `json:"n"`
-}
-
-// WriteResult is what a write answers.
-type WriteResult struct {
-	OK      bool   `json:"ok"`
-	Message string `json:"message"`
-}
-
-// write wraps a write handler: the anti-forgery header, a JSON body with a
-// name, and the answer as JSON.
-func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Redisson-Dashboard") != "1" {
-			writeJSON(w, http.StatusForbidden, WriteResult{Message: "missing header X-Redisson-Dashboard: 1"})
-			return
-		}
-		var req writeRequest
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&req); err != nil || req.Name == "" {
-			writeJSON(w, http.StatusBadRequest, WriteResult{Message: "want a JSON body with a non-empty name"})
-			return
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), 4*d.o.timeout)
-		defer cancel()
-		msg, status, err := fn(ctx, req)
-		if err != nil {
-			writeJSON(w, status, WriteResult{Message: err.Error()})
-			return
-		}
-		writeJSON(w, http.StatusOK, WriteResult{OK: true, Message: msg})
-	}
-}
-
-func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {
-	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
-	if err != nil {
-		return "", http.StatusBadGateway, err
-	}
-	var deleted bool
-	switch rep.Kind {
-	case classify.Lock:
-		deleted, err = d.client.Lock(req.Name).ForceUnlock(ctx)
-	case classify.FairLock:
-		deleted, err = d.client.FairLock(req.Name).ForceUnlock(ctx)
-	case classify.RWLock:
-		rw := d.client.ReadWriteLock(req.Name)
-		if rep.Mode != nil && *rep.Mode == "write" {
-			deleted, err = rw.WriteLock().ForceUnlock(ctx)
-		} else {
-			deleted, err = rw.ReadLock().ForceUnlock(ctx)
-		}
-	case classify.None:
-		return fmt.Sprintf("%q was not locked: nothing deleted", req.Name), http.StatusOK, nil
-	default:
-		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a lock: not force-unlocking it", req.Name, inspect.DescribeKind(rep))
-	}
-	if err != nil {
-		return "", http.StatusBadGateway, err
-	}
-	if !deleted {
-		return fmt.Sprintf("%q was not locked: nothing deleted", req.Name), http.StatusOK, nil
-	}
-	return fmt.Sprintf("%s %q force-unlocked; waiters notified", rep.Kind, req.Name), http.StatusOK, nil
-}
-
-func (d *dashboard) setPermits(ctx context.Context, req writeRequest) (string, int, error) {
-	if req.Op != "set" && req.Op != "add" {
-		return "", http.StatusBadRequest, fmt.Errorf("op must be set or add, got %q", req.Op)
-	}
-	if req.Op == "set" && req.N < 0 {
-		return "", http.StatusBadRequest, fmt.Errorf("cannot set %d permits", req.N)
-	}
-	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
-	if err != nil {
-		return "", http.StatusBadGateway, err
-	}
-	type permitter interface {
-		SetPermits(context.Context, int) error
-		AddPermits(context.Context, int) error
-	}
-	var p permitter
-	switch rep.Kind {
-	case classify.Semaphore, classify.AtomicLong, classify.SemOrLatch, classify.None:
-		p = d.client.Semaphore(req.Name)
-	case classify.Expirable:
-		p = d.client.PermitExpirableSemaphore(req.Name)
-	default:
-		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a semaphore", req.Name, inspect.DescribeKind(rep))
-	}
-	if req.Op == "set" {
-		err = p.SetPermits(ctx, req.N)
-	} else {
-		err = p.AddPermits(ctx, req.N)
-	}
-	if err != nil {
-		return "", http.StatusConflict, err
-	}
-	return fmt.Sprintf("%s permits of %q: done", req.Op, req.Name), http.StatusOK, nil
-}
-
-func (d *dashboard) deleteObject(ctx context.Context, req writeRequest) (string, int, error) {
-	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
-	if err != nil {
-		return "", http.StatusBadGateway, err
-	}
-	n := int64(0)
-	for _, k := range rep.Keys {
-		c, err := d.rdb.Del(ctx, k.Key).Result()
-		if err != nil {
-			return "", http.StatusBadGateway, fmt.Errorf("DEL %s: %w", k.Key, err)
-		}
-		n += c
-	}
-	return fmt.Sprintf("%q deleted: %d key(s)", req.Name, n), http.StatusOK, nil
+	_ = srv.Shutdown(ctx)
+	return cliflag.ExitOK
 }

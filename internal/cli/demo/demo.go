@@ -153,7 +153,7 @@ func Command(args []string) int {
 			return cliflag.Errorf(fs.Name(), "%v", err)
 		}
 		defer server.Stop()
-		cf.Urls = conn.UrlList{"redis://" + server.Addr()}
+		cf.URLs = conn.URLList{"redis://" + server.Addr()}
 	}
 	cn, code := conn.ConnectOrExit(ctx, fs, &cf, nil)
 	if cn == nil {

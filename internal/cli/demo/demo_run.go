@@ -215,7 +215,7 @@ func (r *demoRun) startWorker(exe string, i int) error {
 	if cf.Cluster {
 		args = append(args, "--cluster")
 	}
-	args = append(args, cf.Tls.Args()...)
+	args = append(args, cf.TLS.Args()...)
 	cmd := exec.Command(exe, args...)
 	// The URL travels in the environment: no password on a command line.
 	cmd.Env = append(os.Environ(), "REDIS_URL="+cf.RawValue())

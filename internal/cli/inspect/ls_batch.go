@@ -118,7 +118,7 @@ func readFields(ctx context.Context, rdb redis.UniversalClient, looks []look) er
 			if l.hlen.Val() <= maxListed {
 				l.fields = pipe.HGetAll(ctx, l.name)
 			} else {
-				l.someFields = pipe.HMGet(ctx, l.name, classify.HashFields...)
+				l.someFields = pipe.HMGet(ctx, l.name, classify.HashFields()...)
 			}
 		}
 	}

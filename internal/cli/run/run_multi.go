@@ -138,7 +138,7 @@ func redLockClients(fs *flag.FlagSet, cf *conn.Flags, opts []redisson.Option) (c
 		}
 	}
 	for i, it := range items {
-		one := conn.Flags{Urls: conn.UrlList{it}, Timeout: cf.Timeout, Tls: cf.Tls}
+		one := conn.Flags{URLs: conn.URLList{it}, Timeout: cf.Timeout, TLS: cf.TLS}
 		cn, err := one.Client(nil)
 		if err != nil {
 			closeConns()
