@@ -245,6 +245,8 @@ func DescribeKind(r *Report) string {
 		return "an integer string (a semaphore or count-down latch nobody waits on, or an atomic long)"
 	case r.Kind == classify.SemOrLatch:
 		return "a semaphore or count-down latch"
+	case r.Kind == classify.UnlockLatch:
+		return "an unlock latch (a lock's key for a retried unlock)"
 	}
 	return "a " + r.Kind
 }
