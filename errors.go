@@ -1,6 +1,7 @@
 package redisson
 
 import (
+	"github.com/goredisson/redisson/errs"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
 )
@@ -59,3 +60,9 @@ var (
 	// left behind.
 	ErrSubscriptionTimeout = hub.ErrNotConfirmed
 )
+
+// ObjectError is the error every call of an object returns:
+// `<kind> "<name>": <op>: <cause>`. Get it with errors.As to read the kind,
+// name and operation; Unwrap gives the cause, which the sentinels above
+// match with errors.Is.
+type ObjectError = errs.ObjectError

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -75,14 +76,14 @@ func TestSemaphoreCommand(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"h", "set", "1"}, exitError, `semaphore "h": set permits: `},
-		{[]string{"s", "set", "-1"}, exitUsage, "at least 0"},
-		{[]string{"s", "add", "x"}, exitUsage, "N must be a whole number"},
-		{[]string{"s", "set"}, exitUsage, "set needs 1 argument"},
-		{[]string{"s", "drain", "3"}, exitUsage, "unexpected arguments"},
-		{[]string{"s", "bump"}, exitUsage, "unknown action"},
-		{[]string{"s"}, exitUsage, "no action"},
-		{[]string{"", "show"}, exitUsage, "name is required"},
+		{[]string{"h", "set", "1"}, cliflag.ExitError, `semaphore "h": set permits: `},
+		{[]string{"s", "set", "-1"}, cliflag.ExitUsage, "at least 0"},
+		{[]string{"s", "add", "x"}, cliflag.ExitUsage, "N must be a whole number"},
+		{[]string{"s", "set"}, cliflag.ExitUsage, "set needs 1 argument"},
+		{[]string{"s", "drain", "3"}, cliflag.ExitUsage, "unexpected arguments"},
+		{[]string{"s", "bump"}, cliflag.ExitUsage, "unknown action"},
+		{[]string{"s"}, cliflag.ExitUsage, "no action"},
+		{[]string{"", "show"}, cliflag.ExitUsage, "name is required"},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"semaphore", "--redis", url}, tc.args...)...)
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) {
@@ -134,14 +135,14 @@ func TestPermitsCommand(t *testing.T) {
 	}
 	// Released already: the library's ErrUnknownPermit, exit 1.
 	r = cli(t, 30*time.Second, "permits", "--redis", url, "p", "release", forever)
-	if r.code != exitError || !strings.Contains(r.stderr, `permit-expirable semaphore "p": release: permit `+forever) {
+	if r.code != cliflag.ExitError || !strings.Contains(r.stderr, `permit-expirable semaphore "p": release: permit `+forever) {
 		t.Errorf("second release:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "permits", "--redis", url, "p", "release", "xyz")
-	if r.code != exitError || !strings.Contains(r.stderr, "32 hex characters") {
+	if r.code != cliflag.ExitError || !strings.Contains(r.stderr, "32 hex characters") {
 		t.Errorf("release of a bad id:\n%v", r)
 	}
-	if r := cli(t, 30*time.Second, "permits", "--redis", url, "p", "release"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "permits", "--redis", url, "p", "release"); r.code != cliflag.ExitUsage {
 		t.Errorf("release without ID:\n%v", r)
 	}
 	if ok, err := pes.TryRelease(ctx, leased); err != nil || !ok {
@@ -163,7 +164,7 @@ func TestRateLimitCommand(t *testing.T) {
 	lim := client.RateLimiter("api")
 
 	r := cli(t, 30*time.Second, "ratelimit", "--redis", url, "api", "show")
-	if r.code != exitError || !strings.Contains(r.stderr, `rate limiter "api": config: `) {
+	if r.code != cliflag.ExitError || !strings.Contains(r.stderr, `rate limiter "api": config: `) {
 		t.Errorf("show before set:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "ratelimit", "--redis", url, "api", "set", "5", "1h")
@@ -181,7 +182,7 @@ func TestRateLimitCommand(t *testing.T) {
 		t.Errorf("the library reads %d available (%v), want 2", n, err)
 	}
 	r = cli(t, 30*time.Second, "ratelimit", "--redis", url, "api", "acquire", "3", "--wait", "100ms")
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, "3 permits not available within 100ms") {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, "3 permits not available within 100ms") {
 		t.Errorf("acquire 3 of 2:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "ratelimit", "--redis", url, "api", "show")
@@ -208,7 +209,7 @@ func TestRateLimitCommand(t *testing.T) {
 		{[]string{"api", "show", "--wait", "1s"}, "--wait goes with acquire"},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"ratelimit", "--redis", url}, tc.args...)...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+		if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("ratelimit %v: want exit 2 and %q:\n%v", tc.args, tc.want, r)
 		}
 	}
@@ -220,7 +221,7 @@ func TestVersion(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "redisson github.com/goredisson/redisson ") || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("version:\n%v", r)
 	}
-	if r := cli(t, 30*time.Second, "version", "extra"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "version", "extra"); r.code != cliflag.ExitUsage {
 		t.Errorf("version extra:\n%v", r)
 	}
 }
@@ -236,7 +237,7 @@ func TestUnknownCommand(t *testing.T) {
 		"frobnicate": `redisson: unknown command "frobnicate" ("redisson help" lists the commands)` + "\n",
 	} {
 		r := cli(t, 30*time.Second, arg)
-		if r.code != exitUsage || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+		if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
 			t.Errorf("redisson %s: want exit 2 and one line with %q:\n%v", arg, want, r)
 		}
 	}
@@ -272,15 +273,15 @@ func TestTimeoutFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cli(t, 30*time.Second, "latch", "--redis", url, "armed", "await", "--wait", "200ms", "--timeout", "5s")
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, "within 200ms") {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, "within 200ms") {
 		t.Errorf("await --wait 200ms --timeout 5s:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "latch", "--redis", url, "armed", "await", "--timeout", "200ms")
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "within 200ms") {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "within 200ms") {
 		t.Errorf("old form await --timeout 200ms: want it read as --wait, with a warning:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "latch", "--redis", url, "armed", "down", "--wait", "1s")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--wait goes with await") {
+	if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, "--wait goes with await") {
 		t.Errorf("down --wait:\n%v", r)
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/source"
@@ -72,14 +74,14 @@ func TestGetValue(t *testing.T) {
 		{"atomic long with json", "counter", "json", false, "-42\n", nil},
 		{"bytes", "bytes", "bytes", false, "\"AAEC\"\n", nil},
 		{"raw", "json", "json", true, `{"@class":"com.example.Person","id":["java.lang.Long",7],"name":"Ann"}`, nil},
-		{"missing", "nothing", "json", false, "", errNoValue},
-		{"missing raw", "nothing", "json", true, "", errNoValue},
+		{"missing", "nothing", "json", false, "", inspect.ErrNoValue},
+		{"missing raw", "nothing", "json", true, "", inspect.ErrNoValue},
 		{"wrong codec", "string", "long", false, "", codec.ErrDecode},
 		{"another type", "hash", "json", false, "", core.ErrWrongType},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := getValue(ctx, &out, rdb, tc.key, getCodecs[tc.codec](), tc.raw)
+			err := inspect.GetValue(ctx, &out, rdb, tc.key, inspect.GetCodecs[tc.codec](), tc.raw)
 			switch {
 			case tc.err == core.ErrWrongType:
 				if err == nil || !strings.Contains(err.Error(), "holds a Redis hash, not a bucket") {
@@ -110,15 +112,15 @@ func TestGetCommand(t *testing.T) {
 		t.Fatalf("get cfg: %v", r)
 	}
 	r = cli(t, 30*time.Second, "get", "--redis", url, "missing")
-	if r.code != exitError || !strings.Contains(r.stderr, "missing: no value") {
+	if r.code != cliflag.ExitError || !strings.Contains(r.stderr, "missing: no value") {
 		t.Fatalf("get missing: %v", r)
 	}
 	r = cli(t, 30*time.Second, "get", "--redis", url, "--codec", "kryo", "cfg")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown --codec "kryo"`) {
+	if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, `unknown --codec "kryo"`) {
 		t.Fatalf("get --codec kryo: %v", r)
 	}
 	r = cli(t, 30*time.Second, "get", "--redis", url)
-	if r.code != exitUsage {
+	if r.code != cliflag.ExitUsage {
 		t.Fatalf("get without NAME: %v", r)
 	}
 }

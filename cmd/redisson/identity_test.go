@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 )
 
 // TestHolderIdentity: inspect and ls name a registered holder's host, pid
@@ -57,8 +58,8 @@ func TestHolderIdentity(t *testing.T) {
 	})
 
 	host, _ := os.Hostname()
-	want := ClientInfo{Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]), Library: "(devel)"}
-	check := func(what string, c *ClientInfo) {
+	want := inspect.ClientInfo{Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]), Library: "(devel)"}
+	check := func(what string, c *inspect.ClientInfo) {
 		t.Helper()
 		if c == nil {
 			t.Fatalf("%s: no client", what)
@@ -73,10 +74,10 @@ func TestHolderIdentity(t *testing.T) {
 		}
 	}
 
-	var rep Report
+	var rep inspect.Report
 	waitFor(t, 30*time.Second, "the hold in the record", func() (bool, string) {
 		r := cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "id:known")
-		rep = Report{}
+		rep = inspect.Report{}
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 			return false, r.String()
 		}
@@ -93,7 +94,7 @@ func TestHolderIdentity(t *testing.T) {
 	}
 
 	r = cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "id:anon")
-	rep = Report{}
+	rep = inspect.Report{}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err, r)
 	}
@@ -107,7 +108,7 @@ func TestHolderIdentity(t *testing.T) {
 
 	// The fair lock: an unknown holder, a known waiter.
 	r = cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "id:fair")
-	rep = Report{}
+	rep = inspect.Report{}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err, r)
 	}
@@ -117,7 +118,7 @@ func TestHolderIdentity(t *testing.T) {
 	check("fair lock waiter", rep.Queue[0].Client)
 
 	res := lsJSON(t, "--redis", url, "id:*")
-	got := map[string]LsObject{}
+	got := map[string]inspect.LsObject{}
 	for _, o := range res.Objects {
 		got[o.Name] = o
 	}

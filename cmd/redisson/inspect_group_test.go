@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/multilock"
 )
 
@@ -41,11 +44,11 @@ func TestInspectGroup(t *testing.T) {
 	}
 
 	r = cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "jobs")
-	var rep Report
+	var rep inspect.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
 		t.Fatalf("inspect --json: %v\n%v", err, r)
 	}
-	if rep.Kind != kindGroup || len(rep.GroupValues) != 2 || len(rep.Holders) != 0 {
+	if rep.Kind != classify.Group || len(rep.GroupValues) != 2 || len(rep.Holders) != 0 {
 		t.Fatalf("JSON: kind %q, %d group values, %d holders", rep.Kind, len(rep.GroupValues), len(rep.Holders))
 	}
 	for _, v := range rep.GroupValues {
@@ -56,7 +59,7 @@ func TestInspectGroup(t *testing.T) {
 	}
 
 	r = cli(t, 30*time.Second, "unlock", "--force", "--redis", url, "jobs")
-	if r.code != exitError || rdb.Exists(t.Context(), "jobs").Val() != 1 {
+	if r.code != cliflag.ExitError || rdb.Exists(t.Context(), "jobs").Val() != 1 {
 		t.Errorf("unlock --force of a group: want exit 1 and the group left alone:\n%v", r)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
@@ -132,7 +134,7 @@ func TestInspectExpirableAndRateLimiter(t *testing.T) {
 	if rep.Kind != "permit-expirable semaphore" || rep.Value == nil || *rep.Value != 0 || len(rep.Permits) != 3 {
 		t.Fatalf("PES: %+v", rep)
 	}
-	byID := map[string]Permit{}
+	byID := map[string]inspect.Permit{}
 	for _, p := range rep.Permits {
 		byID[p.ID] = p
 	}
@@ -247,7 +249,7 @@ func TestInspectExpirableAndRateLimiter(t *testing.T) {
 		}
 	}
 	// unlock --force refuses it: its DEL would drop the limiter's config.
-	if r := cli(t, 30*time.Second, "unlock", "--force", "--redis", url, "rl"); r.code != exitError ||
+	if r := cli(t, 30*time.Second, "unlock", "--force", "--redis", url, "rl"); r.code != cliflag.ExitError ||
 		!strings.Contains(r.stderr, `"rl" holds a rate limiter, not a plain lock`) {
 		t.Errorf("unlock --force of a rate limiter:\n%v", r)
 	}

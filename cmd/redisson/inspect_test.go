@@ -15,18 +15,19 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/value"
 )
 
-func inspectJSON(t *testing.T, args ...string) Report {
+func inspectJSON(t *testing.T, args ...string) inspect.Report {
 	t.Helper()
 	r := cli(t, 30*time.Second, append([]string{"inspect", "--json"}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("inspect %v:\n%v", args, r)
 	}
-	var rep Report
+	var rep inspect.Report
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -260,7 +261,7 @@ func TestInspectCluster(t *testing.T) {
 	url := "redis://" + strings.Join(c.Addrs(), ",")
 	waitFor(t, 30*time.Second, "the waiter's sharded subscription", func() (bool, string) {
 		r := cli(t, 30*time.Second, "inspect", "--json", "--cluster", "--redis", url, "clustered")
-		var rep Report
+		var rep inspect.Report
 		_ = json.Unmarshal([]byte(r.stdout), &rep)
 		return rep.Waiters == 1, r.String()
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/latch"
 )
 
@@ -65,17 +66,17 @@ func TestLatchCodes(t *testing.T) {
 		{[]string{"never", "await", "--wait", "100ms"}, 0, "", ""},
 		{[]string{"never", "count"}, 0, "0\n", ""},
 		{[]string{"never", "down"}, 0, "", ""},
-		{[]string{"armed", "await", "--wait", "200ms"}, exitNotAcq, "", "did not reach zero within 200ms"},
-		{[]string{"armed", "set", "5"}, exitError, "", "already set (count 3)"},
+		{[]string{"armed", "await", "--wait", "200ms"}, cliflag.ExitNotAcq, "", "did not reach zero within 200ms"},
+		{[]string{"armed", "set", "5"}, cliflag.ExitError, "", "already set (count 3)"},
 		{[]string{"armed", "count"}, 0, "3\n", ""},
-		{[]string{"armed"}, exitUsage, "", "no action"},
-		{[]string{"armed", "set"}, exitUsage, "", "set needs the count"},
-		{[]string{"armed", "set", "0"}, exitUsage, "", "at least 1"},
-		{[]string{"armed", "set", "x"}, exitUsage, "", "at least 1"},
-		{[]string{"armed", "up"}, exitUsage, "", "unknown action"},
-		{[]string{"armed", "down", "--wait", "1s"}, exitUsage, "", "--wait goes with await"},
-		{[]string{"armed", "down", "extra"}, exitUsage, "", "unexpected arguments"},
-		{[]string{"", "count"}, exitUsage, "", "name is required"},
+		{[]string{"armed"}, cliflag.ExitUsage, "", "no action"},
+		{[]string{"armed", "set"}, cliflag.ExitUsage, "", "set needs the count"},
+		{[]string{"armed", "set", "0"}, cliflag.ExitUsage, "", "at least 1"},
+		{[]string{"armed", "set", "x"}, cliflag.ExitUsage, "", "at least 1"},
+		{[]string{"armed", "up"}, cliflag.ExitUsage, "", "unknown action"},
+		{[]string{"armed", "down", "--wait", "1s"}, cliflag.ExitUsage, "", "--wait goes with await"},
+		{[]string{"armed", "down", "extra"}, cliflag.ExitUsage, "", "unexpected arguments"},
+		{[]string{"", "count"}, cliflag.ExitUsage, "", "name is required"},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"latch", "--redis", url}, tc.args...)...)
 		if r.code != tc.want || r.stdout != tc.stdout || !strings.Contains(r.stderr, tc.stderr) {

@@ -17,6 +17,9 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/ratelimit"
@@ -24,13 +27,13 @@ import (
 )
 
 // lsJSON runs "ls --json ARGS" and decodes its output.
-func lsJSON(t *testing.T, args ...string) LsResult {
+func lsJSON(t *testing.T, args ...string) inspect.LsResult {
 	t.Helper()
 	r := cli(t, 60*time.Second, append([]string{"ls", "--json"}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("ls %v:\n%v", args, r)
 	}
-	var res LsResult
+	var res inspect.LsResult
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {
@@ -39,7 +42,7 @@ func lsJSON(t *testing.T, args ...string) LsResult {
 	return res
 }
 
-func lsNames(res LsResult) string {
+func lsNames(res inspect.LsResult) string {
 	var n []string
 	for _, o := range res.Objects {
 		n = append(n, o.Name)
@@ -135,18 +138,18 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 	must(rdb.RPush(ctx, "k:list", "x").Err())
 
 	return map[string]lsWant{
-		"k:lock":    {kind: kindLock, state: "held", holder: owner(lock.Owner()), held: true},
-		"k:fair":    {kind: kindFair, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
-		"k:rw":      {kind: kindRW, state: "held (read)", holder: owner(rl.Owner()), held: true},
-		"k:fenced":  {kind: kindNone, state: "no key, token 1"},
-		"k:group":   {kind: kindGroup, state: "2 values held", holder: owner(g.Owner()), held: true},
-		"k:sem":     {kind: kindSem, state: "permits 4", waiters: 1},
-		"k:pes":     {kind: kindPES, state: "permits 2, acquired 1", held: true},
-		"k:latch":   {kind: kindLatch, state: "count 2", waiters: 1},
-		"k:long":    {kind: kindAtomic, state: "value 42"},
-		"k:rate":    {kind: kindRateLimiter, state: "rate 10 per 1s, OVERALL"},
-		"k:prate":   {kind: kindRateLimiter, state: "rate 5 per 1m0s, PER_CLIENT"},
-		"k:text":    {kind: kindBucket, state: "5 bytes"},
+		"k:lock":    {kind: classify.Lock, state: "held", holder: owner(lock.Owner()), held: true},
+		"k:fair":    {kind: classify.FairLock, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
+		"k:rw":      {kind: classify.RWLock, state: "held (read)", holder: owner(rl.Owner()), held: true},
+		"k:fenced":  {kind: classify.None, state: "no key, token 1"},
+		"k:group":   {kind: classify.Group, state: "2 values held", holder: owner(g.Owner()), held: true},
+		"k:sem":     {kind: classify.Semaphore, state: "permits 4", waiters: 1},
+		"k:pes":     {kind: classify.Expirable, state: "permits 2, acquired 1", held: true},
+		"k:latch":   {kind: classify.Latch, state: "count 2", waiters: 1},
+		"k:long":    {kind: classify.AtomicLong, state: "value 42"},
+		"k:rate":    {kind: classify.RateLimiter, state: "rate 10 per 1s, OVERALL"},
+		"k:prate":   {kind: classify.RateLimiter, state: "rate 5 per 1m0s, PER_CLIENT"},
+		"k:text":    {kind: classify.Bucket, state: "5 bytes"},
 		"k:list":    {kind: "unknown (list)", state: "Redis list"},
 		"k:unused":  {absent: true},
 		"k:nothing": {absent: true},
@@ -162,9 +165,9 @@ type lsWant struct {
 
 // checkEveryKind checks ls's objects against want: every object once, with
 // its kind, state, holder and waiters, and no derived key as an object.
-func checkEveryKind(t *testing.T, res LsResult, want map[string]lsWant) {
+func checkEveryKind(t *testing.T, res inspect.LsResult, want map[string]lsWant) {
 	t.Helper()
-	got := map[string]LsObject{}
+	got := map[string]inspect.LsObject{}
 	for _, o := range res.Objects {
 		if _, dup := got[o.Name]; dup {
 			t.Errorf("%s listed twice", o.Name)
@@ -268,7 +271,7 @@ func TestLsEveryKind(t *testing.T) {
 	host, _ := os.Hostname()
 	me := fmt.Sprintf("%s[%d]@%s", filepath.Base(os.Args[0]), os.Getpid(), host)
 	if f := strings.Fields(lines[3]); len(f) != 9 || f[0] != "k:lock" || f[1] != "lock" || f[2] != "held" ||
-		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !durationRe.MatchString(f[6]) ||
+		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !inspect.DurationRe.MatchString(f[6]) ||
 		f[7] == "-" || f[8] != "0" {
 		t.Errorf("ls text line of k:lock: %q (client %s)", lines[3], me)
 	}
@@ -283,7 +286,7 @@ func TestLsEveryKind(t *testing.T) {
 		{[]string{"--interval", "1s"}, "--interval goes with --watch"},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"ls", "--redis", url}, tc.args...)...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+		if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("ls %v: want exit 2 and %q:\n%v", tc.args, tc.want, r)
 		}
 	}
@@ -336,7 +339,7 @@ func TestLsCluster(t *testing.T) {
 	w := want["k:lock"]
 	w.waiters = 1
 	want["k:lock"] = w
-	var res LsResult
+	var res inspect.LsResult
 	waitFor(t, 30*time.Second, "the lock's sharded waiter", func() (bool, string) {
 		res = lsJSON(t, "--cluster", "--redis", url)
 		for _, o := range res.Objects {
@@ -460,44 +463,5 @@ func TestWatch(t *testing.T) {
 	// Frames are separate drawings with a header each.
 	if fs := frames(lsOut.String()); !strings.HasPrefix(fs[0], "200ms: redisson ls w:*") {
 		t.Errorf("ls --watch header: %q", fs[0])
-	}
-}
-
-// TestMarkChanges: durations and times are not changes; other lines are,
-// once each.
-func TestMarkChanges(t *testing.T) {
-	_, prev := markChanges("a ttl 29.5s\nb 1\nb 1\n", nil)
-	got, _ := markChanges("a ttl 1m2.003s\nb 1\nb 2\nc at 2025-01-01T00:00:00.000Z\n", prev)
-	want := "  a ttl 1m2.003s\n  b 1\n* b 2\n* c at 2025-01-01T00:00:00.000Z\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// TestCompanionOf: the derived keys and what is not one.
-func TestCompanionOf(t *testing.T) {
-	const cid = "c0ffee00-0000-4000-8000-000000000001"
-	for _, tc := range []struct {
-		key, typ, owner string
-	}{
-		{"redisson_lock_queue:{orders}", "list", "orders"},
-		{"redisson_lock_queue:{orders}", "string", ""},
-		{"redisson_lock_timeout:{t}x", "zset", "{t}x"},
-		{"redisson_lock_token:{a:b}", "string", "a:b"},
-		{"redisson_unlock_latch:{orders}:0123456789abcdef0123456789abcdef", "string", "orders"},
-		{"{orders}:" + cid + ":7:rwlock_timeout:2", "string", "orders"},
-		{"{orders}:timeout", "zset", "orders"},
-		{"{orders}:timeout", "hash", ""},
-		{"{api}:value", "string", "api"},
-		{"{api}:value:" + cid, "string", "api"},
-		{"{api}:permits:" + cid, "zset", "api"},
-		{"{api}:permits", "zset", "api"},
-		{"plain:timeout", "zset", ""}, // no braces: not a derived key
-		{"orders", "hash", ""},
-	} {
-		owner, ok := companionOf(tc.key, tc.typ)
-		if owner != tc.owner || ok != (tc.owner != "") {
-			t.Errorf("companionOf(%q, %s) = %q, %v; want %q", tc.key, tc.typ, owner, ok, tc.owner)
-		}
 	}
 }

@@ -27,29 +27,19 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/goredisson/redisson/internal/cli/admin"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/dashboard"
+	"github.com/goredisson/redisson/internal/cli/demo"
+	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/redis/go-redis/v9"
-)
-
-// Exit codes shared by the commands; run also passes CMD's own code through.
-const (
-	exitOK         = 0
-	exitError      = 1
-	exitUsage      = 2
-	exitNotAcq     = 75 // run: not acquired within --wait (EX_TEMPFAIL)
-	exitLockLost   = 76 // run: the lock was lost while CMD ran (EX_PROTOCOL)
-	exitCannotExec = 126
-	exitNotFound   = 127
-	exitSignalBase = 128 // 128+signo: CMD killed by a signal, or run/demo interrupted
 )
 
 // command is one subcommand.
@@ -60,25 +50,24 @@ type command struct {
 	hidden  bool
 }
 
-var commands []command
-
-func init() {
-	commands = []command{
-		{name: "run", summary: "run a command while holding a lock", run: cmdRun},
-		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: cmdLs},
-		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: cmdInspect},
-		{name: "dashboard", summary: "serve a live web page of every lock and synchronizer, and /metrics", run: cmdDashboard},
-		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: cmdGet},
-		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: cmdTopic},
-		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: cmdLatch},
-		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: cmdSemaphore},
-		{name: "permits", summary: "a permit-expirable semaphore: permits NAME show|release ID", run: cmdPermits},
-		{name: "ratelimit", summary: "a rate limiter: ratelimit NAME show|set RATE INTERVAL [--per-client]|acquire N", run: cmdRateLimit},
-		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: cmdUnlock},
-		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: cmdDemo},
-		{name: "version", summary: "print the module version the tool was built from", run: cmdVersion},
+// commands are the subcommands, in the order the usage lists them.
+func commands() []command {
+	return []command{
+		{name: "run", summary: "run a command while holding a lock", run: run.Command},
+		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: inspect.LsCommand},
+		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: inspect.Command},
+		{name: "dashboard", summary: "serve a live web page of every lock and synchronizer, and /metrics", run: dashboard.Command},
+		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: inspect.GetCommand},
+		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: admin.Topic},
+		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: admin.Latch},
+		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: admin.Semaphore},
+		{name: "permits", summary: "a permit-expirable semaphore: permits NAME show|release ID", run: admin.Permits},
+		{name: "ratelimit", summary: "a rate limiter: ratelimit NAME show|set RATE INTERVAL [--per-client]|acquire N", run: admin.RateLimit},
+		{name: "unlock", summary: "force-unlock a lock whoever holds it (unlock --force NAME)", run: admin.Unlock},
+		{name: "demo", summary: "processes contend on one lock; prints throughput, hand-off latency, round trips", run: demo.Command},
+		{name: "version", summary: "print the module version the tool was built from", run: admin.Version},
 		{name: "help", summary: "show the help of a command: redisson help run", run: cmdHelp},
-		{name: demoWorkerCommand, run: cmdDemoWorker, hidden: true},
+		{name: demo.WorkerName, run: demo.WorkerCommand, hidden: true},
 	}
 }
 
@@ -98,27 +87,27 @@ func (discardLogger) Printf(context.Context, string, ...any) {}
 func realMain(args []string) int {
 	if len(args) == 0 {
 		toolUsage(os.Stderr)
-		return exitUsage
+		return cliflag.ExitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
 		toolUsage(os.Stdout)
-		return exitOK
+		return cliflag.ExitOK
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(args[1:])
 		}
 	}
 	fmt.Fprintf(os.Stderr, "redisson: %s\n", unknownCommand(args[0]))
-	return exitUsage
+	return cliflag.ExitUsage
 }
 
 // unknownCommand is the one-line answer to an unknown command: the closest
 // command when one is close enough to be a typo.
 func unknownCommand(name string) string {
 	best, bestD := "", 0
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.hidden {
 			continue
 		}
@@ -166,15 +155,15 @@ func editDistance(a, b string) int {
 func cmdHelp(args []string) int {
 	if len(args) == 0 {
 		toolUsage(os.Stdout)
-		return exitOK
+		return cliflag.ExitOK
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == args[0] && !c.hidden && c.name != "help" {
 			return c.run([]string{"--help"})
 		}
 	}
 	fmt.Fprintf(os.Stderr, "redisson help: %s\n", unknownCommand(args[0]))
-	return exitUsage
+	return cliflag.ExitUsage
 }
 
 func toolUsage(w io.Writer) {
@@ -187,14 +176,14 @@ Usage:
 
 Commands:
 `)
-	for _, c := range commands {
+	for _, c := range commands() {
 		if !c.hidden {
 			fmt.Fprintf(w, "  %-9s  %s\n", c.name, c.summary)
 		}
 	}
 	fmt.Fprint(w, `
 Connection flags, accepted by every command that talks to Redis:
-`+connFlagsHelp+`
+`+conn.FlagsHelp+`
 Exit codes:
   0        success (run: CMD exited 0; CMD's own exit code is passed through)
   1        error: Redis unreachable or failing, a failed unlock, a worker failure
@@ -235,134 +224,4 @@ Examples:
 
 Run "redisson <command> --help" for the flags and examples of a command.
 `)
-}
-
-// newFlagSet returns a flag set whose --help prints usage (the command's
-// description, its flags written --name, then examples) to stdout.
-func newFlagSet(name, synopsis, description, examples string) *flag.FlagSet {
-	fs := flag.NewFlagSet("redisson "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	// The flag package calls Usage itself on errors and -help; parseFlags
-	// prints instead: the full usage for --help, one line for an error.
-	fs.Usage = func() {}
-	usages[fs] = func() {
-		w := os.Stdout
-		fmt.Fprintf(w, "Usage:\n  %s\n\n%s\n\nFlags:\n", synopsis, strings.TrimSpace(description))
-		printFlags(w, fs)
-		if examples != "" {
-			fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
-		}
-	}
-	return fs
-}
-
-// usages are the --help printers of the commands' flag sets.
-var usages = map[*flag.FlagSet]func(){}
-
-// hiddenFlags are flags kept for old scripts that --help does not list.
-var hiddenFlags = map[*flag.FlagSet]map[string]bool{}
-
-// hideFlag keeps the flag name out of fs's --help.
-func hideFlag(fs *flag.FlagSet, name string) {
-	if hiddenFlags[fs] == nil {
-		hiddenFlags[fs] = map[string]bool{}
-	}
-	hiddenFlags[fs][name] = true
-}
-
-// printFlags prints the flags as --name, sorted, with their usage and default.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	var all []*flag.Flag
-	fs.VisitAll(func(f *flag.Flag) {
-		if !hiddenFlags[fs][f.Name] {
-			all = append(all, f)
-		}
-	})
-	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
-	for _, f := range all {
-		typ, usage := flag.UnquoteUsage(f)
-		head := "  --" + f.Name
-		if typ != "" {
-			head += " " + typ
-		}
-		fmt.Fprintln(w, head)
-		usage = strings.ReplaceAll(usage, "\n", "\n        ")
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "[]" {
-			usage += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "        %s\n", usage)
-	}
-}
-
-// parseFlags parses args with fs. It returns done=true and the exit code when
-// the command must stop: after --help (0) or a bad flag (2).
-func parseFlags(fs *flag.FlagSet, args []string, interspersed bool) (positional []string, code int, done bool) {
-	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			if u := usages[fs]; u != nil {
-				u()
-			}
-			return nil, exitOK, true
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\nRun \"%s --help\" for usage.\n", fs.Name(), err, fs.Name())
-			return nil, exitUsage, true
-		}
-		rest := fs.Args()
-		consumed := len(args) - len(rest)
-		if !interspersed || len(rest) == 0 || (consumed > 0 && args[consumed-1] == "--") {
-			return append(positional, rest...), exitOK, false
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-}
-
-// errNoName is the usage error of every command given no lock name, or an
-// empty one.
-const errNoName = "a lock name is required and must not be empty"
-
-// oneName returns the one NAME argument of inspect and unlock, or prints a
-// usage error and returns its exit code.
-func oneName(fs *flag.FlagSet, pos []string) (string, int) {
-	switch {
-	case len(pos) == 0 || len(pos) == 1 && pos[0] == "":
-		return "", usageError(fs, "%s", errNoName)
-	case len(pos) > 1:
-		q := make([]string, len(pos))
-		for i, p := range pos {
-			q[i] = strconv.Quote(p)
-		}
-		return "", usageError(fs, "one lock name at a time, got %d: %s", len(pos), strings.Join(q, " "))
-	}
-	return pos[0], exitOK
-}
-
-// isSet reports whether the flag name was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// checkLease checks a --lease flag: left out, it means the watchdog; given,
-// it must be at least 1ms, as rlock.WithLease wants.
-func checkLease(fs *flag.FlagSet, lease time.Duration) (int, bool) {
-	if isSet(fs, "lease") && lease < time.Millisecond {
-		return usageError(fs, "--lease must be at least 1ms (got %v); leave --lease out for the watchdog", lease), false
-	}
-	return exitOK, true
-}
-
-// usageError prints a usage error of the command and returns exit code 2.
-func usageError(fs *flag.FlagSet, format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "%s: %s\nRun \"%s --help\" for usage.\n", fs.Name(), fmt.Sprintf(format, a...), fs.Name())
-	return exitUsage
-}
-
-// errorf prints an error of the command and returns exit code 1.
-func errorf(prefix, format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, fmt.Sprintf(format, a...))
-	return exitError
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rlock"
 )
@@ -198,24 +199,24 @@ func TestHelp(t *testing.T) {
 			t.Errorf("redisson %s --help does not say how --lease and the watchdog go:\n%s", c, r.stdout)
 		}
 	}
-	if r := cli(t, 30*time.Second, "frobnicate"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "frobnicate"); r.code != cliflag.ExitUsage {
 		t.Errorf("unknown command: %v", r)
 	}
-	if r := cli(t, 30*time.Second); r.code != exitUsage {
+	if r := cli(t, 30*time.Second); r.code != cliflag.ExitUsage {
 		t.Errorf("no command: %v", r)
 	}
-	if r := cli(t, 30*time.Second, "run", "--lock", "x"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "run", "--lock", "x"); r.code != cliflag.ExitUsage {
 		t.Errorf("run without a command: %v", r)
 	}
-	if r := cli(t, 30*time.Second, "run", "--bogus"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "run", "--bogus"); r.code != cliflag.ExitUsage {
 		t.Errorf("run --bogus: %v", r)
 	}
-	if r := cli(t, 30*time.Second, "inspect"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "inspect"); r.code != cliflag.ExitUsage {
 		t.Errorf("inspect without NAME: %v", r)
 	}
 	// Two addresses without --cluster are a usage error, caught before any
 	// connection.
-	if r := cli(t, 30*time.Second, "inspect", "--redis", "redis://127.0.0.1:1,redis://127.0.0.1:2", "x"); r.code != exitUsage {
+	if r := cli(t, 30*time.Second, "inspect", "--redis", "redis://127.0.0.1:1,redis://127.0.0.1:2", "x"); r.code != cliflag.ExitUsage {
 		t.Errorf("two addresses without --cluster: %v", r)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -52,11 +53,11 @@ func TestRunLockKinds(t *testing.T) {
 		holder, other []string
 		want          int
 	}{
-		{[]string{}, []string{}, exitNotAcq},
-		{[]string{"--fair"}, []string{"--fair"}, exitNotAcq},
-		{[]string{"--write"}, []string{"--write"}, exitNotAcq},
-		{[]string{"--write"}, []string{"--read"}, exitNotAcq},
-		{[]string{"--read"}, []string{"--write"}, exitNotAcq},
+		{[]string{}, []string{}, cliflag.ExitNotAcq},
+		{[]string{"--fair"}, []string{"--fair"}, cliflag.ExitNotAcq},
+		{[]string{"--write"}, []string{"--write"}, cliflag.ExitNotAcq},
+		{[]string{"--write"}, []string{"--read"}, cliflag.ExitNotAcq},
+		{[]string{"--read"}, []string{"--write"}, cliflag.ExitNotAcq},
 		{[]string{"--read"}, []string{"--read"}, 0},
 	} {
 		name := fmt.Sprintf("kind%d", i)
@@ -68,7 +69,7 @@ func TestRunLockKinds(t *testing.T) {
 			if r.code != tc.want {
 				t.Errorf("%s, --wait %s: want exit %d:\n%v", desc, w, tc.want, r)
 			}
-			if tc.want == exitNotAcq && (!strings.Contains(r.stderr, fmt.Sprintf("%q", name)) ||
+			if tc.want == cliflag.ExitNotAcq && (!strings.Contains(r.stderr, fmt.Sprintf("%q", name)) ||
 				strings.Count(strings.TrimSpace(r.stderr), "\n") != 0) {
 				t.Errorf("%s: want one line naming the lock:\n%v", desc, r)
 			}
@@ -179,7 +180,7 @@ func TestRunSemaphoreCodes(t *testing.T) {
 		{[]string{"true"}, 0},
 		{[]string{"sh", "-c", "exit 7"}, 7},
 		{[]string{"sh", "-c", "kill -TERM $$"}, 128 + int(syscall.SIGTERM)},
-		{[]string{"/nonexistent/redisson-test-cmd"}, exitNotFound},
+		{[]string{"/nonexistent/redisson-test-cmd"}, cliflag.ExitNotFound},
 	} {
 		r := cli(t, 30*time.Second, append([]string{"run", "--redis", url, "--semaphore", "codes", "--permits", "2", "--"}, tc.args...)...)
 		if r.code != tc.want {
@@ -197,7 +198,7 @@ func TestRunSemaphoreCodes(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	for _, w := range []string{"0", "200ms"} {
 		r := cli(t, 30*time.Second, "run", "--redis", url, "--semaphore", "full", "--permits", "3", "--wait", w, "--", "touch", marker)
-		if r.code != exitNotAcq || !strings.Contains(r.stderr, `semaphore "full"`) {
+		if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, `semaphore "full"`) {
 			t.Errorf("--wait %s on an empty semaphore: want exit 75:\n%v", w, r)
 		}
 	}
@@ -221,7 +222,7 @@ func TestRunSemaphoreCodes(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(t, cmd, stdout, stderr, start, 30*time.Second); r.code != exitSignalBase+int(syscall.SIGINT) {
+	if r := wait(t, cmd, stdout, stderr, start, 30*time.Second); r.code != cliflag.ExitSignalBase+int(syscall.SIGINT) {
 		t.Errorf("SIGINT while waiting for a permit: want 130:\n%v", r)
 	}
 	if v, _ := rdb.Get(ctx, "full").Result(); v != "0" {
@@ -245,7 +246,7 @@ func TestRunKindUsage(t *testing.T) {
 		{[]string{"--lock", "x", "--permits", "1"}, "--permits goes with --semaphore"},
 	} {
 		r := cli(t, 30*time.Second, append(append([]string{"run", "--redis", "redis://127.0.0.1:1"}, tc.args...), "--", "true")...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+		if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: want exit 2 and %q:\n%v", tc.args, tc.want, r)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/registry"
 )
@@ -46,10 +48,10 @@ func TestRunMultiLock(t *testing.T) {
 		other []string
 		want  int
 	}{
-		{nil, nil, exitNotAcq},
-		{[]string{"--fair"}, []string{"--fair"}, exitNotAcq},
-		{[]string{"--write"}, []string{"--read"}, exitNotAcq},
-		{[]string{"--read"}, []string{"--write"}, exitNotAcq},
+		{nil, nil, cliflag.ExitNotAcq},
+		{[]string{"--fair"}, []string{"--fair"}, cliflag.ExitNotAcq},
+		{[]string{"--write"}, []string{"--read"}, cliflag.ExitNotAcq},
+		{[]string{"--read"}, []string{"--write"}, cliflag.ExitNotAcq},
 		{[]string{"--read"}, []string{"--read"}, 0},
 	} {
 		a, b, c := fmt.Sprintf("ma%d", i), fmt.Sprintf("mb%d", i), fmt.Sprintf("mc%d", i)
@@ -66,7 +68,7 @@ func TestRunMultiLock(t *testing.T) {
 		if r.code != tc.want {
 			t.Errorf("%s: want exit %d:\n%v", desc, tc.want, r)
 		}
-		if tc.want == exitNotAcq {
+		if tc.want == cliflag.ExitNotAcq {
 			if !strings.Contains(r.stderr, fmt.Sprintf("%q, %q", c, b)) || !strings.Contains(r.stderr, "none is kept") ||
 				strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 				t.Errorf("%s: want one line naming the set:\n%v", desc, r)
@@ -99,7 +101,7 @@ func TestRunMultiLockAllOrNone(t *testing.T) {
 	want := strings.Join([]string{"n2", registry.Key(holder.ID())}, " ")
 	for _, w := range []string{"0", "300ms"} {
 		r := cli(t, 30*time.Second, "run", "--redis", url, "--lock", "n1", "--lock", "n2", "--lock", "n3", "--wait", w, "--", "touch", marker)
-		if r.code != exitNotAcq {
+		if r.code != cliflag.ExitNotAcq {
 			t.Fatalf("--wait %s with n2 held: want exit 75:\n%v", w, r)
 		}
 		if ks := strings.Join(keys(t, rdb), " "); ks != want {
@@ -112,7 +114,7 @@ func TestRunMultiLockAllOrNone(t *testing.T) {
 
 	release := startHolder(t, "run", "--redis", url, "--fair", "--lock", "f2")
 	r := cli(t, 30*time.Second, "run", "--redis", url, "--fair", "--lock", "f1", "--lock", "f2", "--wait", "300ms", "--", "touch", marker)
-	if r.code != exitNotAcq {
+	if r.code != cliflag.ExitNotAcq {
 		t.Fatalf("fair set with f2 held: want exit 75:\n%v", r)
 	}
 	if n := rdb.Exists(ctx, "f1").Val(); n != 0 {
@@ -156,7 +158,7 @@ wait $pid`
 		t.Fatalf("DEL lb: %d %v", n, err)
 	}
 	r := wait(t, cmd, stdout, stderr, start, 30*time.Second)
-	if r.code != exitLockLost || !strings.HasPrefix(r.stderr, `redisson run: multi-lock of locks "la", "lb" lost while the command was running: `) ||
+	if r.code != cliflag.ExitLockLost || !strings.HasPrefix(r.stderr, `redisson run: multi-lock of locks "la", "lb" lost while the command was running: `) ||
 		!strings.Contains(r.stderr, `"lb"`) {
 		t.Fatalf("want exit 76 naming the lost member:\n%v", r)
 	}
@@ -177,8 +179,8 @@ func TestRunFenced(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "tokens")
 	var last int64
 	for i := range 3 {
-		r := cliEnvRun(t, []string{fencingTokenEnv + "=999"}, "run", "--redis", url, "--fenced", "--lock", "ledger", "--",
-			"sh", "-c", `echo "$`+fencingTokenEnv+`" >> "$1"; env | grep -c '^`+fencingTokenEnv+`=' >> "$1"`, "sh", out)
+		r := cliEnvRun(t, []string{run.FencingTokenEnv + "=999"}, "run", "--redis", url, "--fenced", "--lock", "ledger", "--",
+			"sh", "-c", `echo "$`+run.FencingTokenEnv+`" >> "$1"; env | grep -c '^`+run.FencingTokenEnv+`=' >> "$1"`, "sh", out)
 		if r.code != 0 {
 			t.Fatalf("run %d:\n%v", i, r)
 		}
@@ -188,7 +190,7 @@ func TestRunFenced(t *testing.T) {
 		}
 		lines := strings.Fields(string(b))
 		if len(lines) != 2*(i+1) || lines[2*i+1] != "1" {
-			t.Fatalf("run %d: CMD wrote %q, want its token and one %s entry per run", i, lines, fencingTokenEnv)
+			t.Fatalf("run %d: CMD wrote %q, want its token and one %s entry per run", i, lines, run.FencingTokenEnv)
 		}
 		tok, err := strconv.ParseInt(lines[2*i], 10, 64)
 		if err != nil || tok <= last || tok == 999 {
@@ -207,7 +209,7 @@ func TestRunFenced(t *testing.T) {
 	// holder and the token.
 	release := startHolder(t, "run", "--redis", url, "--fenced", "--lock", "ledger")
 	r := cli(t, 30*time.Second, "run", "--redis", url, "--fenced", "--lock", "ledger", "--wait", "0", "--", "true")
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, `fenced lock "ledger" is held by another owner`) {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, `fenced lock "ledger" is held by another owner`) {
 		t.Errorf("second run on a held fenced lock: want exit 75:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "inspect", "--redis", url, "ledger")
@@ -249,7 +251,7 @@ func TestRunRedLock(t *testing.T) {
 		t.Errorf("the lock is on %d of 3 servers while CMD runs", n)
 	}
 	r := cli(t, 30*time.Second, append(redArgs("--lock", "red", "--wait", "0"), "--", "true")...)
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, `RedLock of lock "red" on 3 servers not acquired`) {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, `RedLock of lock "red" on 3 servers not acquired`) {
 		t.Errorf("second RedLock: want exit 75:\n%v", r)
 	}
 	if r := release(); r.code != 0 {
@@ -279,7 +281,7 @@ func TestRunRedLock(t *testing.T) {
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
 	r = cli(t, 60*time.Second, append(redArgs("--lock", "red", "--wait", "1s", "--timeout", "1s"), "--", "touch", marker)...)
-	if r.code != exitError || !strings.Contains(r.stderr, "only 1 of 3 Redis servers answered; a RedLock needs 2") {
+	if r.code != cliflag.ExitError || !strings.Contains(r.stderr, "only 1 of 3 Redis servers answered; a RedLock needs 2") {
 		t.Errorf("RedLock with 2 of 3 servers stopped: want exit 1:\n%v", r)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -298,7 +300,7 @@ func TestRunMultiUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"--redis", dead, "--lock", "a", "--lock", "a"}, `lock "a" given twice`},
-		{[]string{"--redis", dead, "--lock", "a", "--lock", ""}, errNoName},
+		{[]string{"--redis", dead, "--lock", "a", "--lock", ""}, cliflag.ErrNoName},
 		{[]string{"--redis", dead, "--fenced", "--lock", "a", "--lock", "b"}, "--fenced takes one --lock"},
 		{[]string{"--redis", dead, "--fenced", "--fair", "--lock", "a"}, "mutually exclusive"},
 		{[]string{"--redis", dead, "--fenced", "--semaphore", "s", "--permits", "1"}, "go with --lock"},

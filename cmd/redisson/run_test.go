@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -104,11 +105,11 @@ func TestRunNotAcquired(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 
 	r := cli(t, 30*time.Second, "run", "--redis", url, "--lock", "busy", "--wait", "0", "--", "touch", marker)
-	if r.code != exitNotAcq || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "busy") {
+	if r.code != cliflag.ExitNotAcq || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "busy") {
 		t.Fatalf("--wait 0 on a held lock: want exit 75 and one line on stderr:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "run", "--redis", url, "--lock", "busy", "--wait", "200ms", "--", "touch", marker)
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, "not acquired within 200ms") {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, "not acquired within 200ms") {
 		t.Fatalf("--wait 200ms on a held lock: want exit 75:\n%v", r)
 	}
 	if r.elapsed < 200*time.Millisecond {
@@ -145,7 +146,7 @@ wait $pid`
 		t.Fatalf("DEL lost: %d %v", n, err)
 	}
 	r := wait(t, cmd, stdout, stderr, start, 30*time.Second)
-	if r.code != exitLockLost || !strings.HasPrefix(r.stderr, `redisson run: lock "lost" lost while the command was running: `) ||
+	if r.code != cliflag.ExitLockLost || !strings.HasPrefix(r.stderr, `redisson run: lock "lost" lost while the command was running: `) ||
 		!strings.HasSuffix(r.stderr, "; sending the command SIGTERM\n") {
 		t.Fatalf("want exit 76 after the key was deleted, and one line saying so:\n%v", r)
 	}
@@ -169,7 +170,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"sh", "-c", "exit 7"}, 7},
 		{[]string{"true"}, 0},
 		{[]string{"sh", "-c", "kill -TERM $$"}, 128 + int(syscall.SIGTERM)},
-		{[]string{"/nonexistent/redisson-test-cmd"}, exitNotFound},
+		{[]string{"/nonexistent/redisson-test-cmd"}, cliflag.ExitNotFound},
 	} {
 		args := append([]string{"run", "--redis", url, "--lock", "codes", "--"}, tc.args...)
 		r := cli(t, 30*time.Second, args...)
@@ -256,7 +257,7 @@ func TestRunLease(t *testing.T) {
 	t.Parallel()
 	url, _ := server(t)
 	r := cli(t, 30*time.Second, "run", "--redis", url, "--lock", "lease", "--lease", "300ms", "--", "sleep", "20")
-	if r.code != exitLockLost || r.elapsed > 15*time.Second {
+	if r.code != cliflag.ExitLockLost || r.elapsed > 15*time.Second {
 		t.Fatalf("CMD outliving --lease 300ms: want exit 76 soon:\n%v", r)
 	}
 	if !strings.HasPrefix(r.stderr, `redisson run: lock "lease" lost while the command was running: `) ||
@@ -277,7 +278,7 @@ func TestRunWrongType(t *testing.T) {
 	for _, wait := range [][]string{nil, {"--wait", "0"}, {"--wait", "1s"}} {
 		args := append(append([]string{"run", "--redis", url, "--lock", "text"}, wait...), "--", "touch", marker)
 		r := cli(t, 30*time.Second, args...)
-		if r.code != exitError || !strings.HasPrefix(r.stderr, `redisson run: lock "text": `) ||
+		if r.code != cliflag.ExitError || !strings.HasPrefix(r.stderr, `redisson run: lock "text": `) ||
 			strings.Count(r.stderr, "\n") != 1 || strings.Count(r.stderr, `"text"`) != 1 ||
 			!strings.Contains(r.stderr, "wrong type") || !strings.Contains(r.stderr, "string") ||
 			!strings.HasSuffix(r.stderr, ` ("redisson inspect text" shows what it is)`+"\n") ||

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -65,7 +66,7 @@ func TestMutualTLS(t *testing.T) {
 			"use rediss:// or a --tls-* flag"},
 	} {
 		r := cli(t, 60*time.Second, append([]string{"run", "--lock", "tls-job"}, append(tc.args, "--", "echo", "held")...)...)
-		if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, "cannot reach Redis at "+srv.Addr()) ||
+		if r.code != cliflag.ExitError || r.stdout != "" || !strings.Contains(r.stderr, "cannot reach Redis at "+srv.Addr()) ||
 			!strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%s: want exit 1, CMD not run, and %q:\n%v", tc.name, tc.want, r)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -205,11 +206,11 @@ func TestTopicEnd(t *testing.T) {
 	t.Parallel()
 	url, rdb := server(t)
 	r := cli(t, 30*time.Second, "topic", "--redis", url, "quiet", "subscribe", "--wait", "200ms")
-	if r.code != exitNotAcq || r.stdout != "" || !strings.Contains(r.stderr, "no message within 200ms") {
+	if r.code != cliflag.ExitNotAcq || r.stdout != "" || !strings.Contains(r.stderr, "no message within 200ms") {
 		t.Errorf("--wait without a message: want exit 75:\n%v", r)
 	}
 	r = cli(t, 30*time.Second, "topic", "--redis", url, "quiet", "subscribe", "--wait", "200ms", "--count", "3")
-	if r.code != exitNotAcq || !strings.Contains(r.stderr, "0 of 3 messages within 200ms") {
+	if r.code != cliflag.ExitNotAcq || !strings.Contains(r.stderr, "0 of 3 messages within 200ms") {
 		t.Errorf("--wait with --count: want exit 75:\n%v", r)
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
@@ -258,7 +259,7 @@ func TestTopicUsage(t *testing.T) {
 		r := cli(t, 30*time.Second, append([]string{"topic", "--redis", dead}, tc.args...)...)
 		checkUsage(t, fmt.Sprintf("topic %q", tc.args), r, "redisson topic: "+tc.want)
 	}
-	if r := cli(t, 30*time.Second, "topic", "--redis", dead, "t", "publish", "1"); r.code != exitError ||
+	if r := cli(t, 30*time.Second, "topic", "--redis", dead, "t", "publish", "1"); r.code != cliflag.ExitError ||
 		!strings.Contains(r.stderr, "cannot reach Redis") {
 		t.Errorf("unreachable Redis: want exit 1:\n%v", r)
 	}

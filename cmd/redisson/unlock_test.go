@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,7 +23,7 @@ func TestUnlockForce(t *testing.T) {
 	}
 
 	r := cli(t, 30*time.Second, "unlock", "--redis", url, "stuck")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--force") {
+	if r.code != cliflag.ExitUsage || !strings.Contains(r.stderr, "--force") {
 		t.Fatalf("unlock without --force: want exit 2 and an explanation:\n%v", r)
 	}
 	if n, _ := rdb.Exists(ctx, "stuck").Result(); n != 1 {
@@ -61,7 +62,7 @@ func TestUnlockForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = cli(t, 30*time.Second, "unlock", "--force", "--redis", url, "a-semaphore")
-	if r.code != exitError || !strings.Contains(r.stderr, "not a plain lock") {
+	if r.code != cliflag.ExitError || !strings.Contains(r.stderr, "not a plain lock") {
 		t.Errorf("unlock --force of a semaphore:\n%v", r)
 	}
 	if v, _ := rdb.Get(ctx, "a-semaphore").Result(); v != "3" {
@@ -78,7 +79,7 @@ func TestUnlockForce(t *testing.T) {
 		case "a-list":
 			mustOK(t, rdb.RPush(ctx, name, "x").Err())
 		}
-		if r := cli(t, 30*time.Second, "unlock", "--force", "--redis", url, name); r.code != exitError || r.stderr != want {
+		if r := cli(t, 30*time.Second, "unlock", "--force", "--redis", url, name); r.code != cliflag.ExitError || r.stderr != want {
 			t.Errorf("unlock --force %s: want exit 1 and %q:\n%v", name, want, r)
 		}
 		if n, _ := rdb.Exists(ctx, name).Result(); n != 1 {

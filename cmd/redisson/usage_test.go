@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 )
 
 // cliEnvRun runs the CLI with extra environment variables (REDIS_URL=...).
@@ -25,7 +27,7 @@ func cliEnvRun(t *testing.T, env []string, args ...string) result {
 func checkUsage(t *testing.T, what string, r result, want string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
-	if r.code != exitUsage || !strings.Contains(lines[0], want) || len(lines) != 2 ||
+	if r.code != cliflag.ExitUsage || !strings.Contains(lines[0], want) || len(lines) != 2 ||
 		!strings.HasPrefix(lines[1], `Run "redisson `) || r.stdout != "" {
 		t.Errorf("%s: want exit 2 and %q, then the --help hint:\n%v", what, want, r)
 	}
@@ -52,7 +54,7 @@ func TestNameRequired(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			checkUsage(t, tc.name, cli(t, 30*time.Second, tc.args...), "redisson "+tc.args[0]+": "+errNoName)
+			checkUsage(t, tc.name, cli(t, 30*time.Second, tc.args...), "redisson "+tc.args[0]+": "+cliflag.ErrNoName)
 		})
 	}
 	checkUsage(t, "inspect a b", cli(t, 30*time.Second, "inspect", "--redis", dead, "a", "b"),
@@ -80,7 +82,7 @@ func TestLeaseMustBePositive(t *testing.T) {
 		t.Errorf("CMD ran despite a bad --lease")
 	}
 	// 1ms is the least lease, and it is a lease: CMD outliving it loses the lock.
-	if r := cli(t, 30*time.Second, "run", "--redis", url, "--lock", "x", "--lease", "1ms", "--", "sleep", "5"); r.code != exitLockLost {
+	if r := cli(t, 30*time.Second, "run", "--redis", url, "--lock", "x", "--lease", "1ms", "--", "sleep", "5"); r.code != cliflag.ExitLockLost {
 		t.Errorf("run --lease 1ms -- sleep 5: want exit 76:\n%v", r)
 	}
 }
@@ -122,7 +124,7 @@ func TestConnectionError(t *testing.T) {
 		args = append(args[:1:1], append([]string{"--redis", "redis://127.0.0.1:1", "--timeout", "500ms"}, args[1:]...)...)
 		r := cli(t, 30*time.Second, args...)
 		want := "redisson " + args[0] + ": cannot reach Redis at 127.0.0.1:1: "
-		if r.code != exitError || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		if r.code != cliflag.ExitError || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%v: want exit 1 and one line %q...:\n%v", args, want, r)
 		}
 	}

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/errs"
 	"github.com/goredisson/redisson/internal/hub"
 )
 
@@ -78,43 +77,9 @@ func WrongTypeError(ctx context.Context, rdb redis.UniversalClient, key, want st
 	return fmt.Errorf("%w: the key holds a %s, not a %s", ErrWrongType, typ, want)
 }
 
-// ObjectError is the error every call of an object returns: it names the
-// object once and the operation, then the cause, as
-// `<kind> "<name>": <op>: <cause>`. Unwrap gives the cause (a sentinel such
-// as ErrWrongType, a context error, a network error).
-type ObjectError struct {
-	Kind, Name, Op string
-	Err            error
-}
-
-func (e *ObjectError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Kind)
-	b.WriteString(" ")
-	b.WriteString(strconv.Quote(e.Name))
-	err := error(e)
-	// A cause that is already this object's error (a hold's loss cause
-	// returned by Unlock) adds its operation, not the name a second time.
-	for {
-		oe, ok := err.(*ObjectError)
-		if !ok || oe.Kind != e.Kind || oe.Name != e.Name {
-			break
-		}
-		if oe.Op != "" {
-			b.WriteString(": ")
-			b.WriteString(oe.Op)
-		}
-		err = oe.Err
-	}
-	if err != nil {
-		b.WriteString(": ")
-		b.WriteString(err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause.
-func (e *ObjectError) Unwrap() error { return e.Err }
+// ObjectError is the error every call of an object returns; it is declared
+// in the public errs package so that users and tools can name it.
+type ObjectError = errs.ObjectError
 
 // Errorf formats like fmt.Errorf (%w included) and also matches is with
 // errors.Is, without is's text: the words can fit the object (a permit

@@ -1,0 +1,281 @@
+// Package classify is the one place that tells what kind of Redisson object
+// a key holds, from its Redis type, its contents and the shape of its
+// name. ls, inspect, the dashboard and /metrics all name kinds through it.
+//
+// Readers gather Facts about a name (each the way it reads Redis: inspect
+// one name at a time, ls in pipelined batches) and ask Of for the kind;
+// the waiters on the kind's Channels then settle an integer string's kind
+// (Resolve). Companion folds the keys Redisson derives from a name into
+// the name's object.
+package classify
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/rwlock"
+	"github.com/goredisson/redisson/semaphore"
+)
+
+// The kinds, as ls and inspect print them.
+const (
+	None        = "none"
+	Lock        = "lock"
+	FairLock    = "fair lock"
+	RWLock      = "read-write lock"
+	Group       = "group multi-lock"
+	Expirable   = "permit-expirable semaphore"
+	SemOrLatch  = "semaphore or latch"
+	Semaphore   = "semaphore"
+	Latch       = "count-down latch"
+	AtomicLong  = "atomiclong"
+	Bucket      = "bucket"
+	RateLimiter = "rate limiter"
+	// UnlockLatch is the short-lived key an unlock leaves its result in
+	// for a retry: part of a lock, not an object of its own.
+	UnlockLatch = "unlock latch"
+)
+
+// Unknown is the kind of a key no Redisson lock or synchronizer makes.
+func Unknown(redisType string) string { return "unknown (" + redisType + ")" }
+
+// IsUnknown reports a kind made by Unknown.
+func IsUnknown(kind string) bool { return strings.HasPrefix(kind, "unknown (") }
+
+// Names are the keys and channels Redisson derives from a name.
+type Names struct {
+	LockChan, RWChan, SemChan, LatchChan string
+	Queue, Timeout, PESTimeout, Token    string
+}
+
+// Derive returns the derived names of name.
+func Derive(name string) Names {
+	return Names{
+		LockChan:   rlock.ChannelName(name),
+		RWChan:     rwlock.ChannelName(name),
+		SemChan:    semaphore.ChannelName(name),
+		LatchChan:  latch.ChannelName(name),
+		Queue:      fairlock.QueueName(name),
+		Timeout:    fairlock.TimeoutName(name),
+		PESTimeout: keys.ExpirableSemaphoreTimeout(name),
+		Token:      keys.PrefixName("redisson_lock_token", name),
+	}
+}
+
+// Facts are what a reader found under a name and beside it.
+type Facts struct {
+	// Type is the Redis TYPE of the name's key.
+	Type string
+	// Fields are a hash's fields; Partial when only some were read (a
+	// hash too big to read whole: only mode, rate, interval, type and
+	// keepAliveTime).
+	Fields  map[string]string
+	Partial bool
+	// FairKeys: the fair lock's queue or timeout key exists.
+	FairKeys bool
+	// Value is a string's value; Long when it is longer than Value holds
+	// (then not an integer).
+	Value string
+	Long  bool
+	// PESTimeout: the permit-expirable semaphore's timeout zset exists.
+	PESTimeout bool
+}
+
+// HashFields are the fields a reader of a big hash reads: enough for Of.
+func HashFields() []string {
+	return []string{"mode", "rate", "interval", "type", "keepAliveTime"}
+}
+
+// Of is the kind of the object called name, and the value of an integer
+// string. SemOrLatch is left for Resolve.
+func Of(name string, f Facts) (kind string, value *int64) {
+	if IsUnlockLatch(name) && f.Type == "string" {
+		return UnlockLatch, nil
+	}
+	switch f.Type {
+	case "hash":
+		return hashKind(f), nil
+	case "string":
+		if f.Long {
+			return Bucket, nil
+		}
+		return stringKind(f.Value, f.PESTimeout)
+	case "none":
+		return None, nil
+	}
+	return Unknown(f.Type), nil
+}
+
+// hashKind tells a lock's hash from a read-write lock's, a group's, a rate
+// limiter's, and from a plain hash or a Redisson map, which hold other
+// fields: a lock's fields are all "<client uuid>:<owner id>" with a count.
+func hashKind(f Facts) string {
+	switch {
+	case isReadWrite(f.Fields, f.Partial):
+		return RWLock
+	case isRateLimiter(f.Fields):
+		return RateLimiter
+	case f.Partial:
+		return Unknown("hash")
+	case isGroup(f.Fields):
+		return Group
+	case !isLock(f.Fields):
+		return Unknown("hash")
+	case f.FairKeys:
+		return FairLock
+	}
+	return Lock
+}
+
+// isLock: every field is an owner holding a positive count.
+func isLock(fields map[string]string) bool {
+	for k, v := range fields {
+		if _, _, write := ParseOwner(k); write || !ownerField.MatchString(k) || !isCount(v) {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
+// isReadWrite: a mode of read or write, and owners with counts besides
+// (a write holder's field ends in ":write"). Of a big hash only the mode
+// was read.
+func isReadWrite(fields map[string]string, partial bool) bool {
+	if m := fields["mode"]; m != "read" && m != "write" {
+		return false
+	}
+	if partial {
+		return true
+	}
+	for k, v := range fields {
+		if k != "mode" && (!ownerField.MatchString(k) || !isCount(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isCount(v string) bool {
+	n, err := strconv.ParseInt(v, 10, 64)
+	return err == nil && n > 0
+}
+
+// isRateLimiter reports whether a hash's fields are a rate limiter's config:
+// Redisson's scripts need rate, interval and type.
+func isRateLimiter(fields map[string]string) bool {
+	_, r := fields["rate"]
+	_, i := fields["interval"]
+	_, t := fields["type"]
+	return r && i && t
+}
+
+// isGroup reports a group multi-lock's hash (RedissonFasterMultiLock): a
+// field whose value is an owner "<uuid>:<id>" with a sibling field
+// "<field>:<owner>:expire_time".
+func isGroup(fields map[string]string) bool {
+	for f, v := range fields {
+		if ownerField.MatchString(v) {
+			if _, ok := fields[f+":"+v+":expire_time"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// IsGroupValue reports whether field f (value v) of a group's hash is a
+// held value, and returns its expire_time and lock_count fields.
+func IsGroupValue(fields map[string]string, f, v string) (expire, count string, ok bool) {
+	expire, ok = fields[f+":"+v+":expire_time"]
+	if !ok || !ownerField.MatchString(v) {
+		return "", "", false
+	}
+	return expire, fields[f+":"+v+":lock_count"], true
+}
+
+// stringKind is the kind of a string holding v: a bucket unless it is an
+// integer, then a permit-expirable semaphore when its timeout zset exists
+// (pes), else SemOrLatch, which Resolve settles.
+func stringKind(v string, pes bool) (string, *int64) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	switch {
+	case err != nil:
+		return Bucket, nil
+	case pes:
+		return Expirable, &n
+	}
+	return SemOrLatch, &n
+}
+
+// Channels are the channels the waiters of a kind listen on (a fair lock's
+// waiters also on one channel each); nil for None or an unknown kind,
+// whose reader may look at every Candidate.
+func Channels(kind string, d Names) []string {
+	switch kind {
+	case RWLock:
+		return []string{d.RWChan}
+	case Lock, FairLock, Group:
+		return []string{d.LockChan}
+	case Expirable:
+		return []string{d.SemChan}
+	case SemOrLatch:
+		return []string{d.SemChan, d.LatchChan}
+	case RateLimiter, Bucket, UnlockLatch:
+		return []string{} // no pub/sub
+	}
+	return nil
+}
+
+// Candidates are every channel a waiter on the name could listen on.
+func Candidates(d Names) []string {
+	return []string{d.LockChan, d.RWChan, d.SemChan, d.LatchChan}
+}
+
+// Resolve settles SemOrLatch from the waiters of its channels: a semaphore
+// or a latch when only that channel has some, an atomic long (with the
+// alternatives) when neither has. Other kinds are returned as they are.
+func Resolve(kind string, waiters func(channel string) int64, d Names) (string, []string) {
+	if kind != SemOrLatch {
+		return kind, []string{}
+	}
+	sem, latch := waiters(d.SemChan), waiters(d.LatchChan)
+	switch {
+	case sem > 0 && latch == 0:
+		return Semaphore, []string{}
+	case latch > 0 && sem == 0:
+		return Latch, []string{}
+	case sem == 0 && latch == 0:
+		// Nothing but an integer: Redis cannot say more.
+		return AtomicLong, []string{Semaphore, Latch, Bucket}
+	}
+	return kind, []string{}
+}
+
+// HasHolders reports the kinds whose hash fields are holders.
+func HasHolders(kind string) bool {
+	return kind == Lock || kind == FairLock || kind == RWLock
+}
+
+// ownerField is Redisson's "<36-char client uuid>:<thread/owner id>", with
+// ":write" for a write lock holder.
+var ownerField = regexp.MustCompile(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(-?[0-9]+)(:write)?$`)
+
+// ParseOwner splits a holder's field into its client id and owner id, and
+// whether it is a write holder's; nil ids for a field of another shape.
+func ParseOwner(field string) (client *string, owner *int64, write bool) {
+	m := ownerField.FindStringSubmatch(field)
+	if m == nil {
+		return nil, nil, false
+	}
+	id, err := strconv.ParseInt(m[2], 10, 64)
+	if err != nil {
+		return nil, nil, false
+	}
+	c := strings.ToLower(m[1])
+	return &c, &id, m[3] != ""
+}

@@ -1,0 +1,409 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/internal/cli/admin"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/inspect"
+)
+
+const dashboardDescription = `
+Serves a web page with the "redisson ls" table, updating live (server-sent
+events, no reloads; filter and sort it in the page), and a page per object:
+its holders with their client (host, pid, program, from the holders'
+registration records) and how long they have held, the fair-lock queue in
+order with each waiter's timeout, the waiters on its channels, semaphore
+permits and each expirable permit's expiry, the latch count, the rate
+limiter's grants over the last interval as a small chart, TTLs counting
+down. /metrics on the same server exports the same state in Prometheus
+text format (locks held, holders, waiters, queue lengths, permits, counts),
+bounded like ls by --max-keys.
+
+The page is read-only unless --allow-writes is given, which adds
+force-unlock (plain, fair and read-write locks), set/add permits
+(semaphores) and delete (the object's keys), each behind a confirmation;
+without it those endpoints do not exist.
+
+It listens on loopback (127.0.0.1:8080) by default and then answers only
+requests whose Host is a loopback name (against DNS rebinding). A --listen
+address that is not loopback requires --token (or $REDISSON_DASHBOARD_TOKEN):
+every request must then carry it, as "Authorization: Bearer TOKEN", a
+X-Redisson-Token header, or the cookie set by a first visit to
+/?token=TOKEN. Writes also need the header X-Redisson-Dashboard: 1, which
+a page of another site cannot send.
+
+The ls state is read once per --interval while a page is open (one scan for
+all pages); an object page reads its object once per --interval. The
+dashboard's own client registers no record. Stops on SIGINT or SIGTERM (exit
+0).`
+
+const dashboardExamples = `  redisson dashboard                                       # http://127.0.0.1:8080/
+  redisson dashboard --listen 127.0.0.1:9000 --allow-writes
+  redisson dashboard --listen 0.0.0.0:8080 --token "$(openssl rand -hex 16)"
+  curl -s http://127.0.0.1:8080/metrics | grep redisson_lock_held`
+
+// dashOptions are the dashboard's flags.
+type dashOptions struct {
+	listen      string
+	token       string
+	allowWrites bool
+	ls          inspect.ListOptions
+	interval    time.Duration
+	timeout     time.Duration
+}
+
+//go:embed dashboard_assets
+var dashboardAssets embed.FS
+
+// Command is "redisson dashboard".
+func Command(args []string) int {
+	fs := cliflag.NewFlagSet("dashboard", "redisson dashboard [--listen ADDR] [--token T] [--allow-writes] [connection flags]",
+		dashboardDescription, dashboardExamples)
+	var cf conn.Flags
+	cf.Register(fs)
+	var o dashOptions
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve on; one that is not loopback needs --token (port 0: any free port)")
+	fs.StringVar(&o.token, "token", os.Getenv("REDISSON_DASHBOARD_TOKEN"), "`secret` every request must carry (default $REDISSON_DASHBOARD_TOKEN)")
+	fs.BoolVar(&o.allowWrites, "allow-writes", false, "add force-unlock, set/add permits and delete, each behind a confirmation")
+	pattern := fs.String("pattern", "*", "SCAN MATCH `glob` of the objects listed")
+	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys` per refresh (also /metrics)")
+	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
+	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return cliflag.UsageError(fs, "no arguments expected, got %q (the pattern is --pattern)", pos)
+	}
+	if *maxKeys < 1 || *scanCount < 1 {
+		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
+	}
+	if o.interval < inspect.MinInterval {
+		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", inspect.MinInterval, o.interval)
+	}
+	if *pattern == "" {
+		return cliflag.UsageError(fs, "--pattern must not be empty")
+	}
+	loop, err := loopbackListen(o.listen)
+	if err != nil {
+		return cliflag.UsageError(fs, "--listen %q: %v", o.listen, err)
+	}
+	if !loop && o.token == "" {
+		return cliflag.UsageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
+	}
+	o.ls = inspect.ListOptions{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o.timeout = cf.Timeout
+
+	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
+	if cn == nil {
+		return code
+	}
+	defer cn.Close()
+	d := &dashboard{o: o, rdb: cn.RDB, display: cn.Display, loopback: loop}
+	if o.allowWrites {
+		d.client, err = redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout),
+			func(o *redisson.Options) { o.Registration.Disabled = true })
+		if err != nil {
+			return cliflag.Errorf(fs.Name(), "%v", err)
+		}
+		defer d.client.Close()
+	}
+	return d.serve(fs.Name(), cn.Display)
+}
+
+// loopbackListen reports whether a listen address binds loopback only.
+func loopbackListen(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	return isLoopbackHost(host), nil
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// dashboard serves the pages, the event streams, the writes and /metrics.
+type dashboard struct {
+	o        dashOptions
+	rdb      redis.UniversalClient
+	client   *redisson.Client // writes; nil when read-only
+	display  string
+	loopback bool
+
+	feedOnce sync.Once
+	feed     *feed
+	// stop ends the event streams at shutdown.
+	stopOnce sync.Once
+	stop     chan struct{}
+}
+
+func (d *dashboard) stopped() <-chan struct{} {
+	d.stopOnce.Do(func() { d.stop = make(chan struct{}) })
+	return d.stop
+}
+
+func (d *dashboard) closing() {
+	d.stopped()
+	select {
+	case <-d.stop:
+	default:
+		close(d.stop)
+	}
+}
+
+// handler is the dashboard's routes behind the token and Host checks.
+func (d *dashboard) handler() http.Handler {
+	mux := http.NewServeMux()
+	assets, _ := fs.Sub(dashboardAssets, "dashboard_assets")
+	page := func(file string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			data, err := fs.ReadFile(assets, file)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			_, _ = w.Write(data)
+		}
+	}
+	mux.HandleFunc("GET /{$}", page("index.html"))
+	mux.HandleFunc("GET /object", page("object.html"))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(assets)))
+	mux.HandleFunc("GET /api/config", d.config)
+	mux.HandleFunc("GET /api/ls", d.apiLs)
+	mux.HandleFunc("GET /api/object", d.apiObject)
+	mux.HandleFunc("GET /events/ls", d.eventsLs)
+	mux.HandleFunc("GET /events/object", d.eventsObject)
+	mux.HandleFunc("GET /metrics", d.metrics)
+	if d.o.allowWrites {
+		mux.HandleFunc("POST /api/force-unlock", d.write(d.forceUnlock))
+		mux.HandleFunc("POST /api/permits", d.write(d.setPermits))
+		mux.HandleFunc("POST /api/delete", d.write(d.deleteObject))
+	}
+	return d.guard(mux)
+}
+
+// tokenCookie carries the token after a first visit with ?token=.
+const tokenCookie = "redisson_dashboard_token"
+
+// guard refuses requests with a foreign Host (loopback mode) or without
+// the token (when one is set).
+func (d *dashboard) guard(next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(d.o.token))
+	ok := func(t string) bool {
+		got := sha256.Sum256([]byte(t))
+		return t != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d.loopback {
+			host := r.Host
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				host = h
+			}
+			if !isLoopbackHost(host) {
+				http.Error(w, "redisson dashboard: this server answers only loopback host names (Host "+r.Host+")", http.StatusForbidden)
+				return
+			}
+		}
+		if d.o.token == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if q := r.URL.Query().Get("token"); q != "" {
+			if !ok(q) {
+				http.Error(w, "redisson dashboard: wrong token", http.StatusUnauthorized)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			if r.Method == http.MethodGet {
+				// Keep the token out of the address bar and history.
+				u := *r.URL
+				v := u.Query()
+				v.Del("token")
+				u.RawQuery = v.Encode()
+				http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		t := r.Header.Get("X-Redisson-Token")
+		if b, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found {
+			t = b
+		}
+		if t == "" {
+			if c, err := r.Cookie(tokenCookie); err == nil {
+				t = c.Value
+			}
+		}
+		if !ok(t) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="redisson dashboard"`)
+			http.Error(w, "redisson dashboard: a token is required: open /?token=TOKEN once, or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// budget bounds one read of the ls state.
+func (d *dashboard) budget() time.Duration {
+	return 4*d.o.timeout + time.Duration(d.o.ls.MaxKeys/inspect.LsBatch+1)*d.o.timeout
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// DashConfig tells the page what the server allows.
+type DashConfig struct {
+	AllowWrites bool   `json:"allow_writes"`
+	Redis       string `json:"redis"`
+	Version     string `json:"version"`
+	Pattern     string `json:"pattern"`
+	MaxKeys     int    `json:"max_keys"`
+	IntervalMs  int64  `json:"interval_ms"`
+}
+
+func (d *dashboard) config(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, DashConfig{AllowWrites: d.o.allowWrites, Redis: d.display, Version: admin.VersionLine(),
+		Pattern: d.o.ls.Pattern, MaxKeys: d.o.ls.MaxKeys, IntervalMs: d.o.interval.Milliseconds()})
+}
+
+// LsView is one state of the list: ls's result and when it was read.
+type LsView struct {
+	*inspect.LsResult
+	NowMs int64  `json:"now_ms"`
+	Error string `json:"error,omitempty"`
+}
+
+func (d *dashboard) readLs(ctx context.Context) LsView {
+	ctx, cancel := context.WithTimeout(ctx, d.budget())
+	defer cancel()
+	res, err := inspect.List(ctx, d.rdb, d.o.ls)
+	v := LsView{LsResult: res, NowMs: time.Now().UnixMilli()}
+	if err != nil {
+		v.LsResult = &inspect.LsResult{Pattern: d.o.ls.Pattern, Objects: []inspect.LsObject{}, MaxKeys: d.o.ls.MaxKeys}
+		v.Error = err.Error()
+	}
+	return v
+}
+
+func (d *dashboard) apiLs(w http.ResponseWriter, r *http.Request) {
+	v := d.readLs(r.Context())
+	status := http.StatusOK
+	if v.Error != "" {
+		status = http.StatusBadGateway
+	}
+	writeJSON(w, status, v)
+}
+
+// ObjectView is one state of an object page: inspect's report, the rate
+// limiter's grants in the window, and when it was read.
+type ObjectView struct {
+	*inspect.Report
+	Grants []WindowGrants `json:"grants"`
+	NowMs  int64          `json:"now_ms"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// WindowGrants are one rate limiter window's grants still in the interval.
+type WindowGrants struct {
+	ClientID *string         `json:"client_id"`
+	Grants   []inspect.Grant `json:"grants"`
+}
+
+func (d *dashboard) readObject(ctx context.Context, name string) ObjectView {
+	ctx, cancel := context.WithTimeout(ctx, 4*d.o.timeout)
+	defer cancel()
+	rep, err := inspect.Inspect(ctx, d.rdb, name)
+	v := ObjectView{Report: rep, Grants: []WindowGrants{}, NowMs: time.Now().UnixMilli()}
+	if err != nil {
+		v.Report = &inspect.Report{Name: name}
+		v.Error = err.Error()
+		return v
+	}
+	if rep.RateLimiter != nil {
+		for _, win := range rep.RateLimiter.Windows {
+			g := win.InWindow
+			if g == nil {
+				g = []inspect.Grant{}
+			}
+			v.Grants = append(v.Grants, WindowGrants{ClientID: win.ClientID, Grants: g})
+		}
+	}
+	return v
+}
+
+func (d *dashboard) apiObject(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	if name == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "name is required"})
+		return
+	}
+	v := d.readObject(r.Context(), name)
+	status := http.StatusOK
+	if v.Error != "" {
+		status = http.StatusBadGateway
+	}
+	writeJSON(w, status, v)
+}
+
+// serve serves the dashboard until SIGINT or SIGTERM.
+func (d *dashboard) serve(prog, display string) int {
+	ln, err := net.Listen("tcp", d.o.listen)
+	if err != nil {
+		return cliflag.Errorf(prog, "%v", err)
+	}
+	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
+	mode := "read-only"
+	if d.o.allowWrites {
+		mode = "writes allowed"
+	}
+	fmt.Printf("redisson dashboard: http://%s/ (%s; Redis %s); Ctrl-C stops\n", ln.Addr(), mode, display)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-sigs:
+	case err := <-served:
+		return cliflag.Errorf(prog, "%v", err)
+	}
+	d.closing()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+	return cliflag.ExitOK
+}

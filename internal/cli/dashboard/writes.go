@@ -1,0 +1,132 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/inspect"
+)
+
+// writeRequest is the body of every write.
+type writeRequest struct {
+	Name string `json:"name"`
+	Op   string `json:"op"` // permits: "set" or "add"
+	N    int    `json:"n"`
+}
+
+// WriteResult is what a write answers.
+type WriteResult struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message"`
+}
+
+// write wraps a write handler: the anti-forgery header, a JSON body with a
+// name, and the answer as JSON.
+func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Redisson-Dashboard") != "1" {
+			writeJSON(w, http.StatusForbidden, WriteResult{Message: "missing header X-Redisson-Dashboard: 1"})
+			return
+		}
+		var req writeRequest
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&req); err != nil || req.Name == "" {
+			writeJSON(w, http.StatusBadRequest, WriteResult{Message: "want a JSON body with a non-empty name"})
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 4*d.o.timeout)
+		defer cancel()
+		msg, status, err := fn(ctx, req)
+		if err != nil {
+			writeJSON(w, status, WriteResult{Message: err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, WriteResult{OK: true, Message: msg})
+	}
+}
+
+func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {
+	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
+	if err != nil {
+		return "", http.StatusBadGateway, err
+	}
+	var deleted bool
+	switch rep.Kind {
+	case classify.Lock:
+		deleted, err = d.client.Lock(req.Name).ForceUnlock(ctx)
+	case classify.FairLock:
+		deleted, err = d.client.FairLock(req.Name).ForceUnlock(ctx)
+	case classify.RWLock:
+		rw := d.client.ReadWriteLock(req.Name)
+		if rep.Mode != nil && *rep.Mode == "write" {
+			deleted, err = rw.WriteLock().ForceUnlock(ctx)
+		} else {
+			deleted, err = rw.ReadLock().ForceUnlock(ctx)
+		}
+	case classify.None:
+		return fmt.Sprintf("%q was not locked: nothing deleted", req.Name), http.StatusOK, nil
+	default:
+		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a lock: not force-unlocking it", req.Name, inspect.DescribeKind(rep))
+	}
+	if err != nil {
+		return "", http.StatusBadGateway, err
+	}
+	if !deleted {
+		return fmt.Sprintf("%q was not locked: nothing deleted", req.Name), http.StatusOK, nil
+	}
+	return fmt.Sprintf("%s %q force-unlocked; waiters notified", rep.Kind, req.Name), http.StatusOK, nil
+}
+
+func (d *dashboard) setPermits(ctx context.Context, req writeRequest) (string, int, error) {
+	if req.Op != "set" && req.Op != "add" {
+		return "", http.StatusBadRequest, fmt.Errorf("op must be set or add, got %q", req.Op)
+	}
+	if req.Op == "set" && req.N < 0 {
+		return "", http.StatusBadRequest, fmt.Errorf("cannot set %d permits", req.N)
+	}
+	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
+	if err != nil {
+		return "", http.StatusBadGateway, err
+	}
+	type permitter interface {
+		SetPermits(context.Context, int) error
+		AddPermits(context.Context, int) error
+	}
+	var p permitter
+	switch rep.Kind {
+	case classify.Semaphore, classify.AtomicLong, classify.SemOrLatch, classify.None:
+		p = d.client.Semaphore(req.Name)
+	case classify.Expirable:
+		p = d.client.PermitExpirableSemaphore(req.Name)
+	default:
+		return "", http.StatusConflict, fmt.Errorf("%q holds %s, not a semaphore", req.Name, inspect.DescribeKind(rep))
+	}
+	if req.Op == "set" {
+		err = p.SetPermits(ctx, req.N)
+	} else {
+		err = p.AddPermits(ctx, req.N)
+	}
+	if err != nil {
+		return "", http.StatusConflict, err
+	}
+	return fmt.Sprintf("%s permits of %q: done", req.Op, req.Name), http.StatusOK, nil
+}
+
+func (d *dashboard) deleteObject(ctx context.Context, req writeRequest) (string, int, error) {
+	rep, err := inspect.Inspect(ctx, d.rdb, req.Name)
+	if err != nil {
+		return "", http.StatusBadGateway, err
+	}
+	n := int64(0)
+	for _, k := range rep.Keys {
+		c, err := d.rdb.Del(ctx, k.Key).Result()
+		if err != nil {
+			return "", http.StatusBadGateway, fmt.Errorf("DEL %s: %w", k.Key, err)
+		}
+		n += c
+	}
+	return fmt.Sprintf("%q deleted: %d key(s)", req.Name, n), http.StatusOK, nil
+}

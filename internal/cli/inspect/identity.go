@@ -1,0 +1,154 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/registry"
+)
+
+// ClientInfo is a holder's client as its registration record tells it
+// (key redisson-go:client:<client id>, written by redisson-go clients).
+type ClientInfo struct {
+	Host      string `json:"host"`
+	PID       int    `json:"pid"`
+	Program   string `json:"program"`
+	StartedMs int64  `json:"started_ms"`
+	Library   string `json:"library"`
+	Go        string `json:"go"`
+}
+
+// unknownClient is said of a holder whose client has no record.
+const unknownClient = "unknown client (Java, or registration off)"
+
+// clientRecord is one client's record and the key's PTTL when read.
+type clientRecord struct {
+	rec  *registry.Record
+	pttl time.Duration
+}
+
+// clientRecords are the records of clients by id; a missing id has none.
+type clientRecords map[string]clientRecord
+
+// readClients reads the records of the client ids, pipelined: one GET and
+// one PTTL each (on a cluster go-redis sends each to its key's master).
+func readClients(ctx context.Context, rdb redis.UniversalClient, ids []string) (clientRecords, error) {
+	out := clientRecords{}
+	ids = dedupe(ids)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	pipe := rdb.Pipeline()
+	gets := make([]*redis.StringCmd, len(ids))
+	ttls := make([]*redis.DurationCmd, len(ids))
+	for i, id := range ids {
+		gets[i] = pipe.Get(ctx, registry.Key(id))
+		ttls[i] = pipe.PTTL(ctx, registry.Key(id))
+	}
+	if err := execPipe(ctx, pipe); err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		data, err := gets[i].Bytes()
+		if err != nil {
+			continue // no record (redis.Nil), or not a string
+		}
+		rec, err := registry.Parse(data)
+		if err != nil || rec.ID != id {
+			continue
+		}
+		pttl := ttls[i].Val()
+		if pttl < 0 {
+			pttl = -1
+		}
+		out[id] = clientRecord{rec: rec, pttl: pttl}
+	}
+	return out, nil
+}
+
+// holderClients lists the client ids of holders and queued waiters.
+func holderClients(hs []Holder, qs []Queued) []string {
+	var ids []string
+	for _, h := range hs {
+		if h.ClientID != nil {
+			ids = append(ids, *h.ClientID)
+		}
+	}
+	for _, q := range qs {
+		if q.ClientID != nil {
+			ids = append(ids, *q.ClientID)
+		}
+	}
+	return ids
+}
+
+// info returns the client's identity, nil without a record.
+func (m clientRecords) info(id *string) *ClientInfo {
+	if id == nil {
+		return nil
+	}
+	cr, ok := m[*id]
+	if !ok {
+		return nil
+	}
+	r := cr.rec
+	return &ClientInfo{Host: r.Host, PID: r.PID, Program: r.Program, StartedMs: r.StartedMs, Library: r.Library, Go: r.Go}
+}
+
+// annotate fills in the holders' clients and, when the record lists the
+// hold of field on key, how long it has lasted; and the waiters' clients.
+func (m clientRecords) annotate(key string, hs []Holder, qs []Queued) {
+	for i := range hs {
+		h := &hs[i]
+		h.Client = m.info(h.ClientID)
+		if h.Client == nil {
+			continue
+		}
+		cr := m[*h.ClientID]
+		if hold, ok := cr.rec.Find(key, h.Field); ok {
+			ms := cr.rec.Age(hold.SinceMs, cr.pttl).Milliseconds()
+			h.HeldForMs = &ms
+		}
+	}
+	for i := range qs {
+		qs[i].Client = m.info(qs[i].ClientID)
+	}
+}
+
+// identify reads the clients of a report's holders and waiters.
+func identify(ctx context.Context, rdb redis.UniversalClient, rep *Report) error {
+	recs, err := readClients(ctx, rdb, holderClients(rep.Holders, rep.Queue))
+	if err != nil {
+		return fmt.Errorf("client records: %w", err)
+	}
+	recs.annotate(rep.Name, rep.Holders, rep.Queue)
+	return nil
+}
+
+// clientText is a client in a few words: "report.sh pid 4242 on web-3".
+func clientText(c *ClientInfo) string {
+	if c == nil {
+		return unknownClient
+	}
+	return c.Program + " pid " + strconv.Itoa(c.PID) + " on " + c.Host
+}
+
+// clientShort is a client in one word for ls's table: program[pid]@host.
+func clientShort(c *ClientInfo) string {
+	if c == nil {
+		return unknownClient
+	}
+	return fmt.Sprintf("%s[%d]@%s", c.Program, c.PID, c.Host)
+}
+
+// heldForText is how long a hold has lasted, "-" when unknown.
+func heldForText(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	return FmtMillis(*ms)
+}

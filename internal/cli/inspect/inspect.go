@@ -1,0 +1,518 @@
+package inspect
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/rwlock"
+)
+
+const inspectDescription = `
+Shows what Redis holds under NAME and the keys and channels Redisson derives
+from it: the kind of object, its TTL, the holders of a lock (client id, owner
+id, hold count, and from the holder's registration record its host, pid,
+program and how long it has held; "unknown client (Java, or registration
+off)" without one), the fair-lock queue, semaphore permits (with each acquired
+permit's expiry for a permit-expirable semaphore) or the latch count, a rate
+limiter's config and the state of its window(s), the values a group
+multi-lock holds (by field id, with owner and expiry), a bucket's value decoded
+with the codec its bytes suggest, and how many
+connections are subscribed to the object's pub/sub channel(s), which is how
+Redisson clients (Java and Go) wait.
+
+Kinds, from the key's Redis type:
+  hash with a "mode" field                          read-write lock
+  hash with "rate", "interval" and "type" fields    rate limiter
+  hash whose fields F hold an owner U with a field
+        F:U:expire_time                             group multi-lock (getMultiLock(group,
+                                                    values)): the values held, by field id
+  hash, with redisson_lock_queue:{NAME} or
+        redisson_lock_timeout:{NAME}                fair lock
+  other hash                                        lock
+  string integer, with the zset {NAME}:timeout      permit-expirable semaphore
+  other string integer                              "semaphore" or "count-down latch" when
+                                                    only one of redisson_sc:{NAME} and
+                                                    redisson_countdownlatch__channel__{NAME}
+                                                    has subscribers; "semaphore or latch"
+                                                    when both have; "atomiclong" when
+                                                    neither has, which only says "an
+                                                    integer string": an atomic long, or a
+                                                    semaphore or latch nobody waits on, or
+                                                    a bucket holding a number
+                                                    (alternatives lists them)
+  other string                                      bucket (RBucket), with the codec its
+                                                    bytes suggest: json (starts with
+                                                    {"@class" or ["<class>"), msgpack
+                                                    (MessagePack with "@class" or
+                                                    [class, value]), string (UTF-8 text),
+                                                    or bytes (ByteArrayCodec, or Kryo5Codec,
+                                                    which Go cannot read)
+  no key                                            none
+  anything else                                     unknown (<redis type>)
+
+--json prints one JSON object with these fields (always present):
+  name           NAME
+  kind           the kind above
+  type           Redis type of NAME: hash, string, none, ...
+  ttl_ms         PTTL of NAME in ms: -1 no expiry, -2 no key
+  mode           read-write lock: "read" or "write"; else null
+  holders        [] of {field, client_id, owner_id, holds, mode, read_ttls_ms, client,
+                 held_for_ms}:
+                 field "<client uuid>:<owner>[:write]"; client_id and owner_id parsed
+                 from it (null when it does not parse); holds = hold count; mode
+                 "exclusive" (lock, fair lock), "read" or "write" (read-write lock);
+                 read_ttls_ms = PTTL of each read hold's timeout key, else null;
+                 client = the holder's client from its registration record
+                 (redisson-go:client:<client id>): {host, pid, program, started_ms,
+                 library, go}, null for an unknown client (Java, or registration
+                 off); held_for_ms = how long the hold has lasted (by the holder's
+                 clock and the record's TTL), null when unknown
+  queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
+                 timeout_ms, stale, stale_in_ms, client}; timeout_ms = absolute time (ms since
+                 the epoch, the waiter's clock; the ZSCORE in redisson_lock_timeout:{NAME})
+                 after which the waiter counts as gone; stale_in_ms = timeout_ms minus
+                 now (negative: stale for that long); both null when not in the zset;
+                 client = the waiter's client, as for holders
+  value          semaphore permits / latch count / atomic long (string integer);
+                 else null
+  permits        permit-expirable semaphore: acquired permits, soonest expiry first,
+                 [] of {id, expires_ms, expires_in_ms, expired}: id = hex of the raw
+                 permit id; expires_ms = absolute expiry (ms since the epoch, the
+                 acquiring client's clock; the ZSCORE in {NAME}:timeout), null = no
+                 lease; expires_in_ms = expires_ms minus now (negative: expired that
+                 long ago), null = no lease; expired = the lease has passed (the
+                 permit returns to "value" when the next script runs)
+  rate_limiter   rate limiter: {rate, interval_ms, type, keep_alive_ms, windows};
+                 type "OVERALL" or "PER_CLIENT"; keep_alive_ms 0 = none; windows =
+                 the shared window (OVERALL) or each client's (PER_CLIENT, found by
+                 SCAN) as [] of {client_id, value_key, permits_key, value, available,
+                 used, grants, refill_in_ms, value_ttl_ms}: client_id null for the
+                 shared window; value = the stored permits left ({NAME}:value[:CID]),
+                 null before the first acquire; available = what availablePermits
+                 returns now (value plus the permits of grants older than the
+                 interval; the full rate before the first acquire); used = permits of
+                 the grants still in the window ({NAME}:permits[:CID]), grants = their
+                 number; refill_in_ms = when the oldest of them leaves the window, null
+                 when none; value_ttl_ms = PTTL of the value key. Else null
+  fencing_token  last token of a fenced lock (redisson_lock_token:{NAME}); else null
+  group_values   group multi-lock (getMultiLock(group, values)): the values held, []
+                 of {field, client_id, owner_id, holds, expires_ms, expires_in_ms,
+                 expired}: field = the value's field id (Base64 of its HighwayHash;
+                 the value itself cannot be read back); client_id and owner_id from
+                 the owner stored under it; holds = its lock_count; expires_ms = its
+                 expire_time (ms since the epoch, the holder's clock), expires_in_ms =
+                 that minus now, expired = passed (another owner may take it); else []
+  channels       [] of {channel, subscribers, shard_subscribers}: PUBSUB NUMSUB and
+                 PUBSUB SHARDNUMSUB (null where unsupported, Redis < 7) of each
+                 channel of the kind (all candidate channels when the kind is none
+                 or unknown); in a cluster NUMSUB is summed over all nodes and
+                 SHARDNUMSUB asked of the master owning the channel's slot
+  waiters        sum of the subscribers and shard_subscribers of those channels:
+                 connections subscribed, one per waiting client (a Redisson client
+                 shares one subscription among all its waiting threads)
+  keys           [] of {key, type, ttl_ms}: NAME and each derived key that exists
+  alternatives   [] of the other kinds the same state fits: for "atomiclong",
+                 "semaphore", "count-down latch" and "bucket"; else []
+  codec          bucket: the codec its bytes suggest, a --codec of "redisson get":
+                 "json", "msgpack", "string" or "bytes"; else null
+  decoded        bucket: the value decoded with that codec, as "redisson get
+                 --codec <codec>" prints it (bytes: base64); else null
+  size           bucket: the value's length in bytes; else null`
+
+const inspectExamples = `  redisson inspect orders:42
+  redisson inspect --watch orders:42                    # redraw every second, changes marked *
+  redisson inspect --json orders:42 | jq .holders
+  redisson inspect --redis redis://10.0.0.5:6379/2 my-semaphore
+  redisson inspect --cluster --redis redis://10.0.0.1:7000 --json jobs`
+
+func Command(args []string) int {
+	fs := cliflag.NewFlagSet("inspect", "redisson inspect [--json] [--watch [--interval D]] [connection flags] NAME", inspectDescription, inspectExamples)
+	var cf conn.Flags
+	cf.Register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
+	watch := fs.Bool("watch", false, "redraw every --interval, marking the lines that changed with * (durations are not compared)")
+	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
+	if done {
+		return code
+	}
+	name, code := cliflag.OneName(fs, pos)
+	if name == "" {
+		return code
+	}
+	if code, ok := checkInterval(fs, *watch, *interval); !ok {
+		return code
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
+	defer cancel()
+	cn, code := conn.ConnectOrExit(ctx, fs, &cf, nil)
+	if cn == nil {
+		return code
+	}
+	defer cn.Close()
+	render := func(ctx context.Context, w io.Writer) error {
+		rep, err := Inspect(ctx, cn.RDB, name)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		printReport(w, rep)
+		return nil
+	}
+	if *watch {
+		return watchLoop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.Timeout, render)
+	}
+	if err := render(ctx, os.Stdout); err != nil {
+		return cliflag.Errorf(fs.Name(), "%v", err)
+	}
+	return cliflag.ExitOK
+}
+
+// Inspect reads everything about name.
+func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
+	d := classify.Derive(name)
+	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{},
+		Alternatives: []string{}, GroupValues: []GroupValue{}}
+	head, err := keyInfo(ctx, rdb, name)
+	if err != nil {
+		return nil, err
+	}
+	rep.Type, rep.TTLms = head.Type, head.TTLms
+	if head.Type != "none" {
+		rep.Keys = append(rep.Keys, head)
+	}
+	extra := map[string]KeyInfo{}
+	for _, k := range []string{d.Queue, d.Timeout, d.PESTimeout, d.Token} {
+		ki, err := keyInfo(ctx, rdb, k)
+		if err != nil {
+			return nil, err
+		}
+		if ki.Type != "none" {
+			extra[k] = ki
+			rep.Keys = append(rep.Keys, ki)
+		}
+	}
+	_, hasQueue := extra[d.Queue]
+	_, hasTimeout := extra[d.Timeout]
+	facts := classify.Facts{Type: head.Type, FairKeys: hasQueue || hasTimeout, PESTimeout: extra[d.PESTimeout].Type == "zset"}
+	channels, err := readKind(ctx, rdb, rep, facts, d)
+	if err != nil {
+		return nil, err
+	}
+	if channels == nil {
+		channels = classify.Candidates(d)
+	}
+	if hasQueue {
+		if rep.Queue, err = fairQueue(ctx, rdb, d); err != nil {
+			return nil, err
+		}
+		// Fair-lock waiters each listen on their own channel.
+		for _, q := range rep.Queue {
+			channels = append(channels, d.LockChan+":"+q.Field)
+		}
+	}
+	if err := readCompanions(ctx, rdb, rep, extra, d); err != nil {
+		return nil, err
+	}
+	if err := readWaiters(ctx, rdb, rep, channels, d); err != nil {
+		return nil, err
+	}
+	if err := identify(ctx, rdb, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// readKind reads the name's own key, classifies it and fills in what its
+// kind shows; it returns the channels of the kind's waiters.
+func readKind(ctx context.Context, rdb redis.UniversalClient, rep *Report, f classify.Facts, d classify.Names) ([]string, error) {
+	name := rep.Name
+	switch f.Type {
+	case "hash":
+		fields, err := rdb.HGetAll(ctx, name).Result()
+		if err != nil {
+			return nil, fmt.Errorf("HGETALL %s: %w", name, err)
+		}
+		f.Fields = fields
+		rep.Kind, _ = classify.Of(name, f)
+		return classify.Channels(rep.Kind, d), readHash(ctx, rdb, rep, fields)
+	case "string":
+		v, err := rdb.Get(ctx, name).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("GET %s: %w", name, err)
+		}
+		if errors.Is(err, redis.Nil) {
+			rep.Kind = classify.None // deleted in between
+			return nil, nil
+		}
+		f.Value = v
+		rep.Kind, rep.Value = classify.Of(name, f)
+		if rep.Kind == classify.Bucket {
+			bucket(rep, []byte(v))
+		}
+		return classify.Channels(rep.Kind, d), nil
+	}
+	rep.Kind, _ = classify.Of(name, f)
+	return nil, nil
+}
+
+// readHash fills in what a hash's kind shows: a read-write lock's mode, a
+// rate limiter's windows, a group's values, a lock's holders.
+func readHash(ctx context.Context, rdb redis.UniversalClient, rep *Report, fields map[string]string) error {
+	var err error
+	switch rep.Kind {
+	case classify.RWLock:
+		mode := fields["mode"]
+		rep.Mode = &mode
+	case classify.RateLimiter:
+		rl, ks, err := rateLimiter(ctx, rdb, rep.Name, fields)
+		if err != nil {
+			return err
+		}
+		rep.RateLimiter = rl
+		rep.Keys = append(rep.Keys, ks...)
+		return nil
+	case classify.Group:
+		rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
+		return nil
+	}
+	if classify.HasHolders(rep.Kind) {
+		rep.Holders, err = holders(ctx, rdb, rep.Name, fields, rep.Kind == classify.RWLock)
+	}
+	return err
+}
+
+// readCompanions reads a permit-expirable semaphore's permits and a fenced
+// lock's token.
+func readCompanions(ctx context.Context, rdb redis.UniversalClient, rep *Report, extra map[string]KeyInfo, d classify.Names) error {
+	if extra[d.PESTimeout].Type == "zset" {
+		var err error
+		if rep.Permits, err = Permits(ctx, rdb, d.PESTimeout); err != nil {
+			return err
+		}
+	}
+	if _, ok := extra[d.Token]; ok {
+		if t, err := rdb.Get(ctx, d.Token).Int64(); err == nil {
+			rep.FencingToken = &t
+		}
+	}
+	return nil
+}
+
+// readWaiters counts the subscribers of channels and settles an integer
+// string's kind by them.
+func readWaiters(ctx context.Context, rdb redis.UniversalClient, rep *Report, channels []string, d classify.Names) error {
+	if len(channels) > 0 {
+		var err error
+		if rep.Channels, err = subscribers(ctx, rdb, channels); err != nil {
+			return err
+		}
+	}
+	for _, c := range rep.Channels {
+		rep.Waiters += c.Subscribers
+		if c.ShardSubscribers != nil {
+			rep.Waiters += *c.ShardSubscribers
+		}
+	}
+	rep.Kind, rep.Alternatives = classify.Resolve(rep.Kind, func(ch string) int64 { return channelWaiters(rep.Channels, ch) }, d)
+	return nil
+}
+
+// bucket fills in a bucket's report: the codec its bytes suggest and the
+// value decoded with it, as get prints it.
+func bucket(rep *Report, data []byte) {
+	rep.Kind = classify.Bucket
+	rep.raw = data
+	size := int64(len(data))
+	rep.Size = &size
+	name := codec.Guess(data)
+	rep.Codec = &name
+	v, err := decodeValue(GetCodecs[name](), data)
+	if err != nil {
+		rep.decodeErr = err // not expected: Guess only names a codec that decodes
+		return
+	}
+	rep.Decoded = v
+}
+
+func channelWaiters(cs []ChannelSub, ch string) int64 {
+	for _, c := range cs {
+		if c.Channel == ch {
+			n := c.Subscribers
+			if c.ShardSubscribers != nil {
+				n += *c.ShardSubscribers
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+func keyInfo(ctx context.Context, rdb redis.UniversalClient, key string) (KeyInfo, error) {
+	typ, err := rdb.Type(ctx, key).Result()
+	if err != nil {
+		return KeyInfo{}, fmt.Errorf("TYPE %s: %w", key, err)
+	}
+	ki := KeyInfo{Key: key, Type: typ, TTLms: -2}
+	if typ == "none" {
+		return ki, nil
+	}
+	d, err := rdb.PTTL(ctx, key).Result()
+	if err != nil {
+		return KeyInfo{}, fmt.Errorf("PTTL %s: %w", key, err)
+	}
+	ki.TTLms = ttlMillis(d)
+	return ki, nil
+}
+
+// ttlMillis turns go-redis' PTTL result into Redis' own numbers: -1 for no
+// expiry, -2 for no key.
+func ttlMillis(d time.Duration) int64 {
+	if d < 0 {
+		return int64(d) // go-redis returns -1 and -2 (nanoseconds) as they are
+	}
+	return d.Milliseconds()
+}
+
+// holderList lists a lock hash's holders, by field, without the read
+// holds' TTLs.
+func holderList(fields map[string]string, rw bool) []Holder {
+	out := []Holder{}
+	keys := make([]string, 0, len(fields))
+	for f := range fields {
+		if rw && f == "mode" {
+			continue
+		}
+		keys = append(keys, f)
+	}
+	sort.Strings(keys)
+	for _, f := range keys {
+		h := Holder{Field: f, Mode: "exclusive"}
+		h.Holds, _ = strconv.ParseInt(fields[f], 10, 64)
+		var write bool
+		h.ClientID, h.OwnerID, write = classify.ParseOwner(f)
+		if rw {
+			h.Mode = "read"
+			if write {
+				h.Mode = "write"
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string, rw bool) ([]Holder, error) {
+	out := holderList(fields, rw)
+	for i := range out {
+		h := &out[i]
+		if h.Mode != "read" {
+			continue
+		}
+		// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
+		h.ReadTTLsms = []int64{}
+		for k := int64(1); k <= h.Holds && k <= maxListed; k++ {
+			key := rwlock.TimeoutPrefix(name, h.Field) + ":" + strconv.FormatInt(k, 10)
+			d, err := rdb.PTTL(ctx, key).Result()
+			if err != nil {
+				return nil, fmt.Errorf("PTTL %s: %w", key, err)
+			}
+			h.ReadTTLsms = append(h.ReadTTLsms, ttlMillis(d))
+		}
+	}
+	return out, nil
+}
+
+func fairQueue(ctx context.Context, rdb redis.UniversalClient, d classify.Names) ([]Queued, error) {
+	list, err := rdb.LRange(ctx, d.Queue, 0, maxListed-1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("LRANGE %s: %w", d.Queue, err)
+	}
+	now := time.Now().UnixMilli()
+	out := []Queued{}
+	for _, f := range list {
+		q := Queued{Field: f}
+		q.ClientID, q.OwnerID, _ = classify.ParseOwner(f)
+		s, err := rdb.ZScore(ctx, d.Timeout, f).Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, fmt.Errorf("ZSCORE %s: %w", d.Timeout, err)
+		default:
+			ms := int64(s)
+			q.TimeoutMs = &ms
+			q.Stale = ms <= now
+			in := ms - now
+			q.StaleInMs = &in
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+func Permits(ctx context.Context, rdb redis.UniversalClient, key string) ([]Permit, error) {
+	zs, err := rdb.ZRangeWithScores(ctx, key, 0, maxListed-1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("ZRANGE %s: %w", key, err)
+	}
+	now := time.Now().UnixMilli()
+	out := []Permit{}
+	for _, z := range zs {
+		m, _ := z.Member.(string)
+		p := Permit{ID: hex.EncodeToString([]byte(m))}
+		if z.Score < pesNoExpiry && !math.IsInf(z.Score, 0) {
+			ms := int64(z.Score)
+			in := ms - now
+			p.ExpiresMs, p.ExpiresInMs, p.Expired = &ms, &in, ms <= now
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// groupValues lists the values held in a group's hash, soonest expiry
+// first (field id order among equals).
+func groupValues(fields map[string]string, now int64) []GroupValue {
+	out := []GroupValue{}
+	for f, v := range fields {
+		exp, count, ok := classify.IsGroupValue(fields, f, v)
+		if !ok {
+			continue
+		}
+		g := GroupValue{Field: f}
+		g.ClientID, g.OwnerID, _ = classify.ParseOwner(v)
+		g.Holds, _ = strconv.ParseInt(count, 10, 64)
+		if ms, err := strconv.ParseInt(exp, 10, 64); err == nil {
+			in := ms - now
+			g.ExpiresMs, g.ExpiresInMs, g.Expired = &ms, &in, ms <= now
+		}
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].ExpiresMs, out[j].ExpiresMs
+		if a != nil && b != nil && *a != *b {
+			return *a < *b
+		}
+		return out[i].Field < out[j].Field
+	})
+	return out
+}

@@ -1,0 +1,531 @@
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/registry"
+)
+
+const lsDescription = `
+Lists the Redisson objects whose keys match PATTERN (a SCAN MATCH glob;
+default *), one line each: name, kind, state, holders, TTL and waiters. The
+keys are found with SCAN (never KEYS) on the server, or on every master of a
+cluster, and classified as "redisson inspect" classifies one (its kinds and
+--kind names below); the look-ups are pipelined, a few round trips per 500
+objects, whatever the number of keys.
+
+The keys Redisson derives from a name are folded into their object instead
+of being listed: a fair lock's redisson_lock_queue:{N} and
+redisson_lock_timeout:{N}, a fenced lock's redisson_lock_token:{N}, the
+unlock latches redisson_unlock_latch:{N}:<id>, a read lock's
+{N}:<client>:<owner>:rwlock_timeout:<k>, a permit-expirable semaphore's
+{N}:timeout, a rate limiter's {N}:value[:<client>] and {N}:permits[:<client>]
+(each only with the Redis type Redisson gives it). A derived key matching
+PATTERN brings in its object even when N does not match; an object whose
+own key is gone but whose derived keys remain (a free fenced lock's token)
+is listed with kind "none" and what is left in its state.
+
+Columns:
+  NAME     the object's name (its key)
+  KIND     lock, fair lock, read-write lock, group multi-lock, semaphore,
+           permit-expirable semaphore, count-down latch, semaphore or latch,
+           atomiclong, rate limiter, bucket, none, unknown (<redis type>)
+  STATE    free / held (a lock; read or write for a read-write lock), the
+           fair-lock queue length, the values a group holds, permits (and
+           acquired ones), a latch's count, an integer's value, a rate
+           limiter's rate, a bucket's size, a fenced lock's last token
+  HOLDERS  the holder (client id:owner id, with the hold count) and how many
+           more; a group multi-lock's value owners
+  CLIENT   the first holder's client, program[pid]@host, from the record
+           redisson-go clients keep under redisson-go:client:<client id>;
+           "unknown client (Java, or registration off)" without one
+  HELD     how long the first holder has held it, when its record says
+  TTL      the key's time to live; - when it has none
+  WAITERS  connections subscribed to the object's channels (PUBSUB NUMSUB
+           and SHARDNUMSUB): one per waiting client
+
+What ls cannot tell apart is what inspect cannot: a semaphore, a count-down
+latch and an atomic long are all integer strings. An integer whose
+semaphore channel (redisson_sc:{N}) alone has subscribers is a semaphore,
+whose latch channel alone has some a count-down latch; with none it is
+"atomiclong" (also maybe a semaphore, latch, or a bucket holding a number),
+with both "semaphore or latch". A plain, fenced and spin lock share one
+hash: a fenced lock shows its token in STATE. Other Redis keys are listed as
+"bucket" (a string) or "unknown (<type>)".
+
+--kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
+rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, none,
+unknown); --kind semaphore and --kind latch also keep the integers that may
+be one. --held keeps the locks with a holder, groups holding a value and
+permit-expirable semaphores with an acquired permit.
+
+Cost: at most --max-keys keys are scanned (SCAN COUNT --scan-count); when
+the limit cuts the scan, the listing ends with a note saying so (in --json,
+"truncated": true) and the objects listed are those of the keys scanned.
+Hashes of more than 1000 fields are not read whole.
+
+--watch redraws every --interval (default 1s) until SIGINT or SIGTERM (exit
+0), marking with "*" the lines that changed since the previous drawing
+(durations, which change every time, are not compared).
+
+The clients' records (redisson-go:client:<id>) are read for the holders,
+one pipelined GET and PTTL each, and never listed as objects.
+
+--json prints {pattern, objects, scanned_keys, max_keys, truncated}, objects
+being [] of {name, kind, type, state, held, holders, value, queue, acquired,
+rate_limiter, fencing_token, size, ttl_ms, waiters, keys, alternatives}:
+holders as inspect's (read_ttls_ms null; client and held_for_ms as inspect's; a group's values as holders whose
+field is the value's id); value = permits, count or integer; queue = fair
+lock queue length; acquired = a permit-expirable semaphore's acquired
+permits; rate_limiter = inspect's without windows; size = bucket bytes;
+keys = the object's keys the scan found (its own and the derived ones).`
+
+const lsExamples = `  redisson ls
+  redisson ls 'orders:*' --held
+  redisson ls --kind semaphore --json | jq '.objects[].name'
+  redisson ls --cluster --redis redis://10.0.0.1:7000 --max-keys 1000000
+  redisson ls --watch 'deploy:*'`
+
+// LsObject is one line of ls.
+type LsObject struct {
+	Name         string       `json:"name"`
+	Kind         string       `json:"kind"`
+	Type         string       `json:"type"`
+	State        string       `json:"state"`
+	Held         bool         `json:"held"`
+	Holders      []Holder     `json:"holders"`
+	Value        *int64       `json:"value"`
+	Queue        int64        `json:"queue"`
+	Acquired     *int64       `json:"acquired"`
+	RateLimiter  *RateLimiter `json:"rate_limiter"`
+	FencingToken *int64       `json:"fencing_token"`
+	Size         *int64       `json:"size"`
+	TTLms        int64        `json:"ttl_ms"`
+	Waiters      int64        `json:"waiters"`
+	Keys         []string     `json:"keys"`
+	Alternatives []string     `json:"alternatives"`
+}
+
+// LsResult is what ls prints with --json.
+type LsResult struct {
+	Pattern     string     `json:"pattern"`
+	Objects     []LsObject `json:"objects"`
+	ScannedKeys int        `json:"scanned_keys"`
+	MaxKeys     int        `json:"max_keys"`
+	Truncated   bool       `json:"truncated"`
+}
+
+// lsBatch is how many objects one round of pipelined look-ups covers.
+const LsBatch = 500
+
+// lsKinds maps the --kind names to inspect's kinds.
+var lsKinds = map[string]string{
+	"lock": classify.Lock, "fairlock": classify.FairLock, "fair": classify.FairLock, "rwlock": classify.RWLock, "readwritelock": classify.RWLock,
+	"group": classify.Group, "groupmultilock": classify.Group, "semaphore": classify.Semaphore, "pes": classify.Expirable,
+	"permitexpirablesemaphore": classify.Expirable, "latch": classify.Latch, "countdownlatch": classify.Latch,
+	"semaphoreorlatch": classify.SemOrLatch, "atomiclong": classify.AtomicLong, "ratelimiter": classify.RateLimiter,
+	"bucket": classify.Bucket, "none": classify.None, "unknown": "unknown",
+}
+
+// kindKey normalizes a --kind value: lower case, without spaces, dashes
+// and underscores.
+func kindKey(s string) string {
+	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(s))
+}
+
+// lsOptions are ls's flags.
+type ListOptions struct {
+	Pattern   string
+	kind      string // inspect's kind, "" for all
+	held      bool
+	MaxKeys   int
+	ScanCount int64
+}
+
+func LsCommand(args []string) int {
+	fs := cliflag.NewFlagSet("ls", "redisson ls [--kind K] [--held] [--json] [--max-keys N] [--watch] [connection flags] [PATTERN]",
+		lsDescription, lsExamples)
+	var cf conn.Flags
+	cf.Register(fs)
+	kind := fs.String("kind", "", "list only the objects of this `kind` (see above)")
+	held := fs.Bool("held", false, "list only held locks, groups holding a value, permit-expirable semaphores with acquired permits")
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
+	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys`; a note says when the limit cut the scan")
+	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
+	watch := fs.Bool("watch", false, "redraw every --interval, marking changed lines with *")
+	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
+	pos, code, done := cliflag.ParseFlags(fs, args, true)
+	if done {
+		return code
+	}
+	o := ListOptions{Pattern: "*", held: *held, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	switch {
+	case len(pos) > 1:
+		return cliflag.UsageError(fs, "one PATTERN at most, got %d: %q", len(pos), pos)
+	case len(pos) == 1 && pos[0] == "":
+		return cliflag.UsageError(fs, "PATTERN must not be empty (leave it out for *)")
+	case len(pos) == 1:
+		o.Pattern = pos[0]
+	}
+	if *kind != "" {
+		k, ok := lsKinds[kindKey(*kind)]
+		if !ok {
+			names := make([]string, 0, len(lsKinds))
+			for n := range lsKinds {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return cliflag.UsageError(fs, "unknown --kind %q (want one of %s)", *kind, strings.Join(names, ", "))
+		}
+		o.kind = k
+	}
+	if o.MaxKeys < 1 || o.ScanCount < 1 {
+		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
+	}
+	if code, ok := checkInterval(fs, *watch, *interval); !ok {
+		return code
+	}
+	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
+	if cn == nil {
+		return code
+	}
+	defer cn.Close()
+	render := func(ctx context.Context, w io.Writer) error {
+		res, err := List(ctx, cn.RDB, o)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		printLs(w, res)
+		return nil
+	}
+	// A scan of many keys takes longer than one command: the timeout
+	// bounds each batch, not the whole listing.
+	budget := 4*cf.Timeout + time.Duration(o.MaxKeys/LsBatch+1)*cf.Timeout
+	if *watch {
+		return watchLoop(fs.Name(), "redisson ls "+o.Pattern, *interval, budget, render)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	if err := render(ctx, os.Stdout); err != nil {
+		return cliflag.Errorf(fs.Name(), "%v", err)
+	}
+	return cliflag.ExitOK
+}
+
+// fold groups the keys by the object they belong to: a derived key joins
+// its name's object; an unlock latch is no object, and only joins one
+// found by another key.
+func fold(keys []string, infos map[string]KeyInfo) map[string][]string {
+	found := map[string][]string{}
+	latches := map[string][]string{}
+	for _, k := range keys {
+		ki := infos[k]
+		if ki.Type == "none" || registry.IsKey(k) {
+			continue // gone since the scan, or a client's record
+		}
+		owner, derived := classify.Companion(k, ki.Type)
+		latch := ki.Type == "string" && classify.IsUnlockLatch(k)
+		switch {
+		case latch && derived:
+			latches[owner] = append(latches[owner], k)
+			continue
+		case latch:
+			continue
+		case !derived:
+			owner = k
+		}
+		found[owner] = append(found[owner], k)
+	}
+	for owner, ks := range latches {
+		if _, ok := found[owner]; ok {
+			found[owner] = append(found[owner], ks...)
+		}
+	}
+	return found
+}
+
+// List scans, groups and classifies.
+func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsResult, error) {
+	keys, truncated, err := scanKeys(ctx, rdb, o.Pattern, o.ScanCount, o.MaxKeys)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := keyInfos(ctx, rdb, keys)
+	if err != nil {
+		return nil, err
+	}
+	found := fold(keys, infos)
+	var names, unknown []string
+	for n := range found {
+		names = append(names, n)
+		if _, ok := infos[n]; !ok {
+			unknown = append(unknown, n)
+		}
+	}
+	sort.Strings(names)
+	more, err := keyInfos(ctx, rdb, unknown)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range more {
+		infos[k] = v
+	}
+	res := &LsResult{Pattern: o.Pattern, Objects: []LsObject{}, ScannedKeys: len(keys), MaxKeys: o.MaxKeys, Truncated: truncated}
+	for start := 0; start < len(names); start += LsBatch {
+		end := min(start+LsBatch, len(names))
+		objs, err := classifyBatch(ctx, rdb, names[start:end], infos)
+		if err != nil {
+			return nil, err
+		}
+		for i, obj := range objs {
+			obj.Keys = found[names[start+i]]
+			sort.Strings(obj.Keys)
+			if o.keep(obj) {
+				res.Objects = append(res.Objects, obj)
+			}
+		}
+	}
+	return res, nil
+}
+
+// keep applies --kind and --held.
+func (o ListOptions) keep(obj LsObject) bool {
+	if o.held && !obj.Held {
+		return false
+	}
+	switch o.kind {
+	case "":
+		return true
+	case "unknown":
+		return classify.IsUnknown(obj.Kind)
+	case obj.Kind:
+		return true
+	case classify.Semaphore, classify.Latch:
+		if obj.Kind == classify.SemOrLatch {
+			return true
+		}
+		for _, a := range obj.Alternatives {
+			if a == o.kind {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scanKeys returns the distinct keys matching pattern, at most max of them,
+// scanning the server or every master of a cluster; truncated when the
+// limit stopped the scan before its end.
+func scanKeys(ctx context.Context, rdb redis.UniversalClient, pattern string, count int64, max int) ([]string, bool, error) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	truncated := false
+	scan := func(ctx context.Context, node redis.UniversalClient) error {
+		var cursor uint64
+		for {
+			keys, next, err := node.Scan(ctx, cursor, pattern, count).Result()
+			if err != nil {
+				return fmt.Errorf("SCAN %s: %w", pattern, err)
+			}
+			mu.Lock()
+			for _, k := range keys {
+				if seen[k] {
+					continue
+				}
+				if len(seen) >= max {
+					truncated = true // a key left out
+					break
+				}
+				seen[k] = true
+			}
+			// Full with more to scan: keys may be left out.
+			full := len(seen) >= max && next != 0
+			truncated = truncated || full
+			mu.Unlock()
+			if cursor = next; cursor == 0 || full {
+				return nil
+			}
+		}
+	}
+	var err error
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
+	} else {
+		err = scan(ctx, rdb)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys, truncated, nil
+}
+
+// keyInfos reads TYPE and PTTL of keys, pipelined.
+func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (map[string]KeyInfo, error) {
+	out := make(map[string]KeyInfo, len(keys))
+	const chunk = 1000
+	for start := 0; start < len(keys); start += chunk {
+		part := keys[start:min(start+chunk, len(keys))]
+		types := make([]*redis.StatusCmd, len(part))
+		ttls := make([]*redis.DurationCmd, len(part))
+		pipe := rdb.Pipeline()
+		for i, k := range part {
+			types[i] = pipe.Type(ctx, k)
+			ttls[i] = pipe.PTTL(ctx, k)
+		}
+		_, _ = pipe.Exec(ctx)
+		for i, k := range part {
+			typ, err := types[i].Result()
+			if err != nil {
+				return nil, fmt.Errorf("TYPE %s: %w", k, err)
+			}
+			d, err := ttls[i].Result()
+			if err != nil {
+				return nil, fmt.Errorf("PTTL %s: %w", k, err)
+			}
+			ki := KeyInfo{Key: k, Type: typ, TTLms: -2}
+			if typ != "none" {
+				ki.TTLms = ttlMillis(d)
+			}
+			out[k] = ki
+		}
+	}
+	return out, nil
+}
+
+// execPipe runs a pipeline; a command's nil or error reply (WRONGTYPE of a
+// key that changed type since TYPE) is left to its reader, a failure of
+// the connection is returned.
+func execPipe(ctx context.Context, pipe redis.Pipeliner) error {
+	cmds, err := pipe.Exec(ctx)
+	if err == nil {
+		return nil
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !isRedisError(e) {
+			return fmt.Errorf("%s: %w", strings.ToUpper(c.Name()), e)
+		}
+	}
+	return nil
+}
+
+func dedupe(s []string) []string {
+	seen := make(map[string]bool, len(s))
+	out := s[:0:0]
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// lsState is the STATE column.
+func lsState(o *LsObject, fields map[string]string) string {
+	var s string
+	held := "free"
+	if len(o.Holders) > 0 {
+		held = "held"
+	}
+	switch o.Kind {
+	case classify.Lock:
+		s = held
+	case classify.FairLock:
+		s = fmt.Sprintf("%s, queue %d", held, o.Queue)
+	case classify.RWLock:
+		s = held
+		if len(o.Holders) > 0 {
+			s = "held (" + fields["mode"] + ")"
+		}
+	case classify.Group:
+		s = fmt.Sprintf("%d values held", len(o.Holders))
+	case classify.Expirable:
+		s = fmt.Sprintf("permits %d, acquired %d", *o.Value, *o.Acquired)
+	case classify.Semaphore:
+		s = fmt.Sprintf("permits %d", *o.Value)
+	case classify.Latch:
+		s = fmt.Sprintf("count %d", *o.Value)
+	case classify.AtomicLong, classify.SemOrLatch:
+		s = fmt.Sprintf("value %d", *o.Value)
+	case classify.RateLimiter:
+		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
+	case classify.Bucket:
+		s = fmt.Sprintf("%d bytes", *o.Size)
+	case classify.None:
+		s = "no key"
+		if o.Queue > 0 {
+			s += fmt.Sprintf(", queue %d", o.Queue)
+		}
+	default:
+		s = "Redis " + o.Type
+	}
+	if o.FencingToken != nil {
+		s += fmt.Sprintf(", token %d", *o.FencingToken)
+	}
+	return s
+}
+
+// lsHolders is the HOLDERS column.
+func lsHolders(o LsObject) string {
+	if len(o.Holders) == 0 {
+		return "-"
+	}
+	h := o.Holders[0]
+	s := fmt.Sprintf("%q ×%d", h.Field, h.Holds) // not a Redisson owner
+	if h.ClientID != nil && h.OwnerID != nil {
+		s = fmt.Sprintf("%s:%d ×%d", *h.ClientID, *h.OwnerID, h.Holds)
+	}
+	if h.Mode == "write" {
+		s += " write"
+	}
+	if len(o.Holders) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(o.Holders)-1)
+	}
+	return s
+}
+
+func printLs(w io.Writer, r *LsResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tHOLDERS\tCLIENT\tHELD\tTTL\tWAITERS")
+	for _, o := range r.Objects {
+		ttl := "-"
+		if o.TTLms >= 0 {
+			ttl = FmtMillis(o.TTLms)
+		}
+		client, heldFor := "-", "-"
+		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {
+			client, heldFor = clientShort(o.Holders[0].Client), heldForText(o.Holders[0].HeldForMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d objects, %d keys scanned\n", len(r.Objects), r.ScannedKeys)
+	if r.Truncated {
+		fmt.Fprintf(w, "note: --max-keys %d cut the scan: more keys match %q; narrow PATTERN or raise --max-keys\n", r.MaxKeys, r.Pattern)
+	}
+}

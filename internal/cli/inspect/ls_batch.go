@@ -1,0 +1,202 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/cli/classify"
+)
+
+// look is what ls reads of one object, pipelined with the others of its
+// batch.
+type look struct {
+	name       string
+	d          classify.Names
+	head       KeyInfo
+	hlen       *redis.IntCmd
+	zcard      *redis.IntCmd // permit-expirable semaphore's timeout zset
+	exists     *redis.IntCmd // fair lock's timeout zset
+	queue      *redis.StringSliceCmd
+	token      *redis.StringCmd
+	strlen     *redis.IntCmd
+	prefix     *redis.StringCmd
+	fields     *redis.MapStringStringCmd
+	someFields *redis.SliceCmd
+	fieldsMap  map[string]string
+	kind       string
+	value      *int64
+	channels   []string
+}
+
+// prefixLen is how much of a string ls reads: more is a bucket.
+const prefixLen = 64
+
+// classifyBatch classifies the objects names (their keys' TYPE and PTTL in
+// infos) with pipelined look-ups, through the classifier inspect uses.
+func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]KeyInfo) ([]LsObject, error) {
+	looks := make([]look, len(names))
+	for i, n := range names {
+		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
+	}
+	if err := readHeads(ctx, rdb, looks); err != nil {
+		return nil, err
+	}
+	if err := readFields(ctx, rdb, looks); err != nil {
+		return nil, err
+	}
+	var channels []string
+	for i := range looks {
+		looks[i].classify()
+		channels = append(channels, looks[i].channels...)
+	}
+	counts := map[string]ChannelSub{}
+	if len(channels) > 0 {
+		subs, err := subscribers(ctx, rdb, dedupe(channels))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range subs {
+			counts[c.Channel] = c
+		}
+	}
+	out := make([]LsObject, len(looks))
+	now := time.Now().UnixMilli()
+	var ids []string
+	for i := range looks {
+		out[i] = looks[i].object(counts, now)
+		ids = append(ids, holderClients(out[i].Holders, nil)...)
+	}
+	recs, err := readClients(ctx, rdb, ids)
+	if err != nil {
+		return nil, fmt.Errorf("client records: %w", err)
+	}
+	for i := range out {
+		recs.annotate(out[i].Name, out[i].Holders, nil)
+	}
+	return out, nil
+}
+
+// readHeads reads, by each key's type, what its kind could need: a fair
+// lock's queue, timeout and token beside a hash (or no key), a hash's
+// length, a string's length and first bytes, a permit-expirable
+// semaphore's timeout zset.
+func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look) error {
+	pipe := rdb.Pipeline()
+	for i := range looks {
+		l := &looks[i]
+		switch l.head.Type {
+		case "hash", "none":
+			l.queue = pipe.LRange(ctx, l.d.Queue, 0, maxListed-1)
+			l.exists = pipe.Exists(ctx, l.d.Timeout)
+			l.token = pipe.Get(ctx, l.d.Token)
+		}
+		switch l.head.Type {
+		case "hash":
+			l.hlen = pipe.HLen(ctx, l.name)
+		case "string":
+			l.strlen = pipe.StrLen(ctx, l.name)
+			l.prefix = pipe.GetRange(ctx, l.name, 0, prefixLen-1)
+			fallthrough
+		case "none":
+			l.zcard = pipe.ZCard(ctx, l.d.PESTimeout)
+		}
+	}
+	return execPipe(ctx, pipe)
+}
+
+// readFields reads the hashes: whole, or the fields the classifier needs
+// of a hash too big to list.
+func readFields(ctx context.Context, rdb redis.UniversalClient, looks []look) error {
+	pipe := rdb.Pipeline()
+	for i := range looks {
+		l := &looks[i]
+		if l.hlen != nil {
+			if l.hlen.Val() <= maxListed {
+				l.fields = pipe.HGetAll(ctx, l.name)
+			} else {
+				l.someFields = pipe.HMGet(ctx, l.name, classify.HashFields()...)
+			}
+		}
+	}
+	return execPipe(ctx, pipe)
+}
+
+// classify sets the kind, value and waiters' channels from what was read.
+func (l *look) classify() {
+	f := classify.Facts{Type: l.head.Type}
+	switch l.head.Type {
+	case "hash":
+		f.Partial = l.fields == nil
+		if f.Partial {
+			l.fieldsMap = map[string]string{}
+			for j, v := range l.someFields.Val() {
+				if s, ok := v.(string); ok {
+					l.fieldsMap[l.someFields.Args()[2+j].(string)] = s
+				}
+			}
+		} else {
+			l.fieldsMap = l.fields.Val()
+		}
+		f.Fields = l.fieldsMap
+		f.FairKeys = len(l.queue.Val()) > 0 || l.exists.Val() > 0
+	case "string":
+		f.Value, f.Long = l.prefix.Val(), l.strlen.Val() > prefixLen-1
+		f.PESTimeout = l.zcard.Val() > 0
+	}
+	l.kind, l.value = classify.Of(l.name, f)
+	l.channels = classify.Channels(l.kind, l.d)
+	if l.channels == nil && l.kind == classify.None {
+		l.channels = classify.Candidates(l.d)
+	}
+	if l.queue != nil {
+		for _, q := range l.queue.Val() {
+			l.channels = append(l.channels, l.d.LockChan+":"+q)
+		}
+	}
+}
+
+// object is ls's line of the object, given the subscribers of every
+// channel of the batch.
+func (l *look) object(counts map[string]ChannelSub, now int64) LsObject {
+	obj := LsObject{Name: l.name, Type: l.head.Type, TTLms: l.head.TTLms, Holders: []Holder{}, Value: l.value,
+		Alternatives: []string{}}
+	for _, c := range l.channels {
+		obj.Waiters += channelWaiters([]ChannelSub{counts[c]}, c)
+	}
+	waiters := func(ch string) int64 { return channelWaiters([]ChannelSub{counts[ch]}, ch) }
+	obj.Kind, obj.Alternatives = classify.Resolve(l.kind, waiters, l.d)
+	if l.queue != nil {
+		obj.Queue = int64(len(l.queue.Val()))
+	}
+	if l.token != nil {
+		if t, err := strconv.ParseInt(l.token.Val(), 10, 64); err == nil {
+			obj.FencingToken = &t
+		}
+	}
+	if l.zcard != nil && obj.Kind == classify.Expirable {
+		n := l.zcard.Val()
+		obj.Acquired = &n
+	}
+	switch obj.Kind {
+	case classify.Lock, classify.FairLock, classify.RWLock:
+		obj.Holders = holderList(l.fieldsMap, obj.Kind == classify.RWLock)
+	case classify.Group:
+		for _, g := range groupValues(l.fieldsMap, now) {
+			obj.Holders = append(obj.Holders, Holder{Field: g.Field, ClientID: g.ClientID, OwnerID: g.OwnerID, Holds: g.Holds, Mode: "exclusive"})
+		}
+	case classify.RateLimiter:
+		num := func(f string) int64 { n, _ := strconv.ParseInt(l.fieldsMap[f], 10, 64); return n }
+		obj.RateLimiter = &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(l.fieldsMap["type"]),
+			KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
+	case classify.Bucket:
+		n := l.strlen.Val()
+		obj.Size = &n
+	}
+	obj.Held = len(obj.Holders) > 0 || obj.Acquired != nil && *obj.Acquired > 0
+	obj.State = lsState(&obj, l.fieldsMap)
+	return obj
+}

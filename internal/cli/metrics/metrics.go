@@ -1,0 +1,174 @@
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/inspect"
+)
+
+// metricFamily is one metric's help, type and samples.
+type metricFamily struct {
+	name, help string
+	samples    []string
+}
+
+// Write writes res as Prometheus text: the families in a fixed order, each
+// object's samples in ls's (name) order.
+func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error) {
+	s := newSet()
+	s.add("redisson_up", nil, b2f(failed == nil))
+	s.add("redisson_scrape_duration_seconds", nil, took.Seconds())
+	if res != nil {
+		s.add("redisson_scanned_keys", nil, float64(res.ScannedKeys))
+		s.add("redisson_scan_truncated", nil, b2f(res.Truncated))
+		s.addKinds(res.Objects)
+		for _, o := range res.Objects {
+			s.addObject(o)
+		}
+	}
+	if failed != nil {
+		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ReplaceAll(failed.Error(), "\n", " "))
+	}
+	for _, f := range s.fams {
+		if len(f.samples) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		for _, s := range f.samples {
+			fmt.Fprintln(w, s)
+		}
+	}
+}
+
+// set is the families of one scrape.
+type set struct {
+	fams []*metricFamily
+	by   map[string]*metricFamily
+}
+
+func newSet() *set {
+	s := &set{fams: families(), by: map[string]*metricFamily{}}
+	for _, f := range s.fams {
+		s.by[f.name] = f
+	}
+	return s
+}
+
+// families are the metrics, in the order they are written.
+func families() []*metricFamily {
+	return []*metricFamily{
+		{name: "redisson_up", help: "1 when the last read of Redis succeeded."},
+		{name: "redisson_scrape_duration_seconds", help: "Time the scan and look-ups of this scrape took."},
+		{name: "redisson_scanned_keys", help: "Keys the scan found (at most --max-keys)."},
+		{name: "redisson_scan_truncated", help: "1 when --max-keys cut the scan: objects are missing."},
+		{name: "redisson_objects", help: "Redisson objects found, by kind."},
+		{name: "redisson_lock_held", help: "1 when the lock (plain, fair, read-write) or group multi-lock has a holder."},
+		{name: "redisson_lock_holders", help: "Owners holding the lock (hash fields)."},
+		{name: "redisson_waiters", help: "Connections subscribed to the object's channels: one per waiting client."},
+		{name: "redisson_fair_lock_queue_length", help: "Waiters in a fair lock's queue."},
+		{name: "redisson_ttl_seconds", help: "Time to live of the object's key; absent when it has none."},
+		{name: "redisson_semaphore_permits", help: "Available permits of a semaphore or permit-expirable semaphore."},
+		{name: "redisson_semaphore_acquired_permits", help: "Acquired permits of a permit-expirable semaphore."},
+		{name: "redisson_latch_count", help: "Count of a count-down latch."},
+		{name: "redisson_integer_value", help: "Value of an integer string that may be an atomic long, semaphore or latch."},
+		{name: "redisson_rate_limiter_rate", help: "Permits a rate limiter grants per interval."},
+		{name: "redisson_rate_limiter_interval_seconds", help: "A rate limiter's interval."},
+		{name: "redisson_fencing_token", help: "A fenced lock's last token."},
+	}
+}
+
+// add adds a sample of the family name; labels are name, value pairs.
+func (s *set) add(name string, labels []string, v float64) {
+	var b strings.Builder
+	b.WriteString(name)
+	if len(labels) > 0 {
+		b.WriteByte('{')
+		for i := 0; i+1 < len(labels); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(" " + formatFloat(v))
+	s.by[name].samples = append(s.by[name].samples, b.String())
+}
+
+// addKinds counts the objects by kind, kinds in order.
+func (s *set) addKinds(objs []inspect.LsObject) {
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.Kind]++
+	}
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		s.add("redisson_objects", []string{"kind", k}, float64(kinds[k]))
+	}
+}
+
+// addObject adds the samples of one object that its kind has.
+func (s *set) addObject(o inspect.LsObject) {
+	nk := []string{"name", o.Name, "kind", o.Kind}
+	switch o.Kind {
+	case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:
+		s.add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
+		s.add("redisson_lock_holders", nk, float64(len(o.Holders)))
+	}
+	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && !classify.IsUnknown(o.Kind) {
+		s.add("redisson_waiters", nk, float64(o.Waiters))
+	}
+	if o.Kind == classify.FairLock || o.Queue > 0 {
+		s.add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
+	}
+	if o.TTLms >= 0 {
+		s.add("redisson_ttl_seconds", nk, float64(o.TTLms)/1000)
+	}
+	switch {
+	case o.Value == nil:
+	case o.Kind == classify.Semaphore || o.Kind == classify.Expirable:
+		s.add("redisson_semaphore_permits", nk, float64(*o.Value))
+	case o.Kind == classify.Latch:
+		s.add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
+	default:
+		s.add("redisson_integer_value", nk, float64(*o.Value))
+	}
+	if o.Acquired != nil {
+		s.add("redisson_semaphore_acquired_permits", []string{"name", o.Name}, float64(*o.Acquired))
+	}
+	if rl := o.RateLimiter; rl != nil {
+		s.add("redisson_rate_limiter_rate", []string{"name", o.Name, "type", rl.Type}, float64(rl.Rate))
+		s.add("redisson_rate_limiter_interval_seconds", []string{"name", o.Name, "type", rl.Type}, float64(rl.IntervalMs)/1000)
+	}
+	if o.FencingToken != nil {
+		s.add("redisson_fencing_token", []string{"name", o.Name}, float64(*o.FencingToken))
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// escapeLabel escapes a label value: backslash, double quote, newline.
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+func formatFloat(v float64) string {
+	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%g", v)
+}
