@@ -28,6 +28,6 @@ func (c *Client) AtomicLong(name string) *value.AtomicLong {
 	return value.NewAtomicLong(c.Redis(), name, c.valueLifetime())
 }
 
-// valueLifetime ends value objects with the client: rt.Done() is cancelled
+// valueLifetime ends value objects with the client: rt.Lifetime() is cancelled
 // with cause ErrClosed by Close.
-func (c *Client) valueLifetime() value.Option { return value.WithLifetime(c.rt.Done()) }
+func (c *Client) valueLifetime() value.Option { return value.WithLifetime(c.rt.Lifetime()) }

@@ -56,7 +56,7 @@ type Source struct {
 
 func init() {
 	objects.NewPubSubSource = func(rt *core.Runtime) any {
-		return &Source{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Done()}
+		return &Source{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Lifetime()}
 	}
 }
 

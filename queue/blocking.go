@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 )
 
@@ -66,7 +67,7 @@ func newBlockers(src *Source) *blockers { return &blockers{src: src} }
 
 // get returns an idle blocking connection, or a new one to the node of key.
 func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
-	p.once.Do(func() { p.stop = context.AfterFunc(p.src.rt.Done(), p.close) })
+	p.once.Do(func() { p.stop = context.AfterFunc(p.src.rt.Lifetime(), p.close) })
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
@@ -80,7 +81,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		return nil, err
 	}
 	b := &blocker{}
-	blk := core.SideOptions(o)
+	blk := conns.SideOptions(o)
 	blk.PoolSize, blk.MinIdleConns, blk.MaxIdleConns, blk.MaxActiveConns = 1, 0, 1, 1
 	blk.ReadTimeout = blockSlice + blockReadMargin
 	blk.ContextTimeoutEnabled = false // the call's reply is always read: see wait
@@ -99,7 +100,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		b.id.Store(id)
 		return nil
 	}
-	ctl := core.SideOptions(o)
+	ctl := conns.SideOptions(o)
 	ctl.PoolSize, ctl.MinIdleConns, ctl.MaxIdleConns, ctl.MaxActiveConns = 1, 0, 1, 1
 	b.blk, b.ctl = redis.NewClient(&blk), redis.NewClient(&ctl)
 	return b, nil
@@ -196,7 +197,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 		return zero, false, b.fail(op, fmt.Errorf("%w: use the constructor", core.ErrInvalidArgument))
 	}
 	rt := b.src.rt
-	inf, err := rt.Begin()
+	inf, err := rt.Inflight()
 	if err != nil {
 		return zero, false, b.fail(op, err)
 	}
@@ -210,7 +211,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	retry := rt.RetryOf(b.kind, b.name)
+	retry := rt.Retry().Budget(b.kind, b.name)
 	var bl *blocker
 	redirects := 0
 	for {
@@ -255,7 +256,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 				handedOff = true
 				go b.abandon(inf, p, bl, res, back)
 				return zero, false, b.fail(op, context.Cause(ctx))
-			case <-rt.Done().Done():
+			case <-rt.Closed():
 				handedOff = true
 				go b.abandon(inf, p, bl, res, back)
 				return zero, false, b.fail(op, core.ErrClosed)
@@ -290,7 +291,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 			if !again {
 				return zero, false, b.failRedis(ctx, op, r.err)
 			}
-			if err := sleep(ctx, rt.Done(), d); err != nil {
+			if err := sleep(ctx, rt.Lifetime(), d); err != nil {
 				return zero, false, b.fail(op, err)
 			}
 			continue

@@ -166,7 +166,7 @@ func NewDelayedQueue[T any](src *Source, name string, cd codec.Codec) *DelayedQu
 	if q.err == nil {
 		q.err = core.CheckName(name, q.queue, q.timeout, q.channel)
 	}
-	if q.err == nil && src.rt.Done().Err() == nil {
+	if q.err == nil && src.rt.Lifetime().Err() == nil {
 		q.task = startTransfer(src.rt, name, q.timeout, q.queue, q.channel)
 		// A handle dropped without Destroy does not keep its task running
 		// until the client closes.
@@ -211,7 +211,7 @@ func (q *DelayedQueue[T]) failKeys(ctx context.Context, op string, err error) er
 	}
 	if isWrongType(err) {
 		err = wrongKey(ctx, q.rdb(), [][2]string{{q.timeout, "zset"}, {q.queue, "list"}, {q.name, "list"}})
-	} else if q.src.rt.Done().Err() != nil && core.Transport(err) {
+	} else if q.src.rt.Lifetime().Err() != nil && core.Transport(err) {
 		err = core.ErrClosed
 	}
 	return q.fail(op, err)
@@ -427,7 +427,7 @@ type transfer struct {
 func startTransfer(rt *core.Runtime, dest, timeout, queue, channel string) *transfer {
 	t := &transfer{rt: rt, dest: dest, timeout: timeout, queue: queue, channel: channel,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
-	t.ctx, t.cancel = context.WithCancel(rt.Done())
+	t.ctx, t.cancel = context.WithCancel(rt.Lifetime())
 	go t.run()
 	return t
 }
@@ -501,7 +501,7 @@ func (t *transfer) run() {
 				}
 				log.Warn("redisson: a delayed queue's transfer task could not subscribe; trying again",
 					"channel", t.channel, "in", transferRetry, "err", err)
-				if sleep(t.ctx, t.rt.Done(), transferRetry) != nil {
+				if sleep(t.ctx, t.rt.Lifetime(), transferRetry) != nil {
 					return
 				}
 				continue

@@ -1,4 +1,4 @@
-package core
+package conns
 
 // stackReserve is how much stack a goroutine that makes one Redis call
 // (Settle's, Bounded's, a RedLock member's) reserves before the call. A new
