@@ -69,17 +69,16 @@ func (e *AbandonedError) Error() string {
 func (e *AbandonedError) Unwrap() error { return e.Cause }
 
 // Within returns ctx with a bound on the Redis calls the runtime makes
-// under it (Eval, EvalSynced, Bounded): each ends within d from now, as if
+// under it (core.Runtime.Run, Bounded): each ends within d from now, as if
 // ctx had that deadline. It is ctx itself when go-redis' ReadTimeout already
 // ends a silent call about as soon, or ctx's own deadline comes first.
 //
 // The bound is a value, not a deadline: context.WithTimeout would start and
 // stop a timer at every unlock, and with several goroutines locking at once
-// the Go runtime then woke an idle thread at most of the socket deadlines
-// go-redis sets (measured, --only parallel, A/B in the same minutes: 0.61
-// and 0.82 of redislock's pairs/s with the timer, 0.92 and 1.06 without).
-// A bound call leaves it to a sweeper, which ends the call at most
-// softEvery (25 ms) after the bound (see softbound.go); the rare call that
+// the Go runtime then wakes an idle thread at most of the socket deadlines
+// go-redis sets (docs/performance.md). A bound call leaves it to a
+// sweeper, which ends the call at most softEvery after the bound (see
+// soft.go); the rare call that
 // needs a goroutine (Bounded) makes it a real deadline first. Other code
 // sees ctx as it was: use the returned context only for those calls.
 func (p *Pool) Within(ctx context.Context, d time.Duration) context.Context {
@@ -129,8 +128,8 @@ func withinFirst(ctx context.Context, deadline time.Time, ok bool) *withinCtx {
 // NeedsBound reports whether a call under ctx must go through Bounded:
 // when ctx's deadline comes before go-redis' own ReadTimeout would end a
 // silent call (or go-redis has none). Otherwise go-redis ends it in time
-// by itself, and the call saves Bounded's goroutine, which on the lock path
-// costs as much as the library's own work. A ctx without deadline is
+// by itself, and the call saves Bounded's goroutine, a large share of the
+// lock path's cost. A ctx without deadline is
 // bounded by ReadTimeout then: its cancellation is seen within that.
 func (p *Pool) NeedsBound(ctx context.Context) bool {
 	if p.readTimeout <= 0 {
@@ -386,3 +385,85 @@ func Limit(ctx context.Context) (time.Time, bool) { return limitOf(ctx) }
 // Binds reports whether calls can be bound on dedicated connections at all
 // (a binder: a single node, or a cluster whose node clients get the hook).
 func (p *Pool) Binds() bool { return p.binder != nil }
+
+// boundNode returns the node a call on key can be bound on: the client on a
+// single node, the key's master on a cluster; nil when there is none (no
+// binder, a cluster whose slot map was never read).
+func (p *Pool) boundNode(ctx context.Context, key string) *redis.Client {
+	b := p.binder
+	if b == nil {
+		return nil
+	}
+	if b.cc == nil {
+		node, _ := p.redis.(*redis.Client)
+		return node
+	}
+	if !b.ready.Load() {
+		// MasterForKey would read the slot map on this call, bounded by
+		// go-redis' timeouts rather than ctx.
+		p.readSlots(key)
+		return nil
+	}
+	node, err := b.cc.MasterForKey(ctx, key)
+	if err != nil {
+		return nil
+	}
+	b.hook(node)
+	return node
+}
+
+// bind bounds the calls made until unbind by ctx: its deadline becomes the
+// socket's; a bound set by Within that comes first is left to the sweeper
+// (see soft.go). With cancel, its cancellation also cuts the socket's
+// deadline to now (context.AfterFunc, a few allocations a call); without, a
+// cancellation is seen at the deadline, as it is seen within ReadTimeout on
+// an unbound call (see Pool.NeedsBound).
+func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
+	deadline, ok := ctx.Deadline()
+	if w := withinFirst(ctx, deadline, ok); w != nil {
+		c.soft.Store(c.b.soft.mono(w.limit))
+		c.b.soft.begin()
+	} else if ok {
+		c.limit.Store(deadline.UnixNano())
+	}
+	gen := c.gen.Add(1)
+	if !cancel {
+		return nil
+	}
+	return context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gen.Load() != gen {
+			return // that call is over
+		}
+		now := time.Now()
+		c.limit.Store(now.UnixNano())
+		_ = c.Conn.SetDeadline(now)
+		c.cut = true
+	})
+}
+
+// unbind ends a bound call.
+func (c *boundConn) unbind(stop func() bool) {
+	soft := c.soft.Load() != 0
+	if soft {
+		// Under mu: a sweeper that found the call past its bound cuts
+		// it before this, or not at all.
+		c.mu.Lock()
+		c.soft.Store(0)
+		c.uncutLocked()
+		c.mu.Unlock()
+		c.b.soft.end()
+	}
+	if stop != nil && !stop() {
+		// The cancellation ran or is running: wait for it, so that it
+		// cannot cut the connection's next call.
+		c.mu.Lock()
+		c.gen.Add(1)
+		c.uncutLocked()
+		c.mu.Unlock()
+	} else {
+		c.gen.Add(1)
+	}
+	c.limit.Store(0)
+}

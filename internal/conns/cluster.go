@@ -43,32 +43,6 @@ func (b *binder) hook(node *redis.Client) {
 	}
 }
 
-// boundNode returns the node a call on key can be bound on: the client on a
-// single node, the key's master on a cluster; nil when there is none (no
-// binder, a cluster whose slot map was never read).
-func (p *Pool) boundNode(ctx context.Context, key string) *redis.Client {
-	b := p.binder
-	if b == nil {
-		return nil
-	}
-	if b.cc == nil {
-		node, _ := p.redis.(*redis.Client)
-		return node
-	}
-	if !b.ready.Load() {
-		// MasterForKey would read the slot map on this call, bounded by
-		// go-redis' timeouts rather than ctx.
-		p.readSlots(key)
-		return nil
-	}
-	node, err := b.cc.MasterForKey(ctx, key)
-	if err != nil {
-		return nil
-	}
-	b.hook(node)
-	return node
-}
-
 // readSlots has the cluster client read its slot map once, off the
 // caller's goroutine; bound calls wait for it (see boundNode).
 func (p *Pool) readSlots(key string) {

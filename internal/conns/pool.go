@@ -19,7 +19,7 @@ import (
 // through go-redis' pool. Every command taken from the pool first probes its
 // connection with a non-blocking recvfrom (the pool's health check); on the
 // lock path, two commands per lock+unlock, that probe and the pool's
-// bookkeeping cost about as much CPU as Redis spends running the script.
+// bookkeeping cost a CPU share comparable to the script's own run in Redis.
 // A dedicated connection (a go-redis Conn, which keeps one pooled
 // connection) skips both.
 //

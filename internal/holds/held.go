@@ -9,7 +9,7 @@ type Held struct {
 	// Object is the object's kind as errors name it ("lock", "read lock").
 	Object string
 	// Since is when the owner's first (outermost) hold was asked for, or
-	// passed on to the goroutine holding it now (Runtime.PassOn).
+	// passed on to the goroutine holding it now (Registry.PassOn).
 	Since time.Time
 	// Depth is the number of the owner's holds (its re-entries).
 	Depth int

@@ -72,7 +72,7 @@ func New(cfg Config, d Deps) *Policy {
 // A value, so that the fast path of an acquire that needs no retry
 // allocates nothing.
 type Retry struct {
-	rt   *Policy
+	p    *Policy
 	n    int
 	last error
 	// kind and name name the object in observer events and logs.
@@ -81,7 +81,7 @@ type Retry struct {
 
 // Budget returns a fresh retry budget for one waiting call on the object
 // kind/name (as errors name them), which its events and logs name.
-func (p *Policy) Budget(kind, name string) Retry { return Retry{rt: p, kind: kind, name: name} }
+func (p *Policy) Budget(kind, name string) Retry { return Retry{p: p, kind: kind, name: name} }
 
 // On reports whether waiting calls retry at all.
 func (p *Policy) On() bool { return p.cfg.Attempts > 0 }
@@ -95,13 +95,13 @@ func (p *Policy) On() bool { return p.cfg.Attempts > 0 }
 // the dead master until its next periodic reload, seconds away; a READONLY
 // or CLUSTERDOWN says the same.
 func (r *Retry) After(ctx context.Context, err error) (time.Duration, bool) {
-	if err == nil || ctx.Err() != nil || r.rt.lifetime.Err() != nil || !r.rt.retryable(err) {
+	if err == nil || ctx.Err() != nil || r.p.lifetime.Err() != nil || !r.p.retryable(err) {
 		return 0, false
 	}
-	if r.n >= r.rt.cfg.Attempts {
+	if r.n >= r.p.cfg.Attempts {
 		return 0, false
 	}
-	base := r.rt.cfg.Delay
+	base := r.p.cfg.Delay
 	if base <= 0 {
 		base = time.Second
 	}
@@ -110,14 +110,14 @@ func (r *Retry) After(ctx context.Context, err error) (time.Duration, bool) {
 	d = max(half+rand.N(half+1), time.Millisecond)
 	r.n++
 	r.last = err
-	if cc, ok := r.rt.redis.(*redis.ClusterClient); ok {
+	if cc, ok := r.p.redis.(*redis.ClusterClient); ok {
 		cc.ReloadState(ctx)
 	}
-	r.rt.events.Logger().Warn("redisson: a try failed for a reason that may pass; trying again",
-		"attempt", r.n, "of", r.rt.cfg.Attempts, "in", d, "err", err,
-		events.AttrKind, string(events.ObserveKind(r.kind)), events.AttrName, r.name, events.AttrReason, string(r.rt.reason(err)))
-	if o := r.rt.events.Observer(); o != nil && o.Retry != nil {
-		o.Retry(ctx, observe.Retry{Kind: events.ObserveKind(r.kind), Name: r.name, Reason: r.rt.reason(err), Attempt: r.n, Delay: d, Err: err})
+	r.p.events.Logger().Warn("redisson: a try failed for a reason that may pass; trying again",
+		"attempt", r.n, "of", r.p.cfg.Attempts, "in", d, "err", err,
+		events.AttrKind, string(events.ObserveKind(r.kind)), events.AttrName, r.name, events.AttrReason, string(r.p.reason(err)))
+	if o := r.p.events.Observer(); o != nil && o.Retry != nil {
+		o.Retry(ctx, observe.Retry{Kind: events.ObserveKind(r.kind), Name: r.name, Reason: r.p.reason(err), Attempt: r.n, Delay: d, Err: err})
 	}
 	return d, true
 }
@@ -147,14 +147,14 @@ func (r *Retry) SubscribeOnce(ctx context.Context, channel string, policy hub.Wa
 
 func (r *Retry) subscribe(ctx context.Context, channel string, policy hub.WakePolicy, retry bool) (*hub.Waiter, error) {
 	var start time.Time
-	if r.rt.events.Observer() != nil {
+	if r.p.events.Observer() != nil {
 		start = time.Now()
 	}
 	for {
-		sub, err := r.rt.hub.Subscribe(ctx, channel, policy)
+		sub, err := r.p.hub.Subscribe(ctx, channel, policy)
 		if err == nil {
-			if r.rt.events.Observer() != nil {
-				r.rt.events.Subscribed(ctx, r.kind, r.name, channel, start, nil)
+			if r.p.events.Observer() != nil {
+				r.p.events.Subscribed(ctx, r.kind, r.name, channel, start, nil)
 			}
 			return sub, nil
 		}
@@ -163,8 +163,8 @@ func (r *Retry) subscribe(ctx context.Context, channel string, policy hub.WakePo
 			d, again = r.After(ctx, err)
 		}
 		if !again {
-			if r.rt.events.Observer() != nil {
-				r.rt.events.Subscribed(ctx, r.kind, r.name, channel, start, err)
+			if r.p.events.Observer() != nil {
+				r.p.events.Subscribed(ctx, r.kind, r.name, channel, start, err)
 			}
 			return nil, err
 		}
@@ -173,14 +173,14 @@ func (r *Retry) subscribe(ctx context.Context, channel string, policy hub.WakePo
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			if r.rt.events.Observer() != nil {
-				r.rt.events.Subscribed(ctx, r.kind, r.name, channel, start, err)
+			if r.p.events.Observer() != nil {
+				r.p.events.Subscribed(ctx, r.kind, r.name, channel, start, err)
 			}
 			return nil, err
-		case <-r.rt.lifetime.Done():
+		case <-r.p.lifetime.Done():
 			t.Stop()
-			if r.rt.events.Observer() != nil {
-				r.rt.events.Subscribed(ctx, r.kind, r.name, channel, start, err)
+			if r.p.events.Observer() != nil {
+				r.p.events.Subscribed(ctx, r.kind, r.name, channel, start, err)
 			}
 			return nil, err
 		}
