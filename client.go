@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/rlock"
@@ -92,11 +93,11 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 }
 
 // retryConfig turns RetryOptions, defaults applied, into the runtime's.
-func retryConfig(r RetryOptions) core.RetryConfig {
+func retryConfig(r RetryOptions) retry.Config {
 	if r.Disabled {
-		return core.RetryConfig{}
+		return retry.Config{}
 	}
-	return core.RetryConfig{Attempts: r.Attempts, Delay: r.Delay}
+	return retry.Config{Attempts: r.Attempts, Delay: r.Delay}
 }
 
 // shardedPubSub decides PublishAuto: sharded only on a cluster that answers

@@ -46,8 +46,8 @@ func startRegistration(rt *core.Runtime, o Options) func() {
 	r := registry.Start(registry.Config{
 		Redis:   rt.Redis(),
 		ID:      rt.ID(),
-		Held:    rt.Held,
-		Changed: rt.HeldChanged(),
+		Held:    rt.Holds().Held,
+		Changed: rt.Holds().HeldChanged(),
 		Period:  period,
 		TTL:     4 * period,
 		MinGap:  registrationMinGap,

@@ -64,6 +64,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/source"
@@ -137,12 +138,12 @@ func (o *object) invalid(op, format string, a ...any) error {
 }
 
 // bounded runs call so that it returns by ctx's end even when go-redis
-// would wait for its own ReadTimeout (see core.Bounded).
+// would wait for its own ReadTimeout (see conns.Bounded).
 func bounded[T any](ctx context.Context, o *object, call func(context.Context) (T, error)) (T, error) {
-	if !o.rt.NeedsBound(ctx) {
+	if !o.rt.Conns().NeedsBound(ctx) {
 		return call(ctx)
 	}
-	return core.Bounded(ctx, call)
+	return conns.Bounded(ctx, call)
 }
 
 // noRetryCmd is a command go-redis must not send a second time when its

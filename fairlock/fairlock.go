@@ -39,6 +39,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/handle"
@@ -158,7 +159,7 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, l.l.Err("force unlock", err)
 	}
 	s := l.s
-	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{s.name, s.queue, s.timeout, s.channel},
+	res, _, err := l.rt.Run(ctx, forceUnlockScript, core.RunOpts{}, []string{s.name, s.queue, s.timeout, s.channel},
 		"0", nowMS(), l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("force unlock", s.wrongType(ctx, err))
@@ -178,7 +179,7 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("is locked", err)
 	}
-	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+	n, err := conns.Bounded(ctx, func(ctx context.Context) (int64, error) {
 		return l.rt.Redis().Exists(ctx, l.s.name).Result()
 	})
 	if err != nil {
@@ -204,7 +205,7 @@ func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, erro
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err(op, err)
 	}
-	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+	v, err := conns.Bounded(ctx, func(ctx context.Context) (string, error) {
 		return l.rt.Redis().HGet(ctx, l.s.name, l.l.Field(owner)).Result()
 	})
 	if errors.Is(err, redis.Nil) {
@@ -225,7 +226,7 @@ func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err("remain TTL", err)
 	}
-	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+	d, err := conns.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
 		return l.rt.Redis().PTTL(ctx, l.s.name).Result()
 	})
 	if err != nil {
@@ -269,7 +270,7 @@ func (s *scripts) keys() []string { return []string{s.name, s.queue, s.timeout} 
 
 // Acquire is the try-once variant.
 func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, tryOnceScript, s.keys(),
+	res, sync, err := s.rt.Run(ctx, tryOnceScript, core.RunOpts{Synced: true, NoRetry: true}, s.keys(),
 		lease.Milliseconds(), field, nowMS(), s.waitMS(0))
 	if err != nil {
 		return 0, false, sync, s.wrongType(ctx, err)
@@ -280,7 +281,7 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 
 // AcquireQueued is the waiting variant.
 func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (time.Duration, bool, core.SyncResult, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, waitingScript, s.keys(),
+	res, sync, err := s.rt.Run(ctx, waitingScript, core.RunOpts{Synced: true, NoRetry: true}, s.keys(),
 		lease.Milliseconds(), field, s.waitMS(wait), nowMS())
 	if err != nil {
 		return 0, false, sync, s.wrongType(ctx, err)
@@ -301,16 +302,16 @@ func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait t
 // AcquireFailed leaves the queue; safe to repeat, so it may be retried. It
 // then passes on a wake-up this waiter may have swallowed (wakeHeadScript).
 func (s *scripts) AcquireFailed(ctx context.Context, field string, wait time.Duration) error {
-	if _, err := s.rt.Eval(ctx, acquireFailedScript, []string{s.queue, s.timeout}, field, s.waitMS(wait)); err != nil {
+	if _, _, err := s.rt.Run(ctx, acquireFailedScript, core.RunOpts{}, []string{s.queue, s.timeout}, field, s.waitMS(wait)); err != nil {
 		return s.wrongType(ctx, err)
 	}
-	_, err := s.rt.Eval(ctx, wakeHeadScript, []string{s.name, s.queue, s.channel}, "0", s.rt.PublishCommand())
+	_, _, err := s.rt.Run(ctx, wakeHeadScript, core.RunOpts{}, []string{s.name, s.queue, s.channel}, "0", s.rt.PublishCommand())
 	return s.wrongType(ctx, err)
 }
 
 func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
 	keys := []string{s.name, s.queue, s.timeout, s.channel, s.latchPrefix + reqID}
-	res, sync, err := s.rt.EvalSynced(ctx, unlockScript, keys,
+	res, sync, err := s.rt.Run(ctx, unlockScript, core.RunOpts{Synced: true}, keys,
 		"0", lease.Milliseconds(), field, nowMS(), s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds())
 	switch {
 	case err != nil:
@@ -325,7 +326,7 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 
 // Count reads field's hold count on the master (0: none).
 func (s *scripts) Count(ctx context.Context, field string) (int, error) {
-	res, err := s.rt.Eval(ctx, holdCountScript, []string{s.name}, field)
+	res, _, err := s.rt.Run(ctx, holdCountScript, core.RunOpts{}, []string{s.name}, field)
 	if err != nil || res == nil {
 		return 0, s.wrongType(ctx, err)
 	}
@@ -340,10 +341,10 @@ func (s *scripts) wrongType(ctx context.Context, err error) error {
 	if err == nil || core.IsKindError(err) || !(errors.Is(err, core.ErrWrongType) || errors.Is(core.WrapRedisError("", err), core.ErrWrongType)) {
 		return err
 	}
-	tctx, cancel := s.rt.Detached(ctx)
+	tctx, cancel := s.rt.ForRelease(ctx)
 	defer cancel()
 	for _, k := range []struct{ key, want string }{{s.name, "hash"}, {s.queue, "list"}, {s.timeout, "zset"}} {
-		typ, terr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+		typ, terr := conns.Bounded(tctx, func(ctx context.Context) (string, error) {
 			return s.rt.Redis().Type(ctx, k.key).Result()
 		})
 		if terr == nil && typ != "none" && typ != k.want {

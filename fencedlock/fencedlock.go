@@ -35,6 +35,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/handle"
@@ -203,7 +204,7 @@ func (l *Lock) Token(ctx context.Context) (int64, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err("token", err)
 	}
-	res, err := l.rt.Eval(ctx, tokenScript, []string{l.tokenKey})
+	res, _, err := l.rt.Run(ctx, tokenScript, core.RunOpts{}, []string{l.tokenKey})
 	if err != nil {
 		return 0, l.l.Err("token", l.s.wrongType(ctx, err))
 	}
@@ -227,7 +228,7 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
 	}
-	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.name, l.channel}, "0", l.rt.PublishCommand())
+	res, _, err := l.rt.Run(ctx, forceUnlockScript, core.RunOpts{}, []string{l.name, l.channel}, "0", l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("force unlock", err)
 	}
@@ -252,7 +253,7 @@ func (l *Lock) Delete(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("delete", err)
 	}
-	res, err := l.rt.Eval(ctx, deleteScript, []string{l.name, l.tokenKey, l.channel}, "0", l.rt.PublishCommand())
+	res, _, err := l.rt.Run(ctx, deleteScript, core.RunOpts{}, []string{l.name, l.tokenKey, l.channel}, "0", l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("delete", err)
 	}
@@ -268,7 +269,7 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("is locked", err)
 	}
-	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+	n, err := conns.Bounded(ctx, func(ctx context.Context) (int64, error) {
 		return l.rt.Redis().Exists(ctx, l.name).Result()
 	})
 	if err != nil {
@@ -294,7 +295,7 @@ func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, erro
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err(op, err)
 	}
-	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+	v, err := conns.Bounded(ctx, func(ctx context.Context) (string, error) {
 		return l.rt.Redis().HGet(ctx, l.name, l.l.Field(owner)).Result()
 	})
 	if errors.Is(err, redis.Nil) {
@@ -317,7 +318,7 @@ func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err("remain TTL", err)
 	}
-	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+	d, err := conns.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
 		return l.rt.Redis().PTTL(ctx, l.name).Result()
 	})
 	if err != nil {
@@ -353,7 +354,7 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 }
 
 func (s *scripts) AcquireValue(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, int64, core.SyncResult, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name, s.tokenKey}, lease.Milliseconds(), field)
+	res, sync, err := s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, s.tokenKey}, lease.Milliseconds(), field)
 	if err != nil {
 		return 0, false, 0, sync, s.wrongType(ctx, err)
 	}
@@ -388,7 +389,7 @@ func (s *scripts) release(ctx context.Context, field string, lease time.Duration
 		keys = append(keys, s.tokenKey)
 		args = append(args, next.Field, next.Lease.Milliseconds())
 	}
-	res, sync, err := s.rt.EvalSynced(ctx, script, keys, args...)
+	res, sync, err := s.rt.Run(ctx, script, core.RunOpts{Synced: true}, keys, args...)
 	if err != nil {
 		return engine.NotOwner, 0, sync, s.wrongType(ctx, err)
 	}
@@ -423,7 +424,7 @@ func (s *scripts) Count(ctx context.Context, field string) (int, error) {
 }
 
 func (s *scripts) CountValue(ctx context.Context, field string) (int, int64, error) {
-	res, err := s.rt.Eval(ctx, countTokenScript, []string{s.name, s.tokenKey}, field)
+	res, _, err := s.rt.Run(ctx, countTokenScript, core.RunOpts{}, []string{s.name, s.tokenKey}, field)
 	if err != nil {
 		return 0, 0, s.wrongType(ctx, err)
 	}
@@ -476,10 +477,10 @@ func (s *scripts) wrongType(ctx context.Context, err error) error {
 	if !errors.Is(err, core.ErrWrongType) && !errors.Is(core.WrapRedisError("", err), core.ErrWrongType) {
 		return err
 	}
-	tctx, cancel := s.rt.Detached(ctx)
+	tctx, cancel := s.rt.ForRelease(ctx)
 	defer cancel()
 	for _, k := range []struct{ key, want string }{{s.name, "hash"}, {s.tokenKey, "string"}} {
-		typ, terr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+		typ, terr := conns.Bounded(tctx, func(ctx context.Context) (string, error) {
 			return s.rt.Redis().Type(ctx, k.key).Result()
 		})
 		if terr == nil && typ != "none" && typ != k.want {

@@ -26,10 +26,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/source"
+	"github.com/goredisson/redisson/internal/retry"
 )
 
 // Latch is a handle on one named count-down latch. It is cheap, holds no
@@ -127,7 +129,7 @@ func (l *Latch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 	if count < 1 {
 		return false, l.fail(op, fmt.Errorf("%w: the count must be at least 1, got %d", core.ErrInvalidArgument, count))
 	}
-	res, err := l.rt.Eval(ctx, trySetScript, []string{l.name, l.channel}, "1", count, l.rt.PublishCommand())
+	res, _, err := l.rt.Run(ctx, trySetScript, core.RunOpts{}, []string{l.name, l.channel}, "1", count, l.rt.PublishCommand())
 	if err != nil {
 		return false, l.fail(op, l.explain(ctx, err))
 	}
@@ -154,9 +156,9 @@ func (l *Latch) CountDown(ctx context.Context) error {
 	if err := l.rt.Check(context.Background()); err != nil {
 		return l.fail(op, err)
 	}
-	dctx, cancel := l.rt.Detached(ctx)
+	dctx, cancel := l.rt.ForRelease(ctx)
 	defer cancel()
-	_, err := core.Bounded(dctx, func(ctx context.Context) (any, error) {
+	_, err := conns.Bounded(dctx, func(ctx context.Context) (any, error) {
 		return countDownScript.RunNoRetry(ctx, l.rt.Redis(), []string{l.name, l.channel}, "0", l.rt.PublishCommand())
 	})
 	switch {
@@ -173,7 +175,7 @@ func (l *Latch) CountDown(ctx context.Context) error {
 		err = l.explain(dctx, core.Permission(err))
 	}
 	err = l.fail(op, err)
-	l.rt.CountDown(ctx, l.name, err)
+	l.rt.Events().CountDown(ctx, l.name, err)
 	return err
 }
 
@@ -189,7 +191,7 @@ func (l *Latch) Count(ctx context.Context) (int64, error) {
 }
 
 func (l *Latch) count(ctx context.Context) (int64, error) {
-	res, err := l.rt.Eval(ctx, getScript, []string{l.name})
+	res, _, err := l.rt.Run(ctx, getScript, core.RunOpts{}, []string{l.name})
 	if err != nil {
 		return 0, l.explain(ctx, err)
 	}
@@ -213,7 +215,7 @@ func (l *Latch) Delete(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, l.fail(op, err)
 	}
-	res, err := l.rt.Eval(ctx, deleteScript, []string{l.name, l.channel}, "1", l.rt.PublishCommand())
+	res, _, err := l.rt.Run(ctx, deleteScript, core.RunOpts{}, []string{l.name, l.channel}, "1", l.rt.PublishCommand())
 	if err != nil {
 		return false, l.fail(op, err)
 	}
@@ -261,8 +263,8 @@ func (l *Latch) Await(ctx context.Context, opts ...Option) (bool, error) {
 	// on. Subscribed before a read, a waiter is woken by a "0" published
 	// after it; one published before is seen as an absent key.
 	waits := !o.hasTimeout || o.timeout > 0
-	octx, ob := l.rt.StartAcquire(ctx, "latch", l.name, waits, 0)
-	ok, err := l.rt.Wait(octx, core.WaitSpec{Channel: l.channel, Policy: wakePolicy, Deadline: deadline, Broadcast: true, Kind: "latch", Name: l.name, Observe: &ob},
+	octx, ob := l.rt.Events().StartAcquire(ctx, "latch", l.name, waits, 0)
+	ok, err := l.rt.Retry().Wait(octx, retry.WaitSpec{Channel: l.channel, Policy: wakePolicy, Deadline: deadline, Broadcast: true, Kind: "latch", Name: l.name, Observe: &ob},
 		func(ctx context.Context) (bool, time.Time, error) {
 			n, err := l.count(ctx)
 			return err == nil && n <= 0, time.Time{}, err
@@ -283,9 +285,9 @@ func (l *Latch) explain(ctx context.Context, err error) error {
 	}
 	var re redis.Error
 	if errors.As(err, &re) && strings.Contains(re.Error(), "not an integer") {
-		tctx, cancel := l.rt.Detached(ctx)
+		tctx, cancel := l.rt.ForRelease(ctx)
 		defer cancel()
-		v, gerr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+		v, gerr := conns.Bounded(tctx, func(ctx context.Context) (string, error) {
 			return l.rt.Redis().Get(ctx, l.name).Result()
 		})
 		if gerr == nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/lockable"
 )
@@ -332,7 +333,7 @@ func (m *Lock) perClient(hs []held, op memberOp) []error {
 			continue
 		}
 		wg.Go(func() {
-			core.ReserveStack(c)
+			conns.ReserveStack(c)
 			m.clientPart(c, hs, op, errs)
 		})
 	}

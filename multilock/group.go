@@ -97,7 +97,7 @@ func NewGroup(src *source.Source, group string, values ...string) *Group {
 		// an acquire with a lost reply is not undone while any exists.
 		Overlaps: func(field string) bool {
 			owner, _, _ := strings.Cut(field, fieldSep)
-			return rt.HoldingLike(group, owner+fieldSep, field)
+			return rt.Holds().HoldingLike(group, owner+fieldSep, field)
 		},
 		Scripts: &groupScripts{g: g},
 	})
@@ -167,7 +167,7 @@ func (g *Group) ForceUnlock(ctx context.Context) (bool, error) {
 	for _, f := range g.fields {
 		args = append(args, f)
 	}
-	res, err := g.rt.Eval(ctx, groupForceUnlockScript, []string{g.name, g.channel}, args...)
+	res, _, err := g.rt.Run(ctx, groupForceUnlockScript, core.RunOpts{}, []string{g.name, g.channel}, args...)
 	if err != nil {
 		return false, g.l.Err("force unlock", g.typed(ctx, err))
 	}
@@ -187,7 +187,7 @@ func (g *Group) IsLocked(ctx context.Context) (bool, error) {
 	for _, f := range g.fields {
 		args = append(args, f)
 	}
-	res, err := g.rt.Eval(ctx, groupIsLockedScript, []string{g.name}, args...)
+	res, _, err := g.rt.Run(ctx, groupIsLockedScript, core.RunOpts{}, []string{g.name}, args...)
 	if err != nil {
 		return false, g.l.Err("is locked", g.typed(ctx, err))
 	}
@@ -206,7 +206,7 @@ func (g *Group) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
 	for _, f := range g.fields {
 		args = append(args, f)
 	}
-	res, err := g.rt.Eval(ctx, groupIsHeldScript, []string{g.name}, args...)
+	res, _, err := g.rt.Run(ctx, groupIsHeldScript, core.RunOpts{}, []string{g.name}, args...)
 	if err != nil {
 		return false, g.l.Err("is held by owner", g.typed(ctx, err))
 	}
@@ -244,7 +244,7 @@ func (s *groupScripts) args(first ...any) []any {
 // Acquire runs the try-once script (engine.Scripts).
 func (s *groupScripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
 	g := s.g
-	res, sync, err := g.rt.EvalSyncedNoRetry(ctx, groupTryScript, []string{g.name},
+	res, sync, err := g.rt.Run(ctx, groupTryScript, core.RunOpts{Synced: true, NoRetry: true}, []string{g.name},
 		s.args(time.Now().UnixMilli(), lease.Milliseconds(), s.owner(field))...)
 	if err != nil {
 		return 0, false, sync, err
@@ -260,7 +260,7 @@ func (s *groupScripts) Acquire(ctx context.Context, field string, lease time.Dur
 // which answers how long the values stay held.
 func (s *groupScripts) AcquireQueued(ctx context.Context, field string, lease, _ time.Duration) (time.Duration, bool, core.SyncResult, error) {
 	g := s.g
-	res, sync, err := g.rt.EvalSyncedNoRetry(ctx, groupAcquireScript, []string{g.name},
+	res, sync, err := g.rt.Run(ctx, groupAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{g.name},
 		s.args(lease.Milliseconds(), time.Now().UnixMilli(), s.owner(field))...)
 	if err != nil {
 		return 0, false, sync, err
@@ -283,14 +283,14 @@ func (s *groupScripts) AcquireFailed(context.Context, string, time.Duration) err
 func (s *groupScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
 	g := s.g
 	keys := []string{g.name, g.channel, g.latchPrefix + reqID}
-	res, sync, err := g.rt.EvalSynced(ctx, groupUnlockScript, keys,
+	res, sync, err := g.rt.Run(ctx, groupUnlockScript, core.RunOpts{Synced: true}, keys,
 		s.args(s.owner(field), "0", lease.Milliseconds(), g.rt.PublishCommand(), engine.LatchTTL(g.rt).Milliseconds(), time.Now().UnixMilli())...)
 	switch {
 	case err != nil:
 		return engine.NotOwner, sync, err
 	case res == nil:
 		return engine.NotOwner, sync, nil
-	case res == int64(1) || g.rt.HoldDepth(g.name, field) <= 1:
+	case res == int64(1) || g.rt.Holds().HoldDepth(g.name, field) <= 1:
 		return engine.Freed, sync, nil
 	}
 	return engine.StillHeld, sync, nil
@@ -299,7 +299,7 @@ func (s *groupScripts) Release(ctx context.Context, field string, lease time.Dur
 // Count reads how many holds the owner has of every value (engine.Scripts).
 func (s *groupScripts) Count(ctx context.Context, field string) (int, error) {
 	g := s.g
-	res, err := g.rt.Eval(ctx, groupCountScript, []string{g.name}, s.args(s.owner(field))...)
+	res, _, err := g.rt.Run(ctx, groupCountScript, core.RunOpts{}, []string{g.name}, s.args(s.owner(field))...)
 	if err != nil {
 		return 0, err
 	}

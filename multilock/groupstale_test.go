@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
 )
@@ -20,7 +20,7 @@ import (
 // TestGroupStaleConnKeepsOverlappingHold: owner X holds {a,b} (once or
 // twice) and re-enters {a} over a dedicated connection the server has
 // closed (CLIENT KILL of exactly X's client's connections), so the acquire
-// fails with a *core.StaleConnError and the engine's stale-connection
+// fails with a *conns.StaleConnError and the engine's stale-connection
 // recovery runs. That recovery reads X's count of {a} and takes "one more
 // than the {a} holds we know of" as proof that the script ran; with X's
 // {a,b} hold counting on a that proof is false (depth 1: the new {a} hold
@@ -97,7 +97,7 @@ func testGroupStaleConn(t *testing.T, depth int) {
 	// machine may miss the 500ms: then the re-entry took the normal path
 	// (the script ran, a counts depth+1) and is undone by its own unlock,
 	// and the test tries again.
-	var stale *core.StaleConnError
+	var stale *conns.StaleConnError
 	reached := false
 	for try := 1; try <= 5 && !reached; try++ {
 		var h *multilock.GroupHold

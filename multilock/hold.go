@@ -102,7 +102,7 @@ func (h *Hold) Unlock(ctx context.Context) error {
 	if h.m.rt == nil {
 		return h.unlock(ctx)
 	}
-	octx, ob := h.m.rt.StartRelease(ctx, h.m.kind(), h.m.name)
+	octx, ob := h.m.rt.Events().StartRelease(ctx, h.m.kind(), h.m.name)
 	err := h.unlock(octx)
 	ob.End(err, true, false)
 	return err

@@ -47,6 +47,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
@@ -293,11 +294,11 @@ func (m *Lock) TryLock(ctx context.Context, opts ...Option) (*Hold, bool, error)
 
 // startAcquire begins observing an acquisition of the set (see
 // core.Runtime.StartAcquire) on its first member's client.
-func (m *Lock) startAcquire(ctx context.Context, wait bool) (context.Context, core.Acq) {
+func (m *Lock) startAcquire(ctx context.Context, wait bool) (context.Context, events.Acq) {
 	if m.rt == nil {
-		return ctx, core.Acq{}
+		return ctx, events.Acq{}
 	}
-	return m.rt.StartAcquire(ctx, m.kind(), m.name, wait, 0)
+	return m.rt.Events().StartAcquire(ctx, m.kind(), m.name, wait, 0)
 }
 
 // Lock takes the set, trying again until it succeeds or ctx is done. As in
@@ -420,10 +421,10 @@ func (s *groupScripts) Extend(ctx context.Context, field string, lease time.Dura
 	g := s.g
 	owner := s.owner(field)
 	keep := "0"
-	if g.rt.HoldingLike(g.name, owner+fieldSep, field) {
+	if g.rt.Holds().HoldingLike(g.name, owner+fieldSep, field) {
 		keep = "1"
 	}
-	res, sync, err := g.rt.EvalSyncedNoRetry(ctx, groupExtendScript, []string{g.name},
+	res, sync, err := g.rt.Run(ctx, groupExtendScript, core.RunOpts{Synced: true, NoRetry: true}, []string{g.name},
 		s.args(lease.Milliseconds(), time.Now().UnixMilli(), owner, keep)...)
 	if err != nil {
 		return false, sync, g.typed(ctx, err)

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/conns"
 )
 
 // run describes one parallel try of some members (tryParallel).
@@ -90,7 +90,7 @@ func (p *parRun) unread() []tried {
 // tryGroup tries g, members of one client, one after another, and
 // delivers each outcome.
 func (p *parRun) tryGroup(g []int) {
-	core.ReserveStack(len(g))
+	conns.ReserveStack(len(g))
 	r := &p.r
 	for k, i := range g {
 		if p.decided.Load() {

@@ -61,7 +61,7 @@ func backendOf(src *source.Source) *backend {
 	if rt == nil {
 		return nil
 	}
-	return &backend{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Done()}
+	return &backend{rdb: rt.Redis(), hub: rt.Hub(), life: rt.Lifetime()}
 }
 
 // DefaultBufferSize is the number of messages a subscription holds for its

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/source"
@@ -312,7 +313,7 @@ func (t *ReliableTopic[T]) blockingClient(ctx context.Context) (*redis.Client, e
 		return nil, fmt.Errorf("%w: a reliable topic needs a *redis.Client or *redis.ClusterClient, not %T",
 			core.ErrInvalidArgument, t.src.rdb)
 	}
-	cp := core.SideOptions(o)
+	cp := conns.SideOptions(o)
 	cp.PoolSize, cp.MinIdleConns, cp.MaxIdleConns, cp.MaxActiveConns = 1, 0, 1, 1
 	cp.ReadTimeout = -1 // BLOCK 0 waits for the next message, however long
 	cp.MaxRetries = -1  // a lost reply is handled by the poll loop (pending entries)

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/source"
 )
@@ -65,7 +66,7 @@ func newBlockers(rt *core.Runtime) *blockers { return &blockers{rt: rt} }
 
 // get returns an idle blocking connection, or a new one to the node of key.
 func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
-	p.once.Do(func() { p.stop = context.AfterFunc(p.rt.Done(), p.close) })
+	p.once.Do(func() { p.stop = context.AfterFunc(p.rt.Lifetime(), p.close) })
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
@@ -79,7 +80,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		return nil, err
 	}
 	b := &blocker{}
-	blk := core.SideOptions(o)
+	blk := conns.SideOptions(o)
 	blk.PoolSize, blk.MinIdleConns, blk.MaxIdleConns, blk.MaxActiveConns = 1, 0, 1, 1
 	blk.ReadTimeout = blockSlice + blockReadMargin
 	blk.ContextTimeoutEnabled = false // the call's reply is always read: see wait
@@ -98,7 +99,7 @@ func (p *blockers) get(ctx context.Context, key string) (*blocker, error) {
 		b.id.Store(id)
 		return nil
 	}
-	ctl := core.SideOptions(o)
+	ctl := conns.SideOptions(o)
 	ctl.PoolSize, ctl.MinIdleConns, ctl.MaxIdleConns, ctl.MaxActiveConns = 1, 0, 1, 1
 	b.blk, b.ctl = redis.NewClient(&blk), redis.NewClient(&ctl)
 	return b, nil

@@ -167,7 +167,7 @@ func NewDelayedQueue[T any](src *source.Source, name string, cd codec.Codec) *De
 	if q.err == nil {
 		q.err = core.CheckName(name, q.queue, q.timeout, q.channel)
 	}
-	if q.err == nil && q.rt.Done().Err() == nil {
+	if q.err == nil && q.rt.Lifetime().Err() == nil {
 		q.task = startTransfer(q.rt, name, q.timeout, q.queue, q.channel)
 		// A handle dropped without Destroy does not keep its task running
 		// until the client closes.
@@ -212,7 +212,7 @@ func (q *DelayedQueue[T]) failKeys(ctx context.Context, op string, err error) er
 	}
 	if isWrongType(err) {
 		err = wrongKey(ctx, q.rdb(), [][2]string{{q.timeout, "zset"}, {q.queue, "list"}, {q.name, "list"}})
-	} else if q.rt.Done().Err() != nil && core.Transport(err) {
+	} else if q.rt.Lifetime().Err() != nil && core.Transport(err) {
 		err = core.ErrClosed
 	}
 	return q.fail(op, err)
@@ -428,7 +428,7 @@ type transfer struct {
 func startTransfer(rt *core.Runtime, dest, timeout, queue, channel string) *transfer {
 	t := &transfer{rt: rt, dest: dest, timeout: timeout, queue: queue, channel: channel,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
-	t.ctx, t.cancel = context.WithCancel(rt.Done())
+	t.ctx, t.cancel = context.WithCancel(rt.Lifetime())
 	go t.run()
 	return t
 }
@@ -502,7 +502,7 @@ func (t *transfer) run() {
 				}
 				log.Warn("redisson: a delayed queue's transfer task could not subscribe; trying again",
 					"channel", t.channel, "in", transferRetry, "err", err)
-				if sleep(t.ctx, t.rt.Done(), transferRetry) != nil {
+				if sleep(t.ctx, t.rt.Lifetime(), transferRetry) != nil {
 					return
 				}
 				continue

@@ -106,7 +106,7 @@ func (b *base[T]) failRedis(ctx context.Context, op string, err error) error {
 	}
 	if isWrongType(err) {
 		err = core.WrongTypeError(ctx, b.rdb(), b.name, "list")
-	} else if b.rt.Done().Err() != nil && core.Transport(err) {
+	} else if b.rt.Lifetime().Err() != nil && core.Transport(err) {
 		err = core.ErrClosed
 	}
 	return b.fail(op, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/retry"
 )
 
 // doer sends one command: a go-redis client of any kind.
@@ -44,11 +45,11 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 		return zero, false, b.fail(op, fmt.Errorf("%w: use the constructor", core.ErrInvalidArgument))
 	}
 	rt := b.rt
-	inf, err := rt.Begin()
+	inf, err := rt.Inflight()
 	if err != nil {
 		return zero, false, b.fail(op, err)
 	}
-	w := popWait[T]{b: b, ctx: ctx, p: p, op: op, cmd: cmd, back: back, inf: inf, retry: rt.RetryOf(b.kind, b.name)}
+	w := popWait[T]{b: b, ctx: ctx, p: p, op: op, cmd: cmd, back: back, inf: inf, retry: rt.Retry().Budget(b.kind, b.name)}
 	defer func() {
 		if !w.handedOff {
 			inf.End()
@@ -79,7 +80,7 @@ type popWait[T any] struct {
 	op, cmd, back string
 	inf           *core.Inflight
 	deadline      time.Time // zero: until ctx is done
-	retry         core.Retry
+	retry         retry.Retry
 	bl            *blocker // the call's connection, kept across slices
 	redirects     int      // MOVED or UNBLOCKED replies followed
 	handedOff     bool     // abandon ends inf
@@ -143,7 +144,7 @@ func (w *popWait[T]) send(slice time.Duration) (popReply, bool) {
 		return r, false
 	case <-w.ctx.Done():
 		return r, w.leave(res, context.Cause(w.ctx))
-	case <-w.b.rt.Done().Done():
+	case <-w.b.rt.Closed():
 		return r, w.leave(res, core.ErrClosed)
 	}
 }
@@ -195,7 +196,7 @@ func (w *popWait[T]) failed(err error) bool {
 	if !again {
 		return w.end(w.b.failRedis(w.ctx, w.op, err))
 	}
-	if err := sleep(w.ctx, w.b.rt.Done(), d); err != nil {
+	if err := sleep(w.ctx, w.b.rt.Lifetime(), d); err != nil {
 		return w.end(w.b.fail(w.op, err))
 	}
 	return false

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/events"
 )
 
 // Option changes one TryAcquire call.
@@ -55,13 +56,13 @@ func (l *Limiter) acquire(ctx context.Context, op string, n int64, forever bool,
 		return false, l.fail(op, l.check(ctx))
 	}
 	waits := forever || wait > 0
-	octx, ob := l.rt.StartAcquire(ctx, "rate limiter", l.name, waits, n)
+	octx, ob := l.rt.Events().StartAcquire(ctx, "rate limiter", l.name, waits, n)
 	ok, err := l.acquireObserved(octx, op, n, forever, wait, &ob)
 	ob.End(ctx, ok, err, waits)
 	return ok, err
 }
 
-func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forever bool, wait time.Duration, ob *core.Acq) (bool, error) {
+func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forever bool, wait time.Duration, ob *events.Acq) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, l.fail(op, err)
 	}
@@ -76,12 +77,12 @@ func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forev
 	// A wait rides out tries that fail for a reason that may pass (a
 	// failover): it backs off and tries again, a budget of tries in a row.
 	// A single try (no wait) does not.
-	retry := l.rt.RetryOf("rate limiter", l.name)
+	retry := l.rt.Retry().Budget("rate limiter", l.name)
 	for {
 		delay, err := l.tryAcquire(ctx, n)
 		ob.Try(err == nil && delay < 0, err)
-		if err == nil && l.rt.Observer() != nil {
-			l.rt.RateLimit(ctx, l.name, n, delay < 0)
+		if err == nil && l.rt.Events().Observer() != nil {
+			l.rt.Events().RateLimit(ctx, l.name, n, delay < 0)
 		}
 		d, again := time.Duration(0), false
 		if err != nil && (forever || wait > 0) {
@@ -116,7 +117,7 @@ func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forev
 		case <-timer.C:
 		case <-ctx.Done():
 			return false, l.fail(op, context.Cause(ctx))
-		case <-l.rt.Done().Done():
+		case <-l.rt.Closed():
 			return false, l.fail(op, core.ErrClosed)
 		}
 	}
@@ -135,7 +136,7 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 	_, _ = rand.Read(id[:])
 	var res any
 	var err error
-	if cctx, pin, inline := l.rt.InlineFor(ctx, l.keys[0]); inline {
+	if cctx, pin, inline := l.rt.Conns().Inline(ctx, l.keys[0]); inline {
 		res, err = l.acquireOnce(cctx, n, id)
 		pin.Done()
 	} else {
@@ -172,7 +173,7 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 
 // acquireOnce sends the acquire script for n permits as grant id.
 func (l *Limiter) acquireOnce(ctx context.Context, n int64, id [16]byte) (any, error) {
-	res, _, err := l.rt.EvalSyncedNoRetry(ctx, acquireScript, l.keys, n, nowMS(), string(id[:]))
+	res, _, err := l.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, l.keys, n, nowMS(), string(id[:]))
 	return res, err
 }
 
@@ -187,7 +188,7 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 	bg := context.WithoutCancel(ctx)
 	run := func() {
 		if p != nil {
-			res, err, known := p.Wait(l.rt.Stopped())
+			res, err, known := p.Wait(l.rt.Drained())
 			if !known {
 				return // Close returned: nothing may be sent
 			}
@@ -206,7 +207,7 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 		// A take-back Redis refuses is sent again until it accepts; it
 		// finds nothing to take back once the grant has left the window.
 		err, pending := l.rt.GiveBack(bg, func(uctx context.Context) error {
-			_, err := l.rt.Eval(uctx, undoGrantScript, l.keys, n, string(id[:]))
+			_, _, err := l.rt.Run(uctx, undoGrantScript, core.RunOpts{}, l.keys, n, string(id[:]))
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -223,7 +224,7 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 			failed(err)
 		}
 	}
-	w, err := l.rt.Begin()
+	w, err := l.rt.Inflight()
 	if err != nil {
 		run() // Close has begun and waits for nothing new
 		return

@@ -25,6 +25,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/source"
@@ -170,7 +171,7 @@ func (l *Limiter) TrySetRate(ctx context.Context, typ RateType, rate int64, inte
 	}
 	// At most once, as Redisson sends it: a second run after a lost reply
 	// would answer false for the config it set.
-	res, _, err := l.rt.EvalSyncedNoRetry(ctx, trySetScript, l.keys[:1], args...)
+	res, _, err := l.rt.Run(ctx, trySetScript, core.RunOpts{Synced: true, NoRetry: true}, l.keys[:1], args...)
 	if err != nil {
 		return false, l.fail(op, l.explain(ctx, err))
 	}
@@ -190,7 +191,7 @@ func (l *Limiter) SetRate(ctx context.Context, typ RateType, rate int64, interva
 	if err != nil {
 		return l.fail(op, err)
 	}
-	_, err = l.rt.Eval(ctx, setScript, l.keys, args...)
+	_, _, err = l.rt.Run(ctx, setScript, core.RunOpts{}, l.keys, args...)
 	return l.fail(op, l.explain(ctx, err))
 }
 
@@ -204,7 +205,7 @@ func (l *Limiter) Config(ctx context.Context) (Config, error) {
 	if err := l.check(ctx); err != nil {
 		return Config{}, l.fail(op, err)
 	}
-	h, err := core.Bounded(ctx, func(ctx context.Context) (map[string]string, error) {
+	h, err := conns.Bounded(ctx, func(ctx context.Context) (map[string]string, error) {
 		return l.rt.Redis().HGetAll(ctx, l.name).Result()
 	})
 	if err != nil {
@@ -254,7 +255,7 @@ func (l *Limiter) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := l.check(ctx); err != nil {
 		return 0, l.fail(op, err)
 	}
-	res, err := l.rt.Eval(ctx, availableScript, l.keys, nowMS())
+	res, _, err := l.rt.Run(ctx, availableScript, core.RunOpts{}, l.keys, nowMS())
 	if err != nil {
 		return 0, l.fail(op, l.explain(ctx, err))
 	}
@@ -286,7 +287,7 @@ func (l *Limiter) Release(ctx context.Context, permits int64) error {
 		return nil
 	}
 	// At most once: a second run after a lost reply would give back twice.
-	res, _, err := l.rt.EvalSyncedNoRetry(ctx, releaseScript, l.keys, permits)
+	res, _, err := l.rt.Run(ctx, releaseScript, core.RunOpts{Synced: true, NoRetry: true}, l.keys, permits)
 	switch {
 	case err == nil:
 		return l.fail(op, fault(res))
@@ -311,7 +312,7 @@ func (l *Limiter) Delete(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, l.fail(op, err)
 	}
-	res, err := l.rt.Eval(ctx, deleteScript, l.keys)
+	res, _, err := l.rt.Run(ctx, deleteScript, core.RunOpts{}, l.keys)
 	if err != nil {
 		return false, l.fail(op, l.explain(ctx, err))
 	}
@@ -330,7 +331,7 @@ func (l *Limiter) Expire(ctx context.Context, ttl time.Duration) (bool, error) {
 	if ttl < time.Millisecond {
 		return false, l.fail(op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
 	}
-	res, err := l.rt.Eval(ctx, expireScript, l.keys, ttl.Milliseconds())
+	res, _, err := l.rt.Run(ctx, expireScript, core.RunOpts{}, l.keys, ttl.Milliseconds())
 	if err != nil {
 		return false, l.fail(op, err)
 	}
@@ -366,9 +367,9 @@ func (l *Limiter) explain(ctx context.Context, err error) error {
 // type is read after the failure, so a key changed in between makes the
 // message vaguer, never wrong about the sentinel.
 func (l *Limiter) configWrongType(ctx context.Context) error {
-	tctx, cancel := l.rt.Detached(ctx)
+	tctx, cancel := l.rt.ForRelease(ctx)
 	defer cancel()
-	typ, err := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+	typ, err := conns.Bounded(tctx, func(ctx context.Context) (string, error) {
 		return l.rt.Redis().Type(ctx, l.name).Result()
 	})
 	if err != nil || typ == "hash" || typ == "none" {

@@ -32,6 +32,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/handle"
@@ -131,7 +132,7 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("force unlock", err)
 	}
-	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.name, l.channel}, "0", l.rt.PublishCommand())
+	res, _, err := l.rt.Run(ctx, forceUnlockScript, core.RunOpts{}, []string{l.name, l.channel}, "0", l.rt.PublishCommand())
 	if err != nil {
 		return false, l.l.Err("force unlock", err)
 	}
@@ -150,7 +151,7 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return false, l.l.Err("is locked", err)
 	}
-	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+	n, err := conns.Bounded(ctx, func(ctx context.Context) (int64, error) {
 		return l.rt.Redis().Exists(ctx, l.name).Result()
 	})
 	if err != nil {
@@ -176,7 +177,7 @@ func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, erro
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err(op, err)
 	}
-	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+	v, err := conns.Bounded(ctx, func(ctx context.Context) (string, error) {
 		return l.rt.Redis().HGet(ctx, l.name, l.l.Field(owner)).Result()
 	})
 	if errors.Is(err, redis.Nil) {
@@ -199,7 +200,7 @@ func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err("remain TTL", err)
 	}
-	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+	d, err := conns.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
 		return l.rt.Redis().PTTL(ctx, l.name).Result()
 	})
 	if err != nil {
@@ -256,7 +257,7 @@ func (s *scripts) leaseArg(lease time.Duration) any {
 }
 
 func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, s.nameKeys, s.leaseArg(lease), field)
+	res, sync, err := s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, s.nameKeys, s.leaseArg(lease), field)
 	if err != nil {
 		return 0, false, sync, err
 	}
@@ -288,7 +289,7 @@ func (s *scripts) release(ctx context.Context, field string, lease time.Duration
 		script = unlockHandOffScript
 		args = append(args, next.Field, next.Lease.Milliseconds())
 	}
-	res, sync, err := s.rt.EvalSynced(ctx, script, keys, args...)
+	res, sync, err := s.rt.Run(ctx, script, core.RunOpts{Synced: true}, keys, args...)
 	if err != nil {
 		return engine.NotOwner, 0, sync, err
 	}
@@ -304,7 +305,7 @@ func (s *scripts) release(ctx context.Context, field string, lease time.Duration
 // Count reads field's hold count on the master (0: none): a script, so
 // that the read never goes to a replica.
 func (s *scripts) Count(ctx context.Context, field string) (int, error) {
-	res, err := s.rt.Eval(ctx, holdCountScript, s.nameKeys, field)
+	res, _, err := s.rt.Run(ctx, holdCountScript, core.RunOpts{}, s.nameKeys, field)
 	if err != nil || res == nil {
 		return 0, err
 	}

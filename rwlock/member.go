@@ -88,7 +88,7 @@ func (s *scripts) Extend(ctx context.Context, field string, lease time.Duration)
 	if s.write {
 		write = "1"
 	}
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, expireScript, []string{s.name, core.Tagged(s.name)}, lease.Milliseconds(), field, write)
+	res, sync, err := s.rt.Run(ctx, expireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, core.Tagged(s.name)}, lease.Milliseconds(), field, write)
 	if err != nil {
 		return false, sync, s.wrongType(ctx, err)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/handle"
@@ -131,7 +132,7 @@ func WithOwner(owner int64) Option { return locks.WithOwner(owner) }
 // acquire answers a reader of the same owner with the lock's TTL, and the
 // caller would wait for itself. A single try just fails, as in Java.
 func (l *Lock) upgrade(o lockkit.Options, waits bool) error {
-	if waits && o.HasOwner && l.rt.Holding(l.s.name, core.OwnerField(l.rt.ID(), o.Owner)) {
+	if waits && o.HasOwner && l.rt.Holds().Holding(l.s.name, core.OwnerField(l.rt.ID(), o.Owner)) {
 		return fmt.Errorf("%w: owner %d holds the read lock", core.ErrUpgrade, o.Owner)
 	}
 	return nil
@@ -164,7 +165,7 @@ func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	if l.s.write {
 		msg, mode = "1", "write"
 	}
-	res, err := l.rt.Eval(ctx, forceUnlockScript, []string{l.s.name, l.s.channel}, msg, l.rt.PublishCommand(), mode)
+	res, _, err := l.rt.Run(ctx, forceUnlockScript, core.RunOpts{}, []string{l.s.name, l.s.channel}, msg, l.rt.PublishCommand(), mode)
 	if err != nil {
 		return false, l.l.Err("force unlock", l.s.wrongType(ctx, err))
 	}
@@ -183,7 +184,7 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 		return false, l.l.Err("is locked", err)
 	}
 	if l.s.write {
-		mode, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+		mode, err := conns.Bounded(ctx, func(ctx context.Context) (string, error) {
 			return l.rt.Redis().HGet(ctx, l.s.name, "mode").Result()
 		})
 		if errors.Is(err, redis.Nil) {
@@ -194,7 +195,7 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 		}
 		return mode == "write", nil
 	}
-	res, err := l.rt.Eval(ctx, readIsLockedScript, []string{l.s.name})
+	res, _, err := l.rt.Run(ctx, readIsLockedScript, core.RunOpts{}, []string{l.s.name})
 	if err != nil {
 		return false, l.l.Err("is locked", l.s.wrongType(ctx, err))
 	}
@@ -217,7 +218,7 @@ func (l *Lock) holdCount(ctx context.Context, op string, owner int64) (int, erro
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err(op, err)
 	}
-	v, err := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+	v, err := conns.Bounded(ctx, func(ctx context.Context) (string, error) {
 		return l.rt.Redis().HGet(ctx, l.s.name, l.l.Field(owner)).Result()
 	})
 	if errors.Is(err, redis.Nil) {
@@ -238,7 +239,7 @@ func (l *Lock) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if err := l.l.Check(ctx); err != nil {
 		return 0, l.l.Err("remain TTL", err)
 	}
-	d, err := core.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
+	d, err := conns.Bounded(ctx, func(ctx context.Context) (time.Duration, error) {
 		return l.rt.Redis().PTTL(ctx, l.s.name).Result()
 	})
 	if err != nil {
@@ -269,9 +270,9 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 		err  error
 	)
 	if s.write {
-		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, writeAcquireScript, []string{s.name}, lease.Milliseconds(), field)
+		res, sync, err = s.rt.Run(ctx, writeAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name}, lease.Milliseconds(), field)
 	} else {
-		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, readAcquireScript, []string{s.name, TimeoutPrefix(s.name, field)},
+		res, sync, err = s.rt.Run(ctx, readAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, TimeoutPrefix(s.name, field)},
 			lease.Milliseconds(), field, field+":write")
 	}
 	if err != nil {
@@ -295,10 +296,10 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 	)
 	latch, latchTTL := s.latchPrefix+reqID, engine.LatchTTL(s.rt).Milliseconds()
 	if s.write {
-		res, sync, err = s.rt.EvalSynced(ctx, writeUnlockScript, []string{s.name, s.channel, latch},
+		res, sync, err = s.rt.Run(ctx, writeUnlockScript, core.RunOpts{Synced: true}, []string{s.name, s.channel, latch},
 			"1", lease.Milliseconds(), field, s.rt.PublishCommand(), latchTTL)
 	} else {
-		res, sync, err = s.rt.EvalSynced(ctx, readUnlockScript,
+		res, sync, err = s.rt.Run(ctx, readUnlockScript, core.RunOpts{Synced: true},
 			[]string{s.name, s.channel, TimeoutPrefix(s.name, field), core.Tagged(s.name), latch},
 			"0", field, s.rt.PublishCommand(), latchTTL)
 	}
@@ -320,7 +321,7 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 
 // Count reads field's hold count on the master (0: none).
 func (s *scripts) Count(ctx context.Context, field string) (int, error) {
-	res, err := s.rt.Eval(ctx, holdCountScript, []string{s.name}, field)
+	res, _, err := s.rt.Run(ctx, holdCountScript, core.RunOpts{}, []string{s.name}, field)
 	if err != nil || res == nil {
 		return 0, err
 	}

@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/events"
+	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -51,18 +54,18 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 	if err := s.checkHandle(ctx); err != nil {
 		return false, s.fail(op, err)
 	}
-	octx, ob := s.rt.StartAcquire(ctx, "semaphore", s.name, wait, int64(n))
+	octx, ob := s.rt.Events().StartAcquire(ctx, "semaphore", s.name, wait, int64(n))
 	ok, err := s.acquireObserved(octx, op, n, wait, budget, &ob)
 	if ob.On() {
 		ob.End(ctx, ok, err, wait)
 		if ok && n > 0 {
-			s.rt.Permits(octx, "semaphore", s.name, observe.PermitsTaken, int64(n))
+			s.rt.Events().Permits(octx, "semaphore", s.name, observe.PermitsTaken, int64(n))
 		}
 	}
 	return ok, err
 }
 
-func (s *Semaphore) acquireObserved(ctx context.Context, op string, n int, wait bool, budget time.Duration, ob *core.Acq) (bool, error) {
+func (s *Semaphore) acquireObserved(ctx context.Context, op string, n int, wait bool, budget time.Duration, ob *events.Acq) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail(op, err)
 	}
@@ -81,7 +84,7 @@ func (s *Semaphore) acquireObserved(ctx context.Context, op string, n int, wait 
 		ob.Try(ok, err)
 		return ok, s.fail(op, err)
 	}
-	ok, err := s.rt.Wait(ctx, core.WaitSpec{Channel: s.channel, Policy: wakePolicy, Deadline: deadline, Kind: "semaphore", Name: s.name, Observe: ob},
+	ok, err := s.rt.Retry().Wait(ctx, retry.WaitSpec{Channel: s.channel, Policy: wakePolicy, Deadline: deadline, Kind: "semaphore", Name: s.name, Observe: ob},
 		func(ctx context.Context) (bool, time.Time, error) {
 			ok, err := s.tryAcquire(ctx, n)
 			return ok, time.Time{}, err
@@ -106,7 +109,7 @@ func (s *Semaphore) acquireObserved(ctx context.Context, op string, n int, wait 
 // application closing its go-redis client, they would lose the permits for
 // good.
 func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
-	w, err := s.rt.Begin()
+	w, err := s.rt.Inflight()
 	if err != nil {
 		return false, err
 	}
@@ -133,7 +136,7 @@ func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
 		return r.ok, r.err
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
-	case <-s.rt.Done().Done():
+	case <-s.rt.Closed():
 		cause = core.ErrClosed
 	}
 	select {
@@ -169,10 +172,10 @@ func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
 // more, which at worst loses the same permits the first guess would;
 // not once the client is closing (the permits would only be given back).
 func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
-	var stale *core.StaleConnError
-	if errors.As(err, &stale) && s.rt.Done().Err() == nil {
-		res, sync, err = s.rt.EvalSyncedNoRetry(ctx, acquireScript, []string{s.name}, n)
+	res, sync, err := s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name}, n)
+	var stale *conns.StaleConnError
+	if errors.As(err, &stale) && s.rt.Lifetime().Err() == nil {
+		res, sync, err = s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name}, n)
 	}
 	if err != nil {
 		if core.NotSent(err) {
@@ -194,7 +197,7 @@ func (s *Semaphore) acquireOnce(ctx context.Context, n int) (bool, error) {
 		s.giveBack(ctx, n, "an acquire no replica acknowledged")
 		return false, sync.Err(s.rt.Sync().Timeout)
 	}
-	if s.rt.Done().Err() != nil {
+	if s.rt.Lifetime().Err() != nil {
 		// Taken while the client was closing: the caller gets ErrClosed,
 		// so the permits go back now.
 		s.giveBack(ctx, n, "an acquire that completed while the client closed")

@@ -12,8 +12,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/events"
+	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/source"
 )
@@ -111,7 +114,7 @@ func (e *ExpirableSemaphore) SetPermits(ctx context.Context, permits int) error 
 	if err := checkPermits(permits, false); err != nil {
 		return e.fail(op, err)
 	}
-	_, _, err := e.s.rt.EvalSynced(ctx, expSetScript, []string{e.s.name, e.s.channel, e.timeout}, permits, e.s.rt.PublishCommand())
+	_, _, err := e.s.rt.Run(ctx, expSetScript, core.RunOpts{Synced: true}, []string{e.s.name, e.s.channel, e.timeout}, permits, e.s.rt.PublishCommand())
 	return e.fail(op, e.s.explain(ctx, err))
 }
 
@@ -129,7 +132,7 @@ func (e *ExpirableSemaphore) AddPermits(ctx context.Context, delta int) error {
 	if err := checkPermits(delta, true); err != nil {
 		return e.fail(op, err)
 	}
-	_, _, err := e.s.rt.EvalSyncedNoRetry(ctx, expAddScript, []string{e.s.name, e.s.channel}, delta, e.s.rt.PublishCommand())
+	_, _, err := e.s.rt.Run(ctx, expAddScript, core.RunOpts{Synced: true, NoRetry: true}, []string{e.s.name, e.s.channel}, delta, e.s.rt.PublishCommand())
 	if rerr := outOfRangeError(err, delta); rerr != nil {
 		return e.fail(op, rerr)
 	}
@@ -159,7 +162,7 @@ func (e *ExpirableSemaphore) count(ctx context.Context, op string, s *core.Scrip
 		return 0, e.fail(op, err)
 	}
 	// Retries are harmless: a second reclaim finds nothing left to reclaim.
-	res, _, err := e.s.rt.EvalSynced(ctx, s, []string{e.s.name, e.timeout, e.s.channel}, nowMS(), e.s.rt.PublishCommand())
+	res, _, err := e.s.rt.Run(ctx, s, core.RunOpts{Synced: true}, []string{e.s.name, e.timeout, e.s.channel}, nowMS(), e.s.rt.PublishCommand())
 	if err != nil {
 		return 0, e.fail(op, e.explain(ctx, err))
 	}
@@ -174,7 +177,7 @@ func (e *ExpirableSemaphore) Delete(ctx context.Context) (bool, error) {
 	if err := e.check(ctx); err != nil {
 		return false, e.fail(op, err)
 	}
-	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+	n, err := conns.Bounded(ctx, func(ctx context.Context) (int64, error) {
 		return e.s.rt.Redis().Del(ctx, e.s.name, e.timeout).Result()
 	})
 	return n > 0, e.fail(op, err)
@@ -226,18 +229,18 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 		return nil, false, e.fail(op, err)
 	}
 	waits := forever || o.wait > 0
-	octx, ob := e.s.rt.StartAcquire(ctx, kind, e.s.name, waits, int64(n))
+	octx, ob := e.s.rt.Events().StartAcquire(ctx, kind, e.s.name, waits, int64(n))
 	ids, ok, err := e.acquireObserved(octx, op, n, forever, o, &ob)
 	if ob.On() {
 		ob.End(ctx, ok, err, waits)
 		if ok && n > 0 {
-			e.s.rt.Permits(octx, kind, e.s.name, observe.PermitsTaken, int64(n))
+			e.s.rt.Events().Permits(octx, kind, e.s.name, observe.PermitsTaken, int64(n))
 		}
 	}
 	return ids, ok, err
 }
 
-func (e *ExpirableSemaphore) acquireObserved(ctx context.Context, op string, n int, forever bool, o acquireOptions, ob *core.Acq) ([]string, bool, error) {
+func (e *ExpirableSemaphore) acquireObserved(ctx context.Context, op string, n int, forever bool, o acquireOptions, ob *events.Acq) ([]string, bool, error) {
 	if err := e.check(ctx); err != nil {
 		return nil, false, e.fail(op, err)
 	}
@@ -266,7 +269,7 @@ func (e *ExpirableSemaphore) acquireObserved(ctx context.Context, op string, n i
 	// Nobody publishes when a lease ends: the attempt's next time (the
 	// earliest lease's end) bounds the sleep.
 	var ids []string
-	ok, err := e.s.rt.Wait(ctx, core.WaitSpec{Channel: e.s.channel, Policy: wakePolicy, Deadline: deadline,
+	ok, err := e.s.rt.Retry().Wait(ctx, retry.WaitSpec{Channel: e.s.channel, Policy: wakePolicy, Deadline: deadline,
 		Kind: "permit-expirable semaphore", Name: e.s.name, Observe: ob},
 		func(ctx context.Context) (bool, time.Time, error) {
 			got, next, err := e.tryAcquire(ctx, n, o)
@@ -293,7 +296,7 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 		next time.Time
 		err  error
 	}
-	w, err := e.s.rt.Begin()
+	w, err := e.s.rt.Inflight()
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -313,7 +316,7 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 		return r.ids, r.next, r.err
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
-	case <-e.s.rt.Done().Done():
+	case <-e.s.rt.Closed():
 		cause = core.ErrClosed
 	}
 	select {
@@ -360,7 +363,7 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, 
 		args = append(args, string(b[:]))
 	}
 	keys := []string{e.s.name, e.timeout, e.s.channel}
-	res, sync, err := e.s.rt.EvalSyncedNoRetry(ctx, expAcquireScript, keys, args...)
+	res, sync, err := e.s.rt.Run(ctx, expAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, keys, args...)
 	if core.NotSent(err) {
 		return nil, time.Time{}, err // it never reached Redis: nothing taken
 	}
@@ -404,7 +407,7 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, 
 		e.giveBack(ctx, ids, "an acquire no replica acknowledged")
 		return nil, time.Time{}, sync.Err(e.s.rt.Sync().Timeout)
 	}
-	if e.s.rt.Done().Err() != nil {
+	if e.s.rt.Lifetime().Err() != nil {
 		e.giveBack(ctx, ids, "an acquire that completed while the client closed")
 		return nil, time.Time{}, core.ErrClosed
 	}
@@ -421,7 +424,7 @@ func (e *ExpirableSemaphore) lateCheck(w *core.Inflight, ids []string) {
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-e.s.rt.Stopped().Done():
+	case <-e.s.rt.Drained().Done():
 		e.s.rt.Logger().Warn("redisson: the client closed before a lost acquire could be checked; if it ran late, its permits are taken (a leased permit comes back when its lease ends)",
 			"semaphore", e.s.name, "permits", len(ids))
 		return
@@ -447,7 +450,7 @@ func (e *ExpirableSemaphore) settleUnknown(w *core.Inflight, ids []string) {
 		last := false
 		select {
 		case <-t.C:
-		case <-e.s.rt.Done().Done():
+		case <-e.s.rt.Closed():
 			last = true
 		}
 		ran, err := e.held(context.Background(), ids[0])
@@ -479,21 +482,21 @@ const (
 // held reports whether the permit id is in the zset, on a context of its
 // own. It asks nothing once Client.Close has returned.
 func (e *ExpirableSemaphore) held(ctx context.Context, id string) (bool, error) {
-	dctx, cancel := e.s.rt.Undoing(ctx)
+	dctx, cancel := e.s.rt.ForUndo(ctx)
 	defer cancel()
 	return e.heldOn(dctx, id)
 }
 
 // heldOn is held on dctx, a context from Undoing.
 func (e *ExpirableSemaphore) heldOn(dctx context.Context, id string) (bool, error) {
-	if e.s.rt.Stopped().Err() != nil {
+	if e.s.rt.Drained().Err() != nil {
 		return false, core.ErrClosed
 	}
 	raw, err := hex.DecodeString(id)
 	if err != nil {
 		return false, err
 	}
-	_, err = core.Bounded(dctx, func(ctx context.Context) (float64, error) {
+	_, err = conns.Bounded(dctx, func(ctx context.Context) (float64, error) {
 		return e.s.rt.Redis().ZScore(ctx, e.timeout, string(raw)).Result()
 	})
 	if err != nil {
@@ -564,11 +567,11 @@ func (e *ExpirableSemaphore) TryRelease(ctx context.Context, id string) (bool, e
 }
 
 func (e *ExpirableSemaphore) release(ctx context.Context, id string) (bool, error) {
-	dctx, cancel := e.s.rt.Detached(ctx)
+	dctx, cancel := e.s.rt.ForRelease(ctx)
 	defer cancel()
 	ok, err := e.releaseOn(dctx, id)
 	if ok && err == nil {
-		e.s.rt.Permits(ctx, "permit-expirable semaphore", e.s.name, observe.PermitsReleased, 1)
+		e.s.rt.Events().Permits(ctx, "permit-expirable semaphore", e.s.name, observe.PermitsReleased, 1)
 	}
 	return ok, err
 }
@@ -582,7 +585,7 @@ func (e *ExpirableSemaphore) releaseOn(dctx context.Context, id string) (bool, e
 	// Sent with retries, as Redisson does: a second run finds the id gone
 	// and changes nothing, so no permit is created; it then answers false
 	// for a release that happened, which the error below cannot tell apart.
-	res, _, err := e.s.rt.EvalSynced(dctx, expReleaseScript, []string{e.s.name, e.s.channel, e.timeout},
+	res, _, err := e.s.rt.Run(dctx, expReleaseScript, core.RunOpts{Synced: true}, []string{e.s.name, e.s.channel, e.timeout},
 		raw, 1, nowMS(), e.s.rt.PublishCommand())
 	switch {
 	case err == nil:
@@ -611,7 +614,7 @@ func (e *ExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lea
 		return false, e.fail(op, err)
 	}
 	now := nowMS()
-	res, _, err := e.s.rt.EvalSynced(ctx, expUpdateLeaseScript, []string{e.s.name, e.timeout, e.s.channel},
+	res, _, err := e.s.rt.Run(ctx, expUpdateLeaseScript, core.RunOpts{Synced: true}, []string{e.s.name, e.timeout, e.s.channel},
 		raw, now+lease.Milliseconds(), now, e.s.rt.PublishCommand())
 	if err != nil {
 		return false, e.fail(op, e.explain(ctx, err))
@@ -631,7 +634,7 @@ func (e *ExpirableSemaphore) LeaseTime(ctx context.Context, id string) (time.Dur
 	if err != nil {
 		return 0, e.fail(op, err)
 	}
-	res, _, err := e.s.rt.EvalSynced(ctx, expLeaseScript, []string{e.s.name, e.timeout, e.s.channel},
+	res, _, err := e.s.rt.Run(ctx, expLeaseScript, core.RunOpts{Synced: true}, []string{e.s.name, e.timeout, e.s.channel},
 		raw, noLease, nowMS(), e.s.rt.PublishCommand())
 	if err != nil {
 		return 0, e.fail(op, e.explain(ctx, err))
@@ -649,7 +652,7 @@ func (e *ExpirableSemaphore) LeaseTime(ctx context.Context, id string) (time.Dur
 // explain is Semaphore's, also naming the zset when it holds another type.
 func (e *ExpirableSemaphore) explain(ctx context.Context, err error) error {
 	if errors.Is(err, core.ErrWrongType) {
-		typ, terr := core.Bounded(ctx, func(ctx context.Context) (string, error) {
+		typ, terr := conns.Bounded(ctx, func(ctx context.Context) (string, error) {
 			return e.s.rt.Redis().Type(ctx, e.timeout).Result()
 		})
 		if terr == nil && typ != "zset" && typ != "none" {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/observe"
@@ -169,7 +170,7 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int, opts ...SetO
 	}
 	// Sent with retries, as Redisson does: a second run after a lost reply
 	// changes nothing (and answers false).
-	res, _, err := s.rt.EvalSynced(ctx, trySetScript, []string{s.name, s.channel}, args...)
+	res, _, err := s.rt.Run(ctx, trySetScript, core.RunOpts{Synced: true}, []string{s.name, s.channel}, args...)
 	if err != nil {
 		return false, s.fail(op, s.explain(ctx, err))
 	}
@@ -194,7 +195,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, delta int) error {
 	if err := checkPermits(delta, true); err != nil {
 		return s.fail(op, err)
 	}
-	_, _, err := s.rt.EvalSyncedNoRetry(ctx, addScript, []string{s.name, s.channel}, delta, s.rt.PublishCommand())
+	_, _, err := s.rt.Run(ctx, addScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, s.channel}, delta, s.rt.PublishCommand())
 	if rerr := outOfRangeError(err, delta); rerr != nil {
 		return s.fail(op, rerr)
 	}
@@ -229,7 +230,7 @@ func (s *Semaphore) SetPermits(ctx context.Context, permits int) error {
 	if err := checkPermits(permits, false); err != nil {
 		return s.fail(op, err)
 	}
-	_, _, err := s.rt.EvalSynced(ctx, setScript, []string{s.name, s.channel}, permits, s.rt.PublishCommand())
+	_, _, err := s.rt.Run(ctx, setScript, core.RunOpts{Synced: true}, []string{s.name, s.channel}, permits, s.rt.PublishCommand())
 	return s.fail(op, s.explain(ctx, err))
 }
 
@@ -241,7 +242,7 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail(op, err)
 	}
-	res, err := s.rt.Eval(ctx, getScript, []string{s.name})
+	res, _, err := s.rt.Run(ctx, getScript, core.RunOpts{}, []string{s.name})
 	if err != nil {
 		return 0, s.fail(op, s.explain(ctx, err))
 	}
@@ -257,7 +258,7 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail(op, err)
 	}
-	res, _, err := s.rt.EvalSynced(ctx, drainScript, []string{s.name})
+	res, _, err := s.rt.Run(ctx, drainScript, core.RunOpts{Synced: true}, []string{s.name})
 	if err != nil {
 		return 0, s.fail(op, s.explain(ctx, err))
 	}
@@ -273,7 +274,7 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail(op, err)
 	}
-	n, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) {
+	n, err := conns.Bounded(ctx, func(ctx context.Context) (int64, error) {
 		return s.rt.Redis().Del(ctx, s.name).Result()
 	})
 	if err != nil {
@@ -311,11 +312,11 @@ func (s *Semaphore) Release(ctx context.Context, permits int) error {
 
 // release runs the release script on a context of its own.
 func (s *Semaphore) release(ctx context.Context, n int) error {
-	dctx, cancel := s.rt.Detached(ctx)
+	dctx, cancel := s.rt.ForRelease(ctx)
 	defer cancel()
 	err := s.releaseOn(dctx, n)
 	if err == nil {
-		s.rt.Permits(ctx, "semaphore", s.name, observe.PermitsReleased, int64(n))
+		s.rt.Events().Permits(ctx, "semaphore", s.name, observe.PermitsReleased, int64(n))
 	}
 	return err
 }
@@ -323,7 +324,7 @@ func (s *Semaphore) release(ctx context.Context, n int) error {
 // releaseOn runs the release script on dctx, a context bounded by the
 // client's timeout.
 func (s *Semaphore) releaseOn(dctx context.Context, n int) error {
-	_, _, err := s.rt.EvalSyncedNoRetry(dctx, releaseScript, []string{s.name, s.channel}, n, s.rt.PublishCommand())
+	_, _, err := s.rt.Run(dctx, releaseScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, s.channel}, n, s.rt.PublishCommand())
 	switch {
 	case err == nil:
 		// A release that reached the master is not undone when no
@@ -374,9 +375,9 @@ func (s *Semaphore) explain(ctx context.Context, err error) error {
 	if !errors.As(err, &re) {
 		return err
 	}
-	tctx, cancel := s.rt.Detached(ctx)
+	tctx, cancel := s.rt.ForRelease(ctx)
 	defer cancel()
-	v, gerr := core.Bounded(tctx, func(ctx context.Context) (string, error) {
+	v, gerr := conns.Bounded(tctx, func(ctx context.Context) (string, error) {
 		return s.rt.Redis().Get(ctx, s.name).Result()
 	})
 	if gerr == nil {

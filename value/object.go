@@ -27,7 +27,7 @@ type object struct {
 func newObject(kind string, src *source.Source, name string) object {
 	o := object{kind: kind, name: name}
 	if rt := (*handle.Source)(src).Runtime(); rt != nil {
-		o.rdb, o.life = rt.Redis(), rt.Done()
+		o.rdb, o.life = rt.Redis(), rt.Lifetime()
 	}
 	switch {
 	case name == "":

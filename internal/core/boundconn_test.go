@@ -10,24 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
 // claimedConns returns how many of the idle dedicated connections to node
 // were claimed with a boundConn.
 func claimedConns(rt *Runtime, node *redis.Client) (claimed, idle int) {
-	rt.conns.mu.Lock()
-	defer rt.conns.mu.Unlock()
-	nc := rt.conns.nodes[node]
-	if nc == nil {
-		return 0, 0
-	}
-	for _, dc := range nc.free {
-		if dc.bc != nil {
-			claimed++
-		}
-	}
-	return claimed, len(nc.free)
+	return rt.conns.Claimed(node)
 }
 
 // TestBoundCallEndsWithItsContext: a script call whose context may end
@@ -55,7 +45,7 @@ func testBoundCall(t *testing.T, readTimeout time.Duration) {
 	require.Equal(t, 1, firstBoundCall(t, rt, rdb), "the dedicated connection runs on a boundConn")
 
 	// Its bound is over: a call without one is not cut short.
-	v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "b")
+	v, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, "b")
 	require.NoError(t, err)
 	require.Equal(t, "b", v)
 
@@ -69,7 +59,7 @@ func testBoundCall(t *testing.T, readTimeout time.Duration) {
 		}, context.DeadlineExceeded},
 		{"within", func() (context.Context, context.CancelFunc) {
 			// A bound set by Within, on a context that is never done.
-			wctx := rt.Within(context.WithoutCancel(ctx), 200*time.Millisecond)
+			wctx := rt.conns.Within(context.WithoutCancel(ctx), 200*time.Millisecond)
 			require.NotEqual(t, context.WithoutCancel(ctx), wctx, "ReadTimeout is longer: the bound is needed")
 			return wctx, func() {}
 		}, context.DeadlineExceeded},
@@ -92,20 +82,20 @@ func testBoundCall(t *testing.T, readTimeout time.Duration) {
 		t.Run(tc.name, func(t *testing.T) {
 			// One claimed connection ready.
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			_, _, err := rt.EvalSynced(wctx, echoScript, []string{"k"}, "warm")
+			_, _, err := rt.Run(wctx, echoScript, RunOpts{Synced: true}, []string{"k"}, "warm")
 			cancel()
 			require.NoError(t, err)
 			cctx, cancel := tc.ctx()
 			defer cancel()
 			err = evalWhilePaused(cctx, t, rt, raw)
-			var ab *AbandonedError
+			var ab *conns.AbandonedError
 			require.ErrorAs(t, err, &ab)
 			require.ErrorIs(t, err, tc.cause)
 			_, idle := claimedConns(rt, rdb)
 			require.Zero(t, idle, "the cut connection was dropped, not kept")
 			// The next call gets a fresh connection and, once the pause is
 			// over, a reply.
-			v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "after")
+			v, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, "after")
 			require.NoError(t, err)
 			require.Equal(t, "after", v)
 		})
@@ -133,7 +123,7 @@ func TestClaimSkipsUnwrappedConnections(t *testing.T) {
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 
 	// So do calls bounded by Within: Bounded makes the bound a deadline.
-	err = evalWhilePaused(rt.Within(ctx, 200*time.Millisecond), t, rt, raw)
+	err = evalWhilePaused(rt.conns.Within(ctx, 200*time.Millisecond), t, rt, raw)
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 }
 
@@ -155,7 +145,7 @@ func TestWithin(t *testing.T) {
 		{"ReadTimeout later", 5 * time.Second, false, ctx, 3 * time.Second, true},
 		{"ReadTimeout later, ContextTimeoutEnabled", 5 * time.Second, true, ctx, 3 * time.Second, true},
 		{"ReadTimeout as soon", 3 * time.Second, false, ctx, 3 * time.Second, false},
-		{"ReadTimeout a moment later", 3*time.Second + boundSlack, false, ctx, 3 * time.Second, false},
+		{"ReadTimeout a moment later", 3*time.Second + conns.BoundSlack, false, ctx, 3 * time.Second, false},
 		{"no ReadTimeout", -1, false, ctx, 3 * time.Second, true},
 		{"deadline sooner", 5 * time.Second, false, soon, 3 * time.Second, false},
 	}
@@ -167,19 +157,19 @@ func TestWithin(t *testing.T) {
 			defer rdb.Close()
 			rt := newTestRuntime(t, rdb)
 			before := time.Now()
-			wctx := rt.Within(tc.ctx, tc.d)
-			limit, ok := limitOf(wctx)
+			wctx := rt.conns.Within(tc.ctx, tc.d)
+			limit, ok := conns.Limit(wctx)
 			if !tc.bound {
 				require.Equal(t, tc.ctx, wctx)
 				return
 			}
 			require.True(t, ok)
-			require.True(t, rt.NeedsBound(wctx), "go-redis does not know the bound: the call binds it")
+			require.True(t, rt.conns.NeedsBound(wctx), "go-redis does not know the bound: the call binds it")
 			require.False(t, limit.Before(before.Add(tc.d)), "the bound counts from the call")
 			_, has := wctx.Deadline()
 			require.False(t, has, "the bound is not the context's deadline")
 			require.Nil(t, wctx.Done())
-			require.Nil(t, wctx.Value(pinKey{}), "other values come from the parent")
+			require.Nil(t, conns.PinOf(wctx), "other values come from the parent")
 		})
 	}
 }
@@ -191,7 +181,7 @@ func firstBoundCall(t *testing.T, rt *Runtime, rdb *redis.Client) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "a")
+	v, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, "a")
 	require.NoError(t, err)
 	require.Equal(t, "a", v)
 	claimed, idle := claimedConns(rt, rdb)
@@ -207,7 +197,7 @@ func evalWhilePaused(ctx context.Context, t *testing.T, rt *Runtime, raw *redis.
 	require.NoError(t, raw.Do(context.Background(), "CLIENT", "PAUSE", 3000, "ALL").Err())
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, "silent")
+		_, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, "silent")
 		done <- err
 	}()
 	select {

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -47,13 +48,13 @@ func waitSlotMap(t *testing.T, rt *Runtime, cc *redis.ClusterClient, key string)
 	defer cancel()
 	var node *redis.Client
 	redistest.Eventually(t, 10*time.Second, "a bound connection to the master of "+key, func() bool {
-		_, _, err := rt.EvalSynced(ctx, echoScript, []string{key}, "warm")
+		_, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{key}, "warm")
 		require.NoError(t, err)
 		n, err := cc.MasterForKey(ctx, key)
 		require.NoError(t, err)
 		node = n
 		claimed, _ := claimedConns(rt, n)
-		return rt.binder.ready.Load() && claimed > 0
+		return rt.conns.SlotMapRead() && claimed > 0
 	})
 	return node
 }
@@ -141,7 +142,7 @@ func TestClusterBoundCallsRunInline(t *testing.T) {
 				before := goroutinesCreated()
 				for i := range calls {
 					k := keys[i%len(keys)]
-					v, _, err := rt.EvalSynced(ctx, echoScript, []string{k}, i)
+					v, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{k}, i)
 					require.NoError(t, err)
 					require.Equal(t, strconv.Itoa(i), v)
 				}
@@ -160,16 +161,15 @@ func TestClusterBoundCallsRunInline(t *testing.T) {
 
 			// The same calls without the binder take Bounded's goroutine
 			// each: the count above would have seen them.
-			b := rt.binder
-			rt.binder = nil
-			require.GreaterOrEqual(t, run(), uint64(calls), "calls through Bounded")
-			rt.binder = b
+			rt.conns.WithoutBinder(func() {
+				require.GreaterOrEqual(t, run(), uint64(calls), "calls through Bounded")
+			})
 
 			// Close gives every connection back, parked ones included.
 			stopApp()
 			stopApp = func() {}
 			rt.Close()
-			require.Zero(t, rt.Dedicated())
+			require.Zero(t, rt.conns.Open())
 			require.NoError(t, cc.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
 				if st := m.PoolStats(); st.TotalConns != st.IdleConns {
 					return fmt.Errorf("%s: %+v", m.Options().Addr, st)
@@ -196,15 +196,15 @@ func TestClusterBoundCallEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	require.NoError(t, raw.Do(context.Background(), "CLIENT", "PAUSE", 3000, "ALL").Err())
-	_, _, err = rt.EvalSynced(ctx, echoScript, []string{key}, "silent")
-	var ab *AbandonedError
+	_, _, err = rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{key}, "silent")
+	var ab *conns.AbandonedError
 	require.ErrorAs(t, err, &ab)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	// Through Bounded, the idle connection would still be there.
 	_, idle := claimedConns(rt, node)
 	require.Zero(t, idle, "the call ran on the bound connection, which was cut and dropped")
 
-	v, _, err := rt.EvalSynced(boundCtx(t), echoScript, []string{key}, "after")
+	v, _, err := rt.Run(boundCtx(t), echoScript, RunOpts{Synced: true}, []string{key}, "after")
 	require.NoError(t, err)
 	require.Equal(t, "after", v)
 }
@@ -251,7 +251,7 @@ func TestClusterBoundCallAfterSlotMove(t *testing.T) {
 	incr := func(ctx context.Context) {
 		t.Helper()
 		want++
-		v, _, err := rt.EvalSyncedNoRetry(ctx, incrScript, []string{key})
+		v, _, err := rt.Run(ctx, incrScript, RunOpts{Synced: true, NoRetry: true}, []string{key})
 		require.NoError(t, err)
 		require.Equal(t, want, v)
 	}
@@ -260,7 +260,7 @@ func TestClusterBoundCallAfterSlotMove(t *testing.T) {
 	// A pin made before the move, used after it.
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cctx, pin, inline := rt.InlineFor(pctx, key)
+	cctx, pin, inline := rt.conns.Inline(pctx, key)
 	require.True(t, inline)
 	require.NotNil(t, pin, "a bound connection to the old master is pinned")
 
@@ -309,7 +309,7 @@ func TestClusterBoundCallAfterFailover(t *testing.T) {
 	incr := func() {
 		t.Helper()
 		want++
-		v, _, err := rt.EvalSyncedNoRetry(boundCtx(t), incrScript, []string{key})
+		v, _, err := rt.Run(boundCtx(t), incrScript, RunOpts{Synced: true, NoRetry: true}, []string{key})
 		require.NoError(t, err, "call %d", want)
 		require.Equal(t, want, v)
 	}
@@ -358,35 +358,35 @@ func TestClusterInlineFor(t *testing.T) {
 	node := waitSlotMap(t, rt, cc, key)
 
 	ctx := boundCtx(t)
-	_, _, inline := rt.Inline(ctx)
+	_, _, inline := rt.conns.Inline(ctx, "")
 	require.False(t, inline, "no key, no pin on a cluster")
 
-	cctx, pin, inline := rt.InlineFor(ctx, key)
+	cctx, pin, inline := rt.conns.Inline(ctx, key)
 	require.True(t, inline)
 	require.NotNil(t, pin)
-	require.Same(t, node, pin.dc.Load().node)
+	require.Same(t, node, pin.Held().Node())
 	_, has := cctx.Deadline()
 	require.False(t, has, "the call runs without the caller's deadline; only its first script is bound")
-	v, _, err := rt.EvalSynced(cctx, echoScript, []string{key}, "pinned")
+	v, _, err := rt.Run(cctx, echoScript, RunOpts{Synced: true}, []string{key}, "pinned")
 	require.NoError(t, err)
 	require.Equal(t, "pinned", v)
-	require.Nil(t, pin.dc.Load(), "the first script took the pinned connection")
+	require.Nil(t, pin.Held(), "the first script took the pinned connection")
 	pin.Done()
 
 	// A script of another slot does not use the pin.
-	cctx, pin, inline = rt.InlineFor(ctx, key)
+	cctx, pin, inline = rt.conns.Inline(ctx, key)
 	require.True(t, inline)
 	other := "other-" + fmt.Sprint(Slot(key))
 	for Slot(other) == Slot(key) {
 		other += "x"
 	}
-	v, _, err = rt.EvalSynced(cctx, echoScript, []string{other}, "other")
+	v, _, err = rt.Run(cctx, echoScript, RunOpts{Synced: true}, []string{other}, "other")
 	require.NoError(t, err)
 	require.Equal(t, "other", v)
-	require.Nil(t, pin.dc.Load(), "given back")
+	require.Nil(t, pin.Held(), "given back")
 	pin.Done()
 
-	cctx, pin, inline = rt.InlineFor(context.Background(), key)
+	cctx, pin, inline = rt.conns.Inline(context.Background(), key)
 	require.True(t, inline)
 	require.Nil(t, pin)
 	require.Equal(t, context.Background(), cctx)

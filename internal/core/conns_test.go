@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -35,18 +36,18 @@ func TestDedicatedConnections(t *testing.T) {
 
 	// Sequential calls reuse one dedicated connection.
 	for i := range 20 {
-		v, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, i)
+		v, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, i)
 		require.NoError(t, err)
 		require.Equal(t, strconv.Itoa(i), v)
 	}
-	require.Equal(t, 1, rt.Dedicated())
+	require.Equal(t, 1, rt.conns.Open())
 
 	// Concurrent calls open more, up to a quarter of the pool.
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for i := range 50 {
-				if _, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, i); err != nil {
+				if _, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, i); err != nil {
 					t.Error(err)
 					return
 				}
@@ -54,26 +55,24 @@ func TestDedicatedConnections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.LessOrEqual(t, rt.Dedicated(), 2, "8/4")
+	require.LessOrEqual(t, rt.conns.Open(), 2, "8/4")
 
 	// A connection idle for longer than the limit goes back to the pool
 	// instead of being used without go-redis' probe.
-	rt.conns.mu.Lock()
-	rt.conns.idle = time.Nanosecond
-	rt.conns.mu.Unlock()
+	rt.conns.SetIdle(time.Nanosecond)
 	before := rdb.PoolStats().IdleConns
-	_, _, err := rt.EvalSynced(ctx, echoScript, []string{"k"}, 1)
+	_, _, err := rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, 1)
 	require.NoError(t, err)
-	require.Equal(t, 1, rt.Dedicated(), "the idle ones were given back, one new one taken")
+	require.Equal(t, 1, rt.conns.Open(), "the idle ones were given back, one new one taken")
 	require.Greater(t, rdb.PoolStats().IdleConns, before-1)
 
 	rt.Close()
 	st := rdb.PoolStats()
-	require.Equal(t, 0, rt.Dedicated())
+	require.Equal(t, 0, rt.conns.Open())
 	require.Equal(t, st.TotalConns, st.IdleConns, "all back in the pool: %+v", st)
-	_, _, err = rt.EvalSynced(ctx, echoScript, []string{"k"}, 1)
+	_, _, err = rt.Run(ctx, echoScript, RunOpts{Synced: true}, []string{"k"}, 1)
 	require.NoError(t, err, "a closed runtime's scripts go through the pool")
-	require.Equal(t, 0, rt.Dedicated())
+	require.Equal(t, 0, rt.conns.Open())
 }
 
 func TestErrorClasses(t *testing.T) {
@@ -101,7 +100,7 @@ func TestErrorClasses(t *testing.T) {
 			require.Equal(t, tc.reply, isReply(tc.err), "isReply")
 			if !tc.reply {
 				require.Equal(t, tc.notSent, NotSent(tc.err), "NotSent")
-				require.Equal(t, tc.peerClosed, isPeerClosed(tc.err), "isPeerClosed")
+				require.Equal(t, tc.peerClosed, conns.PeerClosed(tc.err), "PeerClosed")
 			}
 		})
 	}
@@ -117,53 +116,3 @@ type proto string
 
 func (p proto) Error() string { return string(p) }
 func (proto) RedisError()     {}
-
-// TestDedicatedForgetsUnusedNodes: when a node is first asked for, the
-// nodes nothing was taken from for dedicatedAge (on a cluster, node
-// clients replaced after a failover or a resharding) are forgotten and
-// their connections given back to their pools.
-func TestDedicatedForgetsUnusedNodes(t *testing.T) {
-	srvs := redistest.StartMasters(t, 2)
-	a, b := redistest.Client(t, srvs[0]), redistest.Client(t, srvs[1])
-	var d dedicatedConns
-	ctx := context.Background()
-	take := func(node *redis.Client) {
-		t.Helper()
-		dc := d.get(node)
-		require.NotNil(t, dc)
-		require.NoError(t, dc.conn.Ping(ctx).Err())
-		d.put(dc, nil)
-	}
-	take(a)
-	take(b)
-	// One of a's connections is parked (see retire): the sweep gives it
-	// back too.
-	d.nodes[a].max = 2
-	first, parked := d.get(a), d.get(a)
-	require.NoError(t, first.conn.Ping(ctx).Err())
-	require.NoError(t, parked.conn.Ping(ctx).Err())
-	d.park(parked)
-	d.put(first, nil)
-	require.EqualValues(t, 2, a.PoolStats().TotalConns)
-	d.mu.Lock()
-	require.Len(t, d.nodes, 2)
-	require.Len(t, d.nodes[a].parked, 1)
-	d.nodes[a].last = time.Now().Add(-2 * dedicatedAge)
-	d.mu.Unlock()
-	take(b)
-	d.mu.Lock()
-	require.Len(t, d.nodes, 2, "asking for a known node sweeps nothing")
-	d.mu.Unlock()
-
-	c := redistest.Client(t, redistest.StartServer(t))
-	take(c)
-	d.mu.Lock()
-	_, kept := d.nodes[a]
-	_, keptB := d.nodes[b]
-	d.mu.Unlock()
-	require.False(t, kept, "the node unused for long is forgotten")
-	require.True(t, keptB)
-	st := a.PoolStats()
-	require.Equal(t, st.TotalConns, st.IdleConns, "its connection is back in its pool: %+v", st)
-	d.close()
-}

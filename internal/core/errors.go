@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/errs"
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/hub"
 )
 
@@ -68,7 +69,7 @@ var ErrNilContext = fmt.Errorf("%w: nil context", ErrInvalidArgument)
 func WrongTypeError(ctx context.Context, rdb redis.UniversalClient, key, want string) error {
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	typ, err := Bounded(tctx, func(ctx context.Context) (string, error) {
+	typ, err := conns.Bounded(tctx, func(ctx context.Context) (string, error) {
 		return rdb.Type(ctx, key).Result()
 	})
 	if err != nil || typ == "" || typ == "none" {

@@ -38,11 +38,11 @@ type Inflight struct {
 	once sync.Once
 }
 
-// Begin registers work Close must wait for: an acquire that must not be
+// Inflight registers work Close must wait for: an acquire that must not be
 // cut off, from before it is sent until its outcome is handed to its
 // caller or undone. It returns ErrClosed once Close has begun; nothing must
 // then be sent.
-func (rt *Runtime) Begin() (*Inflight, error) {
+func (rt *Runtime) Inflight() (*Inflight, error) {
 	f := &rt.inflight
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -54,7 +54,7 @@ func (rt *Runtime) Begin() (*Inflight, error) {
 }
 
 // Fork registers more work on behalf of open work w (a check that outlives
-// the call that started it). Unlike Begin it succeeds while Close waits:
+// the call that started it). Unlike Runtime.Inflight it succeeds while Close waits:
 // w keeps Close waiting until the fork is registered.
 func (w *Inflight) Fork() *Inflight {
 	w.f.mu.Lock()
@@ -84,12 +84,12 @@ func (rt *Runtime) InflightCount() int {
 	return f.n
 }
 
-// Undoing returns a context for undoing an acquire (giving permits back):
+// ForUndo returns a context for undoing an acquire (giving permits back):
 // it keeps ctx's values but not its cancellation, is bounded by the client's
-// timeout, and is done once Close has stopped waiting. Check Stopped before
+// timeout, and is done once Close has stopped waiting. Check Drained before
 // sending on it: an undo that Close gave up on must not be sent.
-func (rt *Runtime) Undoing(ctx context.Context) (context.Context, context.CancelFunc) {
-	dctx, cancel := rt.Detached(ctx)
+func (rt *Runtime) ForUndo(ctx context.Context) (context.Context, context.CancelFunc) {
+	dctx, cancel := rt.ForRelease(ctx)
 	stop := context.AfterFunc(rt.inflight.stop, cancel)
 	return dctx, func() {
 		stop()
@@ -97,17 +97,17 @@ func (rt *Runtime) Undoing(ctx context.Context) (context.Context, context.Cancel
 	}
 }
 
-// Stopped is done once Close has stopped waiting for registered work (it
+// Drained is done once Close has stopped waiting for registered work (it
 // then returns): nothing may be sent any more on behalf of the client's own
 // background work, since the application may close its go-redis client.
-func (rt *Runtime) Stopped() context.Context { return rt.inflight.stop }
+func (rt *Runtime) Drained() context.Context { return rt.inflight.stop }
 
 // CloseWait is how long Close waits for registered work: an acquire sent
 // just before Close gets its reply within go-redis' ReadTimeout (or,
 // without one, the client's timeout), and its give-back then takes at most
 // the client's timeout.
 func (rt *Runtime) CloseWait() time.Duration {
-	reply := rt.readTimeout
+	reply := rt.conns.ReadTimeout()
 	if reply <= 0 {
 		reply = rt.timeout
 	}
@@ -124,7 +124,7 @@ func (rt *Runtime) CloseWait() time.Duration {
 
 // drain refuses new work and waits until the registered work has ended or
 // CloseWait has passed; it reports how much work it stopped waiting for.
-// Afterwards Stopped is done. A second call waits again for what is left.
+// Afterwards Drained is done. A second call waits again for what is left.
 func (rt *Runtime) drain() (left int, waited time.Duration) {
 	f := &rt.inflight
 	defer f.cancelStop()

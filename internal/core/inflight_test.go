@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -52,12 +53,12 @@ func TestCloseWaitsForInflight(t *testing.T) {
 	rt := New(Config{Redis: rdb, Timeout: time.Minute})
 	require.Equal(t, 2*time.Minute, rt.CloseWait())
 
-	w, err := rt.Begin()
+	w, err := rt.Inflight()
 	require.NoError(t, err)
 	done := closeAsync(rt)
-	redistest.Eventually(t, 10*time.Second, "Close began", func() bool { return rt.Done().Err() != nil })
+	redistest.Eventually(t, 10*time.Second, "Close began", func() bool { return rt.Lifetime().Err() != nil })
 	redistest.Eventually(t, 10*time.Second, "new work is refused", func() bool {
-		w2, err := rt.Begin()
+		w2, err := rt.Inflight()
 		if err == nil {
 			w2.End()
 			return false
@@ -74,8 +75,8 @@ func TestCloseWaitsForInflight(t *testing.T) {
 		t.Fatal("Close returned with a fork open")
 	default:
 	}
-	require.NoError(t, rt.Stopped().Err(), "undos may still be sent while Close waits")
-	uctx, cancel := rt.Undoing(context.Background())
+	require.NoError(t, rt.Drained().Err(), "undos may still be sent while Close waits")
+	uctx, cancel := rt.ForUndo(context.Background())
 	defer cancel()
 	require.NoError(t, uctx.Err())
 	fork.End()
@@ -84,7 +85,7 @@ func TestCloseWaitsForInflight(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not return after the work ended")
 	}
-	require.Error(t, rt.Stopped().Err())
+	require.Error(t, rt.Drained().Err())
 	// The undo context ends through context.AfterFunc, in its own
 	// goroutine; what must hold at once is Stopped, which every background
 	// send checks.
@@ -105,7 +106,7 @@ func TestCloseWaitIsBounded(t *testing.T) {
 	rt := New(Config{Redis: rdb, Timeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.Equal(t, 400*time.Millisecond, rt.CloseWait(), "no ReadTimeout: Timeout for the reply, Timeout for the give-back")
 
-	_, err := rt.Begin()
+	_, err := rt.Inflight()
 	require.NoError(t, err)
 	start := time.Now()
 	select {
@@ -114,7 +115,7 @@ func TestCloseWaitIsBounded(t *testing.T) {
 		t.Fatal("Close hung")
 	}
 	require.GreaterOrEqual(t, time.Since(start), rt.CloseWait())
-	require.Error(t, rt.Stopped().Err())
+	require.Error(t, rt.Drained().Err())
 	require.Contains(t, logs.String(), "Close stopped waiting for acquires in flight")
 	require.Contains(t, logs.String(), "inflight=1")
 }
@@ -124,7 +125,7 @@ func TestCloseWithoutInflight(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rdb := redistest.Client(t, srv)
 	rt := New(Config{Redis: rdb, Timeout: time.Hour})
-	w, err := rt.Begin()
+	w, err := rt.Inflight()
 	require.NoError(t, err)
 	w.End()
 	select {
@@ -132,8 +133,8 @@ func TestCloseWithoutInflight(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close waited with nothing in flight")
 	}
-	require.Error(t, rt.Stopped().Err())
-	_, err = rt.Begin()
+	require.Error(t, rt.Drained().Err())
+	_, err = rt.Inflight()
 	require.ErrorIs(t, err, ErrClosed)
 	rt.Close() // a second Close returns at once
 }
@@ -151,11 +152,11 @@ func TestReadTimeoutOf(t *testing.T) {
 		{-2, 0},
 	} {
 		rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ReadTimeout: tc.given})
-		got, _ := readTimeoutOf(rdb)
+		got := conns.New(conns.Config{Redis: rdb, Lifetime: context.Background()}).ReadTimeout()
 		require.Equal(t, tc.want, got, "ReadTimeout %v", tc.given)
 		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: tc.given})
 		if tc.given != -2 { // the cluster client has no -2
-			got, _ = readTimeoutOf(cc)
+			got = conns.New(conns.Config{Redis: cc, Lifetime: context.Background()}).ReadTimeout()
 			require.Equal(t, tc.want, got, "cluster ReadTimeout %v", tc.given)
 		}
 		_ = rdb.Close()

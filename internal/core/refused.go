@@ -140,7 +140,7 @@ func oldScriptError(msg string) (string, bool) {
 
 // GiveBack sends what was taken for a caller who will not have it (permits,
 // an element popped as its caller left) with send, on a context from
-// Undoing, and returns the outcome of that first try. When Redis refused
+// ForUndo, and returns the outcome of that first try. When Redis refused
 // it (Refused: out of memory, an ACL, a failover under way), nothing is
 // lost yet: pending is true, and it is sent again in the background, with a
 // pause growing to a second, until Redis accepts it or answers otherwise;
@@ -150,10 +150,10 @@ func oldScriptError(msg string) (string, bool) {
 func (rt *Runtime) GiveBack(ctx context.Context, send func(context.Context) error, end func(error)) (err error, pending bool) {
 	bg := context.WithoutCancel(ctx)
 	try := func() error {
-		if rt.Stopped().Err() != nil {
+		if rt.Drained().Err() != nil {
 			return ErrClosed
 		}
-		dctx, cancel := rt.Undoing(bg)
+		dctx, cancel := rt.ForUndo(bg)
 		defer cancel()
 		return send(dctx)
 	}
@@ -161,7 +161,7 @@ func (rt *Runtime) GiveBack(ctx context.Context, send func(context.Context) erro
 	if !Refused(err) || rt.done.Err() != nil {
 		return err, false
 	}
-	w, berr := rt.Begin()
+	w, berr := rt.Inflight()
 	if berr != nil {
 		return err, false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
 )
@@ -62,7 +63,7 @@ func TestRefused(t *testing.T) {
 		{"a read timeout", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ETIMEDOUT}, false, false, false},
 		{"a reset connection", io.EOF, false, false, false},
 		{"a deadline", context.DeadlineExceeded, false, false, false},
-		{"an abandoned call", &core.AbandonedError{Cause: context.Canceled}, false, false, false},
+		{"an abandoned call", &conns.AbandonedError{Cause: context.Canceled}, false, false, false},
 		{"nil", nil, false, false, false},
 	}
 	for _, tc := range tests {

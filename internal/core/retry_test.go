@@ -13,6 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/conns"
+	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -40,7 +42,7 @@ func TestRetryable(t *testing.T) {
 		{"wrapped EOF", fmt.Errorf("no reply to the acquire: %w", io.EOF), true, false},
 		{"unexpected EOF", io.ErrUnexpectedEOF, true, false},
 		{"broken pipe", syscall.EPIPE, true, false},
-		{"abandoned call", &AbandonedError{Cause: context.DeadlineExceeded}, true, false},
+		{"abandoned call", &conns.AbandonedError{Cause: context.DeadlineExceeded}, true, false},
 		{"CLUSTERDOWN", replyErr("CLUSTERDOWN The cluster is down"), true, false},
 		{"TRYAGAIN", replyErr("TRYAGAIN Multiple keys request during rehashing of slot"), true, false},
 		{"LOADING", replyErr("LOADING Redis is loading the dataset in memory"), true, false},
@@ -70,10 +72,10 @@ func TestRetryable(t *testing.T) {
 // TestRetryAfter checks the budget of tries in a row, the back-off's
 // bounds (Redisson's EqualJitterDelay) and when After says no at once.
 func TestRetryAfter(t *testing.T) {
-	rt := New(Config{Retry: RetryConfig{Attempts: 3, Delay: 100 * time.Millisecond}})
+	rt := New(Config{Retry: retry.Config{Attempts: 3, Delay: 100 * time.Millisecond}})
 	defer rt.Close()
 	ctx := context.Background()
-	r := rt.Retry()
+	r := rt.Retry().Budget("", "")
 	bounds := [][2]time.Duration{{50, 100}, {100, 200}, {100, 200}}
 	for round := 0; round < 2; round++ {
 		for i, b := range bounds {
@@ -99,14 +101,14 @@ func TestRetryAfter(t *testing.T) {
 
 	off := New(Config{})
 	defer off.Close()
-	require.False(t, off.Retries())
-	ro := off.Retry()
+	require.False(t, off.Retry().On())
+	ro := off.Retry().Budget("", "")
 	_, again = ro.After(ctx, io.EOF)
 	require.False(t, again, "retrying is off")
 
-	closed := New(Config{Retry: RetryConfig{Attempts: 3}})
+	closed := New(Config{Retry: retry.Config{Attempts: 3}})
 	closed.Close()
-	rc := closed.Retry()
+	rc := closed.Retry().Budget("", "")
 	_, again = rc.After(ctx, io.EOF)
 	require.False(t, again, "the client is closed")
 	require.False(t, errors.Is(r.Err(), io.EOF))
@@ -117,10 +119,10 @@ func TestRetryAfter(t *testing.T) {
 func TestRetryObserved(t *testing.T) {
 	var got []observe.Retry
 	obs := &observe.Observer{Retry: func(_ context.Context, e observe.Retry) { got = append(got, e) }}
-	rt := New(Config{Retry: RetryConfig{Attempts: 3, Delay: 10 * time.Millisecond}, Observer: obs})
+	rt := New(Config{Retry: retry.Config{Attempts: 3, Delay: 10 * time.Millisecond}, Observer: obs})
 	defer rt.Close()
 	ctx := context.Background()
-	r := rt.RetryOf("fair lock", "jobs")
+	r := rt.Retry().Budget("fair lock", "jobs")
 	tests := []struct {
 		err    error
 		reason observe.RetryReason

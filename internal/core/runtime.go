@@ -2,14 +2,18 @@ package core
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/conns"
+	"github.com/goredisson/redisson/internal/events"
+	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/internal/replicas"
+	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -36,14 +40,15 @@ type Config struct {
 	FairLockWaitTimeout time.Duration
 	// Retry is how waiting calls ride out failures that may pass. Its zero
 	// value retries nothing.
-	Retry RetryConfig
+	Retry retry.Config
 	// Observer, when set, receives the client's events (package observe).
 	Observer *observe.Observer
 }
 
 // Runtime is what every object of one Client shares: the Redis client, the
-// client id, the pub/sub hub, the renewal wheel and the settings objects
-// need. Its settings are fixed at New.
+// client id, the pub/sub hub, the renewal wheel, and the parts one job each
+// (connections, holds, events, retrying) objects need. Its settings are
+// fixed at New.
 type Runtime struct {
 	redis           redis.UniversalClient
 	id              string
@@ -55,25 +60,14 @@ type Runtime struct {
 	sync            *ReplicaSync
 	logger          *slog.Logger
 	cluster         bool
-	// readTimeout is go-redis' own bound of a reply (ReadTimeout); 0 when
-	// it waits forever.
-	readTimeout time.Duration
-	// ctxTimeouts: the go-redis client has ContextTimeoutEnabled, so it
-	// ends a call at its context's deadline by itself.
-	ctxTimeouts bool
-	// binder lets dedicated connections be bound by a call's context (see
-	// boundConn): the client's dial hook on a single node, every node
-	// client's on a cluster (see cluster_bind.go).
-	binder   *binder
-	fairWait time.Duration
-	retry    RetryConfig
-	obs      *observe.Observer
-	epoch    time.Time // holds' start times count from it
+	fairWait        time.Duration
 
-	holds    Holds
+	conns    *conns.Pool
+	holds    *holds.Registry
+	events   *events.Sink
+	retry    *retry.Policy
 	evalMode EvalMode
 	requests requestIDs
-	conns    dedicatedConns
 	inflight inflight
 	done     context.Context
 	cancel   context.CancelCauseFunc
@@ -90,24 +84,10 @@ func New(cfg Config) *Runtime {
 		logger:          cfg.Logger,
 		cluster:         cfg.Cluster,
 		fairWait:        cfg.FairLockWaitTimeout,
-		retry:           cfg.Retry,
-		obs:             cfg.Observer,
-		epoch:           time.Now(),
 	}
+	epoch := time.Now()
 	if cfg.Sharded {
 		rt.publish = "SPUBLISH"
-	}
-	rt.readTimeout, rt.ctxTimeouts = readTimeoutOf(cfg.Redis)
-	switch c := cfg.Redis.(type) {
-	case *redis.Client:
-		if !cfg.Cluster {
-			rt.binder = &binder{}
-			c.AddHook(rt.binder)
-		}
-	case *redis.ClusterClient:
-		if cfg.Cluster {
-			rt.bindCluster(c)
-		}
 	}
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
@@ -121,17 +101,19 @@ func New(cfg Config) *Runtime {
 	if rt.watchdogTimeout <= 0 {
 		rt.watchdogTimeout = 30 * time.Second
 	}
-	rt.sync = &ReplicaSync{Enabled: cfg.Sync.Enabled, Timeout: cfg.Sync.Timeout, FailOnNoSync: cfg.Sync.FailOnNoSync, c: &replicaCache{}}
+	rt.sync = &ReplicaSync{Enabled: cfg.Sync.Enabled, Timeout: cfg.Sync.Timeout, FailOnNoSync: cfg.Sync.FailOnNoSync, c: replicas.New(rt.logger)}
 	rt.done, rt.cancel = context.WithCancelCause(context.Background())
-	if rt.binder != nil {
-		rt.binder.soft.done = rt.done.Done()
-		rt.binder.soft.epoch = rt.epoch
+	cc := conns.Config{Redis: cfg.Redis, Cluster: cfg.Cluster, Timeout: rt.timeout, Lifetime: rt.done, Epoch: epoch}
+	if rt.sync.Enabled {
+		cc.Replicas = rt.sync.c
 	}
+	rt.conns = conns.New(cc)
+	rt.events = events.New(cfg.Observer, rt.logger, epoch)
 	rt.requests.init()
 	rt.inflight.init()
 	if cfg.Redis != nil {
 		pc := hub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger}
-		if o := rt.obs; o != nil && o.Subscription != nil {
+		if o := cfg.Observer; o != nil && o.Subscription != nil {
 			pc.OnConfirm = func(channel string, resub bool, d time.Duration) {
 				o.Subscription(observe.Subscription{Channel: channel, Resubscribe: resub, Confirm: d})
 			}
@@ -149,7 +131,15 @@ func New(cfg Config) *Runtime {
 		Margin:    cfg.LeaseMargin,
 		Slot:      slot,
 		Logger:    rt.logger,
-		OnRound:   rt.onRound(),
+		OnRound:   onRound(cfg.Observer),
+	})
+	rt.holds = holds.New(rt.wheel, rt.events, holds.Causes{
+		Closed: ErrClosed, LockLost: ErrLockLost, LeaseExpired: ErrLeaseExpired,
+		Object: func(kind, name string, err error) error { return &ObjectError{Kind: kind, Name: name, Err: err} },
+	})
+	rt.retry = retry.New(cfg.Retry, retry.Deps{
+		Redis: cfg.Redis, Hub: rt.hub, Events: rt.events, Lifetime: rt.done, Watchdog: rt.watchdogTimeout,
+		Retryable: Retryable, Closed: ErrClosed, Reason: retryReason,
 	})
 	return rt
 }
@@ -161,12 +151,12 @@ func New(cfg Config) *Runtime {
 // lease running out while Redis does not answer). Idempotent.
 func (rt *Runtime) Closing() {
 	rt.cancel(ErrClosed)
-	rt.loseAll(ErrClosed)
+	rt.holds.LoseAll(ErrClosed)
 }
 
 // Close marks the runtime closed (later calls fail with ErrClosed), ends
 // every hold with cause ErrClosed, waits up to CloseWait for the acquires
-// in flight and their give-backs (see Begin), and stops the hub and the
+// in flight and their give-backs (see Inflight), and stops the hub and the
 // wheel. The registered work sends nothing after it returns.
 func (rt *Runtime) Close() {
 	rt.Closing()
@@ -174,7 +164,7 @@ func (rt *Runtime) Close() {
 		rt.logger.Error("redisson: Close stopped waiting for acquires in flight; Redis did not answer in time, and semaphore permits they took (if they ran) are missing until restored",
 			"inflight", left, "waited", waited)
 	}
-	rt.conns.close()
+	rt.conns.Close()
 	if rt.hub != nil {
 		rt.hub.Close()
 	}
@@ -192,6 +182,18 @@ func (rt *Runtime) Hub() *hub.Hub { return rt.hub }
 
 // Wheel returns the renewal wheel.
 func (rt *Runtime) Wheel() *renewal.Wheel { return rt.wheel }
+
+// Conns returns the client's dedicated connections and call bounds.
+func (rt *Runtime) Conns() *conns.Pool { return rt.conns }
+
+// Holds returns what the client holds.
+func (rt *Runtime) Holds() *holds.Registry { return rt.holds }
+
+// Events returns where the client's events go (observer, Debug log).
+func (rt *Runtime) Events() *events.Sink { return rt.events }
+
+// Retry returns how the client's waiting calls retry and wait.
+func (rt *Runtime) Retry() *retry.Policy { return rt.retry }
 
 // WatchdogTimeout is the lease of locks taken without one.
 func (rt *Runtime) WatchdogTimeout() time.Duration { return rt.watchdogTimeout }
@@ -216,9 +218,12 @@ func (rt *Runtime) Logger() *slog.Logger { return rt.logger }
 // Cluster reports whether Redis is a cluster.
 func (rt *Runtime) Cluster() bool { return rt.cluster }
 
-// Done is a context that is cancelled, with cause ErrClosed, when the client
-// is closed.
-func (rt *Runtime) Done() context.Context { return rt.done }
+// Closed is closed when the client is closed.
+func (rt *Runtime) Closed() <-chan struct{} { return rt.done.Done() }
+
+// Lifetime is a context for the client's own background work: cancelled,
+// with cause ErrClosed, when the client is closed.
+func (rt *Runtime) Lifetime() context.Context { return rt.done }
 
 // Check returns ErrInvalidArgument for a nil context, ErrClosed on a closed
 // client and the context's cause on a done context.
@@ -237,272 +242,16 @@ func (rt *Runtime) Check(ctx context.Context) error {
 	return nil
 }
 
-// Detached returns a context that keeps ctx's values but not its
-// cancellation, bounded by the client's timeout: releases must run even when
-// the caller's context is already done.
-func (rt *Runtime) Detached(ctx context.Context) (context.Context, context.CancelFunc) {
+// ForRelease returns a context for a release, which must run even when the
+// caller's context is already done: it keeps ctx's values but not its
+// cancellation, and is bounded by the client's timeout.
+func (rt *Runtime) ForRelease(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), rt.timeout)
-}
-
-// Within returns ctx with a bound on the Redis calls the runtime makes
-// under it (Eval, EvalSynced, Bounded): each ends within d from now, as if
-// ctx had that deadline. It is ctx itself when go-redis' ReadTimeout already
-// ends a silent call about as soon, or ctx's own deadline comes first.
-//
-// The bound is a value, not a deadline: context.WithTimeout would start and
-// stop a timer at every unlock, and with several goroutines locking at once
-// the Go runtime then woke an idle thread at most of the socket deadlines
-// go-redis sets (measured, --only parallel, A/B in the same minutes: 0.61
-// and 0.82 of redislock's pairs/s with the timer, 0.92 and 1.06 without).
-// A bound call leaves it to a sweeper, which ends the call at most
-// softEvery (25 ms) after the bound (see softbound.go); the rare call that
-// needs a goroutine (Bounded) makes it a real deadline first. Other code
-// sees ctx as it was: use the returned context only for those calls.
-func (rt *Runtime) Within(ctx context.Context, d time.Duration) context.Context {
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= d {
-		return ctx
-	}
-	if rt.readTimeout > 0 && rt.readTimeout <= d+boundSlack {
-		return ctx
-	}
-	return &withinCtx{Context: ctx, limit: time.Now().Add(d)}
-}
-
-// withinCtx carries a bound set by Within.
-type withinCtx struct {
-	context.Context
-	limit time.Time
-}
-
-type withinKey struct{}
-
-func (c *withinCtx) Value(key any) any {
-	if _, ok := key.(withinKey); ok {
-		return c
-	}
-	return c.Context.Value(key)
-}
-
-// limitOf returns when calls under ctx must end: the earlier of ctx's
-// deadline and a bound set by Within.
-func limitOf(ctx context.Context) (time.Time, bool) {
-	deadline, ok := ctx.Deadline()
-	if w := withinFirst(ctx, deadline, ok); w != nil {
-		return w.limit, true
-	}
-	return deadline, ok
-}
-
-// withinFirst returns the bound Within set on ctx when it comes before
-// ctx's deadline (deadline, ok), nil otherwise.
-func withinFirst(ctx context.Context, deadline time.Time, ok bool) *withinCtx {
-	if w, _ := ctx.Value(withinKey{}).(*withinCtx); w != nil && (!ok || w.limit.Before(deadline)) {
-		return w
-	}
-	return nil
-}
-
-// SlotOf returns the cluster slot of key, or 0 outside a cluster.
-func (rt *Runtime) SlotOf(key string) int {
-	if !rt.cluster {
-		return 0
-	}
-	return Slot(key)
-}
-
-// Eval runs a script without replica sync, bounded by ctx.
-func (rt *Runtime) Eval(ctx context.Context, s *Script, keys []string, args ...any) (any, error) {
-	if !rt.NeedsBound(ctx) {
-		return s.run(ctx, rt.redis, &rt.evalMode, true, keys, args)
-	}
-	return Bounded(ctx, func(ctx context.Context) (any, error) {
-		return s.run(ctx, rt.redis, &rt.evalMode, true, keys, args)
-	})
-}
-
-// NeedsBound reports whether a call under ctx must go through Bounded:
-// when ctx's deadline comes before go-redis' own ReadTimeout would end a
-// silent call (or go-redis has none). Otherwise go-redis ends it in time
-// by itself, and the call saves Bounded's goroutine, which on the lock path
-// costs as much as the library's own work. A ctx without deadline is
-// bounded by ReadTimeout then: its cancellation is seen within that.
-func (rt *Runtime) NeedsBound(ctx context.Context) bool {
-	if rt.readTimeout <= 0 {
-		if ctx.Done() != nil {
-			return true
-		}
-		_, ok := limitOf(ctx) // a bound set by Within
-		return ok
-	}
-	// Deadline first: Done would make a cancel context allocate its
-	// channel on every call.
-	deadline, ok := ctx.Deadline()
-	if w := withinFirst(ctx, deadline, ok); w != nil {
-		// go-redis knows nothing of a bound set by Within, even with
-		// ContextTimeoutEnabled.
-		return time.Until(w.limit)+boundSlack < rt.readTimeout
-	}
-	return ok && !rt.ctxTimeouts && time.Until(deadline)+boundSlack < rt.readTimeout
-}
-
-// Abandoned turns a failure to get a reply after ctx ended into the
-// *AbandonedError Bounded returns: whether the call ran is unknown, and the
-// error says why the caller stopped waiting.
-func Abandoned(ctx context.Context, err error) error {
-	if err == nil || isReply(err) {
-		return err
-	}
-	if ctx.Err() != nil {
-		return &AbandonedError{Cause: context.Cause(ctx)}
-	}
-	if deadline, ok := limitOf(ctx); ok && !time.Now().Before(deadline) {
-		// The socket's deadline passed a moment before ctx's timer fired.
-		return &AbandonedError{Cause: context.DeadlineExceeded}
-	}
-	return err
-}
-
-// boundSlack is how far a deadline may come before go-redis' ReadTimeout
-// and still be left to go-redis: a release attempt bounded by the default
-// Timeout (3 s) meets the default ReadTimeout (3 s) a moment early.
-const boundSlack = 100 * time.Millisecond
-
-// readTimeoutOf returns the go-redis client's ReadTimeout and whether it
-// honours context deadlines itself (ContextTimeoutEnabled). The client's
-// Options are the ones go-redis normalised in New: its default (0 given)
-// is already filled in, and 0 or a negative value there means the client
-// waits for a reply forever (-1 or -2 given); both give 0 here.
-func readTimeoutOf(rdb redis.UniversalClient) (time.Duration, bool) {
-	var d time.Duration
-	var ctxTimeouts bool
-	switch c := rdb.(type) {
-	case *redis.Client:
-		d, ctxTimeouts = c.Options().ReadTimeout, c.Options().ContextTimeoutEnabled
-	case *redis.ClusterClient:
-		d, ctxTimeouts = c.Options().ReadTimeout, c.Options().ContextTimeoutEnabled
-	default:
-		return 0, false
-	}
-	if d <= 0 {
-		return 0, false
-	}
-	return d, ctxTimeouts
-}
-
-// EvalSynced runs a lock-writing script followed by WAIT for the master's
-// replicas on the same connection (one round trip), when replica sync is on
-// and the master has replicas. Without WAIT, on a single node, the script
-// goes down a dedicated connection (see dedicatedConns). go-redis may re-send
-// the script when a reply is lost: use it for scripts that are idempotent
-// (unlocks, with their latch). It returns when ctx is done even if Redis
-// does not answer (see Bounded).
-func (rt *Runtime) EvalSynced(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
-	return rt.evalBounded(ctx, s, true, keys, args)
-}
-
-// EvalSyncedNoRetry is EvalSynced for scripts that must run at most once
-// (acquires): a lost reply is reported, never answered by a second run. A
-// *StaleConnError says the server had closed the connection before the
-// reply: the caller finds out from Redis whether the script ran.
-func (rt *Runtime) EvalSyncedNoRetry(ctx context.Context, s *Script, keys []string, args ...any) (any, SyncResult, error) {
-	return rt.evalBounded(ctx, s, false, keys, args)
-}
-
-type syncedReply struct {
-	v    any
-	sync SyncResult
-}
-
-func (rt *Runtime) evalBounded(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
-	if pin, _ := ctx.Value(pinKey{}).(*Pin); pin != nil {
-		if v, err, ok := rt.evalPinned(ctx, pin, s, keys, args); ok {
-			return v, SyncResult{}, err
-		}
-	}
-	if !rt.NeedsBound(ctx) {
-		return rt.evalSynced(ctx, s, retry, keys, args)
-	}
-	if v, err, ok := rt.evalBound(ctx, s, retry, keys, args); ok {
-		return v, SyncResult{}, err
-	}
-	r, err := Bounded(ctx, func(ctx context.Context) (syncedReply, error) {
-		v, sync, err := rt.evalSynced(ctx, s, retry, keys, args)
-		return syncedReply{v, sync}, err
-	})
-	return r.v, r.sync, err
-}
-
-func (rt *Runtime) evalSynced(ctx context.Context, s *Script, retry bool, keys []string, args []any) (any, SyncResult, error) {
-	run := func() (any, SyncResult, error) {
-		v, err := s.run(ctx, rt.redis, &rt.evalMode, retry, keys, args)
-		return v, SyncResult{}, err
-	}
-	if rt.cluster && !rt.sync.Enabled {
-		return run()
-	}
-	node, err := master(ctx, rt.redis, keys[0])
-	if err != nil || node == nil {
-		return run()
-	}
-	n := 0
-	if rt.sync.Enabled {
-		n = rt.sync.replicas(ctx, node, rt.logger)
-	}
-	if n == 0 {
-		if rt.cluster {
-			// Through the cluster client: it follows redirects, and its
-			// hooks see the call.
-			return run()
-		}
-		v, err := rt.runOnNode(ctx, node, s, retry, keys, args)
-		return v, SyncResult{}, err
-	}
-	timeout := rt.sync.Timeout
-	if timeout <= 0 {
-		timeout = time.Second
-	}
-	sha := rt.evalMode.sha()
-	for {
-		pipe := node.Pipeline()
-		cmd, send := s.command(ctx, sha, retry, keys, args)
-		_ = pipe.Process(ctx, send)
-		wait := pipe.Do(ctx, "WAIT", n, timeout.Milliseconds())
-		_, _ = pipe.Exec(ctx)
-		err := cmd.Err()
-		switch {
-		case sha && rt.evalMode.answered(err):
-			// The script did not run: EVAL it now, in the same
-			// pipeline as its WAIT (a SCRIPT LOAD first may be refused
-			// by the ACL too).
-			sha = false
-			continue
-		case IsRedirect(err):
-			// The slot moved under us; the script did not run. Let the
-			// cluster client follow the redirect, without WAIT this once.
-			return run()
-		case errors.Is(err, redis.Nil):
-			err = nil
-		case err != nil:
-			return nil, SyncResult{}, s.wrap(err)
-		}
-		acked, werr := wait.Int64()
-		res := SyncResult{Replicas: n, Acked: int(acked)}
-		if _, reply := replyText(werr); reply {
-			res.Refused = werr
-		}
-		if res.Failed() {
-			// The count may be stale (a failover, a replica gone): read
-			// it again soon, not a TTL later, so that a retry sees it.
-			rt.sync.recheck(node.Options().Addr)
-		}
-		return cmd.Val(), res, nil
-	}
 }
 
 // onRound turns the wheel's round reports into the observer's Renewal
 // events; nil without an observer that wants them.
-func (rt *Runtime) onRound() func(renewal.Round) {
-	o := rt.obs
+func onRound(o *observe.Observer) func(renewal.Round) {
 	if o == nil || o.Renewal == nil {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goredisson/redisson/internal/conns"
 )
 
 // Script is one Lua script, sent with EVALSHA and, when a node answers
@@ -170,7 +172,7 @@ func (rt *Runtime) Queue(ctx context.Context, pipe redis.Pipeliner, s *Script, k
 func (q *Queued) Result() (any, error) {
 	err := q.cmd.Err()
 	if q.sha && q.rt.evalMode.answered(err) {
-		return Bounded(q.ctx, func(ctx context.Context) (any, error) {
+		return conns.Bounded(q.ctx, func(ctx context.Context) (any, error) {
 			return q.s.run(ctx, q.rt.redis, &q.rt.evalMode, true, q.keys, q.args)
 		})
 	}

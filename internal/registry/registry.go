@@ -25,7 +25,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/conns"
+	"github.com/goredisson/redisson/internal/holds"
 )
 
 // KeyPrefix starts every client record's key; the client id follows.
@@ -145,7 +146,7 @@ type Config struct {
 	ID string
 	// Held lists the client's holds; Changed gets a token after they
 	// change.
-	Held    func() []core.Held
+	Held    func() []holds.Held
 	Changed <-chan struct{}
 	// Period is the time between two refreshes; TTL the record's PX.
 	Period, TTL time.Duration
@@ -215,7 +216,7 @@ func (r *Registrar) loop() {
 		ctx, cancel := context.WithTimeout(r.life, r.cfg.Timeout)
 		defer cancel()
 		r.writes.Add(1)
-		_, err := core.Bounded(ctx, func(ctx context.Context) (struct{}, error) {
+		_, err := conns.Bounded(ctx, func(ctx context.Context) (struct{}, error) {
 			defer r.writes.Done()
 			return struct{}{}, r.write(ctx)
 		})
@@ -331,7 +332,7 @@ func (r *Registrar) Close() {
 		// Redis does not answer: the delete below is bounded the same way,
 		// and the record expires by itself if a write lands after it.
 	}
-	_, err := core.Bounded(ctx, func(ctx context.Context) (int64, error) { return r.cfg.Redis.Del(ctx, Key(r.cfg.ID)).Result() })
+	_, err := conns.Bounded(ctx, func(ctx context.Context) (int64, error) { return r.cfg.Redis.Del(ctx, Key(r.cfg.ID)).Result() })
 	if err != nil {
 		r.cfg.Logger.Debug("redisson: cannot delete the client's registration record; it expires by itself",
 			"key", Key(r.cfg.ID), "err", err)

@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/goredisson/redisson/internal/core"
+	coreholds "github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/registry"
 )
@@ -21,19 +21,19 @@ import (
 // holds is a hold source the test changes by hand.
 type holds struct {
 	mu      sync.Mutex
-	list    []core.Held
+	list    []coreholds.Held
 	changed chan struct{}
 }
 
 func newHolds() *holds { return &holds{changed: make(chan struct{}, 1)} }
 
-func (h *holds) Held() []core.Held {
+func (h *holds) Held() []coreholds.Held {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]core.Held(nil), h.list...)
+	return append([]coreholds.Held(nil), h.list...)
 }
 
-func (h *holds) set(list ...core.Held) {
+func (h *holds) set(list ...coreholds.Held) {
 	h.mu.Lock()
 	h.list = list
 	h.mu.Unlock()
@@ -62,7 +62,7 @@ func TestExpiresAfterKill(t *testing.T) {
 	rdb := redistest.Client(t, srv)
 	src := newHolds()
 	since := time.Now().Add(-time.Minute)
-	src.set(core.Held{Key: "k", Owner: "id-1:7", Object: "lock", Since: since, Depth: 2})
+	src.set(coreholds.Held{Key: "k", Owner: "id-1:7", Object: "lock", Since: since, Depth: 2})
 	r := registry.Start(registry.Config{Redis: rdb, ID: "id-1", Held: src.Held, Changed: src.changed,
 		Period: 100 * time.Millisecond, TTL: 400 * time.Millisecond, Timeout: time.Second})
 	var rec *registry.Record
@@ -100,7 +100,7 @@ func TestCoalesced(t *testing.T) {
 		r = registry.Start(registry.Config{Redis: rdb, ID: "id-2", Held: src.Held, Changed: src.changed,
 			Period: time.Hour, TTL: time.Hour, MinGap: gap, Timeout: time.Second})
 		for i := range 500 {
-			src.set(core.Held{Key: "k", Owner: "id-2:1", Since: time.Now(), Depth: i + 1})
+			src.set(coreholds.Held{Key: "k", Owner: "id-2:1", Since: time.Now(), Depth: i + 1})
 		}
 		redistest.Eventually(t, 5*time.Second, "the last state written", func() bool {
 			rec := get(t, rdb, "id-2")

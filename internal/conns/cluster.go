@@ -1,8 +1,7 @@
-package core
+package conns
 
 import (
 	"context"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,7 +18,7 @@ import (
 // retire).
 //
 // A call bound by its context then goes straight to the key's master, as on
-// a single node (see evalBound). Its node comes from the cluster client's
+// a single node (see TakeBound). Its node comes from the cluster client's
 // slot map (MasterForKey), which may be out of date after a resharding or a
 // failover: the master then refuses the script (MOVED, ASK, READONLY, ...)
 // before running it, and the call is sent again through the cluster client,
@@ -28,9 +27,9 @@ import (
 // node.
 
 // bindCluster adds the binder to cc's node clients (see above).
-func (rt *Runtime) bindCluster(cc *redis.ClusterClient) {
+func (p *Pool) bindCluster(cc *redis.ClusterClient) {
 	b := &binder{cc: cc}
-	rt.binder = b
+	p.binder = b
 	cc.OnNewNode(b.hook)
 }
 
@@ -44,41 +43,15 @@ func (b *binder) hook(node *redis.Client) {
 	}
 }
 
-// boundNode returns the node a call on key can be bound on: the client on a
-// single node, the key's master on a cluster; nil when there is none (no
-// binder, a cluster whose slot map was never read).
-func (rt *Runtime) boundNode(ctx context.Context, key string) *redis.Client {
-	b := rt.binder
-	if b == nil {
-		return nil
-	}
-	if b.cc == nil {
-		node, _ := rt.redis.(*redis.Client)
-		return node
-	}
-	if !b.ready.Load() {
-		// MasterForKey would read the slot map on this call, bounded by
-		// go-redis' timeouts rather than ctx.
-		rt.readSlots(key)
-		return nil
-	}
-	node, err := b.cc.MasterForKey(ctx, key)
-	if err != nil {
-		return nil
-	}
-	b.hook(node)
-	return node
-}
-
 // readSlots has the cluster client read its slot map once, off the
 // caller's goroutine; bound calls wait for it (see boundNode).
-func (rt *Runtime) readSlots(key string) {
-	b := rt.binder
+func (p *Pool) readSlots(key string) {
+	b := p.binder
 	if !b.reading.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(rt.done, rt.timeout)
+		ctx, cancel := context.WithTimeout(p.life, p.timeout)
 		defer cancel()
 		if _, err := b.cc.MasterForKey(ctx, key); err == nil {
 			b.ready.Store(true)
@@ -94,64 +67,32 @@ func (rt *Runtime) readSlots(key string) {
 // reply; the PING after that fails, so that go-redis discards the
 // connection on Close instead of pooling it, and the pool dials a hooked
 // one when it next needs one. A server that refuses QUIT has it parked
-// instead (see dedicatedConns.park).
-func (rt *Runtime) retire(dc *dedicatedConn) {
+// instead (see dedicated.park).
+func (p *Pool) retire(dc *Conn) {
 	go func() {
-		if rt.done.Err() != nil {
-			rt.conns.drop(dc)
+		if p.life.Err() != nil {
+			p.set.drop(dc)
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), rt.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
 		defer cancel()
 		err := dc.conn.Do(ctx, "QUIT").Err()
 		switch {
 		case err == nil:
 			_ = dc.conn.Ping(ctx).Err()
 		case isReply(err):
-			rt.conns.park(dc)
+			p.set.park(dc)
 			return
 		}
 		// Failed in transit or after QUIT: go-redis discards it on Close.
-		rt.conns.drop(dc)
+		p.set.drop(dc)
 	}()
 }
 
-// reloadSlots has the cluster client read its slot map again soon (in the
+// ReloadSlots has the cluster client read its slot map again soon (in the
 // background), after a node refused a call for a slot it no longer serves.
-func (rt *Runtime) reloadSlots() {
-	if b := rt.binder; b != nil && b.cc != nil {
+func (p *Pool) ReloadSlots() {
+	if b := p.binder; b != nil && b.cc != nil {
 		b.cc.ReloadState(context.Background())
 	}
-}
-
-// refused reports whether err is a cluster node's refusal to run a command
-// at all: a redirection, or a slot or node not ready for it.
-func refused(err error) bool {
-	return IsRedirect(err) || Rejected(err)
-}
-
-// InlineFor is Inline for a call whose first script's first key is key: on
-// a cluster, the connection it pins is one to key's master (Inline, which
-// knows no key, pins none there). On a single node key is not used.
-func (rt *Runtime) InlineFor(ctx context.Context, key string) (context.Context, *Pin, bool) {
-	if !rt.cluster {
-		return rt.Inline(ctx)
-	}
-	if ctx.Done() == nil {
-		return ctx, nil, true
-	}
-	if !rt.needsBound(ctx) {
-		return context.WithoutCancel(ctx), nil, true
-	}
-	deadline, ok := limitOf(ctx)
-	if !ok || time.Until(deadline) < minPinned {
-		return nil, nil, false
-	}
-	dc := rt.reserveFor(ctx, key)
-	if dc == nil {
-		return nil, nil, false
-	}
-	pin := &Pin{rt: rt, ctx: ctx}
-	pin.dc.Store(dc)
-	return context.WithValue(context.WithoutCancel(ctx), pinKey{}, pin), pin, true
 }

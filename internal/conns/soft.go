@@ -1,4 +1,4 @@
-package core
+package conns
 
 import (
 	"sync"
@@ -14,9 +14,8 @@ import (
 // A bound call's earlier deadline changed them twice for the unlock and
 // twice again for the next lock, and moving a timer that sits in a
 // processor's heap may wake an idle thread (timer.modify → wakeNetPoller →
-// wakep → futex). Measured in paired runs on one server (bench/README,
-// 27 Nov 2026 (5)): 1.4–11 % more pairs/s on one goroutine and 5–17 % on
-// GOMAXPROCS goroutines without it, with fewer context switches.
+// wakep → futex): fewer pairs/s and more context switches
+// (docs/performance.md).
 //
 // Such a bound is therefore a soft one: the call leaves the socket's
 // deadlines to go-redis, and a sweeper, which runs only while bound calls

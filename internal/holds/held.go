@@ -1,4 +1,4 @@
-package core
+package holds
 
 import "time"
 
@@ -9,7 +9,7 @@ type Held struct {
 	// Object is the object's kind as errors name it ("lock", "read lock").
 	Object string
 	// Since is when the owner's first (outermost) hold was asked for, or
-	// passed on to the goroutine holding it now (Runtime.PassOn).
+	// passed on to the goroutine holding it now (Registry.PassOn).
 	Since time.Time
 	// Depth is the number of the owner's holds (its re-entries).
 	Depth int
@@ -17,8 +17,8 @@ type Held struct {
 
 // Held returns what this client holds now, in no particular order, and
 // arms HeldChanged: the first change after this call drops its token.
-func (rt *Runtime) Held() []Held {
-	hs := &rt.holds
+func (r *Registry) Held() []Held {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	hs.armed = true
@@ -35,8 +35,8 @@ func (rt *Runtime) Held() []Held {
 // until Held is read, so a reader that reads at its own pace (the
 // registration record, at most 4 writes a second) is woken once per read,
 // not twice per lock+unlock pair.
-func (rt *Runtime) HeldChanged() <-chan struct{} {
-	hs := &rt.holds
+func (r *Registry) HeldChanged() <-chan struct{} {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.changed == nil {
@@ -47,7 +47,7 @@ func (rt *Runtime) HeldChanged() <-chan struct{} {
 }
 
 // signal drops a token in changed if it is armed; hs.mu is held.
-func (hs *Holds) signal() {
+func (hs *Registry) signal() {
 	if !hs.armed {
 		return
 	}

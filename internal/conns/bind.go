@@ -1,4 +1,4 @@
-package core
+package conns
 
 import (
 	"bytes"
@@ -18,13 +18,12 @@ import (
 // call must still return in time (see Bounded). go-redis watches context
 // deadlines only with ContextTimeoutEnabled, and its public API offers no
 // way to reach a pooled connection's socket, so the bound used to cost a
-// goroutine per call, which on the lock path cost as much CPU as the rest of
-// a lock+unlock pair (every unlock paid it: its Timeout, 3 s, comes before
-// go-redis' default ReadTimeout, 5 s).
+// goroutine per call, a large share of the lock path's CPU (every unlock
+// paid it: its Timeout comes before go-redis' default ReadTimeout).
 //
 // Instead, the client adds a dial hook to the go-redis client that wraps
 // each new connection in a boundConn, whose read and write deadlines a call
-// can pull in. A dedicated connection (see dedicatedConns) learns which
+// can pull in. A dedicated connection (see dedicated) learns which
 // boundConn it runs on by sending ECHO with a random token when it is taken
 // (claim); a call bounded through it sets the boundConn's limit to its
 // context's deadline, and, when go-redis has no ReadTimeout, a cancellation
@@ -34,7 +33,7 @@ import (
 // takes effect without our touching the socket. A connection dialled before
 // the hook was added (the application's own first commands) cannot be
 // claimed: calls on it go through Bounded as before. On a cluster every node
-// client gets the hook (see cluster_bind.go).
+// client gets the hook (see cluster.go).
 
 // claimPrefix starts the ECHO argument of a claim; the token follows as
 // claimTokenLen hex digits.
@@ -54,7 +53,7 @@ type binder struct {
 	// was dialled.
 	opaque atomic.Bool
 
-	// On a cluster (see cluster_bind.go): the cluster client, the node
+	// On a cluster (see cluster.go): the cluster client, the node
 	// clients given the hook (*redis.Client keys), whether the slot map
 	// has been read, and whether a read of it is under way.
 	cc      *redis.ClusterClient
@@ -63,7 +62,7 @@ type binder struct {
 	reading atomic.Bool
 
 	// soft: the connections and the sweeper that ends calls bound by
-	// Within (see softbound.go).
+	// Within (see soft.go).
 	soft softConns
 }
 
@@ -144,7 +143,7 @@ type boundConn struct {
 	limit atomic.Int64
 	// soft is the bound (Unix ns) of the call under way when Within set
 	// it, 0 when there is none: the sweeper cuts the call once it passes
-	// (see softbound.go).
+	// (see soft.go).
 	soft atomic.Int64
 	// cut: the call under way was cut (a cancellation, the sweeper),
 	// which may have left a deadline in the past on the socket. Under mu.
@@ -181,62 +180,6 @@ func (c *boundConn) clamp(t time.Time) time.Time {
 func (c *boundConn) SetDeadline(t time.Time) error      { return c.Conn.SetDeadline(c.clamp(t)) }
 func (c *boundConn) SetReadDeadline(t time.Time) error  { return c.Conn.SetReadDeadline(c.clamp(t)) }
 func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.clamp(t)) }
-
-// bind bounds the calls made until unbind by ctx: its deadline becomes the
-// socket's; a bound set by Within that comes first is left to the sweeper
-// (see softbound.go). With cancel, its cancellation also cuts the socket's
-// deadline to now (context.AfterFunc, a few allocations a call); without, a
-// cancellation is seen at the deadline, as it is seen within ReadTimeout on
-// an unbound call (see Runtime.NeedsBound).
-func (c *boundConn) bind(ctx context.Context, cancel bool) (stop func() bool) {
-	deadline, ok := ctx.Deadline()
-	if w := withinFirst(ctx, deadline, ok); w != nil {
-		c.soft.Store(c.b.soft.mono(w.limit))
-		c.b.soft.begin()
-	} else if ok {
-		c.limit.Store(deadline.UnixNano())
-	}
-	gen := c.gen.Add(1)
-	if !cancel {
-		return nil
-	}
-	return context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.gen.Load() != gen {
-			return // that call is over
-		}
-		now := time.Now()
-		c.limit.Store(now.UnixNano())
-		_ = c.Conn.SetDeadline(now)
-		c.cut = true
-	})
-}
-
-// unbind ends a bound call.
-func (c *boundConn) unbind(stop func() bool) {
-	soft := c.soft.Load() != 0
-	if soft {
-		// Under mu: a sweeper that found the call past its bound cuts
-		// it before this, or not at all.
-		c.mu.Lock()
-		c.soft.Store(0)
-		c.uncutLocked()
-		c.mu.Unlock()
-		c.b.soft.end()
-	}
-	if stop != nil && !stop() {
-		// The cancellation ran or is running: wait for it, so that it
-		// cannot cut the connection's next call.
-		c.mu.Lock()
-		c.gen.Add(1)
-		c.uncutLocked()
-		c.mu.Unlock()
-	} else {
-		c.gen.Add(1)
-	}
-	c.limit.Store(0)
-}
 
 // uncutLocked clears the deadline a cut left on the socket. A cut can come
 // after the call read its reply: the call succeeds and the connection is

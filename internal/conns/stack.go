@@ -1,12 +1,12 @@
-package core
+package conns
 
 // stackReserve is how much stack a goroutine that makes one Redis call
 // (Settle's, Bounded's, a RedLock member's) reserves before the call. A new
 // goroutine starts with a small stack, and a call through go-redis grows it
 // several times, each time copying the stack and adjusting every frame on
-// it: an eighth of a rate limiter's CPU with 32 callers (most of whose calls
-// take Settle's goroutine) went there, a tenth of a RedLock's over 5
-// servers. Reserving first grows it once, while it holds a single frame.
+// it, a visible share of the CPU of objects whose calls take such a
+// goroutine (docs/performance.md). Reserving first grows it once, while it
+// holds a single frame.
 const stackReserve = 8 << 10
 
 // ReserveStack grows the calling goroutine's stack by stackReserve. i is

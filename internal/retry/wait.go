@@ -1,10 +1,11 @@
-package core
+package retry
 
 import (
 	"context"
 	"errors"
 	"time"
 
+	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/hub"
 )
 
@@ -31,7 +32,7 @@ type WaitSpec struct {
 	// subscription events and logs.
 	Kind, Name string
 	// Observe, when set, counts the wait's tries.
-	Observe *Acq
+	Observe *events.Acq
 }
 
 // Wait is Redisson's wait for the objects whose waiters have no owner to
@@ -52,8 +53,8 @@ type WaitSpec struct {
 // false and the error of the last failed attempt of the current streak
 // (nil when the last one got an answer). Otherwise it returns the error
 // that ended it: an attempt's that cannot pass, ctx's cause, or ErrClosed.
-func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, error) {
-	retry := rt.RetryOf(spec.Kind, spec.Name)
+func (p *Policy) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, error) {
+	retry := p.Budget(spec.Kind, spec.Name)
 	var backoff time.Duration
 	done, next, err := try(ctx)
 	spec.Observe.Try(done, err)
@@ -78,8 +79,8 @@ func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, 
 	cancel()
 	if err != nil {
 		switch {
-		case errors.Is(err, hub.ErrClosed) || rt.done.Err() != nil:
-			return false, ErrClosed
+		case errors.Is(err, hub.ErrClosed) || p.lifetime.Err() != nil:
+			return false, p.closed
 		case ctx.Err() != nil:
 			return false, context.Cause(ctx)
 		case !spec.Deadline.IsZero() && !time.Now().Before(spec.Deadline):
@@ -94,7 +95,7 @@ func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, 
 	defer timer.Stop()
 	retryAt := time.Now().Add(backoff)
 	for {
-		sleep := rt.watchdogTimeout
+		sleep := p.watchdog
 		if backoff = time.Until(retryAt); backoff > 0 {
 			sleep = backoff
 		} else {
@@ -134,8 +135,8 @@ func (rt *Runtime) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, 
 		case <-timer.C:
 		case <-ctx.Done():
 			return false, context.Cause(ctx)
-		case <-rt.done.Done():
-			return false, ErrClosed
+		case <-p.lifetime.Done():
+			return false, p.closed
 		}
 	}
 }

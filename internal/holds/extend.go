@@ -1,4 +1,4 @@
-package core
+package holds
 
 import "time"
 
@@ -56,7 +56,7 @@ func (o *owned) capUntil() time.Time {
 
 // record returns the owner's record h is one of the holds of, or nil when
 // h has ended. hs.mu held.
-func (hs *Holds) record(h *Hold) *owned {
+func (hs *Registry) record(h *Hold) *owned {
 	o := hs.m[holdKey{h.key, h.owner}]
 	if o == nil || o.lease == nil {
 		return nil
@@ -75,8 +75,8 @@ func (hs *Holds) record(h *Hold) *owned {
 // channel is closed once no renewal of the lease sent before is unfinished
 // (nil: none is). It reports false when h has ended or its lease has just
 // ended (its holds are being told).
-func (rt *Runtime) FixLease(h *Hold) (<-chan struct{}, bool) {
-	hs := &rt.holds
+func (r *Registry) FixLease(h *Hold) (<-chan struct{}, bool) {
+	hs := r
 	hs.mu.Lock()
 	o := hs.record(h)
 	if o != nil {
@@ -86,15 +86,15 @@ func (rt *Runtime) FixLease(h *Hold) (<-chan struct{}, bool) {
 	if o == nil {
 		return nil, false
 	}
-	return rt.wheel.Fix(o.lease)
+	return r.wheel.Fix(o.lease)
 }
 
 // Extending records an extend of the lease of h's owner to ttl by a request
 // about to be sent at start: until ExtendSettled the lease ends no later
 // than start+ttl. One extend of an owner's lease is in flight at a time
 // (the caller orders them). It reports false when h has ended.
-func (rt *Runtime) Extending(h *Hold, start time.Time, ttl time.Duration) (*Extension, bool) {
-	hs := &rt.holds
+func (r *Registry) Extending(h *Hold, start time.Time, ttl time.Duration) (*Extension, bool) {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	o := hs.record(h)
@@ -103,7 +103,7 @@ func (rt *Runtime) Extending(h *Hold, start time.Time, ttl time.Duration) (*Exte
 	}
 	x := &Extension{o: o, start: start, ttl: ttl, gen: o.gen, writes: o.writes}
 	o.pending = x
-	rt.wheel.Cap(o.lease, o.capUntil())
+	r.wheel.Cap(o.lease, o.capUntil())
 	return x, true
 }
 
@@ -113,8 +113,8 @@ func (rt *Runtime) Extending(h *Hold, start time.Time, ttl time.Duration) (*Exte
 // owner (a re-entry, a partial unlock) was recorded since Extending: the
 // order of the two in Redis is unknown, so the lease keeps the earlier
 // end. It reports false when the owner's holds ended meanwhile.
-func (rt *Runtime) ExtendSettled(x *Extension, out ExtendOutcome) bool {
-	hs := &rt.holds
+func (r *Registry) ExtendSettled(x *Extension, out ExtendOutcome) bool {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	o := x.o
@@ -129,11 +129,11 @@ func (rt *Runtime) ExtendSettled(x *Extension, out ExtendOutcome) bool {
 			o.cap = end
 		}
 	}
-	rt.wheel.Cap(o.lease, o.capUntil())
+	r.wheel.Cap(o.lease, o.capUntil())
 	if out == ExtendApplied && o.gen == x.gen && o.writes == x.writes {
 		o.ttl = x.ttl
 		o.writes++
-		rt.wheel.Reset(o.lease, x.start, x.ttl)
+		r.wheel.Reset(o.lease, x.start, x.ttl)
 	}
 	return true
 }
@@ -141,12 +141,12 @@ func (rt *Runtime) ExtendSettled(x *Extension, out ExtendOutcome) bool {
 // ExtendLost ends the owner's holds with cause: Redis answered x that the
 // owner holds the lock no more. Holds of a later acquisition are left
 // alone.
-func (rt *Runtime) ExtendLost(x *Extension, cause error) {
-	hs := &rt.holds
+func (r *Registry) ExtendLost(x *Extension, cause error) {
+	hs := r
 	hs.mu.Lock()
 	if o := x.o; o.pending == x {
 		o.pending = nil
 	}
 	hs.mu.Unlock()
-	rt.lose(x.o, cause)
+	r.lose(x.o, cause)
 }

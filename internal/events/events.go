@@ -1,4 +1,6 @@
-package core
+// Package events reports a client's acquisitions, releases, holds and
+// other happenings to its observer (package observe) and Debug log.
+package events
 
 import (
 	"context"
@@ -7,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -28,14 +27,40 @@ const (
 	AttrPermits = "redisson.permits"
 )
 
+// Sink is where one client's events go: its observer (nil when none is
+// set) and its logger's Debug records.
+type Sink struct {
+	obs    *observe.Observer
+	logger *slog.Logger
+	// epoch: hold start stamps count from it (see Stamp).
+	epoch time.Time
+}
+
+// New returns the sink of a client with observer obs (may be nil) and
+// logger (not nil); hold stamps count from epoch.
+func New(obs *observe.Observer, logger *slog.Logger, epoch time.Time) *Sink {
+	return &Sink{obs: obs, logger: logger, epoch: epoch}
+}
+
 // Observer returns the client's observer, nil when none is set.
-func (rt *Runtime) Observer() *observe.Observer { return rt.obs }
+func (s *Sink) Observer() *observe.Observer { return s.obs }
+
+// Logger returns the client's logger.
+func (s *Sink) Logger() *slog.Logger { return s.logger }
+
+// On reports whether anything wants the events of a call under ctx: an
+// observer, or a logger that takes Debug records.
+func (s *Sink) On(ctx context.Context) bool { return s.obs != nil || s.debug(ctx) }
 
 // debug reports whether the logger takes Debug records; its Enabled is
 // asked first so that a logger at Info costs no record.
-func (rt *Runtime) debug(ctx context.Context) bool {
-	return rt.logger.Enabled(ctx, slog.LevelDebug)
+func (s *Sink) debug(ctx context.Context) bool {
+	return s.logger.Enabled(ctx, slog.LevelDebug)
 }
+
+// Stamp returns now as a hold's start stamp: ns since the epoch on the
+// monotonic clock, never 0 (0 means unstamped).
+func (s *Sink) Stamp() int64 { return max(int64(time.Since(s.epoch)), 1) }
 
 // ObserveKind turns an object's kind as errors name it ("fair lock") into
 // the observer's ("fair_lock") without allocating for the known ones.
@@ -74,7 +99,7 @@ func ObserveKind(kind string) observe.Kind {
 // Acq is one observed acquisition. The zero value (nothing observes) does
 // nothing; it lives on its caller's stack.
 type Acq struct {
-	rt      *Runtime
+	s       *Sink
 	ctx     context.Context // the one AcquireStart returned
 	kind    observe.Kind
 	name    string
@@ -87,18 +112,18 @@ type Acq struct {
 }
 
 // On reports whether the acquisition is observed.
-func (a *Acq) On() bool { return a.rt != nil }
+func (a *Acq) On() bool { return a.s != nil }
 
 // StartAcquire begins observing an acquisition of the object kind/name
 // ("lock", as errors name it) when an observer is set or the logger takes
 // Debug records. It returns the context the acquisition runs under: ctx,
 // or the one the observer's AcquireStart made of it.
-func (rt *Runtime) StartAcquire(ctx context.Context, kind, name string, wait bool, permits int64) (context.Context, Acq) {
-	if rt.obs == nil && !rt.debug(ctx) {
+func (s *Sink) StartAcquire(ctx context.Context, kind, name string, wait bool, permits int64) (context.Context, Acq) {
+	if s.obs == nil && !s.debug(ctx) {
 		return ctx, Acq{}
 	}
-	a := Acq{rt: rt, ctx: ctx, kind: ObserveKind(kind), name: name, start: time.Now(), permits: permits}
-	if o := rt.obs; o != nil && o.AcquireStart != nil {
+	a := Acq{s: s, ctx: ctx, kind: ObserveKind(kind), name: name, start: time.Now(), permits: permits}
+	if o := s.obs; o != nil && o.AcquireStart != nil {
 		if c := o.AcquireStart(ctx, observe.AcquireStart{Kind: a.kind, Name: name, Wait: wait, Permits: permits}); c != nil {
 			a.ctx = c
 		}
@@ -108,11 +133,11 @@ func (rt *Runtime) StartAcquire(ctx context.Context, kind, name string, wait boo
 
 // Try records one try: ok says it succeeded.
 func (a *Acq) Try(ok bool, err error) {
-	if a == nil || a.rt == nil {
+	if a == nil || a.s == nil {
 		return
 	}
 	a.Tries++
-	if o := a.rt.obs; o != nil && o.AcquireTry != nil {
+	if o := a.s.obs; o != nil && o.AcquireTry != nil {
 		o.AcquireTry(a.ctx, observe.AcquireTry{Kind: a.kind, Name: a.name, Try: a.Tries, Acquired: ok, Err: err})
 	}
 }
@@ -122,16 +147,16 @@ func (a *Acq) Try(ok bool, err error) {
 // single try that found the object taken NotAcquired); parent is the
 // caller's context, whose end tells a cancellation from a timeout.
 func (a *Acq) End(parent context.Context, ok bool, err error, wait bool) {
-	if a.rt == nil {
+	if a.s == nil {
 		return
 	}
 	e := observe.AcquireEnd{Kind: a.kind, Name: a.name, Err: err, Wait: time.Since(a.start), Tries: a.Tries, HandOff: a.HandOff, Permits: a.permits}
 	e.Outcome = outcome(parent, ok, err, wait)
-	if o := a.rt.obs; o != nil && o.AcquireEnd != nil {
+	if o := a.s.obs; o != nil && o.AcquireEnd != nil {
 		o.AcquireEnd(a.ctx, e)
 	}
-	if a.rt.debug(a.ctx) {
-		a.rt.logger.LogAttrs(a.ctx, slog.LevelDebug, "redisson: acquisition ended",
+	if a.s.debug(a.ctx) {
+		a.s.logger.LogAttrs(a.ctx, slog.LevelDebug, "redisson: acquisition ended",
 			slog.String(AttrKind, string(e.Kind)), slog.String(AttrName, e.Name),
 			slog.String(AttrOutcome, string(e.Outcome)), slog.Duration(AttrWait, e.Wait),
 			slog.Int(AttrTries, e.Tries), slog.Bool(AttrHandOff, e.HandOff), slog.Any("err", err))
@@ -160,7 +185,7 @@ func outcome(parent context.Context, ok bool, err error, wait bool) observe.Outc
 
 // Rel is one observed release; like Acq, its zero value does nothing.
 type Rel struct {
-	rt    *Runtime
+	s     *Sink
 	ctx   context.Context
 	kind  observe.Kind
 	name  string
@@ -169,12 +194,12 @@ type Rel struct {
 
 // StartRelease begins observing an Unlock of kind/name and returns the
 // context it runs under.
-func (rt *Runtime) StartRelease(ctx context.Context, kind, name string) (context.Context, Rel) {
-	if rt.obs == nil && !rt.debug(ctx) {
+func (s *Sink) StartRelease(ctx context.Context, kind, name string) (context.Context, Rel) {
+	if s.obs == nil && !s.debug(ctx) {
 		return ctx, Rel{}
 	}
-	r := Rel{rt: rt, ctx: ctx, kind: ObserveKind(kind), name: name, start: time.Now()}
-	if o := rt.obs; o != nil && o.ReleaseStart != nil {
+	r := Rel{s: s, ctx: ctx, kind: ObserveKind(kind), name: name, start: time.Now()}
+	if o := s.obs; o != nil && o.ReleaseStart != nil {
 		if c := o.ReleaseStart(ctx, observe.ReleaseStart{Kind: r.kind, Name: name}); c != nil {
 			r.ctx = c
 		}
@@ -184,92 +209,69 @@ func (rt *Runtime) StartRelease(ctx context.Context, kind, name string) (context
 
 // End ends the release.
 func (r *Rel) End(err error, full, handOff bool) {
-	if r.rt == nil {
+	if r.s == nil {
 		return
 	}
 	e := observe.ReleaseEnd{Kind: r.kind, Name: r.name, Err: err, Duration: time.Since(r.start), Full: full, HandOff: handOff}
-	if o := r.rt.obs; o != nil && o.ReleaseEnd != nil {
+	if o := r.s.obs; o != nil && o.ReleaseEnd != nil {
 		o.ReleaseEnd(r.ctx, e)
 	}
-	if r.rt.debug(r.ctx) {
+	if r.s.debug(r.ctx) {
 		msg := "redisson: released"
 		if handOff {
 			msg = "redisson: released and handed over"
 		}
-		r.rt.logger.LogAttrs(r.ctx, slog.LevelDebug, msg,
+		r.s.logger.LogAttrs(r.ctx, slog.LevelDebug, msg,
 			slog.String(AttrKind, string(e.Kind)), slog.String(AttrName, e.Name),
 			slog.Duration("redisson.release.duration", e.Duration), slog.Bool("redisson.release.full", full),
 			slog.Bool(AttrHandOff, handOff), slog.Any("err", err))
 	}
 }
 
-// holdEnded reports the end of hold h of the object kind (as errors name
-// it) with cause.
-func (rt *Runtime) holdEnded(h *Hold, kind string, cause error) {
-	start := h.start.Swap(0)
-	if start == 0 {
-		return // acquired while nothing observed, reported, or unreported
+// HoldEnded reports the end of a hold of key, of the object kind (as
+// errors name it), stamped start (Stamp), with cause: released
+// (context.Canceled), closed, expired or lost, as end says. ctx is the
+// hold's.
+func (s *Sink) HoldEnded(ctx context.Context, kind, key string, start int64, end observe.EndCause, cause error) {
+	e := observe.HoldEnd{Kind: ObserveKind(kind), Name: key, Held: time.Since(s.epoch) - time.Duration(start), Cause: end}
+	if end != observe.Released {
+		e.Err = cause
 	}
-	e := observe.HoldEnd{Kind: ObserveKind(kind), Name: h.key, Held: time.Since(rt.epoch) - time.Duration(start)}
-	switch {
-	case errors.Is(cause, context.Canceled):
-		e.Cause = observe.Released
-	case errors.Is(cause, ErrClosed):
-		e.Cause, e.Err = observe.Closed, cause
-	case errors.Is(cause, ErrLeaseExpired):
-		e.Cause, e.Err = observe.Expired, cause
-	default:
-		e.Cause, e.Err = observe.Lost, cause
+	if o := s.obs; o != nil && o.HoldEnd != nil {
+		o.HoldEnd(ctx, e)
 	}
-	if o := rt.obs; o != nil && o.HoldEnd != nil {
-		o.HoldEnd(h.ctx, e)
-	}
-	if rt.debug(h.ctx) {
-		rt.logger.LogAttrs(h.ctx, slog.LevelDebug, "redisson: hold ended",
+	if s.debug(ctx) {
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "redisson: hold ended",
 			slog.String(AttrKind, string(e.Kind)), slog.String(AttrName, e.Name),
 			slog.String(AttrCause, string(e.Cause)), slog.Duration(AttrHeld, e.Held), slog.Any("err", e.Err))
 	}
 }
 
-// retryReason classifies a failure Retryable accepted.
-func retryReason(err error) observe.RetryReason {
-	switch {
-	case errors.Is(err, hub.ErrNotConfirmed):
-		return observe.RetryNotConfirmed
-	case errors.Is(err, redis.ErrPoolTimeout):
-		return observe.RetryPoolTimeout
-	case errors.Is(err, ErrNoSyncedReplicas):
-		return observe.RetryNoSyncedReplicas
-	case Rejected(err):
-		return observe.RetryRejected
-	}
-	return observe.RetryConnection
-}
-
 // Permits reports semaphore permits taken or given back.
-func (rt *Runtime) Permits(ctx context.Context, kind, name string, op observe.PermitsOp, n int64) {
-	if o := rt.obs; o != nil && o.Permits != nil {
+func (s *Sink) Permits(ctx context.Context, kind, name string, op observe.PermitsOp, n int64) {
+	if o := s.obs; o != nil && o.Permits != nil {
 		o.Permits(ctx, observe.Permits{Kind: ObserveKind(kind), Name: name, Op: op, Count: n})
 	}
 }
 
 // RateLimit reports a rate limiter's grant or refusal.
-func (rt *Runtime) RateLimit(ctx context.Context, name string, n int64, granted bool) {
-	if o := rt.obs; o != nil && o.RateLimit != nil {
+func (s *Sink) RateLimit(ctx context.Context, name string, n int64, granted bool) {
+	if o := s.obs; o != nil && o.RateLimit != nil {
 		o.RateLimit(ctx, observe.RateLimit{Name: name, Permits: n, Granted: granted})
 	}
 }
 
 // CountDown reports a latch's count-down.
-func (rt *Runtime) CountDown(ctx context.Context, name string, err error) {
-	if o := rt.obs; o != nil && o.CountDown != nil {
+func (s *Sink) CountDown(ctx context.Context, name string, err error) {
+	if o := s.obs; o != nil && o.CountDown != nil {
 		o.CountDown(ctx, observe.CountDown{Name: name, Err: err})
 	}
 }
 
-// subscribed reports a waiting call's subscription.
-func (r *Retry) subscribed(ctx context.Context, channel string, start time.Time, err error) {
-	if o := r.rt.obs; o != nil && o.Subscribe != nil {
-		o.Subscribe(ctx, observe.Subscribe{Kind: ObserveKind(r.kind), Name: r.name, Channel: channel, Duration: time.Since(start), Err: err})
+// Subscribed reports a waiting call's subscription to channel, for the
+// object kind/name, begun at start.
+func (s *Sink) Subscribed(ctx context.Context, kind, name, channel string, start time.Time, err error) {
+	if o := s.obs; o != nil && o.Subscribe != nil {
+		o.Subscribe(ctx, observe.Subscribe{Kind: ObserveKind(kind), Name: name, Channel: channel, Duration: time.Since(start), Err: err})
 	}
 }

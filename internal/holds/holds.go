@@ -1,23 +1,33 @@
-package core
+// Package holds records what one client holds: per lock key and owner, the
+// lease on the renewal wheel and the Hold values handed to the holder.
+package holds
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/observe"
 )
 
-// Holds tracks what this client holds: per lock key and owner field, the
+// Registry tracks what this client holds: per lock key and owner field, the
 // lease on the renewal wheel and the Hold values handed to the holder. Every
 // lock handle of the client shares it, so two handles for one name renew and
 // release the same hold.
-type Holds struct {
+type Registry struct {
+	wheel  *renewal.Wheel
+	events *events.Sink
+	logger *slog.Logger
+	causes Causes
+
 	mu     sync.Mutex
 	m      map[holdKey]*owned
 	owners map[string]int // owners holding each key
@@ -26,6 +36,21 @@ type Holds struct {
 	// created or removed, for whoever publishes what this client holds.
 	changed chan struct{}
 	armed   bool // signal drops a token (see HeldChanged)
+}
+
+// Causes are the errors holds end with (the client's sentinels, package
+// core).
+type Causes struct {
+	Closed       error // the client closed
+	LockLost     error // ownership lost against the holder's will
+	LeaseExpired error // a fixed lease ran out
+	// Object names the object in a cause: `<kind> "<name>": <err>`.
+	Object func(kind, name string, err error) error
+}
+
+// New returns an empty registry whose leases go on wheel.
+func New(wheel *renewal.Wheel, sink *events.Sink, causes Causes) *Registry {
+	return &Registry{wheel: wheel, events: sink, logger: sink.Logger(), causes: causes}
 }
 
 type holdKey struct{ key, owner string }
@@ -64,20 +89,19 @@ func (o *owned) kindName() string {
 
 // lost is the cause the owner's holds end with when ownership is lost:
 // `<kind> "<key>": ownership lost: <why>`, wrapping ErrLockLost and why.
-func (o *owned) lost(why error) error {
-	return &ObjectError{Kind: o.kindName(), Name: o.key, Err: fmt.Errorf("%w: %w", ErrLockLost, why)}
+func (o *owned) lost(c *Causes, why error) error {
+	return c.Object(o.kindName(), o.key, fmt.Errorf("%w: %w", c.LockLost, why))
 }
 
 // ended is the cause the owner's holds end with when the wheel says why
 // the lease ended: a lease nobody was to renew (a fixed lease, or one an
 // extend fixed) that ran out ended as asked, with ErrLeaseExpired, not
 // ErrLockLost; anything else is a loss. hs.mu held.
-func (o *owned) ended(why error) error {
+func (o *owned) ended(c *Causes, why error) error {
 	if errors.Is(why, renewal.ErrFixedLeaseEnded) {
-		return &ObjectError{Kind: o.kindName(), Name: o.key,
-			Err: fmt.Errorf("%w (a fixed lease, not renewed)", ErrLeaseExpired)}
+		return c.Object(o.kindName(), o.key, fmt.Errorf("%w (a fixed lease, not renewed)", c.LeaseExpired))
 	}
-	return o.lost(why)
+	return o.lost(c, why)
 }
 
 // releasing reports whether a release of one of o's holds is under way.
@@ -135,10 +159,6 @@ func (h *Hold) Err() error {
 // BeginRelease reports whether this is the hold's first release call.
 func (h *Hold) BeginRelease() bool { return h.releasing.CompareAndSwap(false, true) }
 
-// ErrReleaseRefused is matched by the error of a release Redis refused
-// before it ran (Refused): the hold is still its owner's.
-var ErrReleaseRefused = errors.New("the release did not run")
-
 // CancelRelease undoes BeginRelease after Redis refused the release before
 // it ran (Refused): the hold is its owner's again, to release once Redis
 // accepts.
@@ -171,18 +191,18 @@ type Acquire struct {
 // values of parent but not its cancellation: it is done when the hold ends,
 // with cause ErrLeaseExpired when its fixed lease ran out, ErrLockLost when
 // ownership is lost and ErrClosed when the client closes.
-func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
+func (r *Registry) Acquired(parent context.Context, h *Hold, a Acquire) {
 	h.ctx, h.cancel = context.WithCancelCause(context.WithoutCancel(parent))
 	h.key, h.owner = a.Key, a.Owner
-	if rt.obs != nil || rt.debug(parent) {
-		h.start.Store(max(int64(time.Since(rt.epoch)), 1))
+	if r.events.On(parent) {
+		h.start.Store(r.events.Stamp())
 	}
 
-	hs := &rt.holds
+	hs := r
 	hs.mu.Lock()
 	if hs.closed {
 		hs.mu.Unlock()
-		h.cancel(ErrClosed)
+		h.cancel(r.causes.Closed)
 		return
 	}
 	if hs.m == nil {
@@ -192,7 +212,7 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	hk := holdKey{a.Key, a.Owner}
 	o := hs.m[hk]
 	var stale *owned
-	if o != nil && o.lease != nil && !rt.wheel.Cancel(o.lease) {
+	if o != nil && o.lease != nil && !r.wheel.Cancel(o.lease) {
 		// The owner's lease was lost just now (its loss is being reported,
 		// and would be ignored once this acquisition replaces the lease):
 		// its earlier holds end as lost, and this acquisition starts a
@@ -208,12 +228,12 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 		if !stale.renews {
 			why = renewal.ErrFixedLeaseEnded
 		}
-		staleCause = stale.ended(why)
+		staleCause = stale.ended(&r.causes, why)
 	}
 	defer func() {
 		hs.mu.Unlock()
 		if stale != nil {
-			rt.endHolds(stale, staleCause)
+			r.endHolds(stale, staleCause)
 		}
 	}()
 	if o == nil {
@@ -225,20 +245,20 @@ func (rt *Runtime) Acquired(parent context.Context, h *Hold, a Acquire) {
 	}
 	o.ttl, o.renews, o.kind = a.TTL, a.Kind != nil, a.Kind
 	o.writes++
-	rt.track(o, a.Start)
+	r.track(o, a.Start)
 	o.holds = append(o.holds, h)
 }
 
 // track puts o's lease, of o.ttl from start, on the wheel under a new
 // generation. hs.mu held.
-func (rt *Runtime) track(o *owned, start time.Time) {
+func (r *Registry) track(o *owned, start time.Time) {
 	o.gen++
 	gen := o.gen
 	kind := o.kind
 	if !o.renews {
 		kind = nil // an extend fixed the lease: it stays fixed
 	}
-	o.lease = rt.wheel.Add(renewal.Spec{
+	o.lease = r.wheel.Add(renewal.Spec{
 		Key:   o.key,
 		Owner: o.owner,
 		Kind:  kind,
@@ -246,7 +266,7 @@ func (rt *Runtime) track(o *owned, start time.Time) {
 		Start: start,
 		Cap:   o.capUntil(),
 		OnLost: func(why error) {
-			rt.leaseEnded(o, gen, why)
+			r.leaseEnded(o, gen, why)
 		},
 	})
 }
@@ -258,32 +278,32 @@ func (rt *Runtime) track(o *owned, start time.Time) {
 // holds as released. Until then the lease is watched again, so that a
 // release that does not end them (Redis refused it) still lets the next
 // renewal tell a real loss. Only a real loss is logged, naming the object.
-func (rt *Runtime) leaseEnded(o *owned, gen uint64, why error) {
-	hs := &rt.holds
+func (r *Registry) leaseEnded(o *owned, gen uint64, why error) {
+	hs := r
 	hs.mu.Lock()
 	if o.gen != gen || hs.m[holdKey{o.key, o.owner}] != o {
 		hs.mu.Unlock()
 		return
 	}
 	if errors.Is(why, renewal.ErrKeyGone) && o.releasing() && !hs.closed {
-		rt.track(o, time.Now())
+		r.track(o, time.Now())
 		hs.mu.Unlock()
 		return
 	}
-	cause := o.ended(why)
+	cause := o.ended(&r.causes, why)
 	kind := o.kindName()
 	hs.mu.Unlock()
-	if !errors.Is(cause, ErrLeaseExpired) {
-		rt.logger.Warn("redisson: ownership lost; the holder's context is done",
-			AttrKind, string(ObserveKind(kind)), AttrName, o.key, "owner", o.owner, "err", why)
+	if !errors.Is(cause, r.causes.LeaseExpired) {
+		r.logger.Warn("redisson: ownership lost; the holder's context is done",
+			events.AttrKind, string(events.ObserveKind(kind)), events.AttrName, o.key, "owner", o.owner, "err", why)
 	}
-	rt.lose(o, cause)
+	r.lose(o, cause)
 }
 
 // LeaseOf returns the lease the owner last took the lock with (Redisson
 // re-applies it on a partial unlock), or def when the owner holds nothing here.
-func (rt *Runtime) LeaseOf(key, owner string, def time.Duration) time.Duration {
-	hs := &rt.holds
+func (r *Registry) LeaseOf(key, owner string, def time.Duration) time.Duration {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if o := hs.m[holdKey{key, owner}]; o != nil {
@@ -294,8 +314,8 @@ func (rt *Runtime) LeaseOf(key, owner string, def time.Duration) time.Duration {
 
 // HoldDepth returns how many holds of key the owner has through this client
 // (its re-entries), 0 when it holds nothing.
-func (rt *Runtime) HoldDepth(key, owner string) int {
-	hs := &rt.holds
+func (r *Registry) HoldDepth(key, owner string) int {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if o := hs.m[holdKey{key, owner}]; o != nil {
@@ -305,16 +325,16 @@ func (rt *Runtime) HoldDepth(key, owner string) int {
 }
 
 // HeldLocally reports whether any owner holds key through this client.
-func (rt *Runtime) HeldLocally(key string) bool {
-	hs := &rt.holds
+func (r *Registry) HeldLocally(key string) bool {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	return hs.owners[key] > 0
 }
 
 // Holding reports whether the owner holds key through this client.
-func (rt *Runtime) Holding(key, owner string) bool {
-	hs := &rt.holds
+func (r *Registry) Holding(key, owner string) bool {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	return hs.m[holdKey{key, owner}] != nil
@@ -323,8 +343,8 @@ func (rt *Runtime) Holding(key, owner string) bool {
 // HoldingLike reports whether an owner field starting with prefix, other
 // than except, holds key through this client (the group multi-lock's
 // owner identities "<owner>|<value set>" of one owner).
-func (rt *Runtime) HoldingLike(key, prefix, except string) bool {
-	hs := &rt.holds
+func (r *Registry) HoldingLike(key, prefix, except string) bool {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.owners[key] == 0 {
@@ -340,8 +360,8 @@ func (rt *Runtime) HoldingLike(key, prefix, except string) bool {
 
 // HeldByOther reports whether an owner other than owner holds key through
 // this client.
-func (rt *Runtime) HeldByOther(key, owner string) bool {
-	hs := &rt.holds
+func (r *Registry) HeldByOther(key, owner string) bool {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	n := hs.owners[key]
@@ -351,8 +371,8 @@ func (rt *Runtime) HeldByOther(key, owner string) bool {
 // Released records the release of h. full says the lock is gone (every hold
 // of the owner ends); otherwise only h ends and the lease, re-applied by the
 // script at start, runs on.
-func (rt *Runtime) Released(h *Hold, full bool, start time.Time) {
-	rt.released(h, full, false, start)
+func (r *Registry) Released(h *Hold, full bool, start time.Time) {
+	r.released(h, full, false, start)
 }
 
 // ReleasedShared records the release of h when Redis says only that the
@@ -363,12 +383,12 @@ func (rt *Runtime) Released(h *Hold, full bool, start time.Time) {
 // way renewal stops and anything left expires with its lease, as after
 // Released, but without the surplus warning, which would fire on every
 // read unlock while another reader holds.
-func (rt *Runtime) ReleasedShared(h *Hold, start time.Time) {
-	rt.released(h, false, true, start)
+func (r *Registry) ReleasedShared(h *Hold, start time.Time) {
+	r.released(h, false, true, start)
 }
 
-func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
-	hs := &rt.holds
+func (r *Registry) released(h *Hold, full, shared bool, start time.Time) {
+	hs := r
 	hs.mu.Lock()
 	o := hs.m[holdKey{h.key, h.owner}]
 	if o == nil {
@@ -388,13 +408,13 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		hs.mu.Unlock()
 		h.cancel(context.Canceled)
 		if full {
-			rt.lose(o, o.lost(errors.New("released by an earlier, lost hold of the same owner")))
+			r.lose(o, o.lost(&r.causes, errors.New("released by an earlier, lost hold of the same owner")))
 		}
 		return
 	}
 	if full {
 		hs.mu.Unlock()
-		rt.lose(o, context.Canceled)
+		r.lose(o, context.Canceled)
 		return
 	}
 	for i, x := range o.holds {
@@ -405,7 +425,7 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 	}
 	h.cancel(context.Canceled)
 	if h.start.Load() != 0 {
-		defer rt.holdEnded(h, object, context.Canceled)
+		defer r.holdEnded(h, object, context.Canceled)
 	}
 	if len(o.holds) == 0 {
 		// Redis still counts holds of the owner that we never handed out:
@@ -415,14 +435,14 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 		// the record the same way, without a warning.
 		hs.mu.Unlock()
 		if !shared {
-			rt.logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
+			r.logger.Warn("redisson: lock still held after the last local hold was released; letting it expire",
 				"lock", h.key, "owner", h.owner)
 		}
-		rt.lose(o, context.Canceled)
+		r.lose(o, context.Canceled)
 		return
 	}
 	o.writes++
-	rt.wheel.Reset(o.lease, start, o.ttl)
+	r.wheel.Reset(o.lease, start, o.ttl)
 	hs.mu.Unlock()
 }
 
@@ -435,8 +455,8 @@ func (rt *Runtime) released(h *Hold, full, shared bool, start time.Time) {
 // It reports false, changing nothing, unless from is its owner's only hold,
 // on a watchdog lease of ttl with no extension in flight or bound (a fixed
 // lease's remaining time is not what to asked for), and the client is open.
-func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Duration) bool {
-	hs := &rt.holds
+func (r *Registry) PassOn(parent context.Context, from, to *Hold, ttl time.Duration) bool {
+	hs := r
 	hs.mu.Lock()
 	o := hs.m[holdKey{from.key, from.owner}]
 	if hs.closed || o == nil || len(o.holds) != 1 || o.holds[0] != from || o.lease == nil ||
@@ -456,7 +476,7 @@ func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Durat
 	object := o.object
 	hs.mu.Unlock()
 	from.cancel(context.Canceled)
-	rt.holdEnded(from, object, context.Canceled)
+	r.holdEnded(from, object, context.Canceled)
 	return true
 }
 
@@ -465,41 +485,41 @@ func (rt *Runtime) PassOn(parent context.Context, from, to *Hold, ttl time.Durat
 // lost in between is reported ended at once; one the client's Close ended
 // is not, as the acquisition then fails with ErrClosed. object is the kind
 // errors name (Acquire.Object).
-func (rt *Runtime) Taken(parent context.Context, h *Hold, object string) {
-	if rt.obs == nil && !rt.debug(parent) {
+func (r *Registry) Taken(parent context.Context, h *Hold, object string) {
+	if !r.events.On(parent) {
 		return
 	}
-	hs := &rt.holds
+	hs := r
 	hs.mu.Lock()
 	o := hs.m[holdKey{h.key, h.owner}]
 	live := o != nil && slices.Contains(o.holds, h)
 	cause := context.Cause(h.ctx)
-	report := !live && cause != nil && !errors.Is(cause, ErrClosed)
+	report := !live && cause != nil && !errors.Is(cause, r.causes.Closed)
 	if live || report {
-		h.start.Store(max(int64(time.Since(rt.epoch)), 1))
+		h.start.Store(r.events.Stamp())
 	}
 	hs.mu.Unlock()
 	if report {
-		rt.holdEnded(h, object, cause)
+		r.holdEnded(h, object, cause)
 	}
 }
 
 // Abandon ends the owner's holds of key: renewal stops, so the lock expires
 // with its lease if it is still there (an unlock whose outcome is unknown,
 // Redis saying the owner holds nothing).
-func (rt *Runtime) Abandon(key, owner string, cause error) {
-	hs := &rt.holds
+func (r *Registry) Abandon(key, owner string, cause error) {
+	hs := r
 	hs.mu.Lock()
 	o := hs.m[holdKey{key, owner}]
 	hs.mu.Unlock()
 	if o != nil {
-		rt.lose(o, cause)
+		r.lose(o, cause)
 	}
 }
 
 // Lost ends every local hold of key, e.g. after a force unlock.
-func (rt *Runtime) Lost(key string, cause error) {
-	hs := &rt.holds
+func (r *Registry) Lost(key string, cause error) {
+	hs := r
 	hs.mu.Lock()
 	var all []*owned
 	if hs.owners[key] > 0 {
@@ -511,13 +531,13 @@ func (rt *Runtime) Lost(key string, cause error) {
 	}
 	hs.mu.Unlock()
 	for _, o := range all {
-		rt.lose(o, cause)
+		r.lose(o, cause)
 	}
 }
 
-// loseAll ends every hold with cause and refuses new ones (Close).
-func (rt *Runtime) loseAll(cause error) {
-	hs := &rt.holds
+// LoseAll ends every hold with cause and refuses new ones (Close).
+func (r *Registry) LoseAll(cause error) {
+	hs := r
 	hs.mu.Lock()
 	hs.closed = true
 	all := make([]*owned, 0, len(hs.m))
@@ -526,14 +546,14 @@ func (rt *Runtime) loseAll(cause error) {
 	}
 	hs.mu.Unlock()
 	for _, o := range all {
-		rt.lose(o, cause)
+		r.lose(o, cause)
 	}
 }
 
 // HoldCount returns how many (key, owner) pairs this client holds (tests,
 // stats).
-func (rt *Runtime) HoldCount() int {
-	hs := &rt.holds
+func (r *Registry) HoldCount() int {
+	hs := r
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	return len(hs.m)
@@ -541,8 +561,8 @@ func (rt *Runtime) HoldCount() int {
 
 // lose ends an owner's holds: its lease leaves the wheel and its holds'
 // contexts are cancelled with cause (context.Canceled for a release).
-func (rt *Runtime) lose(o *owned, cause error) {
-	hs := &rt.holds
+func (r *Registry) lose(o *owned, cause error) {
+	hs := r
 	hs.mu.Lock()
 	hk := holdKey{o.key, o.owner}
 	if hs.m[hk] != o {
@@ -557,25 +577,44 @@ func (rt *Runtime) lose(o *owned, cause error) {
 	lease := o.lease
 	hs.mu.Unlock()
 	if lease != nil {
-		rt.wheel.Cancel(lease)
+		r.wheel.Cancel(lease)
 	}
-	rt.endHolds(o, cause)
+	r.endHolds(o, cause)
 }
 
 // endHolds cancels the holds of o, which is out of the registry, with
 // cause and tells its object. hs.mu must not be held.
-func (rt *Runtime) endHolds(o *owned, cause error) {
-	rt.holds.mu.Lock()
+func (r *Registry) endHolds(o *owned, cause error) {
+	r.mu.Lock()
 	holds := o.holds
 	o.holds = nil
-	rt.holds.mu.Unlock()
+	r.mu.Unlock()
 	for _, h := range holds {
 		h.cancel(cause)
 		if h.start.Load() != 0 {
-			rt.holdEnded(h, o.object, cause)
+			r.holdEnded(h, o.object, cause)
 		}
 	}
 	if o.onEnd != nil {
 		o.onEnd(cause)
 	}
+}
+
+// holdEnded reports the end of hold h of the object kind (as errors name
+// it) with cause.
+func (r *Registry) holdEnded(h *Hold, kind string, cause error) {
+	start := h.start.Swap(0)
+	if start == 0 {
+		return // acquired while nothing observed, reported, or unreported
+	}
+	end := observe.Lost
+	switch {
+	case errors.Is(cause, context.Canceled):
+		end = observe.Released
+	case errors.Is(cause, r.causes.Closed):
+		end = observe.Closed
+	case errors.Is(cause, r.causes.LeaseExpired):
+		end = observe.Expired
+	}
+	r.events.HoldEnded(h.ctx, kind, h.key, start, end, cause)
 }
