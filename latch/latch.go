@@ -30,8 +30,8 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
-	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/internal/retry"
+	"github.com/goredisson/redisson/source"
 )
 
 // Latch is a handle on one named count-down latch. It is cheap, holds no

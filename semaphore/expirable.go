@@ -14,8 +14,8 @@ import (
 
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/events"
+	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/source"
