@@ -623,18 +623,12 @@ func (l *Lock) countValue(ctx context.Context, field string) (countValue, error)
 }
 
 // acquireOnce sends the acquire script r calls for: the waiting variant
-// when r waits in a Redis queue, else the plain (try-once) one, which gives
-// the acquisition's value for an object with ValueScripts.
-func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duration, r Request) (time.Duration, bool, int64, core.SyncResult, error) {
+// when r waits in a Redis queue, else the plain (try-once) one.
+func (l *Lock) acquireOnce(ctx context.Context, field string, lease time.Duration, r Request) (AcquireReply, error) {
 	if qs, ok := l.queueScripts(r); ok {
-		ttl, ok, sync, err := qs.AcquireQueued(ctx, field, lease, r.queueWait())
-		return ttl, ok, 0, sync, err
+		return qs.AcquireQueued(ctx, field, lease, r.queueWait())
 	}
-	if l.values != nil {
-		return l.values.AcquireValue(ctx, field, lease)
-	}
-	ttl, ok, sync, err := l.cfg.Scripts.Acquire(ctx, field, lease)
-	return ttl, ok, 0, sync, err
+	return l.cfg.Scripts.Acquire(ctx, field, lease)
 }
 
 // pendingUndo is what a waiting acquisition owes for a try whose reply was
@@ -683,14 +677,14 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 	if _, queued := l.queueScripts(r); queued && l.cfg.RedisQueue {
 		ctx = l.queuedTryCtx(ctx)
 	}
-	var o try
+	var o AcquireReply
 	var err error
 	if cctx, pin, inline := l.rt.InlineFor(ctx, l.cfg.Name); inline {
 		o, err = l.try(cctx, field, lease, r)
 		pin.Done()
 	} else {
-		var p *core.Pending[try]
-		o, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (try, error) {
+		var p *core.Pending[AcquireReply]
+		o, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (AcquireReply, error) {
 			return l.try(ctx, field, lease, r)
 		})
 		if p != nil {
@@ -704,7 +698,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 			return 0, false, 0, err
 		}
 	}
-	ttl, ok, value, sync := o.ttl, o.ok, o.value, o.sync
+	ttl, ok, value, sync := o.TTL, o.OK, o.Value, o.Sync
 	if err != nil {
 		if isTransport(err) && !core.NotSent(err) && !l.rt.Holding(l.cfg.Name, field) && !l.overlaps(field) {
 			// The script may have run with its reply lost. Undo it while we
@@ -768,20 +762,10 @@ func (l *Lock) queuedTryCtx(ctx context.Context) context.Context {
 	return l.rt.Within(context.WithoutCancel(ctx), max(time.Until(dl), l.rt.Timeout()))
 }
 
-// try is the outcome of one acquire script call.
-type try struct {
-	ttl   time.Duration
-	ok    bool
-	value int64
-	sync  core.SyncResult
-}
-
 // try sends the acquire script once and, when the server had closed the
 // connection before it (a stale connection), finds out whether it ran.
-func (l *Lock) try(ctx context.Context, field string, lease time.Duration, r Request) (try, error) {
-	var o try
-	var err error
-	o.ttl, o.ok, o.value, o.sync, err = l.acquireOnce(ctx, field, lease, r)
+func (l *Lock) try(ctx context.Context, field string, lease time.Duration, r Request) (AcquireReply, error) {
+	o, err := l.acquireOnce(ctx, field, lease, r)
 	var stale *core.StaleConnError
 	if errors.As(err, &stale) && !l.overlaps(field) {
 		// Redis counts one more hold for us than we know of exactly when
@@ -794,9 +778,9 @@ func (l *Lock) try(ctx context.Context, field string, lease time.Duration, r Req
 		case cerr != nil:
 			err = cerr
 		case cv.count == before+1:
-			return try{ok: true, value: cv.value}, nil
+			return AcquireReply{OK: true, Value: cv.value}, nil
 		case cv.count == before:
-			o.ttl, o.ok, o.value, o.sync, err = l.acquireOnce(ctx, field, lease, r)
+			o, err = l.acquireOnce(ctx, field, lease, r)
 		}
 	}
 	return o, err
@@ -966,14 +950,14 @@ func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id
 // without a reply (the connection broke, go-redis' ReadTimeout passed and
 // it closed the connection) may have run: it is undone as a lost reply is;
 // docs/giving-up.md says what a command still in the network then does.
-func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, r Request, p *core.Pending[try]) chan struct{} {
+func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, r Request, p *core.Pending[AcquireReply]) chan struct{} {
 	id := l.rt.RequestID()
 	return l.later(ctx, field, func(bg context.Context) {
 		o, err, known := p.Wait(l.rt.Stopped())
 		switch {
 		case !known:
 			return // Close returned: nothing may be sent
-		case err == nil && !o.ok:
+		case err == nil && !o.OK:
 			return // it ran and took nothing
 		case err == nil:
 			// It took a hold (a re-entry's included): give exactly that

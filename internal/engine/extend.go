@@ -19,7 +19,15 @@ type ExtendScripts interface {
 	// It is sent with replica sync and at most once
 	// (core.Runtime.EvalSyncedNoRetry), so that its error tells whether it
 	// may have run.
-	Extend(ctx context.Context, field string, lease time.Duration) (held bool, sync core.SyncResult, err error)
+	Extend(ctx context.Context, field string, lease time.Duration) (ExtendReply, error)
+}
+
+// ExtendReply is an extend script's answer.
+type ExtendReply struct {
+	// Held: the field still held the lock, and its lease was set.
+	Held bool
+	// Sync is the replica acknowledgement of the script's write.
+	Sync core.SyncResult
 }
 
 // Extend sets the lease of h's lock to lease, counted from now: in Redis,
@@ -56,12 +64,6 @@ func (h *Hold) extend(ctx context.Context, op string, lease time.Duration) error
 		return l.Err(op, core.ErrNilContext)
 	}
 	return l.Err(op, l.extend(ctx, h, lease))
-}
-
-// extendReply is an extend script's answer.
-type extendReply struct {
-	held bool
-	sync core.SyncResult
 }
 
 func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
@@ -108,7 +110,7 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	if !ok {
 		return l.endOf(ctx, h)
 	}
-	r, err, p := core.Settle(l.rt, ctx, func(cctx context.Context) (extendReply, error) {
+	r, err, p := core.Settle(l.rt, ctx, func(cctx context.Context) (ExtendReply, error) {
 		return l.extendOnce(cctx, field, lease)
 	})
 	if p == nil {
@@ -204,27 +206,27 @@ func (l *Lock) extendSlot(ctx context.Context, field string) (done func(), err e
 }
 
 // extendOnce sends the object's extend script for field.
-func (l *Lock) extendOnce(ctx context.Context, field string, lease time.Duration) (extendReply, error) {
+func (l *Lock) extendOnce(ctx context.Context, field string, lease time.Duration) (ExtendReply, error) {
 	var (
-		r   extendReply
+		r   ExtendReply
 		err error
 	)
 	if xs, ok := l.cfg.Scripts.(ExtendScripts); ok {
-		r.held, r.sync, err = xs.Extend(ctx, field, lease)
+		r, err = xs.Extend(ctx, field, lease)
 	} else {
 		var res any
-		res, r.sync, err = l.rt.EvalSyncedNoRetry(ctx, expireScript, []string{l.cfg.Name}, lease.Milliseconds(), field)
-		r.held = res == int64(1)
+		res, r.Sync, err = l.rt.EvalSyncedNoRetry(ctx, expireScript, []string{l.cfg.Name}, lease.Milliseconds(), field)
+		r.Held = res == int64(1)
 	}
 	if err != nil {
-		return extendReply{}, l.typed(ctx, err)
+		return ExtendReply{}, l.typed(ctx, err)
 	}
 	return r, nil
 }
 
 // extendDone records the outcome of extend x of h and returns the call's
 // error.
-func (l *Lock) extendDone(h *Hold, x *core.Extension, r extendReply, err error) error {
+func (l *Lock) extendDone(h *Hold, x *core.Extension, r ExtendReply, err error) error {
 	out := core.ExtendApplied
 	switch {
 	case err != nil && isTransport(err) && !core.NotSent(err):
@@ -232,15 +234,15 @@ func (l *Lock) extendDone(h *Hold, x *core.Extension, r extendReply, err error) 
 		out = core.ExtendUnknown
 	case err != nil:
 		out = core.ExtendNotApplied
-	case !r.held:
+	case !r.Held:
 		why := "the owner holds the lock no more"
 		l.rt.ExtendLost(x, l.lost("%s", why))
 		return fmt.Errorf("%w: %s", core.ErrLockLost, why)
-	case r.sync.Failed() && l.rt.Sync().FailOnNoSync:
+	case r.Sync.Failed() && l.rt.Sync().FailOnNoSync:
 		// It ran on the master, but a failover may bring back the lease
 		// it replaced: the hold keeps the earlier end.
 		out = core.ExtendNotApplied
-		err = r.sync.Err(l.rt.Sync().Timeout)
+		err = r.Sync.Err(l.rt.Sync().Timeout)
 	}
 	if !l.rt.ExtendSettled(x, out) {
 		// The hold ended meanwhile (its lease ran out by our clock, the

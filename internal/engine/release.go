@@ -372,23 +372,21 @@ func (l *Lock) standBack(q *queue, others int) {
 // streak ends).
 func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor, heard bool) (Released, int, error) {
 	var (
-		res  Released
-		n    int
-		sync core.SyncResult
-		err  error
+		r   ReleaseReply
+		err error
 	)
 	if hs, ok := l.cfg.Scripts.(HeardScripts); ok && heard && next == nil {
-		res, n, sync, err = hs.ReleaseHeard(ctx, field, lease, reqID)
+		r, err = hs.ReleaseHeard(ctx, field, lease, reqID)
 	} else {
-		res, sync, err = l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
+		r, err = l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
 	}
 	if err != nil {
 		return NotOwner, 0, l.typed(ctx, err)
 	}
-	if res != NotOwner && sync.Failed() && l.rt.Sync().FailOnNoSync {
-		return res, n, sync.Err(l.rt.Sync().Timeout)
+	if r.Released != NotOwner && r.Sync.Failed() && l.rt.Sync().FailOnNoSync {
+		return r.Released, r.Heard, r.Sync.Err(l.rt.Sync().Timeout)
 	}
-	return res, n, nil
+	return r.Released, r.Heard, nil
 }
 
 // Lost ends every local hold of the lock after a force unlock.
