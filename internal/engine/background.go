@@ -7,6 +7,10 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 )
 
+// Background work per owner field (Engine.undos): undos, settles and
+// extends whose callers left run one after another, and an acquire of the
+// field waits for them, so that none of them lands after a later hold.
+
 // later runs fn for field in the background, registered with the runtime
 // so that Close waits for it (bounded), after the background work of field
 // already registered (in the order of the acquires it compensates), and

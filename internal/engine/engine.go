@@ -27,7 +27,7 @@ type Engine struct {
 	undoMu sync.Mutex
 	undos  map[undoKey]chan struct{} // background undos pending, closed when done
 
-	standBackFor time.Duration // see queue.standBack; a constant but in tests
+	standBackFor time.Duration // see yield; a constant but in tests
 	// beforePass, in tests, runs while a release passes its hold on, after
 	// it picked the waiter (Lock.passOn).
 	beforePass func()
@@ -98,7 +98,7 @@ type ValueScripts interface {
 // (PUBLISH's reply). When a hand-off streak ends, the engine asks it: a
 // message heard by a connection other than this client's own means waiters
 // elsewhere, and this client's goroutines then stand back for them (see
-// standBack).
+// yield).
 type HeardScripts interface {
 	// ReleaseHeard is Release without a successor whose reply also says
 	// how many connections the message of a freeing release reached

@@ -8,6 +8,13 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 )
 
+// Lost-reply recovery: a try may run in Redis although its reply never
+// came, or after its caller stopped waiting. The engine counts on neither
+// outcome: a waiting call resolves a lost try before its next one
+// (pendingUndo), a try its caller left is compensated once its outcome is
+// known (settleLater), and a copy that may still be on its way is looked
+// for once more (lookLate).
+
 // lookLate looks once more for what a failed acquisition's tries left in
 // Redis, when one of them got no reply (h.unsure): the client's Timeout
 // after the undos it owed have run, it undoes a hold of field and leaves
