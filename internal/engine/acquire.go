@@ -147,7 +147,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *core.Acq) (b
 		a.q = ref.value()
 	}
 	a.park()
-	if err := a.subscribe(); err != nil {
+	if ok, err := a.subscribe(); !ok {
 		return l.abandon(ctx, a.q, a.w, err)
 	}
 	defer func() { a.sub.Close(a.acquired) }()
@@ -271,9 +271,10 @@ func (a *acquisition) park() {
 }
 
 // subscribe subscribes the waiter to the lock's channel (its own, for an
-// object with ChannelFor), bounded by the wait's deadline, and returns why
-// it could not.
-func (a *acquisition) subscribe() error {
+// object with ChannelFor), bounded by the wait's deadline. When it could
+// not, it returns what the call reports: why, or nil when the wait ran out
+// with no error to tell (the lock counts as held).
+func (a *acquisition) subscribe() (bool, error) {
 	l, ctx := a.l, a.ctx
 	subCtx, cancel := ctx, context.CancelFunc(func() {})
 	if !a.deadline.IsZero() {
@@ -284,22 +285,26 @@ func (a *acquisition) subscribe() error {
 	if l.cfg.ChannelFor != nil {
 		channel = l.cfg.ChannelFor(a.field)
 	}
-	var err error
+	var (
+		sub *hub.Waiter
+		err error
+	)
 	if a.r.NoRetry {
-		a.sub, err = a.retry.SubscribeOnce(subCtx, channel, l.cfg.Policy)
+		sub, err = a.retry.SubscribeOnce(subCtx, channel, l.cfg.Policy)
 	} else {
-		a.sub, err = a.retry.Subscribe(subCtx, channel, l.cfg.Policy)
+		sub, err = a.retry.Subscribe(subCtx, channel, l.cfg.Policy)
 	}
 	switch {
 	case err == nil:
+		a.sub = sub
 	case errors.Is(err, hub.ErrClosed):
-		return core.ErrClosed
+		return false, core.ErrClosed
 	case ctx.Err() != nil:
-		return context.Cause(ctx)
+		return false, context.Cause(ctx)
 	case !a.deadline.IsZero() && !time.Now().Before(a.deadline):
-		return a.retry.Err()
+		return false, a.retry.Err()
 	default:
-		return err
+		return false, err
 	}
 	if q := a.q; q != nil {
 		// The queue's waiters share the answer to a message no local
@@ -308,7 +313,7 @@ func (a *acquisition) subscribe() error {
 			return q.passOver(func() bool { return l.rt.HeldLocally(l.cfg.Name) })
 		})
 	}
-	return nil
+	return true, nil
 }
 
 // wait is the waiting loop: decide what the woken waiter does (queue
