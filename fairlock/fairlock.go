@@ -269,34 +269,34 @@ func (s *scripts) waitMS(wait time.Duration) int64 {
 func (s *scripts) keys() []string { return []string{s.name, s.queue, s.timeout} }
 
 // Acquire is the try-once variant.
-func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
 	res, sync, err := s.rt.Run(ctx, tryOnceScript, core.RunOpts{Synced: true, NoRetry: true}, s.keys(),
 		lease.Milliseconds(), field, nowMS(), s.waitMS(0))
 	if err != nil {
-		return 0, false, sync, s.wrongType(ctx, err)
+		return engine.AcquireReply{Sync: sync}, s.wrongType(ctx, err)
 	}
 	// "Not acquired" carries no TTL: sleep as for a lock without one.
-	return -1, res == nil, sync, nil
+	return engine.AcquireReply{TTL: -1, OK: res == nil, Sync: sync}, nil
 }
 
 // AcquireQueued is the waiting variant.
-func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (time.Duration, bool, core.SyncResult, error) {
+func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (engine.AcquireReply, error) {
 	res, sync, err := s.rt.Run(ctx, waitingScript, core.RunOpts{Synced: true, NoRetry: true}, s.keys(),
 		lease.Milliseconds(), field, s.waitMS(wait), nowMS())
 	if err != nil {
-		return 0, false, sync, s.wrongType(ctx, err)
+		return engine.AcquireReply{Sync: sync}, s.wrongType(ctx, err)
 	}
 	if res == nil {
-		return 0, true, sync, nil
+		return engine.AcquireReply{OK: true, Sync: sync}, nil
 	}
 	ttl, _ := res.(int64)
 	if ttl == 0 {
 		// Queued behind a head that has yet to take the free lock, or
 		// that vanished and holds everyone back until it turns stale:
 		// Java retries at once; a short pause spares Redis a busy loop.
-		return headPause, false, sync, nil
+		return engine.AcquireReply{TTL: headPause, Sync: sync}, nil
 	}
-	return time.Duration(ttl) * time.Millisecond, false, sync, nil
+	return engine.AcquireReply{TTL: time.Duration(ttl) * time.Millisecond, Sync: sync}, nil
 }
 
 // AcquireFailed leaves the queue; safe to repeat, so it may be retried. It
@@ -309,19 +309,21 @@ func (s *scripts) AcquireFailed(ctx context.Context, field string, wait time.Dur
 	return s.wrongType(ctx, err)
 }
 
-func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.ReleaseReply, error) {
 	keys := []string{s.name, s.queue, s.timeout, s.channel, s.latchPrefix + reqID}
 	res, sync, err := s.rt.Run(ctx, unlockScript, core.RunOpts{Synced: true}, keys,
 		"0", lease.Milliseconds(), field, nowMS(), s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds())
+	r := engine.ReleaseReply{Released: engine.StillHeld, Sync: sync}
 	switch {
 	case err != nil:
-		return engine.NotOwner, sync, s.wrongType(ctx, err)
+		r.Released = engine.NotOwner
+		return r, s.wrongType(ctx, err)
 	case res == nil:
-		return engine.NotOwner, sync, nil
+		r.Released = engine.NotOwner
 	case res == int64(1):
-		return engine.Freed, sync, nil
+		r.Released = engine.Freed
 	}
-	return engine.StillHeld, sync, nil
+	return r, nil
 }
 
 // Count reads field's hold count on the master (0: none).

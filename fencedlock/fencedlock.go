@@ -346,42 +346,38 @@ type scripts struct {
 
 var _ engine.ValueScripts = (*scripts)(nil)
 
-// Acquire is AcquireValue without the token (the engine sends
-// AcquireValue; Acquire completes engine.Scripts).
-func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
-	ttl, ok, _, sync, err := s.AcquireValue(ctx, field, lease)
-	return ttl, ok, sync, err
-}
-
-func (s *scripts) AcquireValue(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, int64, core.SyncResult, error) {
+// Acquire runs the acquire script; an acquisition's reply carries its
+// token (engine.AcquireReply.Value).
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
 	res, sync, err := s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, s.tokenKey}, lease.Milliseconds(), field)
 	if err != nil {
-		return 0, false, 0, sync, s.wrongType(ctx, err)
+		return engine.AcquireReply{Sync: sync}, s.wrongType(ctx, err)
 	}
 	pair, _ := res.([]any)
 	if len(pair) != 2 {
-		return 0, false, 0, sync, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
+		return engine.AcquireReply{Sync: sync}, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
 	}
 	first, _ := pair[0].(int64)
 	token, _ := pair[1].(int64)
 	if token == -1 {
-		return time.Duration(first) * time.Millisecond, false, 0, sync, nil
+		return engine.AcquireReply{TTL: time.Duration(first) * time.Millisecond, Sync: sync}, nil
 	}
-	return 0, true, token, sync, nil
+	return engine.AcquireReply{OK: true, Value: token, Sync: sync}, nil
 }
 
-func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {
-	res, _, sync, err := s.release(ctx, field, lease, reqID, next)
-	return res, sync, err
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.ReleaseReply, error) {
+	r, err := s.release(ctx, field, lease, reqID, next)
+	r.Heard = 0
+	return r, err
 }
 
 // ReleaseHeard is Release without a successor that also says how many
 // connections the unlock message reached (engine.HeardScripts).
-func (s *scripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (engine.Released, int, core.SyncResult, error) {
+func (s *scripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (engine.ReleaseReply, error) {
 	return s.release(ctx, field, lease, reqID, nil)
 }
 
-func (s *scripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, int, core.SyncResult, error) {
+func (s *scripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.ReleaseReply, error) {
 	keys := []string{s.name, s.channel, s.latchPrefix + reqID}
 	script, args := unlockScript, []any{"0", lease.Milliseconds(), field, s.rt.PublishCommand(), engine.LatchTTL(s.rt).Milliseconds()}
 	if next != nil {
@@ -390,30 +386,35 @@ func (s *scripts) release(ctx context.Context, field string, lease time.Duration
 		args = append(args, next.Field, next.Lease.Milliseconds())
 	}
 	res, sync, err := s.rt.Run(ctx, script, core.RunOpts{Synced: true}, keys, args...)
+	r := engine.ReleaseReply{Released: engine.NotOwner, Sync: sync}
 	if err != nil {
-		return engine.NotOwner, 0, sync, s.wrongType(ctx, err)
+		return r, s.wrongType(ctx, err)
 	}
 	switch v := res.(type) {
 	case nil:
-		return engine.NotOwner, 0, sync, nil
+		return r, nil
 	case int64:
 		switch {
 		case v == 0:
-			return engine.StillHeld, 0, sync, nil
+			r.Released = engine.StillHeld
+			return r, nil
 		case v >= 1 && next == nil:
-			return engine.Freed, int(v - 1), sync, nil
+			r.Released, r.Heard = engine.Freed, int(v-1)
+			return r, nil
 		case v == 1:
 			// The hand-off script's replay, or its release without a
 			// token.
-			return engine.Freed, 0, sync, nil
+			r.Released = engine.Freed
+			return r, nil
 		}
 	case []any:
 		if len(v) == 2 && next != nil {
 			next.Value, _ = v[1].(int64)
-			return engine.Freed, 0, sync, nil
+			r.Released = engine.Freed
+			return r, nil
 		}
 	}
-	return engine.NotOwner, 0, sync, fmt.Errorf("script %s: unexpected reply %v", script.Name(), res)
+	return r, fmt.Errorf("script %s: unexpected reply %v", script.Name(), res)
 }
 
 // Count reads field's hold count on the master (0: none): a script, so

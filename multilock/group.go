@@ -242,34 +242,31 @@ func (s *groupScripts) args(first ...any) []any {
 }
 
 // Acquire runs the try-once script (engine.Scripts).
-func (s *groupScripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+func (s *groupScripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
 	g := s.g
 	res, sync, err := g.rt.Run(ctx, groupTryScript, core.RunOpts{Synced: true, NoRetry: true}, []string{g.name},
 		s.args(time.Now().UnixMilli(), lease.Milliseconds(), s.owner(field))...)
 	if err != nil {
-		return 0, false, sync, err
+		return engine.AcquireReply{Sync: sync}, err
 	}
-	if res == int64(1) {
-		return 0, true, sync, nil
-	}
-	return 0, false, sync, nil
+	return engine.AcquireReply{OK: res == int64(1), Sync: sync}, nil
 }
 
 // AcquireQueued runs the waiting script (engine.QueueScripts): the group
 // has no queue, but a waiting acquisition uses Redisson's waiting variant,
 // which answers how long the values stay held.
-func (s *groupScripts) AcquireQueued(ctx context.Context, field string, lease, _ time.Duration) (time.Duration, bool, core.SyncResult, error) {
+func (s *groupScripts) AcquireQueued(ctx context.Context, field string, lease, _ time.Duration) (engine.AcquireReply, error) {
 	g := s.g
 	res, sync, err := g.rt.Run(ctx, groupAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{g.name},
 		s.args(lease.Milliseconds(), time.Now().UnixMilli(), s.owner(field))...)
 	if err != nil {
-		return 0, false, sync, err
+		return engine.AcquireReply{Sync: sync}, err
 	}
 	if res == nil {
-		return 0, true, sync, nil
+		return engine.AcquireReply{OK: true, Sync: sync}, nil
 	}
 	ms, _ := res.(int64)
-	return time.Duration(ms) * time.Millisecond, false, sync, nil
+	return engine.AcquireReply{TTL: time.Duration(ms) * time.Millisecond, Sync: sync}, nil
 }
 
 // AcquireFailed implements engine.QueueScripts: a waiter leaves nothing
@@ -280,20 +277,22 @@ func (s *groupScripts) AcquireFailed(context.Context, string, time.Duration) err
 // overlapping value sets are separate local holds but share the values'
 // counts in Redis, so "still held" is decided by this value set's local
 // holds: the last one frees the set as far as this hold is concerned.
-func (s *groupScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
+func (s *groupScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.ReleaseReply, error) {
 	g := s.g
 	keys := []string{g.name, g.channel, g.latchPrefix + reqID}
 	res, sync, err := g.rt.Run(ctx, groupUnlockScript, core.RunOpts{Synced: true}, keys,
 		s.args(s.owner(field), "0", lease.Milliseconds(), g.rt.PublishCommand(), engine.LatchTTL(g.rt).Milliseconds(), time.Now().UnixMilli())...)
+	r := engine.ReleaseReply{Released: engine.StillHeld, Sync: sync}
 	switch {
 	case err != nil:
-		return engine.NotOwner, sync, err
+		r.Released = engine.NotOwner
+		return r, err
 	case res == nil:
-		return engine.NotOwner, sync, nil
+		r.Released = engine.NotOwner
 	case res == int64(1) || g.rt.Holds().HoldDepth(g.name, field) <= 1:
-		return engine.Freed, sync, nil
+		r.Released = engine.Freed
 	}
-	return engine.StillHeld, sync, nil
+	return r, nil
 }
 
 // Count reads how many holds the owner has of every value (engine.Scripts).

@@ -417,7 +417,7 @@ return 1
 // Extend sets the lease of the owner's hold of the handle's values with
 // groupExtendScript (engine.ExtendScripts). The group's own scripts are in
 // group_scripts.go.
-func (s *groupScripts) Extend(ctx context.Context, field string, lease time.Duration) (bool, core.SyncResult, error) {
+func (s *groupScripts) Extend(ctx context.Context, field string, lease time.Duration) (engine.ExtendReply, error) {
 	g := s.g
 	owner := s.owner(field)
 	keep := "0"
@@ -427,7 +427,7 @@ func (s *groupScripts) Extend(ctx context.Context, field string, lease time.Dura
 	res, sync, err := g.rt.Run(ctx, groupExtendScript, core.RunOpts{Synced: true, NoRetry: true}, []string{g.name},
 		s.args(lease.Milliseconds(), time.Now().UnixMilli(), owner, keep)...)
 	if err != nil {
-		return false, sync, g.typed(ctx, err)
+		return engine.ExtendReply{Sync: sync}, g.typed(ctx, err)
 	}
-	return res == int64(1), sync, nil
+	return engine.ExtendReply{Held: res == int64(1), Sync: sync}, nil
 }

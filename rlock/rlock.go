@@ -256,33 +256,34 @@ func (s *scripts) leaseArg(lease time.Duration) any {
 	return s.wdArg
 }
 
-func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
 	res, sync, err := s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, s.nameKeys, s.leaseArg(lease), field)
 	if err != nil {
-		return 0, false, sync, err
+		return engine.AcquireReply{Sync: sync}, err
 	}
 	pttl, ok := res.(int64)
 	switch {
 	case !ok:
-		return 0, false, sync, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
+		return engine.AcquireReply{Sync: sync}, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
 	case pttl == acquiredReply:
-		return 0, true, sync, nil
+		return engine.AcquireReply{OK: true, Sync: sync}, nil
 	}
-	return time.Duration(pttl) * time.Millisecond, false, sync, nil
+	return engine.AcquireReply{TTL: time.Duration(pttl) * time.Millisecond, Sync: sync}, nil
 }
 
-func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, core.SyncResult, error) {
-	res, _, sync, err := s.release(ctx, field, lease, reqID, next)
-	return res, sync, err
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.ReleaseReply, error) {
+	r, err := s.release(ctx, field, lease, reqID, next)
+	r.Heard = 0
+	return r, err
 }
 
 // ReleaseHeard is Release without a successor that also says how many
 // connections the unlock message reached (engine.HeardScripts).
-func (s *scripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (engine.Released, int, core.SyncResult, error) {
+func (s *scripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (engine.ReleaseReply, error) {
 	return s.release(ctx, field, lease, reqID, nil)
 }
 
-func (s *scripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.Released, int, core.SyncResult, error) {
+func (s *scripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *engine.Successor) (engine.ReleaseReply, error) {
 	keys := []string{s.name, s.channel, s.latchPrefix + reqID}
 	script, args := unlockScript, []any{"0", s.leaseArg(lease), field, s.publisher, s.latchArg}
 	if next != nil {
@@ -290,16 +291,13 @@ func (s *scripts) release(ctx context.Context, field string, lease time.Duration
 		args = append(args, next.Field, next.Lease.Milliseconds())
 	}
 	res, sync, err := s.rt.Run(ctx, script, core.RunOpts{Synced: true}, keys, args...)
-	if err != nil {
-		return engine.NotOwner, 0, sync, err
-	}
-	if res == nil {
-		return engine.NotOwner, 0, sync, nil
+	if err != nil || res == nil {
+		return engine.ReleaseReply{Released: engine.NotOwner, Sync: sync}, err
 	}
 	if n, _ := res.(int64); n >= 1 {
-		return engine.Freed, int(n - 1), sync, nil
+		return engine.ReleaseReply{Released: engine.Freed, Heard: int(n - 1), Sync: sync}, nil
 	}
-	return engine.StillHeld, 0, sync, nil
+	return engine.ReleaseReply{Released: engine.StillHeld, Sync: sync}, nil
 }
 
 // Count reads field's hold count on the master (0: none): a script, so

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/lockable"
 )
@@ -83,14 +84,14 @@ return 1
 // Extend sets the lease of field's hold with expireScript
 // (engine.ExtendScripts): a read hold's timeout keys get the lease too, and
 // the hash never less than its other holders need.
-func (s *scripts) Extend(ctx context.Context, field string, lease time.Duration) (bool, core.SyncResult, error) {
+func (s *scripts) Extend(ctx context.Context, field string, lease time.Duration) (engine.ExtendReply, error) {
 	write := "0"
 	if s.write {
 		write = "1"
 	}
 	res, sync, err := s.rt.Run(ctx, expireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, core.Tagged(s.name)}, lease.Milliseconds(), field, write)
 	if err != nil {
-		return false, sync, s.wrongType(ctx, err)
+		return engine.ExtendReply{Sync: sync}, s.wrongType(ctx, err)
 	}
-	return res == int64(1), sync, nil
+	return engine.ExtendReply{Held: res == int64(1), Sync: sync}, nil
 }

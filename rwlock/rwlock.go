@@ -263,7 +263,7 @@ type scripts struct {
 	write                      bool
 }
 
-func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
+func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
 	var (
 		res  any
 		sync core.SyncResult
@@ -276,19 +276,19 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 			lease.Milliseconds(), field, field+":write")
 	}
 	if err != nil {
-		return 0, false, sync, err
+		return engine.AcquireReply{Sync: sync}, err
 	}
 	pttl, ok := res.(int64)
 	switch {
 	case !ok:
-		return 0, false, sync, fmt.Errorf("rwlock acquire: unexpected reply %v", res)
+		return engine.AcquireReply{Sync: sync}, fmt.Errorf("rwlock acquire: unexpected reply %v", res)
 	case pttl == acquiredReply:
-		return 0, true, sync, nil
+		return engine.AcquireReply{OK: true, Sync: sync}, nil
 	}
-	return time.Duration(pttl) * time.Millisecond, false, sync, nil
+	return engine.AcquireReply{TTL: time.Duration(pttl) * time.Millisecond, Sync: sync}, nil
 }
 
-func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.Released, core.SyncResult, error) {
+func (s *scripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, _ *engine.Successor) (engine.ReleaseReply, error) {
 	var (
 		res  any
 		sync core.SyncResult
@@ -303,20 +303,22 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 			[]string{s.name, s.channel, TimeoutPrefix(s.name, field), core.Tagged(s.name), latch},
 			"0", field, s.rt.PublishCommand(), latchTTL)
 	}
+	r := engine.ReleaseReply{Released: engine.StillHeld, Sync: sync}
 	switch {
 	case err != nil:
-		return engine.NotOwner, sync, err
+		r.Released = engine.NotOwner
+		return r, err
 	case res == nil:
-		return engine.NotOwner, sync, nil
+		r.Released = engine.NotOwner
 	case res == int64(1):
-		return engine.Freed, sync, nil
+		r.Released = engine.Freed
 	case !s.write:
 		// The read unlock answers 0 both for a re-entrant reader's inner
 		// hold and for a reader whose last hold went while others still
 		// read: the engine's local holds tell them apart.
-		return engine.Shared, sync, nil
+		r.Released = engine.Shared
 	}
-	return engine.StillHeld, sync, nil
+	return r, nil
 }
 
 // Count reads field's hold count on the master (0: none).

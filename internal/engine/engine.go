@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/renewal"
 )
@@ -27,7 +28,7 @@ type Engine struct {
 	undoMu sync.Mutex
 	undos  map[undoKey]chan struct{} // background undos pending, closed when done
 
-	standBackFor time.Duration // see queue.standBack; a constant but in tests
+	standBackFor time.Duration // see yield; a constant but in tests
 	// beforePass, in tests, runs while a release passes its hold on, after
 	// it picked the waiter (Lock.passOn).
 	beforePass func()
@@ -47,14 +48,14 @@ func (e *Engine) Runtime() *core.Runtime { return e.rt }
 type Scripts interface {
 	// Acquire runs the acquire script for owner field with lease. It must
 	// be sent at most once (core.Runtime.EvalSyncedNoRetry): a second run
-	// would count a second hold. It reports whether field holds the lock
-	// now, or else the holder's remaining TTL (negative: no TTL).
-	Acquire(ctx context.Context, field string, lease time.Duration) (ttl time.Duration, ok bool, sync core.SyncResult, err error)
+	// would count a second hold.
+	Acquire(ctx context.Context, field string, lease time.Duration) (AcquireReply, error)
 	// Release runs the release script for field, whose hold was taken with
 	// lease, as request reqID: a repeat with the same reqID must give the
 	// first answer (the unlock latch). With next set, a final release hands
-	// the lock straight to next instead of freeing it.
-	Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, core.SyncResult, error)
+	// the lock straight to next instead of freeing it. Its reply's Heard
+	// stays 0.
+	Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (ReleaseReply, error)
 	// Count reads field's hold count on the master: 0 when it holds nothing.
 	Count(ctx context.Context, field string) (int, error)
 }
@@ -72,7 +73,7 @@ type QueueScripts interface {
 	// to sleep (negative: until a message only). wait is the caller's bound
 	// on the wait, 0 for an unbounded one; the object turns it into the
 	// queue's stale interval. Like Acquire it must be sent at most once.
-	AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (ttl time.Duration, ok bool, sync core.SyncResult, err error)
+	AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (AcquireReply, error)
 	// AcquireFailed takes field out of the queue, wait being the bound
 	// given to AcquireQueued. It must be safe to send more than once and
 	// for a field that is not queued.
@@ -81,13 +82,10 @@ type QueueScripts interface {
 
 // ValueScripts is implemented by the Scripts of an object whose acquire
 // script gives every acquisition a value of its own (the fenced lock's
-// token), which the engine puts on the hold (Hold.Value). Such an object's
-// hand-off release (see Successor.Value) gives the new holder its value too.
-// It is not combined with QueueScripts.
+// token: AcquireReply.Value), which the engine puts on the hold
+// (Hold.Value). Such an object's hand-off release (see Successor.Value)
+// gives the new holder its value too. It is not combined with QueueScripts.
 type ValueScripts interface {
-	// AcquireValue is Acquire that also returns the acquisition's value,
-	// a positive number, when ok. The engine sends it instead of Acquire.
-	AcquireValue(ctx context.Context, field string, lease time.Duration) (ttl time.Duration, ok bool, value int64, sync core.SyncResult, err error)
 	// CountValue reads, in one step on the master, field's hold count and
 	// the value of the lock's latest acquisition. The engine asks it when
 	// the reply of an acquire or hand-off for field was lost and the count
@@ -101,12 +99,37 @@ type ValueScripts interface {
 // (PUBLISH's reply). When a hand-off streak ends, the engine asks it: a
 // message heard by a connection other than this client's own means waiters
 // elsewhere, and this client's goroutines then stand back for them (see
-// standBack).
+// yield).
 type HeardScripts interface {
-	// ReleaseHeard is Release without a successor that also returns how
-	// many connections the message of a freeing release reached (0 when
-	// nothing was published or it is not known: a replayed latch).
-	ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (res Released, heard int, sync core.SyncResult, err error)
+	// ReleaseHeard is Release without a successor whose reply also says
+	// how many connections the message of a freeing release reached
+	// (ReleaseReply.Heard).
+	ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (ReleaseReply, error)
+}
+
+// AcquireReply is an acquire script's answer.
+type AcquireReply struct {
+	// OK: the field holds the lock now.
+	OK bool
+	// TTL is, when not OK, the holder's remaining TTL (negative: no TTL),
+	// how long a waiter may sleep before it tries again.
+	TTL time.Duration
+	// Value is, when OK, the acquisition's value, a positive number, for an
+	// object with ValueScripts; 0 for others.
+	Value int64
+	// Sync is the replica acknowledgement of the script's write.
+	Sync core.SyncResult
+}
+
+// ReleaseReply is a release script's answer.
+type ReleaseReply struct {
+	Released Released
+	// Heard is, for ReleaseHeard, how many connections the message of a
+	// freeing release reached (0 when nothing was published or it is not
+	// known: a replayed latch).
+	Heard int
+	// Sync is the replica acknowledgement of the script's write.
+	Sync core.SyncResult
 }
 
 // Successor is a local waiter a release hands the lock to.
@@ -254,7 +277,7 @@ func (l *Lock) Field(owner int64) string {
 // Hold is one acquisition: the value its caller keeps to release it and to
 // learn that ownership ended.
 type Hold struct {
-	core.Hold
+	holds.Hold
 	l     *Lock
 	owner int64
 	value int64
@@ -316,7 +339,7 @@ type Request struct {
 	Wait    bool
 	WaitFor time.Duration
 	// NoRetry ends a wait with its first try that fails for a reason that
-	// may pass (core.Retry) instead of backing off and trying again.
+	// may pass (retry.Retry) instead of backing off and trying again.
 	NoRetry bool
 	// queueFor, when positive, is the stale interval a Lock call counts in
 	// a Redis queue (Lock.queueFor); a TryLock's is its WaitFor.

@@ -63,42 +63,43 @@ type testScripts struct {
 	name, channel string
 }
 
-func (s *testScripts) Acquire(ctx context.Context, field string, lease time.Duration) (time.Duration, bool, core.SyncResult, error) {
-	res, sync, err := s.rt.EvalSyncedNoRetry(ctx, testAcquire, []string{s.name}, lease.Milliseconds(), field)
+func (s *testScripts) Acquire(ctx context.Context, field string, lease time.Duration) (AcquireReply, error) {
+	res, sync, err := s.rt.Run(ctx, testAcquire, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name}, lease.Milliseconds(), field)
 	if err != nil || res == nil {
-		return 0, err == nil, sync, err
+		return AcquireReply{OK: err == nil, Sync: sync}, err
 	}
 	pttl, _ := res.(int64)
-	return time.Duration(pttl) * time.Millisecond, false, sync, nil
+	return AcquireReply{TTL: time.Duration(pttl) * time.Millisecond, Sync: sync}, nil
 }
 
-func (s *testScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, core.SyncResult, error) {
-	res, _, sync, err := s.release(ctx, field, lease, reqID, next)
-	return res, sync, err
+func (s *testScripts) Release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (ReleaseReply, error) {
+	r, err := s.release(ctx, field, lease, reqID, next)
+	r.Heard = 0
+	return r, err
 }
 
-func (s *testScripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (Released, int, core.SyncResult, error) {
+func (s *testScripts) ReleaseHeard(ctx context.Context, field string, lease time.Duration, reqID string) (ReleaseReply, error) {
 	return s.release(ctx, field, lease, reqID, nil)
 }
 
-func (s *testScripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (Released, int, core.SyncResult, error) {
+func (s *testScripts) release(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor) (ReleaseReply, error) {
 	nextField, nextLease := "", int64(0)
 	if next != nil {
 		nextField, nextLease = next.Field, next.Lease.Milliseconds()
 	}
-	res, sync, err := s.rt.EvalSynced(ctx, testRelease, []string{s.name, s.channel, s.name + ":latch:" + reqID},
+	res, sync, err := s.rt.Run(ctx, testRelease, core.RunOpts{Synced: true}, []string{s.name, s.channel, s.name + ":latch:" + reqID},
 		lease.Milliseconds(), field, LatchTTL(s.rt).Milliseconds(), nextField, nextLease)
 	if err != nil || res == nil {
-		return NotOwner, 0, sync, err
+		return ReleaseReply{Released: NotOwner, Sync: sync}, err
 	}
 	if n, _ := res.(int64); n >= 1 {
-		return Freed, int(n - 1), sync, nil
+		return ReleaseReply{Released: Freed, Heard: int(n - 1), Sync: sync}, nil
 	}
-	return StillHeld, 0, sync, nil
+	return ReleaseReply{Released: StillHeld, Sync: sync}, nil
 }
 
 func (s *testScripts) Count(ctx context.Context, field string) (int, error) {
-	res, err := s.rt.Eval(ctx, testCount, []string{s.name}, field)
+	res, _, err := s.rt.Run(ctx, testCount, core.RunOpts{}, []string{s.name}, field)
 	if err != nil || res == nil {
 		return 0, err
 	}

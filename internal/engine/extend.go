@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/holds"
 )
 
 // ExtendScripts is implemented by the Scripts of an object whose lease is
@@ -19,7 +20,15 @@ type ExtendScripts interface {
 	// It is sent with replica sync and at most once
 	// (core.Runtime.EvalSyncedNoRetry), so that its error tells whether it
 	// may have run.
-	Extend(ctx context.Context, field string, lease time.Duration) (held bool, sync core.SyncResult, err error)
+	Extend(ctx context.Context, field string, lease time.Duration) (ExtendReply, error)
+}
+
+// ExtendReply is an extend script's answer.
+type ExtendReply struct {
+	// Held: the field still held the lock, and its lease was set.
+	Held bool
+	// Sync is the replica acknowledgement of the script's write.
+	Sync core.SyncResult
 }
 
 // Extend sets the lease of h's lock to lease, counted from now: in Redis,
@@ -58,12 +67,6 @@ func (h *Hold) extend(ctx context.Context, op string, lease time.Duration) error
 	return l.Err(op, l.extend(ctx, h, lease))
 }
 
-// extendReply is an extend script's answer.
-type extendReply struct {
-	held bool
-	sync core.SyncResult
-}
-
 func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	if lease < time.Millisecond {
 		return fmt.Errorf("%w: the lease must be at least 1ms, got %v", core.ErrInvalidArgument, lease)
@@ -88,7 +91,7 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	if err := l.extendable(h); err != nil {
 		return err // it ended while an earlier extend settled
 	}
-	busy, ok := l.rt.FixLease(&h.Hold)
+	busy, ok := l.rt.Holds().FixLease(&h.Hold)
 	if !ok {
 		return l.endOf(ctx, h)
 	}
@@ -99,16 +102,16 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 		case <-busy:
 		case <-ctx.Done():
 			return context.Cause(ctx)
-		case <-l.rt.Done().Done():
+		case <-l.rt.Closed():
 			return core.ErrClosed
 		}
 	}
 	start := time.Now()
-	x, ok := l.rt.Extending(&h.Hold, start, lease)
+	x, ok := l.rt.Holds().Extending(&h.Hold, start, lease)
 	if !ok {
 		return l.endOf(ctx, h)
 	}
-	r, err, p := core.Settle(l.rt, ctx, func(cctx context.Context) (extendReply, error) {
+	r, err, p := core.Settle(l.rt, ctx, func(cctx context.Context) (ExtendReply, error) {
 		return l.extendOnce(cctx, field, lease)
 	})
 	if p == nil {
@@ -119,7 +122,7 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	handed = true
 	go func() {
 		defer done()
-		r, err, known := p.Wait(l.rt.Stopped())
+		r, err, known := p.Wait(l.rt.Drained())
 		if !known {
 			return // Close returned: the holds have ended
 		}
@@ -138,7 +141,7 @@ func (l *Lock) extendable(h *Hold) error {
 	if err := h.Err(); err != nil {
 		return err
 	}
-	if l.rt.Done().Err() != nil {
+	if l.rt.Lifetime().Err() != nil {
 		return core.ErrClosed
 	}
 	return nil
@@ -152,7 +155,7 @@ func (l *Lock) endOf(ctx context.Context, h *Hold) error {
 		return l.extendable(h)
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-l.rt.Done().Done():
+	case <-l.rt.Closed():
 		return core.ErrClosed
 	}
 }
@@ -197,52 +200,52 @@ func (l *Lock) extendSlot(ctx context.Context, field string) (done func(), err e
 		case <-prev:
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
-		case <-l.rt.Done().Done():
+		case <-l.rt.Closed():
 			return nil, core.ErrClosed
 		}
 	}
 }
 
 // extendOnce sends the object's extend script for field.
-func (l *Lock) extendOnce(ctx context.Context, field string, lease time.Duration) (extendReply, error) {
+func (l *Lock) extendOnce(ctx context.Context, field string, lease time.Duration) (ExtendReply, error) {
 	var (
-		r   extendReply
+		r   ExtendReply
 		err error
 	)
 	if xs, ok := l.cfg.Scripts.(ExtendScripts); ok {
-		r.held, r.sync, err = xs.Extend(ctx, field, lease)
+		r, err = xs.Extend(ctx, field, lease)
 	} else {
 		var res any
-		res, r.sync, err = l.rt.EvalSyncedNoRetry(ctx, expireScript, []string{l.cfg.Name}, lease.Milliseconds(), field)
-		r.held = res == int64(1)
+		res, r.Sync, err = l.rt.Run(ctx, expireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{l.cfg.Name}, lease.Milliseconds(), field)
+		r.Held = res == int64(1)
 	}
 	if err != nil {
-		return extendReply{}, l.typed(ctx, err)
+		return ExtendReply{}, l.typed(ctx, err)
 	}
 	return r, nil
 }
 
 // extendDone records the outcome of extend x of h and returns the call's
 // error.
-func (l *Lock) extendDone(h *Hold, x *core.Extension, r extendReply, err error) error {
-	out := core.ExtendApplied
+func (l *Lock) extendDone(h *Hold, x *holds.Extension, r ExtendReply, err error) error {
+	out := holds.ExtendApplied
 	switch {
 	case err != nil && isTransport(err) && !core.NotSent(err):
 		// No reply: it may run yet, after anything sent since.
-		out = core.ExtendUnknown
+		out = holds.ExtendUnknown
 	case err != nil:
-		out = core.ExtendNotApplied
-	case !r.held:
+		out = holds.ExtendNotApplied
+	case !r.Held:
 		why := "the owner holds the lock no more"
-		l.rt.ExtendLost(x, l.lost("%s", why))
+		l.rt.Holds().ExtendLost(x, l.lost("%s", why))
 		return fmt.Errorf("%w: %s", core.ErrLockLost, why)
-	case r.sync.Failed() && l.rt.Sync().FailOnNoSync:
+	case r.Sync.Failed() && l.rt.Sync().FailOnNoSync:
 		// It ran on the master, but a failover may bring back the lease
 		// it replaced: the hold keeps the earlier end.
-		out = core.ExtendNotApplied
-		err = r.sync.Err(l.rt.Sync().Timeout)
+		out = holds.ExtendNotApplied
+		err = r.Sync.Err(l.rt.Sync().Timeout)
 	}
-	if !l.rt.ExtendSettled(x, out) {
+	if !l.rt.Holds().ExtendSettled(x, out) {
 		// The hold ended meanwhile (its lease ran out by our clock, the
 		// client closed): that is the answer.
 		<-h.Done()

@@ -84,7 +84,7 @@ func TestPassedWaiterThatLeftReleases(t *testing.T) {
 			require.Error(t, next.Err(), "the hold of a waiter that left still lasts")
 		}
 		require.Equal(t, int64(0), raw.Exists(ctx, name).Val(), "round %d", round)
-		require.Zero(t, rt.HoldCount(), "round %d", round)
+		require.Zero(t, rt.Holds().HoldCount(), "round %d", round)
 		require.Equal(t, acquired, ends.Load(), "round %d: hold ends reported, against holds acquired", round)
 	}
 	require.NotZero(t, left, "no waiter left while its hold was passed on")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -27,9 +28,9 @@ func TestReentryRightAfterHandOff(t *testing.T) {
 	ok, err := l.Acquire(ctx, &h, Request{Owner: 1, Lease: time.Minute, Wait: true})
 	require.NoError(t, err)
 	require.True(t, ok)
-	var lagging core.Hold
-	rt.Acquired(ctx, &lagging, core.Acquire{Key: l.cfg.Name, Owner: l.Field(2), TTL: time.Minute, Start: time.Now()})
-	require.True(t, rt.HeldByOther(l.cfg.Name, l.Field(1)))
+	var lagging holds.Hold
+	rt.Holds().Acquired(ctx, &lagging, holds.Acquire{Key: l.cfg.Name, Owner: l.Field(2), TTL: time.Minute, Start: time.Now()})
+	require.True(t, rt.Holds().HeldByOther(l.cfg.Name, l.Field(1)))
 
 	for _, r := range []Request{
 		{Owner: 1, Lease: time.Minute, Wait: true},                       // Lock
@@ -45,7 +46,7 @@ func TestReentryRightAfterHandOff(t *testing.T) {
 		require.Less(t, time.Since(start), 2*time.Second)
 		require.NoError(t, inner.Unlock(ctx))
 	}
-	rt.Abandon(l.cfg.Name, l.Field(2), context.Canceled)
+	rt.Holds().Abandon(l.cfg.Name, l.Field(2), context.Canceled)
 	require.NoError(t, h.Unlock(ctx))
 }
 

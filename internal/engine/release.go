@@ -41,7 +41,7 @@ func (h *Hold) Unlock(ctx context.Context) error {
 		// caller's to release with a context.
 		return l.Err("unlock", core.ErrNilContext)
 	}
-	octx, ob := l.rt.StartRelease(ctx, l.cfg.Kind, l.cfg.Name)
+	octx, ob := l.rt.Events().StartRelease(ctx, l.cfg.Kind, l.cfg.Name)
 	var res releaseResult
 	err := l.Err("unlock", l.unlock(octx, h, &res))
 	ob.End(err, res.full, res.handedOff)
@@ -60,11 +60,11 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 		// and a release sent for this one would take it.
 		return err
 	}
-	if l.rt.Done().Err() != nil {
+	if l.rt.Lifetime().Err() != nil {
 		return core.ErrClosed
 	}
 	field := h.OwnerField()
-	lease := l.rt.LeaseOf(l.cfg.Name, field, l.rt.WatchdogTimeout())
+	lease := l.rt.Holds().LeaseOf(l.cfg.Name, field, l.rt.WatchdogTimeout())
 	// Each attempt is bounded by the client's timeout (see release); the
 	// latch outlives them all.
 	dctx := context.WithoutCancel(ctx)
@@ -84,28 +84,19 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	// A release that ran counts as one below, whatever its error says.
 	ran := err == nil || errors.Is(err, core.ErrNoSyncedReplicas) || errors.Is(err, errUnheard)
 	if !ran && q != nil {
-		q.mu.Lock()
-		q.releasing--
-		q.mu.Unlock()
+		q.releaseDone(false)
 	}
 	if done, ferr := l.releaseFailed(h, field, err, ran); done {
 		return ferr
 	}
 	if res.shared {
-		l.rt.ReleasedShared(&h.Hold, res.start)
+		l.rt.Holds().ReleasedShared(&h.Hold, res.start)
 	} else {
-		l.rt.Released(&h.Hold, res.full, res.start)
+		l.rt.Holds().Released(&h.Hold, res.full, res.start)
 	}
 	deferred := false
 	if q != nil {
-		q.mu.Lock()
-		q.releasing--
-		if res.full {
-			// A partial release of a re-entrant owner leaves the
-			// deferred waiter to the full release.
-			deferred, q.deferred = q.deferred, false
-		}
-		q.mu.Unlock()
+		deferred = q.releaseDone(res.full)
 	}
 	switch {
 	case res.full && res.yielded:
@@ -147,7 +138,7 @@ func (l *Lock) releaseFailed(h *Hold, field string, err error, ran bool) (bool, 
 	case errors.Is(err, core.ErrNotOwner):
 		// Redis says the owner holds nothing: the lease ran out (or the key
 		// was deleted) before we could tell. The hold is over.
-		l.rt.Abandon(l.cfg.Name, field, l.lost("%w", err))
+		l.rt.Holds().Abandon(l.cfg.Name, field, l.lost("%w", err))
 		return true, err
 	case !ran:
 		// Whether the release ran is unknown: no reply, or an error the
@@ -156,64 +147,11 @@ func (l *Lock) releaseFailed(h *Hold, field string, err error, ran bool) (bool, 
 		// its lease if it is still there (Redisson cancels renewal whatever
 		// the unlock's outcome). The hold ends, and a local waiter learns
 		// it.
-		l.rt.Abandon(l.cfg.Name, field, l.lost("the unlock failed: %w", err))
+		l.rt.Holds().Abandon(l.cfg.Name, field, l.lost("the unlock failed: %w", err))
 		l.wakeLocal()
 		return true, err
 	}
 	return false, nil
-}
-
-// passOn hands h to the oldest parked local waiter without a round trip
-// when both hold the lock the same way (the watchdog) and nobody outside
-// the engine can know h's owner id: the waiter's hold takes h's owner field
-// and lease record (core.Runtime.PassOn), and Redis, which counts one hold
-// of that field, stays as it is. Java sees the lock held throughout, as
-// with the hand-off script, and no message, as there. It reports false,
-// changing nothing, when the release must go to Redis: no such waiter (the
-// oldest waits with a fixed lease or its own owner id), the streak's end,
-// an undo of the field in flight (it would release the waiter's hold), or
-// a record that is not a plain watchdog hold (core.Runtime.PassOn).
-//
-// An owner id known outside is never passed: its code could re-enter with
-// it (WithOwner) and share the hold with the goroutine it went to. Once
-// passed, h's Owner answers 0 (Hold.claimID), so the id cannot leak later.
-func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
-	if l.values != nil || l.rt.Done().Err() != nil || l.undoPending(field) || h.id.Load() != idPrivate {
-		return false
-	}
-	q.mu.Lock()
-	var next *waiter
-	if q.streak < maxHandOffStreak {
-		next = q.firstHandOff(l.undoPending)
-	}
-	// The id is claimed only once a waiter qualifies: an Owner call racing
-	// an Unlock that then goes through Redis still gets the id.
-	if next == nil || !next.watchdog || next.hold == nil || next.hold.id.Load() != idPrivate || !h.claimID() {
-		q.mu.Unlock()
-		return false
-	}
-	next.state = handing
-	q.mu.Unlock()
-	if l.e.beforePass != nil {
-		l.e.beforePass()
-	}
-	ok := l.rt.PassOn(next.base, &h.Hold, &next.hold.Hold, next.lease)
-	q.mu.Lock()
-	if ok {
-		next.hold.owner = h.owner
-		next.field = field
-		next.state, next.passed = handed, true
-		q.pending++
-		q.streak++
-	} else {
-		next.state = parked
-	}
-	next.wake()
-	q.mu.Unlock()
-	if !ok {
-		h.releaseID()
-	}
-	return ok
 }
 
 // errUnheard marks a release that ran but whose message Redis refused
@@ -243,99 +181,70 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 	var next *waiter
 	yielded := false
 	if q != nil {
-		q.mu.Lock()
-		q.releasing++
-		q.earlyHeard = false
-		if q.streak < maxHandOffStreak {
-			if next = q.firstHandOff(l.undoPending); next != nil {
-				next.state = handing
-			}
-		} else {
-			yielded = true
-		}
-		q.mu.Unlock()
+		next, yielded = q.beginRelease(l.undoPending)
 	}
 	var succ *Successor
 	if next != nil {
 		succ = &Successor{Field: next.field, Lease: next.lease}
 	}
+	o := l.sendRelease(ctx, field, lease, succ, yielded)
+	freed := o.res == Freed
+	if q != nil {
+		r := released{next: next, freed: freed, start: o.start, yielded: yielded, heard: o.heard}
+		if succ != nil {
+			r.value, r.noValue = succ.Value, l.values != nil && succ.Value == 0
+		}
+		// The hand-off may have happened, as early as the first send.
+		r.maybeRan = o.err != nil && (isTransport(o.err) || core.ChannelDenied(o.err))
+		q.endRelease(r, time.Now(), l.e.standBackFor)
+	}
+	if r, failed, ferr := releaseFailure(o.err, o.noReply, next != nil, o.start); failed {
+		return r, ferr
+	}
+	if o.res == NotOwner {
+		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
+	}
+	return releaseResult{full: freed, shared: o.res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, start: o.start}, o.err
+}
+
+// sent is what the attempts of one release came to.
+type sent struct {
+	res   Released
+	heard int
+	err   error
+	start time.Time // the first attempt's send
+	// noReply: an attempt got no reply, so it may have run; a later
+	// attempt's refusal then says nothing of the release.
+	noReply bool
+}
+
+// sendRelease sends the release as one request (one latch) until it gets
+// an answer, up to releaseAttempts times; heard: see releaseOnce.
+func (l *Lock) sendRelease(ctx context.Context, field string, lease time.Duration, succ *Successor, heard bool) sent {
 	reqID := l.rt.RequestID()
-	var (
-		res   Released
-		heard int
-		err   error
-		start time.Time
-		// noReply: an attempt got no reply, so it may have run; a later
-		// attempt's refusal then says nothing of the release.
-		noReply bool
-	)
+	var o sent
 	for attempt := 1; ; attempt++ {
 		if attempt == 1 {
 			// A later attempt may replay the first one's outcome (latch):
 			// the new holder's lease counts from the first send.
-			start = time.Now()
+			o.start = time.Now()
 		}
 		// One attempt may take the client's timeout: a stalled one must
 		// leave time for the next, which the latch makes safe to send.
-		actx := l.rt.Within(ctx, l.rt.Timeout())
-		res, heard, err = l.releaseOnce(actx, field, lease, reqID, succ, yielded)
-		noReply = noReply || isTransport(err) && !core.NotSent(err)
+		actx := l.rt.Conns().Within(ctx, l.rt.Timeout())
+		o.res, o.heard, o.err = l.releaseOnce(actx, field, lease, reqID, succ, heard)
+		err := o.err
+		o.noReply = o.noReply || isTransport(err) && !core.NotSent(err)
 		// A rejection (READONLY from a master demoted by a failover the
 		// client has not followed yet, say) did not run: send it again.
 		if err == nil || !isTransport(err) && !core.Rejected(err) || attempt == releaseAttempts || ctx.Err() != nil {
-			break
+			return o
 		}
 		select {
 		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
 		case <-ctx.Done():
 		}
 	}
-	freed := res == Freed
-	if q != nil {
-		q.mu.Lock()
-		switch {
-		case next != nil && freed && l.values != nil && succ.Value == 0:
-			// Handed over, but the reply did not carry the value (the
-			// latch replayed an earlier attempt whose reply was lost): the
-			// waiter reads it from Redis.
-			next.state, next.start = unknown, start
-			q.pending++
-			q.streak++
-		case next != nil && freed:
-			next.state, next.start, next.value = handed, start, succ.Value
-			q.pending++
-			q.streak++
-		case next != nil && err != nil && (isTransport(err) || core.ChannelDenied(err)):
-			// The hand-off may have happened, as early as the first send:
-			// the waiter asks Redis, and its lease would count from then.
-			next.state, next.start = unknown, start
-			q.pending++
-		case next != nil:
-			next.state = parked
-		case freed:
-			q.streak = 0
-			if yielded && q.firstParked() != nil {
-				// Our own waiters are subscribed, so the message reached
-				// one of our connections; any more are waiters elsewhere.
-				if heard > 1 {
-					l.standBack(q, heard-1)
-				} else {
-					q.yieldUntil = time.Now().Add(yieldWindow)
-				}
-			}
-		}
-		if next != nil {
-			next.wake()
-		}
-		q.mu.Unlock()
-	}
-	if r, failed, ferr := releaseFailure(err, noReply, next != nil, start); failed {
-		return r, ferr
-	}
-	if res == NotOwner {
-		return releaseResult{}, fmt.Errorf("%w: Redis has no hold of owner %s", core.ErrNotOwner, field)
-	}
-	return releaseResult{full: freed, shared: res == Shared, handedOff: freed && next != nil, yielded: freed && yielded, start: start}, err
 }
 
 // releaseFailure tells what a release that failed with err reports, and
@@ -359,41 +268,31 @@ func releaseFailure(err error, noReply, handing bool, start time.Time) (releaseR
 	return releaseResult{}, true, core.Permission(err)
 }
 
-// standBack makes local goroutines stand back after a streak's release
-// whose message other clients heard (see queue.standBack); q.mu held.
-func (l *Lock) standBack(q *queue, others int) {
-	q.standBack, q.standGoal, q.standSeen, q.probe = true, others, 0, false
-	q.ownHeard, q.earlyHeard = q.earlyHeard, false
-	q.armProbe(l.e.standBackFor)
-}
-
 // releaseOnce sends the release once; heard asks for the number of
 // connections the message reached, when the Scripts can tell (yielded: a
 // streak ends).
 func (l *Lock) releaseOnce(ctx context.Context, field string, lease time.Duration, reqID string, next *Successor, heard bool) (Released, int, error) {
 	var (
-		res  Released
-		n    int
-		sync core.SyncResult
-		err  error
+		r   ReleaseReply
+		err error
 	)
 	if hs, ok := l.cfg.Scripts.(HeardScripts); ok && heard && next == nil {
-		res, n, sync, err = hs.ReleaseHeard(ctx, field, lease, reqID)
+		r, err = hs.ReleaseHeard(ctx, field, lease, reqID)
 	} else {
-		res, sync, err = l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
+		r, err = l.cfg.Scripts.Release(ctx, field, lease, reqID, next)
 	}
 	if err != nil {
 		return NotOwner, 0, l.typed(ctx, err)
 	}
-	if res != NotOwner && sync.Failed() && l.rt.Sync().FailOnNoSync {
-		return res, n, sync.Err(l.rt.Sync().Timeout)
+	if r.Released != NotOwner && r.Sync.Failed() && l.rt.Sync().FailOnNoSync {
+		return r.Released, r.Heard, r.Sync.Err(l.rt.Sync().Timeout)
 	}
-	return res, n, nil
+	return r.Released, r.Heard, nil
 }
 
 // Lost ends every local hold of the lock after a force unlock.
 func (l *Lock) Lost() {
-	l.rt.Lost(l.cfg.Name, l.lost("force-unlocked"))
+	l.rt.Holds().Lost(l.cfg.Name, l.lost("force-unlocked"))
 }
 
 // lost is the cause a hold of this lock ends with when ownership is lost

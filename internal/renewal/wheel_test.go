@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -156,7 +157,28 @@ func start(t *testing.T, cfg Config) *Wheel {
 // 20s of validity left: rounds come quickly and nothing runs out in a test.
 func soon(d time.Duration) time.Time { return time.Now().Add(-10*time.Second + d) }
 
-const wait = 5 * time.Second // generous bound for conditions on a loaded machine
+// wait bounds the waits of a test, in the fake time of its bubble
+// (testing/synctest): the wheel's clock, ticks and timers are fake there,
+// and time moves only while every goroutine of the bubble waits, so what a
+// test asserts of times is exact, whatever the load of the machine.
+const wait = 5 * time.Second
+
+// await lets the bubble's fake clock run until cond holds, and fails the
+// test when wait passes first.
+func await(t *testing.T, cond func() bool, msgAndArgs ...any) {
+	t.Helper()
+	end := time.Now().Add(wait)
+	for {
+		synctest.Wait()
+		if cond() {
+			return
+		}
+		if !time.Now().Before(end) {
+			require.FailNow(t, "the condition did not hold in time", msgAndArgs...)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
 
 func TestEmptyPipelineExecDoesNoIO(t *testing.T) {
 	t.Parallel()
@@ -171,89 +193,94 @@ func TestEmptyPipelineExecDoesNoIO(t *testing.T) {
 
 func TestRenewalCadence(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{})
-	ttl := 900 * time.Millisecond
-	begin := time.Now()
-	w.Add(Spec{Key: "a", Owner: "o", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{})
+		ttl := 900 * time.Millisecond
+		begin := time.Now()
+		w.Add(Spec{Key: "a", Owner: "o", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
 
-	// Renewals are due at 300, 600 and 900 ms: count those of the first second.
-	time.Sleep(time.Until(begin.Add(time.Second)))
-	calls := k.callsFor("a")
-	var in []call
-	for _, c := range calls {
-		if c.at.Before(begin.Add(time.Second)) {
-			in = append(in, c)
+		// Renewals are due at 300, 600 and 900 ms: count those of the first second.
+		time.Sleep(time.Until(begin.Add(time.Second)))
+		calls := k.callsFor("a")
+		var in []call
+		for _, c := range calls {
+			if c.at.Before(begin.Add(time.Second)) {
+				in = append(in, c)
+			}
 		}
-	}
-	assert.GreaterOrEqual(t, len(in), 2)
-	assert.LessOrEqual(t, len(in), 5)
-	require.NotEmpty(t, calls)
-	assert.False(t, calls[0].at.Before(begin.Add(ttl/3)), "never renewed before it is due")
-	for _, c := range calls {
-		assert.Equal(t, ttl, c.ttl)
-	}
-	assert.Zero(t, lost.total())
-	assert.Equal(t, 1, w.Len())
-	assert.GreaterOrEqual(t, w.Stats().Renewed, uint64(2))
+		assert.Len(t, in, 3)
+		require.NotEmpty(t, calls)
+		assert.False(t, calls[0].at.Before(begin.Add(ttl/3)), "never renewed before it is due")
+		for _, c := range calls {
+			assert.Equal(t, ttl, c.ttl)
+		}
+		assert.Zero(t, lost.total())
+		assert.Equal(t, 1, w.Len())
+		assert.GreaterOrEqual(t, w.Stats().Renewed, uint64(2))
+	})
 }
 
 func TestRoundDeadline(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{Timeout: time.Second})
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{Timeout: time.Second})
 
-	// Short lease: the deadline is its validity, not now+Timeout.
-	begin := time.Now()
-	w.Add(Spec{Key: "short", Kind: k, TTL: 600 * time.Millisecond, Start: begin, OnLost: lost.fn("short")})
-	// Long lease: the deadline is now+Timeout.
-	w.Add(Spec{Key: "long", Kind: k, TTL: 30 * time.Second, Start: soon(50 * time.Millisecond), OnLost: lost.fn("long")})
+		// Short lease: the deadline is its validity, not now+Timeout.
+		begin := time.Now()
+		w.Add(Spec{Key: "short", Kind: k, TTL: 600 * time.Millisecond, Start: begin, OnLost: lost.fn("short")})
+		// Long lease: the deadline is now+Timeout.
+		w.Add(Spec{Key: "long", Kind: k, TTL: 30 * time.Second, Start: soon(50 * time.Millisecond), OnLost: lost.fn("long")})
 
-	require.Eventually(t, func() bool {
-		return len(k.callsFor("short")) > 0 && len(k.callsFor("long")) > 0
-	}, wait, 5*time.Millisecond)
-	short := k.callsFor("short")[0]
-	require.False(t, short.deadline.IsZero())
-	assert.False(t, short.deadline.After(begin.Add(600*time.Millisecond)), "deadline %v after validUntil", short.deadline.Sub(begin))
-	long := k.callsFor("long")[0]
-	assert.False(t, long.deadline.After(long.at.Add(time.Second)))
-	assert.True(t, long.deadline.After(long.at.Add(900*time.Millisecond)), "deadline only %v after the call", long.deadline.Sub(long.at))
+		await(t, func() bool {
+			return len(k.callsFor("short")) > 0 && len(k.callsFor("long")) > 0
+		})
+		short := k.callsFor("short")[0]
+		require.False(t, short.deadline.IsZero())
+		assert.False(t, short.deadline.After(begin.Add(600*time.Millisecond)), "deadline %v after validUntil", short.deadline.Sub(begin))
+		long := k.callsFor("long")[0]
+		assert.False(t, long.deadline.After(long.at.Add(time.Second)))
+		assert.True(t, long.deadline.After(long.at.Add(900*time.Millisecond)), "deadline only %v after the call", long.deadline.Sub(long.at))
+	})
 }
 
 func TestBatching(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{BatchSize: 100})
-	s := soon(200 * time.Millisecond)
-	for i := range 250 {
-		key := fmt.Sprintf("k%d", i)
-		w.Add(Spec{Key: key, Owner: "o", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn(key)})
-	}
-	require.Eventually(t, func() bool { return len(k.snapshot()) >= 3 }, wait, 5*time.Millisecond)
-	calls := k.snapshot()
-	require.Len(t, calls, 3)
-	var sizes []int
-	seen := map[string]bool{}
-	for _, c := range calls {
-		assert.Same(t, calls[0].pipe, c.pipe, "one pipeline for the round")
-		sizes = append(sizes, len(c.keys))
-		for _, key := range c.keys {
-			assert.False(t, seen[key], "key %s twice", key)
-			seen[key] = true
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{BatchSize: 100})
+		s := soon(200 * time.Millisecond)
+		for i := range 250 {
+			key := fmt.Sprintf("k%d", i)
+			w.Add(Spec{Key: key, Owner: "o", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn(key)})
 		}
-	}
-	slices.Sort(sizes)
-	assert.Equal(t, []int{50, 100, 100}, sizes)
-	assert.Len(t, seen, 250)
-	require.Eventually(t, func() bool { return w.Stats().Renewed == 250 }, wait, 5*time.Millisecond)
-	st := w.Stats()
-	assert.Equal(t, uint64(1), st.Rounds)
-	assert.Equal(t, uint64(3), st.Scripts)
-	assert.Zero(t, lost.total())
-	assert.Equal(t, 250, w.Len())
+		await(t, func() bool { return len(k.snapshot()) >= 3 })
+		calls := k.snapshot()
+		require.Len(t, calls, 3)
+		var sizes []int
+		seen := map[string]bool{}
+		for _, c := range calls {
+			assert.Same(t, calls[0].pipe, c.pipe, "one pipeline for the round")
+			sizes = append(sizes, len(c.keys))
+			for _, key := range c.keys {
+				assert.False(t, seen[key], "key %s twice", key)
+				seen[key] = true
+			}
+		}
+		slices.Sort(sizes)
+		assert.Equal(t, []int{50, 100, 100}, sizes)
+		assert.Len(t, seen, 250)
+		await(t, func() bool { return w.Stats().Renewed == 250 })
+		st := w.Stats()
+		assert.Equal(t, uint64(1), st.Rounds)
+		assert.Equal(t, uint64(3), st.Scripts)
+		assert.Zero(t, lost.total())
+		assert.Equal(t, 250, w.Len())
+	})
 }
 
 // slotOf reads the slot from keys "s<slot>:...".
@@ -267,69 +294,73 @@ func slotOf(key string) int {
 
 func TestGroupingBySlotKindAndTTL(t *testing.T) {
 	t.Parallel()
-	k1, k2 := &fakeKind{}, &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{BatchSize: 100, Slot: slotOf})
-	due := time.Now().Add(200 * time.Millisecond)
-	add := func(k *fakeKind, slot, n int, ttl time.Duration) {
-		for i := range n {
-			key := fmt.Sprintf("s%d:%v:%p:%d", slot, ttl, k, i)
-			// Same due time whatever the TTL: Start + TTL/3 = due.
-			w.Add(Spec{Key: key, Kind: k, TTL: ttl, Start: due.Add(-ttl / 3), Data: slot, OnLost: lost.fn(key)})
+	synctest.Test(t, func(t *testing.T) {
+		k1, k2 := &fakeKind{}, &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{BatchSize: 100, Slot: slotOf})
+		due := time.Now().Add(200 * time.Millisecond)
+		add := func(k *fakeKind, slot, n int, ttl time.Duration) {
+			for i := range n {
+				key := fmt.Sprintf("s%d:%v:%p:%d", slot, ttl, k, i)
+				// Same due time whatever the TTL: Start + TTL/3 = due.
+				w.Add(Spec{Key: key, Kind: k, TTL: ttl, Start: due.Add(-ttl / 3), Data: slot, OnLost: lost.fn(key)})
+			}
 		}
-	}
-	add(k1, 0, 150, 30*time.Second) // 2 calls
-	add(k1, 1, 30, 30*time.Second)  // 1
-	add(k1, 2, 5, 30*time.Second)   // 1
-	add(k1, 1, 7, 60*time.Second)   // 1: other TTL
-	add(k2, 0, 10, 30*time.Second)  // 1: other Kind
-	const total = 150 + 30 + 5 + 7 + 10
+		add(k1, 0, 150, 30*time.Second) // 2 calls
+		add(k1, 1, 30, 30*time.Second)  // 1
+		add(k1, 2, 5, 30*time.Second)   // 1
+		add(k1, 1, 7, 60*time.Second)   // 1: other TTL
+		add(k2, 0, 10, 30*time.Second)  // 1: other Kind
+		const total = 150 + 30 + 5 + 7 + 10
 
-	require.Eventually(t, func() bool { return w.Stats().Renewed == total }, wait, 5*time.Millisecond)
-	c1, c2 := k1.snapshot(), k2.snapshot()
-	require.Len(t, c1, 5)
-	require.Len(t, c2, 1)
-	pipe := c1[0].pipe
-	for _, c := range append(c1, c2...) {
-		assert.Same(t, pipe, c.pipe, "one pipeline for the round")
-		assert.LessOrEqual(t, len(c.keys), 100)
-		for i, key := range c.keys {
-			assert.Equal(t, slotOf(c.keys[0]), slotOf(key), "one slot per call")
-			assert.Equal(t, slotOf(key), c.data[i], "Data reaches the Kind")
-			assert.Contains(t, key, ":"+c.ttl.String()+":", "TTL of the call is the lease's")
+		await(t, func() bool { return w.Stats().Renewed == total })
+		c1, c2 := k1.snapshot(), k2.snapshot()
+		require.Len(t, c1, 5)
+		require.Len(t, c2, 1)
+		pipe := c1[0].pipe
+		for _, c := range append(c1, c2...) {
+			assert.Same(t, pipe, c.pipe, "one pipeline for the round")
+			assert.LessOrEqual(t, len(c.keys), 100)
+			for i, key := range c.keys {
+				assert.Equal(t, slotOf(c.keys[0]), slotOf(key), "one slot per call")
+				assert.Equal(t, slotOf(key), c.data[i], "Data reaches the Kind")
+				assert.Contains(t, key, ":"+c.ttl.String()+":", "TTL of the call is the lease's")
+			}
 		}
-	}
-	st := w.Stats()
-	assert.Equal(t, uint64(1), st.Rounds)
-	assert.Equal(t, uint64(6), st.Scripts)
-	assert.Zero(t, lost.total())
+		st := w.Stats()
+		assert.Equal(t, uint64(1), st.Rounds)
+		assert.Equal(t, uint64(6), st.Scripts)
+		assert.Zero(t, lost.total())
+	})
 }
 
 func TestKeyGone(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{answer: func(c call) ([]bool, error) {
-		out := make([]bool, len(c.keys))
-		for i, key := range c.keys {
-			out[i] = key != "gone"
-		}
-		return out, nil
-	}}
-	lost := newLostLog()
-	w := start(t, Config{})
-	s := soon(50 * time.Millisecond)
-	w.Add(Spec{Key: "gone", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("gone")})
-	w.Add(Spec{Key: "kept", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("kept")})
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{answer: func(c call) ([]bool, error) {
+			out := make([]bool, len(c.keys))
+			for i, key := range c.keys {
+				out[i] = key != "gone"
+			}
+			return out, nil
+		}}
+		lost := newLostLog()
+		w := start(t, Config{})
+		s := soon(50 * time.Millisecond)
+		w.Add(Spec{Key: "gone", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("gone")})
+		w.Add(Spec{Key: "kept", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("kept")})
 
-	require.Eventually(t, func() bool { errs, _ := lost.get("gone"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	require.Eventually(t, func() bool { return w.Stats().Renewed == 1 }, wait, 5*time.Millisecond)
-	errs, _ := lost.get("gone")
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrKeyGone)
-	assert.Contains(t, errs[0].Error(), "gone")
-	kept, _ := lost.get("kept")
-	assert.Empty(t, kept)
-	assert.Equal(t, 1, w.Len())
-	assert.Equal(t, uint64(1), w.Stats().Lost)
+		await(t, func() bool { errs, _ := lost.get("gone"); return len(errs) > 0 })
+		await(t, func() bool { return w.Stats().Renewed == 1 })
+		errs, _ := lost.get("gone")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrKeyGone)
+		assert.Contains(t, errs[0].Error(), "gone")
+		kept, _ := lost.get("kept")
+		assert.Empty(t, kept)
+		assert.Equal(t, 1, w.Len())
+		assert.Equal(t, uint64(1), w.Stats().Lost)
+	})
 }
 
 // syncBuffer is a bytes.Buffer safe for the wheel's goroutines.
@@ -352,38 +383,40 @@ func (s *syncBuffer) String() string {
 
 func TestPersistentErrorExpires(t *testing.T) {
 	t.Parallel()
-	errBoom := errors.New("boom")
-	k := &fakeKind{answer: func(call) ([]bool, error) { return nil, errBoom }}
-	lost := newLostLog()
-	var logs syncBuffer
-	w := start(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	ttl := 900 * time.Millisecond
-	begin := time.Now()
-	w.Add(Spec{Key: "a", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
+	synctest.Test(t, func(t *testing.T) {
+		errBoom := errors.New("boom")
+		k := &fakeKind{answer: func(call) ([]bool, error) { return nil, errBoom }}
+		lost := newLostLog()
+		var logs syncBuffer
+		w := start(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		ttl := 900 * time.Millisecond
+		begin := time.Now()
+		w.Add(Spec{Key: "a", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
 
-	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, at := lost.get("a")
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assert.ErrorIs(t, errs[0], errBoom, "the last renewal error is kept")
-	// Reported before the lease ends, by at most the margin and a tick.
-	end := begin.Add(ttl)
-	margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
-	assert.True(t, at.Before(end), "lost %v after its expiry", at.Sub(end))
-	assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its expiry", end.Sub(at))
+		await(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 })
+		errs, at := lost.get("a")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		assert.ErrorIs(t, errs[0], errBoom, "the last renewal error is kept")
+		// Reported before the lease ends, by at most the margin and a tick.
+		end := begin.Add(ttl)
+		margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
+		assert.True(t, at.Before(end), "lost %v after its expiry", at.Sub(end))
+		assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its expiry", end.Sub(at))
 
-	// Tries at 300 ms, then retries every TTL/30 = 30 ms until 900 ms: at
-	// most 21, far fewer than one per 10 ms tick.
-	n := len(k.snapshot())
-	assert.GreaterOrEqual(t, n, 3)
-	assert.LessOrEqual(t, n, 22)
-	st := w.Stats()
-	assert.Equal(t, uint64(n), st.Errors)
-	assert.Equal(t, uint64(1), st.Lost)
-	assert.Zero(t, st.Renewed)
-	assert.Zero(t, w.Len())
-	assert.Contains(t, logs.String(), "level=WARN")
-	assert.Contains(t, logs.String(), "boom")
+		// Tries at 300 ms, then retries every TTL/30 = 30 ms until 900 ms: at
+		// most 21, far fewer than one per 10 ms tick.
+		n := len(k.snapshot())
+		assert.GreaterOrEqual(t, n, 3)
+		assert.LessOrEqual(t, n, 22)
+		st := w.Stats()
+		assert.Equal(t, uint64(n), st.Errors)
+		assert.Equal(t, uint64(1), st.Lost)
+		assert.Zero(t, st.Renewed)
+		assert.Zero(t, w.Len())
+		assert.Contains(t, logs.String(), "level=WARN")
+		assert.Contains(t, logs.String(), "boom")
+	})
 }
 
 // pingKind renews nothing but sends a real PING, so that a dead Redis fails
@@ -402,61 +435,71 @@ func (pingKind) Queue(ctx context.Context, pipe redis.Pipeliner, _ time.Duration
 
 func TestDeadRedisExpires(t *testing.T) {
 	t.Parallel()
-	lost := newLostLog()
-	w := start(t, Config{})
-	ttl := 600 * time.Millisecond
-	begin := time.Now()
-	w.Add(Spec{Key: "a", Kind: pingKind{}, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
-	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, at := lost.get("a")
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	// The last attempt fails with the dial error, or with the deadline when
-	// it started too close to the expiry.
-	var opErr *net.OpError
-	assert.True(t, errors.As(errs[0], &opErr) || errors.Is(errs[0], context.DeadlineExceeded), "cause: %v", errs[0])
-	end := begin.Add(ttl)
-	margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
-	assert.True(t, at.Before(end), "lost %v after its expiry", at.Sub(end))
-	assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its expiry", end.Sub(at))
-	assert.GreaterOrEqual(t, w.Stats().Errors, uint64(2))
+	synctest.Test(t, func(t *testing.T) {
+		// go-redis redials a dead Redis from a goroutine that sleeps a
+		// second between dials: once the client is closed, let it see so
+		// before the bubble ends (cleanups run last to first).
+		t.Cleanup(func() { time.Sleep(2 * time.Second) })
+		lost := newLostLog()
+		w := start(t, Config{})
+		ttl := 600 * time.Millisecond
+		begin := time.Now()
+		w.Add(Spec{Key: "a", Kind: pingKind{}, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
+		await(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 })
+		errs, at := lost.get("a")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		// The last attempt fails with the dial error, or with the deadline when
+		// it started too close to the expiry.
+		var opErr *net.OpError
+		assert.True(t, errors.As(errs[0], &opErr) || errors.Is(errs[0], context.DeadlineExceeded), "cause: %v", errs[0])
+		end := begin.Add(ttl)
+		margin := Margin(ttl, 2*time.Millisecond, 10*time.Millisecond)
+		assert.True(t, at.Before(end), "lost %v after its expiry", at.Sub(end))
+		assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its expiry", end.Sub(at))
+		assert.GreaterOrEqual(t, w.Stats().Errors, uint64(2))
+	})
 }
 
 func TestBadResultLengthIsAnError(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{answer: func(call) ([]bool, error) { return nil, nil }}
-	lost := newLostLog()
-	w := start(t, Config{})
-	w.Add(Spec{Key: "a", Kind: k, TTL: 300 * time.Millisecond, Start: time.Now(), OnLost: lost.fn("a")})
-	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, _ := lost.get("a")
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assert.Contains(t, errs[0].Error(), "0 results for 1 leases")
-	assert.NotZero(t, w.Stats().Errors)
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{answer: func(call) ([]bool, error) { return nil, nil }}
+		lost := newLostLog()
+		w := start(t, Config{})
+		w.Add(Spec{Key: "a", Kind: k, TTL: 300 * time.Millisecond, Start: time.Now(), OnLost: lost.fn("a")})
+		await(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 })
+		errs, _ := lost.get("a")
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		assert.Contains(t, errs[0].Error(), "0 results for 1 leases")
+		assert.NotZero(t, w.Stats().Errors)
+	})
 }
 
 func TestCancelBeforeDue(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{})
-	s := soon(100 * time.Millisecond)
-	victim := w.Add(Spec{Key: "victim", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("victim")})
-	w.Add(Spec{Key: "witness", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("witness")})
-	fixed := w.Add(Spec{Key: "fixed", TTL: 100 * time.Millisecond, Start: time.Now(), OnLost: lost.fn("fixed")})
-	assert.Equal(t, 3, w.Len())
-	assert.True(t, w.Cancel(victim))
-	assert.False(t, w.Cancel(victim), "idempotent")
-	assert.True(t, w.Cancel(fixed))
-	assert.Equal(t, 1, w.Len())
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{})
+		s := soon(100 * time.Millisecond)
+		victim := w.Add(Spec{Key: "victim", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("victim")})
+		w.Add(Spec{Key: "witness", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("witness")})
+		fixed := w.Add(Spec{Key: "fixed", TTL: 100 * time.Millisecond, Start: time.Now(), OnLost: lost.fn("fixed")})
+		assert.Equal(t, 3, w.Len())
+		assert.True(t, w.Cancel(victim))
+		assert.False(t, w.Cancel(victim), "idempotent")
+		assert.True(t, w.Cancel(fixed))
+		assert.Equal(t, 1, w.Len())
 
-	// Both were due in the same tick as the witness.
-	require.Eventually(t, func() bool { return w.Stats().Renewed == 1 }, wait, 5*time.Millisecond)
-	assert.Empty(t, k.callsFor("victim"))
-	assert.Len(t, k.callsFor("witness"), 1)
-	assert.Zero(t, lost.total())
-	w.Reset(victim, time.Now(), time.Second) // no-op on a cancelled lease
-	assert.Equal(t, 1, w.Len())
+		// Both were due in the same tick as the witness.
+		await(t, func() bool { return w.Stats().Renewed == 1 })
+		assert.Empty(t, k.callsFor("victim"))
+		assert.Len(t, k.callsFor("witness"), 1)
+		assert.Zero(t, lost.total())
+		w.Reset(victim, time.Now(), time.Second) // no-op on a cancelled lease
+		assert.Equal(t, 1, w.Len())
+	})
 }
 
 // blockingKind holds its first round in the result function until released,
@@ -476,127 +519,137 @@ func blockingKind(answer func(c call) ([]bool, error)) (k *fakeKind, entered <-c
 
 func TestCancelInFlight(t *testing.T) {
 	t.Parallel()
-	// The round would say the victim is gone; Cancel must win.
-	k, entered, release := blockingKind(func(c call) ([]bool, error) {
-		out := make([]bool, len(c.keys))
-		for i, key := range c.keys {
-			out[i] = key != "victim"
+	synctest.Test(t, func(t *testing.T) {
+		// The round would say the victim is gone; Cancel must win.
+		k, entered, release := blockingKind(func(c call) ([]bool, error) {
+			out := make([]bool, len(c.keys))
+			for i, key := range c.keys {
+				out[i] = key != "victim"
+			}
+			return out, nil
+		})
+		lost := newLostLog()
+		w := start(t, Config{})
+		s := soon(50 * time.Millisecond)
+		victim := w.Add(Spec{Key: "victim", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("victim")})
+		w.Add(Spec{Key: "witness", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("witness")})
+		select {
+		case <-entered:
+		case <-time.After(wait):
+			t.Fatal("no round")
 		}
-		return out, nil
+		require.Len(t, k.snapshot(), 1)
+		require.ElementsMatch(t, []string{"victim", "witness"}, k.snapshot()[0].keys)
+		assert.True(t, w.Cancel(victim))
+		release()
+		await(t, func() bool { return w.Stats().Renewed == 1 })
+		assert.Zero(t, lost.total())
+		assert.Zero(t, w.Stats().Lost)
+		assert.Equal(t, 1, w.Len())
+		assert.False(t, w.Cancel(victim))
 	})
-	lost := newLostLog()
-	w := start(t, Config{})
-	s := soon(50 * time.Millisecond)
-	victim := w.Add(Spec{Key: "victim", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("victim")})
-	w.Add(Spec{Key: "witness", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("witness")})
-	select {
-	case <-entered:
-	case <-time.After(wait):
-		t.Fatal("no round")
-	}
-	require.Len(t, k.snapshot(), 1)
-	require.ElementsMatch(t, []string{"victim", "witness"}, k.snapshot()[0].keys)
-	assert.True(t, w.Cancel(victim))
-	release()
-	require.Eventually(t, func() bool { return w.Stats().Renewed == 1 }, wait, 5*time.Millisecond)
-	assert.Zero(t, lost.total())
-	assert.Zero(t, w.Stats().Lost)
-	assert.Equal(t, 1, w.Len())
-	assert.False(t, w.Cancel(victim))
 }
 
 func TestResetInFlight(t *testing.T) {
 	t.Parallel()
-	// The blocked round fails; the Reset done meanwhile must stand.
-	k, entered, release := blockingKind(func(c call) ([]bool, error) {
-		if c.n == 1 {
-			return all(len(c.keys), false), nil
+	synctest.Test(t, func(t *testing.T) {
+		// The blocked round fails; the Reset done meanwhile must stand.
+		k, entered, release := blockingKind(func(c call) ([]bool, error) {
+			if c.n == 1 {
+				return all(len(c.keys), false), nil
+			}
+			return all(len(c.keys), true), nil
+		})
+		lost := newLostLog()
+		w := start(t, Config{})
+		l := w.Add(Spec{Key: "a", Kind: k, TTL: 30 * time.Second, Start: soon(50 * time.Millisecond), OnLost: lost.fn("a")})
+		select {
+		case <-entered:
+		case <-time.After(wait):
+			t.Fatal("no round")
 		}
-		return all(len(c.keys), true), nil
+		resetAt := time.Now()
+		ttl := 900 * time.Millisecond
+		w.Reset(l, resetAt, ttl)
+		release()
+		await(t, func() bool { return len(k.callsFor("a")) >= 2 })
+		second := k.callsFor("a")[1]
+		assert.Equal(t, ttl, second.ttl)
+		assert.False(t, second.at.Before(resetAt.Add(ttl/3)), "renewed %v after Reset", second.at.Sub(resetAt))
+		assert.False(t, second.deadline.After(resetAt.Add(ttl)), "validity comes from the Reset")
+		assert.Zero(t, lost.total())
+		assert.Equal(t, 1, w.Len())
 	})
-	lost := newLostLog()
-	w := start(t, Config{})
-	l := w.Add(Spec{Key: "a", Kind: k, TTL: 30 * time.Second, Start: soon(50 * time.Millisecond), OnLost: lost.fn("a")})
-	select {
-	case <-entered:
-	case <-time.After(wait):
-		t.Fatal("no round")
-	}
-	resetAt := time.Now()
-	ttl := 900 * time.Millisecond
-	w.Reset(l, resetAt, ttl)
-	release()
-	require.Eventually(t, func() bool { return len(k.callsFor("a")) >= 2 }, wait, 5*time.Millisecond)
-	second := k.callsFor("a")[1]
-	assert.Equal(t, ttl, second.ttl)
-	assert.False(t, second.at.Before(resetAt.Add(ttl/3)), "renewed %v after Reset", second.at.Sub(resetAt))
-	assert.False(t, second.deadline.After(resetAt.Add(ttl)), "validity comes from the Reset")
-	assert.Zero(t, lost.total())
-	assert.Equal(t, 1, w.Len())
 }
 
 func TestResetPushesRenewalLater(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{})
-	begin := time.Now()
-	ttl := 600 * time.Millisecond
-	victim := w.Add(Spec{Key: "victim", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("victim")})
-	w.Add(Spec{Key: "witness", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("witness")})
-	resetAt := time.Now()
-	w.Reset(victim, resetAt, 3*time.Second) // next renewal at resetAt+1s
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{})
+		begin := time.Now()
+		ttl := 600 * time.Millisecond
+		victim := w.Add(Spec{Key: "victim", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("victim")})
+		w.Add(Spec{Key: "witness", Kind: k, TTL: ttl, Start: begin, OnLost: lost.fn("witness")})
+		resetAt := time.Now()
+		w.Reset(victim, resetAt, 3*time.Second) // next renewal at resetAt+1s
 
-	require.Eventually(t, func() bool { return len(k.callsFor("witness")) >= 2 }, wait, 5*time.Millisecond)
-	assert.Empty(t, k.callsFor("victim"), "not renewed at its old due time")
-	require.Eventually(t, func() bool { return len(k.callsFor("victim")) >= 1 }, wait, 5*time.Millisecond)
-	first := k.callsFor("victim")[0]
-	assert.False(t, first.at.Before(resetAt.Add(time.Second)), "renewed %v after Reset", first.at.Sub(resetAt))
-	assert.Equal(t, 3*time.Second, first.ttl)
-	assert.Zero(t, lost.total())
+		await(t, func() bool { return len(k.callsFor("witness")) >= 2 })
+		assert.Empty(t, k.callsFor("victim"), "not renewed at its old due time")
+		await(t, func() bool { return len(k.callsFor("victim")) >= 1 })
+		first := k.callsFor("victim")[0]
+		assert.False(t, first.at.Before(resetAt.Add(time.Second)), "renewed %v after Reset", first.at.Sub(resetAt))
+		assert.Equal(t, 3*time.Second, first.ttl)
+		assert.Zero(t, lost.total())
+	})
 }
 
 func TestFixedLease(t *testing.T) {
 	t.Parallel()
-	lost := newLostLog()
-	w := New(Config{}) // no Client needed without watchdog leases
-	t.Cleanup(w.Close)
-	begin := time.Now()
-	w.Add(Spec{Key: "a", TTL: 200 * time.Millisecond, Start: begin, OnLost: lost.fn("a")})
-	b := w.Add(Spec{Key: "b", TTL: 200 * time.Millisecond, Start: begin, OnLost: lost.fn("b")})
-	resetAt := time.Now()
-	w.Reset(b, resetAt, 600*time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		lost := newLostLog()
+		w := New(Config{}) // no Client needed without watchdog leases
+		t.Cleanup(w.Close)
+		begin := time.Now()
+		w.Add(Spec{Key: "a", TTL: 200 * time.Millisecond, Start: begin, OnLost: lost.fn("a")})
+		b := w.Add(Spec{Key: "b", TTL: 200 * time.Millisecond, Start: begin, OnLost: lost.fn("b")})
+		resetAt := time.Now()
+		w.Reset(b, resetAt, 600*time.Millisecond)
 
-	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, at := lost.get("a")
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assertLostJustBefore(t, at, begin.Add(200*time.Millisecond), 200*time.Millisecond)
-	assert.Equal(t, 1, w.Len())
+		await(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 })
+		errs, at := lost.get("a")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		assertLostJustBefore(t, at, begin.Add(200*time.Millisecond), 200*time.Millisecond)
+		assert.Equal(t, 1, w.Len())
 
-	require.Eventually(t, func() bool { errs, _ := lost.get("b"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, at = lost.get("b")
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assertLostJustBefore(t, at, resetAt.Add(600*time.Millisecond), 600*time.Millisecond) // Reset extended it
-	st := w.Stats()
-	assert.Zero(t, st.Rounds)
-	assert.Zero(t, st.Scripts)
-	assert.Zero(t, st.Lost, "a fixed lease's end is no loss")
-	assert.Equal(t, uint64(2), st.Expired)
-	assert.Zero(t, w.Len())
+		await(t, func() bool { errs, _ := lost.get("b"); return len(errs) > 0 })
+		errs, at = lost.get("b")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		assertLostJustBefore(t, at, resetAt.Add(600*time.Millisecond), 600*time.Millisecond) // Reset extended it
+		st := w.Stats()
+		assert.Zero(t, st.Rounds)
+		assert.Zero(t, st.Scripts)
+		assert.Zero(t, st.Lost, "a fixed lease's end is no loss")
+		assert.Equal(t, uint64(2), st.Expired)
+		assert.Zero(t, w.Len())
+	})
 }
 
 func TestAddAlreadyExpired(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{})
-	w.Add(Spec{Key: "a", Kind: k, TTL: 100 * time.Millisecond, Start: time.Now().Add(-time.Second), OnLost: lost.fn("a")})
-	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, _ := lost.get("a")
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assert.Empty(t, k.snapshot())
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{})
+		w.Add(Spec{Key: "a", Kind: k, TTL: 100 * time.Millisecond, Start: time.Now().Add(-time.Second), OnLost: lost.fn("a")})
+		await(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 })
+		errs, _ := lost.get("a")
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		assert.Empty(t, k.snapshot())
+	})
 }
 
 type sliceKind []int
@@ -633,51 +686,55 @@ func TestLeaseAccessors(t *testing.T) {
 
 func TestManyAddCancel(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{}
-	lost := newLostLog()
-	w := start(t, Config{})
-	const n = 100_000
-	leases := make([]*Lease, n)
-	now := time.Now()
-	for i := range leases {
-		spec := Spec{Key: "k", TTL: time.Duration(i%600+60) * time.Second, Start: now, OnLost: lost.fn("k")}
-		if i%2 == 0 {
-			spec.Kind = k
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{}
+		lost := newLostLog()
+		w := start(t, Config{})
+		const n = 100_000
+		leases := make([]*Lease, n)
+		now := time.Now()
+		for i := range leases {
+			spec := Spec{Key: "k", TTL: time.Duration(i%600+60) * time.Second, Start: now, OnLost: lost.fn("k")}
+			if i%2 == 0 {
+				spec.Kind = k
+			}
+			leases[i] = w.Add(spec)
 		}
-		leases[i] = w.Add(spec)
-	}
-	assert.Equal(t, n, w.Len())
-	// Cancel in an order unrelated to the buckets' lists.
-	for i := range leases {
-		j := (i * 7919) % n
-		require.True(t, w.Cancel(leases[j]))
-	}
-	assert.Zero(t, w.Len())
-	w.mu.Lock()
-	for _, word := range w.used {
-		assert.Zero(t, word, "every bucket is empty")
-	}
-	w.mu.Unlock()
+		assert.Equal(t, n, w.Len())
+		// Cancel in an order unrelated to the buckets' lists.
+		for i := range leases {
+			j := (i * 7919) % n
+			require.True(t, w.Cancel(leases[j]))
+		}
+		assert.Zero(t, w.Len())
+		w.mu.Lock()
+		for _, word := range w.used {
+			assert.Zero(t, word, "every bucket is empty")
+		}
+		w.mu.Unlock()
 
-	// The wheel still works.
-	l := w.Add(Spec{Key: "after", Kind: k, TTL: 30 * time.Second, Start: soon(10 * time.Millisecond), OnLost: lost.fn("after")})
-	require.Eventually(t, func() bool { return len(k.callsFor("after")) == 1 }, wait, 5*time.Millisecond)
-	assert.True(t, w.Cancel(l))
-	assert.Zero(t, lost.total())
+		// The wheel still works.
+		l := w.Add(Spec{Key: "after", Kind: k, TTL: 30 * time.Second, Start: soon(10 * time.Millisecond), OnLost: lost.fn("after")})
+		await(t, func() bool { return len(k.callsFor("after")) == 1 })
+		assert.True(t, w.Cancel(l))
+		assert.Zero(t, lost.total())
+	})
 }
 
 func TestIdleLoopSleeps(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{answer: func(c call) ([]bool, error) { return all(len(c.keys), false), nil }}
-	lost := newLostLog()
-	w := start(t, Config{})
-	w.Add(Spec{Key: "a", Kind: k, TTL: 30 * time.Second, Start: soon(10 * time.Millisecond), OnLost: lost.fn("a")})
-	require.Eventually(t, func() bool { return lost.total() == 1 }, wait, 5*time.Millisecond)
-	require.Eventually(t, func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.wakeTick == math.MaxInt64
-	}, wait, 5*time.Millisecond, "an empty wheel sleeps without a timer")
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeKind{answer: func(c call) ([]bool, error) { return all(len(c.keys), false), nil }}
+		lost := newLostLog()
+		w := start(t, Config{})
+		w.Add(Spec{Key: "a", Kind: k, TTL: 30 * time.Second, Start: soon(10 * time.Millisecond), OnLost: lost.fn("a")})
+		await(t, func() bool { return lost.total() == 1 })
+		await(t, func() bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.wakeTick == math.MaxInt64
+		}, "an empty wheel sleeps without a timer")
+	})
 }
 
 func TestNextTick(t *testing.T) {
@@ -700,45 +757,47 @@ func TestNextTick(t *testing.T) {
 // TestClose is not parallel: leakcheck must see only this test's goroutines.
 func TestClose(t *testing.T) {
 	defer leakcheck.Verify(t, leakcheck.Current())
-	c := redis.NewClient(&redis.Options{Addr: deadAddr(t), MaxRetries: -1})
-	defer func() { _ = c.Close() }()
+	synctest.Test(t, func(t *testing.T) {
+		c := redis.NewClient(&redis.Options{Addr: deadAddr(t), MaxRetries: -1})
+		defer func() { _ = c.Close() }()
 
-	var roundCtx context.Context
-	in := make(chan struct{})
-	k := &fakeKind{answer: func(cl call) ([]bool, error) {
-		roundCtx = cl.ctx
-		close(in)
-		<-cl.ctx.Done() // hangs until Close cancels the round
-		return nil, cl.ctx.Err()
-	}}
-	lost := newLostLog()
-	w := New(Config{Client: c})
-	blocked := w.Add(Spec{Key: "blocked", Kind: k, TTL: 30 * time.Second, Start: soon(20 * time.Millisecond), OnLost: lost.fn("blocked")})
-	var leases []*Lease
-	for i := range 50 {
-		key := fmt.Sprint("k", i)
-		leases = append(leases, w.Add(Spec{Key: key, Kind: k, TTL: time.Duration(i+1) * time.Second, Start: time.Now(), OnLost: lost.fn(key)}))
-		leases = append(leases, w.Add(Spec{Key: "fixed" + key, TTL: time.Duration(i+1) * time.Second, Start: time.Now(), OnLost: lost.fn(key)}))
-	}
-	select {
-	case <-in:
-	case <-time.After(wait):
-		t.Fatal("no round")
-	}
-	w.Close()
-	assert.ErrorIs(t, roundCtx.Err(), context.Canceled)
-	assert.Zero(t, w.Len())
-	assert.False(t, w.Cancel(blocked))
-	for _, l := range leases {
-		assert.False(t, w.Cancel(l))
-	}
-	late := w.Add(Spec{Key: "late", Kind: k, TTL: time.Millisecond, Start: time.Now(), OnLost: lost.fn("late")})
-	w.Reset(late, time.Now(), time.Millisecond)
-	assert.False(t, w.Cancel(late))
-	assert.Zero(t, w.Len())
-	w.Close() // idempotent
-	assert.Zero(t, lost.total())
-	assert.Zero(t, w.Stats().Lost)
+		var roundCtx context.Context
+		in := make(chan struct{})
+		k := &fakeKind{answer: func(cl call) ([]bool, error) {
+			roundCtx = cl.ctx
+			close(in)
+			<-cl.ctx.Done() // hangs until Close cancels the round
+			return nil, cl.ctx.Err()
+		}}
+		lost := newLostLog()
+		w := New(Config{Client: c})
+		blocked := w.Add(Spec{Key: "blocked", Kind: k, TTL: 30 * time.Second, Start: soon(20 * time.Millisecond), OnLost: lost.fn("blocked")})
+		var leases []*Lease
+		for i := range 50 {
+			key := fmt.Sprint("k", i)
+			leases = append(leases, w.Add(Spec{Key: key, Kind: k, TTL: time.Duration(i+1) * time.Second, Start: time.Now(), OnLost: lost.fn(key)}))
+			leases = append(leases, w.Add(Spec{Key: "fixed" + key, TTL: time.Duration(i+1) * time.Second, Start: time.Now(), OnLost: lost.fn(key)}))
+		}
+		select {
+		case <-in:
+		case <-time.After(wait):
+			t.Fatal("no round")
+		}
+		w.Close()
+		assert.ErrorIs(t, roundCtx.Err(), context.Canceled)
+		assert.Zero(t, w.Len())
+		assert.False(t, w.Cancel(blocked))
+		for _, l := range leases {
+			assert.False(t, w.Cancel(l))
+		}
+		late := w.Add(Spec{Key: "late", Kind: k, TTL: time.Millisecond, Start: time.Now(), OnLost: lost.fn("late")})
+		w.Reset(late, time.Now(), time.Millisecond)
+		assert.False(t, w.Cancel(late))
+		assert.Zero(t, w.Len())
+		w.Close() // idempotent
+		assert.Zero(t, lost.total())
+		assert.Zero(t, w.Stats().Lost)
+	})
 }
 
 // assertLostJustBefore checks that a lease of ttl ending at end was reported
@@ -750,61 +809,58 @@ func assertLostJustBefore(t *testing.T, at, end time.Time, ttl time.Duration) {
 	assert.False(t, at.Before(end.Add(-margin-10*time.Millisecond)), "lost %v before its end", end.Sub(at))
 }
 
-// blockKind renews by a BLPOP that blocks for seconds: a Redis that does not
-// answer while the connection stays up.
-type blockKind struct{}
-
-func (blockKind) Queue(ctx context.Context, pipe redis.Pipeliner, _ time.Duration, leases []*Lease) func() ([]bool, error) {
-	cmd := pipe.BLPop(ctx, 2*time.Second, "renewal-test-never-pushed")
-	return func() ([]bool, error) {
-		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, err
-		}
-		return all(len(leases), true), nil
-	}
-}
-
 // TestStalledRoundCannotDelayLoss: a renewal round that gets no answer must
 // not hold back the loss report; it comes before the lease's end whatever
 // the round is doing (go-redis ignores the round's deadline by default).
 func TestStalledRoundCannotDelayLoss(t *testing.T) {
 	t.Parallel()
-	lost := newLostLog()
-	w := start(t, Config{})
-	ttl := 600 * time.Millisecond
-	begin := time.Now()
-	w.Add(Spec{Key: "a", Kind: blockKind{}, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
-	require.Eventually(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 }, wait, 5*time.Millisecond)
-	errs, at := lost.get("a")
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrLeaseExpired)
-	assertLostJustBefore(t, at, begin.Add(ttl), ttl)
-	assert.Zero(t, w.Len())
+	synctest.Test(t, func(t *testing.T) {
+		// A Redis that does not answer while the connection stays up: the
+		// round's pipeline waits until the test ends, whatever its context.
+		c := newClient(t)
+		hook := gateHook{entered: make(chan struct{}, 1), gate: make(chan struct{})}
+		c.AddHook(hook)
+		lost := newLostLog()
+		w := start(t, Config{Client: c})
+		t.Cleanup(func() { close(hook.gate) })
+		ttl := 600 * time.Millisecond
+		begin := time.Now()
+		w.Add(Spec{Key: "a", Kind: pingKind{}, TTL: ttl, Start: begin, OnLost: lost.fn("a")})
+		await(t, func() bool { errs, _ := lost.get("a"); return len(errs) > 0 })
+		require.Len(t, hook.entered, 1, "the round was under way")
+		errs, at := lost.get("a")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrLeaseExpired)
+		assertLostJustBefore(t, at, begin.Add(ttl), ttl)
+		assert.Zero(t, w.Len())
+	})
 }
 
 // TestOnRound: a round is reported once its answers are applied, with its
 // leases, scripts, renewals and losses.
 func TestOnRound(t *testing.T) {
 	t.Parallel()
-	k := &fakeKind{answer: func(c call) ([]bool, error) {
-		out := make([]bool, len(c.keys))
-		for i, key := range c.keys {
-			out[i] = key != "gone"
+	synctest.Test(t, func(t *testing.T) {
+		const trip = 5 * time.Millisecond // the round trip, in the bubble's time
+		k := &fakeKind{answer: func(c call) ([]bool, error) {
+			time.Sleep(trip)
+			out := make([]bool, len(c.keys))
+			for i, key := range c.keys {
+				out[i] = key != "gone"
+			}
+			return out, nil
+		}}
+		rounds := make(chan Round, 4)
+		w := start(t, Config{OnRound: func(r Round) { rounds <- r }})
+		s := soon(50 * time.Millisecond)
+		lost := newLostLog()
+		w.Add(Spec{Key: "gone", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("gone")})
+		w.Add(Spec{Key: "kept", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("kept")})
+		select {
+		case r := <-rounds:
+			require.Equal(t, Round{Leases: 2, Scripts: 1, Duration: trip, Renewed: 1, Lost: 1}, r)
+		case <-time.After(wait):
+			t.Fatal("no round reported")
 		}
-		return out, nil
-	}}
-	rounds := make(chan Round, 4)
-	w := start(t, Config{OnRound: func(r Round) { rounds <- r }})
-	s := soon(50 * time.Millisecond)
-	lost := newLostLog()
-	w.Add(Spec{Key: "gone", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("gone")})
-	w.Add(Spec{Key: "kept", Kind: k, TTL: 30 * time.Second, Start: s, OnLost: lost.fn("kept")})
-	select {
-	case r := <-rounds:
-		require.Positive(t, r.Duration)
-		r.Duration = 0
-		require.Equal(t, Round{Leases: 2, Scripts: 1, Renewed: 1, Lost: 1}, r)
-	case <-time.After(wait):
-		t.Fatal("no round reported")
-	}
+	})
 }
