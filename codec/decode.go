@@ -275,6 +275,7 @@ func (d *decoder) checkClass(n *node, rt reflect.Type) error {
 	}
 	want, ok := d.c.types.class(rt)
 	if !ok {
+		//lint:ignore ST1005 "Go" is a proper noun
 		return fmt.Errorf("Go type %s has no Java class: register it with Types.Register", rt)
 	}
 	got, ok := n.classProperty()

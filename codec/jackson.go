@@ -393,6 +393,7 @@ func (e *encoder) structValue(v reflect.Value, depth int) (node, error) {
 	if e.c.typed {
 		class, ok := e.c.types.class(rt)
 		if !ok {
+			//lint:ignore ST1005 "Go" is a proper noun
 			return node{}, fmt.Errorf("Go type %s has no Java class: register it with Types.Register", rt)
 		}
 		members = append(members, member{key: classKey, val: node{kind: kString, s: class}})
@@ -467,6 +468,7 @@ func cachedFields(rt reflect.Type) *fieldsResult {
 		sort.Slice(r.fields, func(i, j int) bool { return compareJava(r.fields[i].name, r.fields[j].name) < 0 })
 		for i, f := range r.fields {
 			if _, dup := r.byName[f.name]; dup {
+				//lint:ignore ST1005 "Go" is a proper noun
 				r.err = fmt.Errorf("Go type %s has two properties named %q", rt, f.name)
 				break
 			}
