@@ -20,18 +20,21 @@ GO_MIN := $(shell sed -n 's/^go \([0-9]*\.[0-9]*\).*/\1/p' go.mod)
 # GO_FILES lists the tracked and untracked (but not ignored) .go files,
 # bench/ included; without git, every .go file below the repository root.
 # MODULES are the Go modules inside the repository besides the main one
-# (bench/, extra/..., browsertest/): their tests and vet run with the main
-# module's. A module that drives a browser gets Chromium first.
-MODULES := $(shell find . -mindepth 2 -name go.mod -not -path './.git/*' -not -path '*/testdata/*' 2>/dev/null | sed 's|^\./||; s|/go.mod$$||' | sort)
+# (bench/, extra/..., browsertest/): their tests, vet and staticcheck run
+# with the main module's. A module that drives a browser gets Chromium
+# first. tools/ is not one of them: it only pins the version of the tools
+# the targets run (staticcheck), and has no code of its own.
+MODULES := $(filter-out tools,$(shell find . -mindepth 2 -name go.mod -not -path './.git/*' -not -path '*/testdata/*' 2>/dev/null | sed 's|^\./||; s|/go.mod$$||' | sort))
 GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'; } | while IFS= read -r f; do if [[ -f "$$f" ]]; then printf '%s\n' "$$f"; fi; done
 
-.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet demo bench install integration
+.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet staticcheck demo bench install integration
 
-## test: install redis-server (and Chromium for the browser tests) if missing, check gofmt, go vet, then go test -race in every module (the integration suite in full, as make integration runs it)
+## test: install redis-server (and Chromium for the browser tests) if missing, check gofmt, go vet, staticcheck, then go test -race in every module (the integration suite in full, as make integration runs it)
 test: check-go check-race
 	@bash scripts/ensure-redis.sh
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
+	@$(MAKE) --no-print-directory staticcheck
 	REDISSON_INTEGRATION=full $(GO) test -race -count=1 -timeout 40m ./...
 	@for m in $(MODULES); do \
 		if [[ "$$m" == browsertest* ]]; then bash scripts/ensure-chromium.sh; fi; \
@@ -75,6 +78,17 @@ vet: check-go
 		echo "cd $$m && $(GO) vet ./..."; \
 		(cd "$$m" && $(GO) vet ./...); \
 	done
+
+## staticcheck: staticcheck ./... in every module, at the version tools/go.mod pins (built on first use; the main go.mod stays free of it)
+staticcheck: check-go
+	@sc=$$(cd tools && $(GO) tool -n staticcheck); status=0; \
+	echo "staticcheck ./..."; \
+	"$$sc" ./... || status=1; \
+	for m in $(MODULES); do \
+		echo "cd $$m && staticcheck ./..."; \
+		(cd "$$m" && "$$sc" ./...) || status=1; \
+	done; \
+	exit $$status
 
 ## demo: run the CLI demo against a redis-server it starts: make demo ARGS="..."
 demo: check-go

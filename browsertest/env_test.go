@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,11 +66,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	cliPath = filepath.Join(dir, "redisson")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out, err := exec.Command(goBin, "build", "-o", cliPath, "github.com/goredisson/redisson/cmd/redisson").CombinedOutput()
+	// go test puts the GOROOT/bin of the go that runs it first on PATH.
+	out, err := exec.Command("go", "build", "-o", cliPath, "github.com/goredisson/redisson/cmd/redisson").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "browsertest: go build of the CLI failed: %v\n%s", err, out)
 		return 1

@@ -30,22 +30,23 @@ type Base struct {
 
 // Order exercises every field rule.
 type Order struct {
-	Base                          // flattened, as Java superclass fields
-	ID         int64              `redisson:"id,boxed"` // Java: Long id
-	Qty        int32              // Java: int qty (name from the Go name)
-	Total      float64            `json:"total"`
-	Ratio      float32            `json:"ratio"`
-	Small      int16              `json:"small"`
-	Codes      []int64            `redisson:"codes,array"` // Java: long[]
-	Lines      []string           `json:"lines"`           // Java: List<String>
-	Counts     map[string]int64   `json:"counts"`          // Java: Map<String, Long>
-	Extra      any                `json:"extra"`           // Java: Object
-	Ship       *Address           `json:"ship"`
-	Color      Color              `json:"color"` // Java: enum (final)
-	Colors     []Color            `json:"colors"`
-	Blob       []byte             `json:"blob"`
-	Note       *string            `json:"note"`
-	Skipped    string             `json:"-"`
+	Base                     // flattened, as Java superclass fields
+	ID      int64            `redisson:"id,boxed"` // Java: Long id
+	Qty     int32            // Java: int qty (name from the Go name)
+	Total   float64          `json:"total"`
+	Ratio   float32          `json:"ratio"`
+	Small   int16            `json:"small"`
+	Codes   []int64          `redisson:"codes,array"` // Java: long[]
+	Lines   []string         `json:"lines"`           // Java: List<String>
+	Counts  map[string]int64 `json:"counts"`          // Java: Map<String, Long>
+	Extra   any              `json:"extra"`           // Java: Object
+	Ship    *Address         `json:"ship"`
+	Color   Color            `json:"color"` // Java: enum (final)
+	Colors  []Color          `json:"colors"`
+	Blob    []byte           `json:"blob"`
+	Note    *string          `json:"note"`
+	Skipped string           `json:"-"`
+	//lint:ignore U1000 an unexported field, never written: the codec must skip it
 	unexported string             //nolint:unused // never written
 	Nested     map[string][]int16 `json:"nested"`
 }

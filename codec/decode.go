@@ -55,23 +55,7 @@ func isBytes(t reflect.Type) bool {
 func (d *decoder) decode(n *node, t reflect.Value) error {
 	switch t.Kind() {
 	case reflect.Interface:
-		if t.NumMethod() != 0 {
-			if n.kind == kNull {
-				t.SetZero()
-				return nil
-			}
-			return fmt.Errorf("cannot decode into interface type %s", t.Type())
-		}
-		v, err := d.anyValue(n, 0)
-		if err != nil {
-			return err
-		}
-		if v == nil {
-			t.SetZero()
-		} else {
-			t.Set(reflect.ValueOf(v))
-		}
-		return nil
+		return d.interfaceValue(n, t)
 	case reflect.Pointer:
 		if n.kind == kNull {
 			t.SetZero()
@@ -90,18 +74,9 @@ func (d *decoder) decode(n *node, t reflect.Value) error {
 		return err
 	}
 	rt := t.Type()
-	if d.c.typed && (isScalar(rt.Kind()) || isBytes(rt)) {
-		if class, inner, ok := n.asWrapper(); ok {
-			want, registered := d.c.types.class(rt)
-			_, scalar := wrappedTypes[class]
-			switch {
-			case registered && class != want:
-				return fmt.Errorf("%w: %q, want %q for Go type %s", ErrWrongClass, class, want, rt)
-			case !registered && !scalar && class != classBigInt && class != classBigDecimal:
-				return fmt.Errorf("%w: %q is not a scalar class (decoding into %s)", ErrWrongClass, class, rt)
-			}
-			n = inner
-		}
+	n, err := d.unwrapScalar(n, rt)
+	if err != nil {
+		return err
 	}
 	switch k := rt.Kind(); {
 	case k == reflect.Bool:
@@ -115,63 +90,13 @@ func (d *decoder) decode(n *node, t reflect.Value) error {
 		}
 		t.SetString(n.s)
 	case k >= reflect.Int && k <= reflect.Uintptr:
-		switch n.kind {
-		case kInt:
-			return setInt(t, n.i)
-		case kUint:
-			if !t.CanUint() || t.OverflowUint(n.u) {
-				return fmt.Errorf("%d overflows %s", n.u, rt)
-			}
-			t.SetUint(n.u)
-		case kBigInt:
-			return fmt.Errorf("%.40s overflows %s", n.s, rt)
-		default:
-			return mismatch(n, rt)
-		}
+		return intInto(n, t)
 	case k == reflect.Float32 || k == reflect.Float64:
-		f, ok := floatValue(n)
-		if !ok {
-			return mismatch(n, rt)
-		}
-		if k == reflect.Float32 && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
-			return fmt.Errorf("%v overflows %s", f, rt)
-		}
-		t.SetFloat(f)
+		return floatInto(n, t)
 	case isBytes(rt):
-		b, err := bytesValue(n)
-		if err != nil {
-			return err
-		}
-		if k == reflect.Array {
-			if len(b) != rt.Len() {
-				return fmt.Errorf("%d bytes do not fit %s", len(b), rt)
-			}
-			reflect.Copy(t, reflect.ValueOf(b))
-			return nil
-		}
-		t.SetBytes(b)
+		return bytesInto(n, t)
 	case k == reflect.Slice || k == reflect.Array:
-		arr := n
-		if d.c.typed {
-			if _, inner, ok := n.asWrapper(); ok && inner.kind == kArray {
-				arr = inner
-			}
-		}
-		if arr.kind != kArray {
-			return mismatch(n, rt)
-		}
-		s := t
-		if k == reflect.Slice {
-			s = reflect.MakeSlice(rt, len(arr.arr), len(arr.arr))
-		} else if len(arr.arr) != rt.Len() {
-			return fmt.Errorf("%d elements do not fit %s", len(arr.arr), rt)
-		}
-		for i := range arr.arr {
-			if err := d.decode(&arr.arr[i], s.Index(i)); err != nil {
-				return atPath(err, fmt.Sprintf("[%d]", i))
-			}
-		}
-		t.Set(s)
+		return d.sliceValue(n, t)
 	case k == reflect.Map:
 		return d.mapValue(n, t)
 	case k == reflect.Struct:
@@ -179,6 +104,129 @@ func (d *decoder) decode(n *node, t reflect.Value) error {
 	default:
 		return unsupported(rt, "Java has no counterpart")
 	}
+	return nil
+}
+
+// interfaceValue decodes n into t of an interface type: the Go value
+// anyValue gives it, for the empty interface; only null for any other.
+func (d *decoder) interfaceValue(n *node, t reflect.Value) error {
+	if t.NumMethod() != 0 {
+		if n.kind == kNull {
+			t.SetZero()
+			return nil
+		}
+		return fmt.Errorf("cannot decode into interface type %s", t.Type())
+	}
+	v, err := d.anyValue(n, 0)
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		t.SetZero()
+	} else {
+		t.Set(reflect.ValueOf(v))
+	}
+	return nil
+}
+
+// unwrapScalar returns the value inside a ["<class>", value] wrapper of a
+// typed codec decoding into a scalar or bytes of Go type rt, once the
+// class fits rt; n itself otherwise.
+func (d *decoder) unwrapScalar(n *node, rt reflect.Type) (*node, error) {
+	if !d.c.typed || !(isScalar(rt.Kind()) || isBytes(rt)) {
+		return n, nil
+	}
+	class, inner, ok := n.asWrapper()
+	if !ok {
+		return n, nil
+	}
+	want, registered := d.c.types.class(rt)
+	_, scalar := wrappedTypes[class]
+	switch {
+	case registered && class != want:
+		return nil, fmt.Errorf("%w: %q, want %q for Go type %s", ErrWrongClass, class, want, rt)
+	case !registered && !scalar && class != classBigInt && class != classBigDecimal:
+		return nil, fmt.Errorf("%w: %q is not a scalar class (decoding into %s)", ErrWrongClass, class, rt)
+	}
+	return inner, nil
+}
+
+// intInto decodes n into t of an integer kind.
+func intInto(n *node, t reflect.Value) error {
+	rt := t.Type()
+	switch n.kind {
+	case kInt:
+		return setInt(t, n.i)
+	case kUint:
+		if !t.CanUint() || t.OverflowUint(n.u) {
+			return fmt.Errorf("%d overflows %s", n.u, rt)
+		}
+		t.SetUint(n.u)
+	case kBigInt:
+		return fmt.Errorf("%.40s overflows %s", n.s, rt)
+	default:
+		return mismatch(n, rt)
+	}
+	return nil
+}
+
+// floatInto decodes n into t of a float kind.
+func floatInto(n *node, t reflect.Value) error {
+	rt := t.Type()
+	f, ok := floatValue(n)
+	if !ok {
+		return mismatch(n, rt)
+	}
+	if rt.Kind() == reflect.Float32 && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
+		return fmt.Errorf("%v overflows %s", f, rt)
+	}
+	t.SetFloat(f)
+	return nil
+}
+
+// bytesInto decodes n into t, a byte slice or array.
+func bytesInto(n *node, t reflect.Value) error {
+	rt := t.Type()
+	b, err := bytesValue(n)
+	if err != nil {
+		return err
+	}
+	if rt.Kind() == reflect.Array {
+		if len(b) != rt.Len() {
+			return fmt.Errorf("%d bytes do not fit %s", len(b), rt)
+		}
+		reflect.Copy(t, reflect.ValueOf(b))
+		return nil
+	}
+	t.SetBytes(b)
+	return nil
+}
+
+// sliceValue decodes n, an array (in a typed codec's wrapper or not), into
+// t, a slice or an array of the same length.
+func (d *decoder) sliceValue(n *node, t reflect.Value) error {
+	rt := t.Type()
+	arr := n
+	if d.c.typed {
+		if _, inner, ok := n.asWrapper(); ok && inner.kind == kArray {
+			arr = inner
+		}
+	}
+	if arr.kind != kArray {
+		return mismatch(n, rt)
+	}
+	s := t
+	if rt.Kind() == reflect.Slice {
+		s = reflect.MakeSlice(rt, len(arr.arr), len(arr.arr))
+	} else if len(arr.arr) != rt.Len() {
+		return fmt.Errorf("%d elements do not fit %s", len(arr.arr), rt)
+	}
+	for i := range arr.arr {
+		if err := d.decode(&arr.arr[i], s.Index(i)); err != nil {
+			return atPath(err, fmt.Sprintf("[%d]", i))
+		}
+	}
+	t.Set(s)
 	return nil
 }
 
@@ -275,6 +323,7 @@ func (d *decoder) checkClass(n *node, rt reflect.Type) error {
 	}
 	want, ok := d.c.types.class(rt)
 	if !ok {
+		//lint:ignore ST1005 "Go" is a proper noun
 		return fmt.Errorf("Go type %s has no Java class: register it with Types.Register", rt)
 	}
 	got, ok := n.classProperty()

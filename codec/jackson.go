@@ -184,7 +184,6 @@ func (e *encoder) encode(v reflect.Value, p pos, depth int) (node, error) {
 	if !v.IsValid() {
 		return node{kind: kNull}, nil
 	}
-	typed := e.c.typed
 	switch v.Kind() {
 	case reflect.Interface:
 		if v.IsNil() {
@@ -203,36 +202,10 @@ func (e *encoder) encode(v reflect.Value, p pos, depth int) (node, error) {
 	if n, ok, err := e.special(v, p, depth); ok {
 		return n, err
 	}
+	if n, ok, err := e.scalar(v, p); ok {
+		return n, err
+	}
 	switch v.Kind() {
-	case reflect.Bool:
-		return node{kind: kBool, b: v.Bool()}, nil
-	case reflect.String:
-		s := v.String()
-		if !utf8.ValidString(s) {
-			return node{}, fmt.Errorf("string %.40q is not UTF-8", s)
-		}
-		n := node{kind: kString, s: s}
-		if class, ok := e.c.types.class(v.Type()); ok && typed && p == posObject {
-			return wrapper(class, n), nil
-		}
-		return n, nil
-	case reflect.Int8:
-		return e.wrapIf(node{kind: kInt, i: v.Int()}, classByte, p == posObject), nil
-	case reflect.Int16, reflect.Uint8:
-		return e.wrapIf(intNode(v), classShort, p == posObject), nil
-	case reflect.Int32, reflect.Uint16:
-		return intNode(v), nil
-	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		if v.CanUint() && v.Uint() > math.MaxInt64 {
-			return node{}, fmt.Errorf("%d does not fit a Java long", v.Uint())
-		}
-		return e.wrapIf(intNode(v), classLong, p != posField), nil
-	case reflect.Float32:
-		return e.wrapIf(node{kind: kFloat, f: v.Float(), f32: true}, classFloat, p == posObject), nil
-	case reflect.Float64:
-		f := v.Float()
-		finite := !math.IsNaN(f) && !math.IsInf(f, 0)
-		return e.wrapIf(node{kind: kFloat, f: f}, classDouble, p == posObject && !finite), nil
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.IsNil() {
@@ -260,6 +233,43 @@ func (e *encoder) encode(v reflect.Value, p pos, depth int) (node, error) {
 		return e.structValue(v, depth)
 	}
 	return node{}, unsupported(v.Type(), "Java has no counterpart")
+}
+
+// scalar encodes v of a bool, string, integer or float kind at position
+// p, and reports whether v is of one of those kinds.
+func (e *encoder) scalar(v reflect.Value, p pos) (node, bool, error) {
+	switch v.Kind() {
+	case reflect.Bool:
+		return node{kind: kBool, b: v.Bool()}, true, nil
+	case reflect.String:
+		s := v.String()
+		if !utf8.ValidString(s) {
+			return node{}, true, fmt.Errorf("string %.40q is not UTF-8", s)
+		}
+		n := node{kind: kString, s: s}
+		if class, ok := e.c.types.class(v.Type()); ok && e.c.typed && p == posObject {
+			return wrapper(class, n), true, nil
+		}
+		return n, true, nil
+	case reflect.Int8:
+		return e.wrapIf(node{kind: kInt, i: v.Int()}, classByte, p == posObject), true, nil
+	case reflect.Int16, reflect.Uint8:
+		return e.wrapIf(intNode(v), classShort, p == posObject), true, nil
+	case reflect.Int32, reflect.Uint16:
+		return intNode(v), true, nil
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if v.CanUint() && v.Uint() > math.MaxInt64 {
+			return node{}, true, fmt.Errorf("%d does not fit a Java long", v.Uint())
+		}
+		return e.wrapIf(intNode(v), classLong, p != posField), true, nil
+	case reflect.Float32:
+		return e.wrapIf(node{kind: kFloat, f: v.Float(), f32: true}, classFloat, p == posObject), true, nil
+	case reflect.Float64:
+		f := v.Float()
+		finite := !math.IsNaN(f) && !math.IsInf(f, 0)
+		return e.wrapIf(node{kind: kFloat, f: f}, classDouble, p == posObject && !finite), true, nil
+	}
+	return node{}, false, nil
 }
 
 func intNode(v reflect.Value) node {
@@ -393,6 +403,7 @@ func (e *encoder) structValue(v reflect.Value, depth int) (node, error) {
 	if e.c.typed {
 		class, ok := e.c.types.class(rt)
 		if !ok {
+			//lint:ignore ST1005 "Go" is a proper noun
 			return node{}, fmt.Errorf("Go type %s has no Java class: register it with Types.Register", rt)
 		}
 		members = append(members, member{key: classKey, val: node{kind: kString, s: class}})
@@ -467,6 +478,7 @@ func cachedFields(rt reflect.Type) *fieldsResult {
 		sort.Slice(r.fields, func(i, j int) bool { return compareJava(r.fields[i].name, r.fields[j].name) < 0 })
 		for i, f := range r.fields {
 			if _, dup := r.byName[f.name]; dup {
+				//lint:ignore ST1005 "Go" is a proper noun
 				r.err = fmt.Errorf("Go type %s has two properties named %q", rt, f.name)
 				break
 			}

@@ -181,84 +181,105 @@ func (p *msgpackReader) value(depth int) (node, error) {
 		f, err := p.d.DecodeFloat64()
 		return node{kind: kFloat, f: f}, err
 	case msgpcode.IsString(c):
-		n, err := p.headerLen(c)
-		if err != nil {
-			return node{}, err
-		}
-		if err := p.need(n, "string length"); err != nil {
-			return node{}, err
-		}
-		s, err := p.d.DecodeString()
-		// Java reads malformed UTF-8 as U+FFFD; so does this side.
-		return node{kind: kString, s: strings.ToValidUTF8(s, "\uFFFD")}, err
+		return p.str(c)
 	case msgpcode.IsBin(c):
-		n, err := p.headerLen(c)
-		if err != nil {
-			return node{}, err
-		}
-		if err := p.need(n, "binary length"); err != nil {
-			return node{}, err
-		}
-		b, err := p.d.DecodeBytes()
-		if b == nil {
-			b = []byte{}
-		}
-		return node{kind: kBytes, bin: b}, err
+		return p.bin(c)
 	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
-		if depth >= maxDepth {
-			return node{}, fmt.Errorf("nesting deeper than %d", maxDepth)
-		}
-		n, err := p.headerLen(c)
-		if err != nil {
-			return node{}, err
-		}
-		if _, err := p.d.DecodeArrayLen(); err != nil {
-			return node{}, err
-		}
-		if err := p.need(n, "array length"); err != nil { // every element takes a byte at least
-			return node{}, err
-		}
-		out := node{kind: kArray, arr: make([]node, 0, n)}
-		for range n {
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return node{}, err
-			}
-			out.arr = append(out.arr, v)
-		}
-		return out, nil
+		return p.array(c, depth)
 	case msgpcode.IsFixedMap(c) || c == msgpcode.Map16 || c == msgpcode.Map32:
-		if depth >= maxDepth {
-			return node{}, fmt.Errorf("nesting deeper than %d", maxDepth)
-		}
-		n, err := p.headerLen(c)
-		if err != nil {
-			return node{}, err
-		}
-		if _, err := p.d.DecodeMapLen(); err != nil {
-			return node{}, err
-		}
-		if err := p.need(2*n, "map length"); err != nil { // a key and a value take two bytes at least
-			return node{}, err
-		}
-		out := node{kind: kObject, obj: make([]member, 0, n)}
-		for range n {
-			k, err := p.value(depth + 1)
-			if err != nil {
-				return node{}, err
-			}
-			if k.kind != kString {
-				return node{}, fmt.Errorf("map key is a MessagePack %s, not a string", k.kind)
-			}
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return node{}, err
-			}
-			out.obj = append(out.obj, member{key: k.s, val: v})
-		}
-		return out, nil
+		return p.object(c, depth)
 	case msgpcode.IsExt(c):
 		return node{}, fmt.Errorf("MessagePack extension type (code 0x%02x) is not supported", c)
 	}
 	return node{}, fmt.Errorf("invalid MessagePack code 0x%02x", c)
+}
+
+// str reads a string of header code c.
+func (p *msgpackReader) str(c byte) (node, error) {
+	n, err := p.headerLen(c)
+	if err != nil {
+		return node{}, err
+	}
+	if err := p.need(n, "string length"); err != nil {
+		return node{}, err
+	}
+	s, err := p.d.DecodeString()
+	// Java reads malformed UTF-8 as U+FFFD; so does this side.
+	return node{kind: kString, s: strings.ToValidUTF8(s, "\uFFFD")}, err
+}
+
+// bin reads a binary value of header code c.
+func (p *msgpackReader) bin(c byte) (node, error) {
+	n, err := p.headerLen(c)
+	if err != nil {
+		return node{}, err
+	}
+	if err := p.need(n, "binary length"); err != nil {
+		return node{}, err
+	}
+	b, err := p.d.DecodeBytes()
+	if b == nil {
+		b = []byte{}
+	}
+	return node{kind: kBytes, bin: b}, err
+}
+
+// array reads an array of header code c at nesting depth.
+func (p *msgpackReader) array(c byte, depth int) (node, error) {
+	if depth >= maxDepth {
+		return node{}, fmt.Errorf("nesting deeper than %d", maxDepth)
+	}
+	n, err := p.headerLen(c)
+	if err != nil {
+		return node{}, err
+	}
+	if _, err := p.d.DecodeArrayLen(); err != nil {
+		return node{}, err
+	}
+	if err := p.need(n, "array length"); err != nil { // every element takes a byte at least
+		return node{}, err
+	}
+	out := node{kind: kArray, arr: make([]node, 0, n)}
+	for range n {
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return node{}, err
+		}
+		out.arr = append(out.arr, v)
+	}
+	return out, nil
+}
+
+// object reads a map of header code c at nesting depth: its keys must be
+// strings.
+func (p *msgpackReader) object(c byte, depth int) (node, error) {
+	if depth >= maxDepth {
+		return node{}, fmt.Errorf("nesting deeper than %d", maxDepth)
+	}
+	n, err := p.headerLen(c)
+	if err != nil {
+		return node{}, err
+	}
+	if _, err := p.d.DecodeMapLen(); err != nil {
+		return node{}, err
+	}
+	if err := p.need(2*n, "map length"); err != nil { // a key and a value take two bytes at least
+		return node{}, err
+	}
+	out := node{kind: kObject, obj: make([]member, 0, n)}
+	for range n {
+		k, err := p.value(depth + 1)
+		if err != nil {
+			return node{}, err
+		}
+		if k.kind != kString {
+			return node{}, fmt.Errorf("map key is a MessagePack %s, not a string", k.kind)
+		}
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return node{}, err
+		}
+		out.obj = append(out.obj, member{key: k.s, val: v})
+	}
+	return out, nil
 }

@@ -449,25 +449,7 @@ func (d *decoder) builtin(n *node, t reflect.Value) error {
 	rt := t.Type()
 	switch rt {
 	case typeTime:
-		inner, err := d.unwrap(n, rt, classDate)
-		if err != nil {
-			return err
-		}
-		var tm time.Time
-		switch inner.kind {
-		case kInt:
-			tm = time.UnixMilli(inner.i).UTC()
-		case kString:
-			if tm, err = parseDate(inner.s); err != nil {
-				return err
-			}
-			// A Date holds milliseconds: what Java reads from this text,
-			// and what encoding it again gives.
-			tm = time.UnixMilli(tm.UnixMilli()).UTC()
-		default:
-			return mismatch(inner, rt)
-		}
-		t.Set(reflect.ValueOf(tm))
+		return d.timeValue(n, t)
 	case typeDuration:
 		return unsupported(typeDuration, errDuration)
 	case typeUUID:
@@ -503,29 +485,62 @@ func (d *decoder) builtin(n *node, t reflect.Value) error {
 		}
 		t.Addr().Interface().(*big.Int).Set(x)
 	case typeBigFloat, typeDecimal:
-		inner, err := d.unwrap(n, rt, numericClasses...)
-		if err != nil {
+		return d.decimalValue(n, t)
+	}
+	return nil
+}
+
+// timeValue decodes a java.util.Date, epoch milliseconds or a date text,
+// into t, a time.Time.
+func (d *decoder) timeValue(n *node, t reflect.Value) error {
+	rt := t.Type()
+	inner, err := d.unwrap(n, rt, classDate)
+	if err != nil {
+		return err
+	}
+	var tm time.Time
+	switch inner.kind {
+	case kInt:
+		tm = time.UnixMilli(inner.i).UTC()
+	case kString:
+		if tm, err = parseDate(inner.s); err != nil {
 			return err
 		}
-		s, ok := numberText(inner)
-		if !ok {
-			return mismatch(inner, rt)
-		}
-		dec, ok := parseDecimal(s)
-		if !ok {
-			return fmt.Errorf("%.40q is not a decimal number", s)
-		}
-		if rt == typeDecimal {
-			t.SetString(dec.plain())
-			return nil
-		}
-		f := t.Addr().Interface().(*big.Float)
-		if f.Prec() == 0 {
-			f.SetPrec(bigFloatPrec(dec))
-		}
-		if _, _, err := f.Parse(dec.plain(), 10); err != nil {
-			return fmt.Errorf("%.40q: %w", s, err)
-		}
+		// A Date holds milliseconds: what Java reads from this text,
+		// and what encoding it again gives.
+		tm = time.UnixMilli(tm.UnixMilli()).UTC()
+	default:
+		return mismatch(inner, rt)
+	}
+	t.Set(reflect.ValueOf(tm))
+	return nil
+}
+
+// decimalValue decodes a number into t, a *big.Float's value or a Decimal.
+func (d *decoder) decimalValue(n *node, t reflect.Value) error {
+	rt := t.Type()
+	inner, err := d.unwrap(n, rt, numericClasses...)
+	if err != nil {
+		return err
+	}
+	s, ok := numberText(inner)
+	if !ok {
+		return mismatch(inner, rt)
+	}
+	dec, ok := parseDecimal(s)
+	if !ok {
+		return fmt.Errorf("%.40q is not a decimal number", s)
+	}
+	if rt == typeDecimal {
+		t.SetString(dec.plain())
+		return nil
+	}
+	f := t.Addr().Interface().(*big.Float)
+	if f.Prec() == 0 {
+		f.SetPrec(bigFloatPrec(dec))
+	}
+	if _, _, err := f.Parse(dec.plain(), 10); err != nil {
+		return fmt.Errorf("%.40q: %w", s, err)
 	}
 	return nil
 }

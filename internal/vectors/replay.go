@@ -204,7 +204,7 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 	// Cancelled when the attempt ends, so that a call still pending when
 	// it stopped at a difference returns.
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &replay[C, H]{t: t, ctx: ctx, raw: raw, pending: map[string]chan outcome{}}
+	r := &replay[C, H]{t: t, ctx: ctx, raw: raw, pending: map[string]chan outcome{}, stall: stall}
 	defer func() {
 		cancel()
 		at.end()
@@ -213,7 +213,50 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 	if err := raw.FlushAll(ctx).Err(); err != nil {
 		t.Fatalf("FLUSHALL: %v", err)
 	}
-	acts := newActions(at)
+	r.begin(at, srv, sc, newActions(at))
+	msgs, err := NewMessages(ctx, raw)
+	if err != nil {
+		t.Fatalf("capture messages: %v", err)
+	}
+	defer msgs.Close()
+	r.msgs = msgs
+	if _, named := sc.Config["clientName"]; named {
+		// The record lists the pub/sub commands of the clients, named
+		// C1 and C2 (NewClient must name its connections so).
+		r.cmds = startCommandLog(t, srv, raw)
+		r.cmds.all = r.acts.AllCommands
+		defer r.cmds.close()
+	}
+	applied := map[int]bool{}
+	r.clock.Start()
+	for _, st := range sc.Steps {
+		got, over := r.observe(st)
+		want := st.Raw
+		if r.cmds != nil && r.cmds.all {
+			want = withoutScriptCalls(want)
+		}
+		for i, d := range r.deviations {
+			if d.Step == st.Step {
+				want = r.deviate(st, d)
+				applied[i] = true
+			}
+		}
+		if mm := r.compare(st, want, got); mm != nil {
+			return mm, over
+		}
+	}
+	for i, d := range r.deviations {
+		if !applied[i] {
+			t.Fatalf("deviation at %s step %d matches no step", d.Scenario, d.Step)
+		}
+	}
+	r.drain(func(key string) { t.Fatalf("%s still running at the end of the scenario", key) })
+	return nil, 0
+}
+
+// begin sets up an attempt of sc with the table acts: its normalizer, the
+// clients C1 and C2 and the actors T1, T2, T3, and the deviations of sc.
+func (r *replay[C, H]) begin(at *attemptT, srv *redistest.Server, sc Scenario, acts Actions[C, H]) {
 	r.acts = acts
 	n := NewNormalizer(sc.TTLGridMS)
 	if acts.StreamIDs {
@@ -234,88 +277,58 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 		n.AddOwner(id, owner, name)
 		r.actors[name] = &Actor[C, H]{Name: name, Client: c, Owner: owner, holds: map[string][]H{}, norm: n}
 	}
-	msgs, err := NewMessages(ctx, raw)
-	if err != nil {
-		t.Fatalf("capture messages: %v", err)
-	}
-	defer msgs.Close()
-	var cmds *commandLog
-	if _, named := sc.Config["clientName"]; named {
-		// The record lists the pub/sub commands of the clients, named
-		// C1 and C2 (NewClient must name its connections so).
-		cmds = startCommandLog(t, srv, raw)
-		cmds.all = acts.AllCommands
-		defer cmds.close()
-	}
 	for _, d := range acts.Deviations {
 		if d.Scenario == sc.Name {
 			r.deviations = append(r.deviations, d)
 		}
 	}
-	applied := map[int]bool{}
-	r.clock.Start()
-	for _, st := range sc.Steps {
-		if cmds != nil {
-			cmds.begin(st.Step)
-		}
-		got := r.step(st)
-		if ms, ok := st.Raw["settle_ms"].(float64); ok {
-			d := time.Duration(ms) * time.Millisecond
-			time.Sleep(d) // recorded: the library finishes asynchronously
-			r.clock.AddNominal(d)
-		}
-		// One round trip ends the step: its command log's marker, the
-		// messages' marker (awaited after the snapshot, so that its
-		// delivery overlaps the snapshot's reads), the names of the
-		// connections and the pub/sub state.
-		_, withPubSub := st.Raw["pubsub"]
-		end, err := r.endStep(st.Step, msgs, cmds != nil, withPubSub)
-		if err != nil {
-			t.Fatalf("step %d: %v", st.Step, err)
-		}
-		if stall != nil {
-			time.Sleep(stall(st.Step))
-		}
-		// Read just before the snapshot reads the clock its buckets count
-		// from.
-		over := r.clock.Overhead()
-		state, err := n.Snapshot(ctx, raw)
-		if err != nil {
-			t.Fatalf("step %d: %v", st.Step, err)
-		}
-		got["state"] = state
-		if cmds != nil {
-			got["commands"] = cmds.end(st.Step, end.names, n)
-		}
-		if withPubSub {
-			got["pubsub"] = end.pubsub
-		}
-		m, err := msgs.wait(ctx, n, end.mark)
-		if err != nil {
-			t.Fatalf("step %d: %v", st.Step, err)
-		}
-		got["messages"] = m
-		want := st.Raw
-		if cmds != nil && cmds.all {
-			want = withoutScriptCalls(want)
-		}
-		for i, d := range r.deviations {
-			if d.Step == st.Step {
-				want = r.deviate(st, d)
-				applied[i] = true
-			}
-		}
-		if mm := r.compare(st, want, got); mm != nil {
-			return mm, over
-		}
+}
+
+// observe runs step st and returns what the replay recorded of it, state
+// and messages included, and the overhead measured before its snapshot.
+func (r *replay[C, H]) observe(st Step) (map[string]any, time.Duration) {
+	t := r.t
+	if r.cmds != nil {
+		r.cmds.begin(st.Step)
 	}
-	for i, d := range r.deviations {
-		if !applied[i] {
-			t.Fatalf("deviation at %s step %d matches no step", d.Scenario, d.Step)
-		}
+	got := r.step(st)
+	if ms, ok := st.Raw["settle_ms"].(float64); ok {
+		d := time.Duration(ms) * time.Millisecond
+		time.Sleep(d) // recorded: the library finishes asynchronously
+		r.clock.AddNominal(d)
 	}
-	r.drain(func(key string) { t.Fatalf("%s still running at the end of the scenario", key) })
-	return nil, 0
+	// One round trip ends the step: its command log's marker, the
+	// messages' marker (awaited after the snapshot, so that its
+	// delivery overlaps the snapshot's reads), the names of the
+	// connections and the pub/sub state.
+	_, withPubSub := st.Raw["pubsub"]
+	end, err := r.endStep(st.Step, r.msgs, r.cmds != nil, withPubSub)
+	if err != nil {
+		t.Fatalf("step %d: %v", st.Step, err)
+	}
+	if r.stall != nil {
+		time.Sleep(r.stall(st.Step))
+	}
+	// Read just before the snapshot reads the clock its buckets count
+	// from.
+	over := r.clock.Overhead()
+	state, err := r.n.Snapshot(r.ctx, r.raw)
+	if err != nil {
+		t.Fatalf("step %d: %v", st.Step, err)
+	}
+	got["state"] = state
+	if r.cmds != nil {
+		got["commands"] = r.cmds.end(st.Step, end.names, r.n)
+	}
+	if withPubSub {
+		got["pubsub"] = end.pubsub
+	}
+	m, err := r.msgs.wait(r.ctx, r.n, end.mark)
+	if err != nil {
+		t.Fatalf("step %d: %v", st.Step, err)
+	}
+	got["messages"] = m
+	return got, over
 }
 
 // stepEnd is what endStep read.
@@ -385,6 +398,11 @@ type replay[C, H any] struct {
 	pending    map[string]chan outcome
 	deviations []Deviation
 	clock      Clock
+	msgs       *Messages   // the capture of published messages
+	cmds       *commandLog // the command log, for a scenario that names its clients
+	// stall returns extra time to spend before a step's snapshot (see
+	// replayOnce), when set.
+	stall func(step int) time.Duration
 }
 
 func (r *replay[C, H]) actor(st Step) *Actor[C, H] {
@@ -597,7 +615,13 @@ func (r *replay[C, H]) compare(st Step, want, got map[string]any) *Mismatch {
 		if field == "completed" {
 			w = stripMessages(w)
 		}
-		if w, g := JSON(w), JSON(g); !reflect.DeepEqual(w, g) {
+		w, g = JSON(w), JSON(g)
+		if field == "state" {
+			// Members of a sorted set that share a recorded score
+			// compare as a multiset (Untied).
+			w, g = Untied(w), Untied(g)
+		}
+		if !reflect.DeepEqual(w, g) {
 			return &Mismatch{Where: where, Field: field, Want: w, Got: g}
 		}
 	}
