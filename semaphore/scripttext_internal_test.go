@@ -1,0 +1,30 @@
+package semaphore
+
+import (
+	"testing"
+
+	"github.com/goredisson/redisson/internal/lua/luatest"
+)
+
+// TestScriptText: every script of the package sends the text (SHA1) it
+// always has; Redis, the interop records and Java peers know it by it.
+func TestScriptText(t *testing.T) {
+	luatest.Check(t, "semaphore",
+		acquireScript,
+		addScript,
+		drainScript,
+		expAcquireScript,
+		expAcquiredScript,
+		expAddScript,
+		expAvailableScript,
+		expLeaseScript,
+		expPermitsScript,
+		expReleaseScript,
+		expSetScript,
+		expUpdateLeaseScript,
+		getScript,
+		releaseScript,
+		setScript,
+		trySetScript,
+	)
+}
