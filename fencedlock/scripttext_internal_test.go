@@ -1,8 +1,10 @@
 package fencedlock
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/internal/lua/luatest"
 )
 
@@ -19,4 +21,12 @@ func TestScriptText(t *testing.T) {
 		unlockHandOffScript,
 		unlockScript,
 	)
+}
+
+// TestScriptReplyText: the Go side recognises the token guard's reply by
+// badTokenMarker, which the Lua writes out as a literal.
+func TestScriptReplyText(t *testing.T) {
+	if !strings.Contains(lua.MustText(luaFiles, "lua/acquire.lua"), badTokenMarker) {
+		t.Errorf("lua/acquire.lua does not reply with %q", badTokenMarker)
+	}
 }

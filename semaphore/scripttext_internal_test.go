@@ -1,8 +1,10 @@
 package semaphore
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/internal/lua/luatest"
 )
 
@@ -27,4 +29,12 @@ func TestScriptText(t *testing.T) {
 		setScript,
 		trySetScript,
 	)
+}
+
+// TestScriptReplyText: the Go side recognises the out-of-range refusal's reply by
+// outOfRangeReply, which the Lua writes out as a literal.
+func TestScriptReplyText(t *testing.T) {
+	if !strings.Contains(lua.MustText(luaFiles, "lua/add_permits.lua"), outOfRangeReply) {
+		t.Errorf("lua/add_permits.lua does not reply with %q", outOfRangeReply)
+	}
 }
