@@ -1,7 +1,13 @@
 // Package luatest checks, for a package's tests, that its scripts send
-// exactly the text they sent before they lived in .lua files: the SHA1 of
-// every script is listed in testdata/scripts.golden, which the interop
-// records of the Redisson-identical ones are checked against too.
+// exactly the text they always have: testdata/scripts.golden lists every
+// script with the SHA1 of its text, the SHA1 Redis, the interop records
+// and Java peers know it by. The records are checked against the list
+// too, for the scripts that are Redisson's text.
+//
+// A line of the list: SHA1, package directory, origin ("redisson" or
+// "ours", as the file's header says), file in the package's lua/, name.
+// A deliberate change to one of our scripts changes its SHA1 here in the
+// same commit; a Redisson script's text is never changed.
 package luatest
 
 import (
@@ -26,6 +32,7 @@ type Entry struct {
 	SHA1    string // of the text sent
 	Package string // the directory of the package that declares it
 	Origin  string // "redisson" (Redisson's text, byte for byte) or "ours"
+	File    string // in the package's lua directory
 	Name    string // the script's name, as core.NewScript was given it
 }
 
@@ -33,11 +40,11 @@ type Entry struct {
 func Golden() ([]Entry, error) {
 	var out []Entry
 	for i, line := range strings.Split(strings.TrimSpace(golden), "\n") {
-		f := strings.SplitN(line, " ", 4)
-		if len(f) != 4 || len(f[0]) != 40 || (f[2] != "redisson" && f[2] != "ours") {
+		f := strings.SplitN(line, " ", 5)
+		if len(f) != 5 || len(f[0]) != 40 || (f[2] != "redisson" && f[2] != "ours") || !strings.HasSuffix(f[3], ".lua") {
 			return nil, fmt.Errorf("scripts.golden line %d: %q", i+1, line)
 		}
-		out = append(out, Entry{SHA1: f[0], Package: f[1], Origin: f[2], Name: f[3]})
+		out = append(out, Entry{SHA1: f[0], Package: f[1], Origin: f[2], File: f[3], Name: f[4]})
 	}
 	return out, nil
 }
