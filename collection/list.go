@@ -12,30 +12,21 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/source"
+	"github.com/goredisson/redisson/internal/lua"
 )
 
 // Redisson's list scripts, as its BaseRedissonList sends them (the records'
 // collections.list), and one of ours.
 var (
-	listInsertScript = core.NewScript("list insert",
-		"local ind = table.remove(ARGV, 1); local size = redis.call('llen', KEYS[1]); assert(tonumber(ind) <= size, 'index: ' .. ind .. ' but current size: ' .. size); local tail = redis.call('lrange', KEYS[1], ind, -1); redis.call('ltrim', KEYS[1], 0, ind - 1); for i=1, #ARGV, 5000 do redis.call('rpush', KEYS[1], unpack(ARGV, i, math.min(i+4999, #ARGV))); end if #tail > 0 then for i=1, #tail, 5000 do redis.call('rpush', KEYS[1], unpack(tail, i, math.min(i+4999, #tail))); end end;return 1;")
-	listSetScript = core.NewScript("list set",
-		"local v = redis.call('lindex', KEYS[1], ARGV[1]); redis.call('lset', KEYS[1], ARGV[1], ARGV[2]); return v")
-	listIndexOfScript = core.NewScript("list index of",
-		"local key = KEYS[1] local obj = ARGV[1] local items = redis.call('lrange', key, 0, -1) for i=1,#items do if items[i] == obj then return i - 1 end end return -1")
+	listInsertScript  = core.NewScript("list insert", lua.MustText(luaFiles, "lua/list_insert.lua"))
+	listSetScript     = core.NewScript("list set", lua.MustText(luaFiles, "lua/list_set.lua"))
+	listIndexOfScript = core.NewScript("list index of", lua.MustText(luaFiles, "lua/list_index_of.lua"))
 	// Redisson's remove(index) overwrites the element with the text
 	// DELETED_BY_REDISSON and removes the first element equal to it, which
 	// removes a real element of that text further up the list instead
 	// (possible with StringCodec or ByteArray). Ours picks a marker the
 	// list does not hold; the effect on any other list is Redisson's.
-	listRemoveAtScript = core.NewScript("list remove at", `
-local v = redis.call('lindex', KEYS[1], ARGV[1]);
-if v == false then return nil end;
-local marker = 'DELETED_BY_REDISSON';
-while redis.call('lpos', KEYS[1], marker) ~= false do marker = marker .. '_' end;
-redis.call('lset', KEYS[1], ARGV[1], marker);
-redis.call('lrem', KEYS[1], 1, marker);
-return v`)
+	listRemoveAtScript = core.NewScript("list remove at", lua.MustText(luaFiles, "lua/list_remove_at.lua"))
 )
 
 // List is Redisson's RList<V>: a Redis list under the key name, each

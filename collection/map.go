@@ -13,17 +13,15 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/source"
+	"github.com/goredisson/redisson/internal/lua"
 )
 
 // Redisson's map scripts, as its RedissonMap sends them (the records'
 // collections.map_string and map_json).
 var (
-	mapPutScript = core.NewScript("map put",
-		"local v = redis.call('hget', KEYS[1], ARGV[1]); redis.call('hset', KEYS[1], ARGV[1], ARGV[2]); return v")
-	mapPutIfAbsentScript = core.NewScript("map put if absent",
-		"if redis.call('hsetnx', KEYS[1], ARGV[1], ARGV[2]) == 1 then return nil else return redis.call('hget', KEYS[1], ARGV[1]) end")
-	mapRemoveScript = core.NewScript("map remove",
-		"local v = redis.call('hget', KEYS[1], ARGV[1]); redis.call('hdel', KEYS[1], ARGV[1]); return v")
+	mapPutScript         = core.NewScript("map put", lua.MustText(luaFiles, "lua/map_put.lua"))
+	mapPutIfAbsentScript = core.NewScript("map put if absent", lua.MustText(luaFiles, "lua/map_put_if_absent.lua"))
+	mapRemoveScript      = core.NewScript("map remove", lua.MustText(luaFiles, "lua/map_remove.lua"))
 )
 
 // Map is Redisson's RMap<K, V>: a hash under the key name whose fields are

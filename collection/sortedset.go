@@ -12,12 +12,12 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/source"
+	"github.com/goredisson/redisson/internal/lua"
 )
 
 // Redisson's poll script of RScoredSortedSet (the records'
 // collections.scored_sorted_set).
-var zsetPollScript = core.NewScript("scored sorted set poll",
-	"local v = redis.call('zrange', KEYS[1], ARGV[1], ARGV[2]); if #v > 0 then redis.call('zremrangebyrank', KEYS[1], ARGV[1], ARGV[2]); return v; end return v;")
+var zsetPollScript = core.NewScript("scored sorted set poll", lua.MustText(luaFiles, "lua/scored_sorted_set_poll.lua"))
 
 // ScoredSortedSet is Redisson's RScoredSortedSet<V>: a Redis sorted set
 // under the key name, each member encoded with the set's codec, each with a

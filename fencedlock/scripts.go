@@ -1,25 +1,16 @@
 package fencedlock
 
-import "github.com/goredisson/redisson/internal/core"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
+)
 
 // The scripts below keep Redisson's RFencedLock contract (protocol §12, on
 // top of RLock's §4): the same KEYS and ARGV order, the same writes, the
 // same messages. Unlock, force unlock and renewal are RLock's.
 
-// tokenGuard refuses, before anything is written, a token key that holds
-// something INCR would turn into a token that is not positive (a negative
-// number) or would refuse (not an integer). Redisson never writes such a
-// value; without the guard a negative one could come back as -1, which the
-// reply uses for "no token". A key of another type fails the GET with
-// WRONGTYPE, also before any write.
-const tokenGuard = `
-local current = redis.call('get', KEYS[2])
-if current ~= false and string.match(current, '^%d+$') == nil then
-	return redis.error_reply('ERR ` + badTokenMarker + `')
-end
-`
-
-// badTokenMarker is the error text tokenGuard replies with.
+// badTokenMarker is the error text lua/fragments/token_guard.lua replies
+// with.
 const badTokenMarker = "redisson fenced lock: token key holds no counter"
 
 // acquireScript takes or re-enters the lock and issues the acquisition's
@@ -32,42 +23,8 @@ const badTokenMarker = "redisson fenced lock: token key holds no counter"
 // the error WRONGKIND <kind> fencedlock when another kind owns the hash.
 // Redisson decides "acquired" by the first element alone, so a holder's key
 // without TTL (PTTL -1) passes for acquired there; we decide by the token
-// (never -1 here, see tokenGuard).
-var acquireScript = core.NewScript("fencedlock.acquire", `
-local n = redis.call('hlen', KEYS[1])
-if n > 1 then
-`+core.RefuseHash("KEYS[1]", core.KindFencedLock)+`
-end
-if n == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-`+tokenGuard+`
-	local token = redis.call('incr', KEYS[2])
-	redis.call('hincrby', KEYS[1], ARGV[2], 1)
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return {-1, token}
-end
-return {redis.call('pttl', KEYS[1]), -1}
-`)
-
-// unlockHead is the common start of the unlock scripts, RLock's: replay a
-// retried request from its latch, refuse a non-owner, release a re-entrant
-// hold; what follows is the final release.
-// KEYS: [name, channel, latch, ...]. ARGV: [message "0", lease ms, owner
-// field, PUBLISH|SPUBLISH, latch TTL ms, ...].
-const unlockHead = `
-local replay = redis.call('get', KEYS[3])
-if replay ~= false then
-	return tonumber(replay)
-end
-if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
-	return nil
-end
-local left = redis.call('hincrby', KEYS[1], ARGV[3], -1)
-if left > 0 then
-	redis.call('pexpire', KEYS[1], ARGV[2])
-	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
-	return 0
-end
-`
+// (never -1 here, see lua/fragments/token_guard.lua).
+var acquireScript = core.NewScript("fencedlock.acquire", lua.MustText(luaFiles, "lua/acquire.lua"))
 
 // unlockScript is RLock's unlock: it releases one hold; the last one
 // deletes the lock and publishes the unlock message. The token key stays.
@@ -77,12 +34,7 @@ end
 // PUBLISH|SPUBLISH, latch TTL ms].
 // Reply: nil = not the owner, 0 = still held, 1 + n = released, the message
 // reached n connections (a replay from the latch answers 1: n unknown).
-var unlockScript = core.NewScript("fencedlock.unlock", unlockHead+`
-redis.call('del', KEYS[1])
-local heard = redis.call(ARGV[4], KEYS[2], ARGV[1])
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1 + heard
-`)
+var unlockScript = core.NewScript("fencedlock.unlock", lua.MustText(luaFiles, "lua/unlock.lua"))
 
 // unlockHandOffScript is unlockScript that, on the final release, hands the
 // lock straight to a waiter of this client and issues the waiter's token in
@@ -100,21 +52,7 @@ return 1 + heard
 // from Redis), or the token key holds no counter, when the lock is released
 // for real instead (the hold count is already down, so the script must not
 // fail here; the waiter's own acquire then reports the bad key).
-var unlockHandOffScript = core.NewScript("fencedlock.unlockHandOff", unlockHead+`
-local current = redis.pcall('get', KEYS[4])
-if type(current) == 'table' or (current ~= false and (string.match(current, '^%d+$') == nil or #current > 18)) then
-	redis.call('del', KEYS[1])
-	redis.call(ARGV[4], KEYS[2], ARGV[1])
-	redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-	return 1
-end
-local token = redis.call('incr', KEYS[4])
-redis.call('hdel', KEYS[1], ARGV[3])
-redis.call('hset', KEYS[1], ARGV[6], 1)
-redis.call('pexpire', KEYS[1], ARGV[7])
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return {1, token}
-`)
+var unlockHandOffScript = core.NewScript("fencedlock.unlockHandOff", lua.MustText(luaFiles, "lua/unlock_hand_off.lua"))
 
 // forceUnlockScript is RLock's: it deletes the lock whoever holds it. The
 // token key stays. A key of another type, or a hash of another kind, is no
@@ -126,21 +64,7 @@ return {1, token}
 // the type the key holds instead of a hash (nothing done); the error
 // WRONGKIND <kind> fencedlock when another kind owns the hash (nothing
 // done).
-var forceUnlockScript = core.NewScript("fencedlock.forceUnlock", `
-local t = redis.call('type', KEYS[1])['ok']
-if t == 'none' then
-	return 0
-end
-if t ~= 'hash' then
-	return t
-end
-if redis.call('hlen', KEYS[1]) > 1 then
-`+core.RefuseHash("KEYS[1]", core.KindFencedLock)+`
-end
-redis.call('del', KEYS[1])
-redis.call(ARGV[2], KEYS[2], ARGV[1])
-return 1
-`)
+var forceUnlockScript = core.NewScript("fencedlock.forceUnlock", lua.MustText(luaFiles, "lua/force_unlock.lua"))
 
 // deleteScript is Redisson's delete(): it deletes the lock and its token
 // key. Redisson publishes nothing; we publish the unlock message when a
@@ -151,42 +75,19 @@ return 1
 // Reply: 1 = something was deleted, 0 = neither key existed, a type name
 // when the name holds another Redis type; the error WRONGKIND <kind>
 // fencedlock when another kind owns the hash (nothing deleted).
-var deleteScript = core.NewScript("fencedlock.delete", `
-local t = redis.call('type', KEYS[1])['ok']
-if t ~= 'none' and t ~= 'hash' then
-	return t
-end
-if t == 'hash' and redis.call('hlen', KEYS[1]) > 1 then
-`+core.RefuseHash("KEYS[1]", core.KindFencedLock)+`
-end
-local locked = redis.call('del', KEYS[1])
-local counted = redis.call('del', KEYS[2])
-if locked == 1 then
-	redis.call(ARGV[2], KEYS[3], ARGV[1])
-end
-if locked + counted > 0 then
-	return 1
-end
-return 0
-`)
+var deleteScript = core.NewScript("fencedlock.delete", lua.MustText(luaFiles, "lua/delete.lua"))
 
 // holdCountScript reads an owner's hold count on the master.
 // KEYS: [name]. ARGV: [owner field]. Reply: the count, or nil.
-var holdCountScript = core.NewScript("fencedlock.holdCount", `
-return redis.call('hget', KEYS[1], ARGV[1])
-`)
+var holdCountScript = core.NewScript("fencedlock.holdCount", lua.MustText(luaFiles, "lua/hold_count.lua"))
 
 // countTokenScript reads an owner's hold count and the latest token in one
 // step on the master (recovery after a lost acquire or hand-off reply).
 // KEYS: [name, token key]. ARGV: [owner field].
 // Reply: {count or nil, token or nil}.
-var countTokenScript = core.NewScript("fencedlock.countToken", `
-return {redis.call('hget', KEYS[1], ARGV[1]), redis.call('get', KEYS[2])}
-`)
+var countTokenScript = core.NewScript("fencedlock.countToken", lua.MustText(luaFiles, "lua/count_token.lua"))
 
 // tokenScript reads the latest token on the master (Redisson's getToken is
 // a GET sent to the master).
 // KEYS: [token key]. Reply: the token, or nil.
-var tokenScript = core.NewScript("fencedlock.token", `
-return redis.call('get', KEYS[1])
-`)
+var tokenScript = core.NewScript("fencedlock.token", lua.MustText(luaFiles, "lua/token.lua"))

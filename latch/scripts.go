@@ -1,6 +1,9 @@
 package latch
 
-import "github.com/goredisson/redisson/internal/core"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
+)
 
 // The scripts keep RedissonCountDownLatch's contract (protocol §10): the
 // same KEYS and ARGV order, the same writes and the messages "1" (armed,
@@ -11,49 +14,22 @@ import "github.com/goredisson/redisson/internal/core"
 // written either way), so that the caller learns what is in the way.
 // KEYS: [name, channel]. ARGV: ["1", count, PUBLISH|SPUBLISH].
 // Reply: 1 = set, 0 = it existed.
-var trySetScript = core.NewScript("latch.trySetCount", `
-if redis.call('exists', KEYS[1]) ~= 0 then
-	if redis.call('type', KEYS[1]).ok ~= 'string' then
-		return redis.error_reply('WRONGTYPE the latch key holds another type')
-	end
-	return 0
-end
-redis.call('set', KEYS[1], ARGV[2])
-redis.call(ARGV[3], KEYS[2], ARGV[1])
-return 1
-`)
+var trySetScript = core.NewScript("latch.trySetCount", lua.MustText(luaFiles, "lua/try_set_count.lua"))
 
 // countDownScript decrements the count; the key goes when it reaches zero
 // or below (a count-down of an absent latch leaves nothing), and only the
 // count-down that reaches exactly zero publishes, as in Redisson.
 // KEYS: [name, channel]. ARGV: ["0", PUBLISH|SPUBLISH].
 // Reply: the count after the decrement.
-var countDownScript = core.NewScript("latch.countDown", `
-local left = redis.call('decr', KEYS[1])
-if left <= 0 then
-	redis.call('del', KEYS[1])
-end
-if left == 0 then
-	redis.call(ARGV[2], KEYS[2], ARGV[1])
-end
-return left
-`)
+var countDownScript = core.NewScript("latch.countDown", lua.MustText(luaFiles, "lua/count_down.lua"))
 
 // deleteScript deletes the latch and, when there was one, publishes "1".
 // KEYS: [name, channel]. ARGV: ["1", PUBLISH|SPUBLISH].
 // Reply: 1 = deleted, 0 = there was none.
-var deleteScript = core.NewScript("latch.delete", `
-if redis.call('del', KEYS[1]) == 0 then
-	return 0
-end
-redis.call(ARGV[2], KEYS[2], ARGV[1])
-return 1
-`)
+var deleteScript = core.NewScript("latch.delete", lua.MustText(luaFiles, "lua/delete.lua"))
 
 // getScript reads the count on the master, as Redisson's getCount does: a
 // waiter that read a lagging replica after the zero message would sleep
 // with no message left to wake it.
 // KEYS: [name]. Reply: the value, or nil.
-var getScript = core.NewScript("latch.get", `
-return redis.call('get', KEYS[1])
-`)
+var getScript = core.NewScript("latch.get", lua.MustText(luaFiles, "lua/get.lua"))

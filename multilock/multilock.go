@@ -49,6 +49,7 @@ import (
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/lockkit"
+	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 )
@@ -384,35 +385,7 @@ func (m *Lock) lockWait(lease time.Duration) time.Duration {
 // owner's values, whose expiries, not G's TTL, say when they are free.
 // KEYS: [G]. ARGV: [lease ms, now ms, owner field, keep, f1..fk].
 // Reply: 1 = set, 0 = the owner holds the values no more.
-var groupExtendScript = core.NewScript("multilock.groupExtend", `
-if redis.call('exists', KEYS[1]) == 0 then
-	return 0
-end
-local lease = tonumber(ARGV[1])
-local now = tonumber(ARGV[2])
-local me = ARGV[3]
-local expire = now + lease
-for i = 5, #ARGV do
-	if redis.call('hget', KEYS[1], ARGV[i]) ~= me then
-		return 0
-	end
-	local cur = tonumber(redis.call('hget', KEYS[1], ARGV[i] .. ':' .. me .. ':expire_time'))
-	if cur == nil or cur < now then
-		return 0
-	end
-end
-for i = 5, #ARGV do
-	local ef = ARGV[i] .. ':' .. me .. ':expire_time'
-	if ARGV[4] ~= '1' or tonumber(redis.call('hget', KEYS[1], ef)) < expire then
-		redis.call('hset', KEYS[1], ef, expire)
-	end
-end
-local pttl = redis.call('pttl', KEYS[1])
-if pttl >= 0 and pttl < lease then
-	redis.call('pexpire', KEYS[1], lease)
-end
-return 1
-`)
+var groupExtendScript = core.NewScript("multilock.groupExtend", lua.MustText(luaFiles, "lua/group_extend.lua"))
 
 // Extend sets the lease of the owner's hold of the handle's values with
 // groupExtendScript (engine.ExtendScripts). The group's own scripts are in

@@ -18,6 +18,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/source"
+	"github.com/goredisson/redisson/internal/lua"
 )
 
 // DefaultReliableWatchdogTimeout is how long a reliable topic subscriber's
@@ -64,74 +65,30 @@ func WithReadCount(n int) ReliableOption {
 // RReliableTopic, in the same order (the interop records compare them).
 var (
 	// KEYS: stream. ARGV: encoded message. Returns the number of groups.
-	reliablePublishScript = core.NewScript("reliableTopic.publish", `
-redis.call('xadd', KEYS[1], '*', 'm', ARGV[1])
-local groups = redis.call('xinfo', 'groups', KEYS[1])
-return #groups`)
+	reliablePublishScript = core.NewScript("reliableTopic.publish", lua.MustText(luaFiles, "lua/reliable_topic_publish.lua"))
 
 	// KEYS: stream, timeout zset. ARGV: start id, subscriber id, expiry ms.
-	reliableRegisterScript = core.NewScript("reliableTopic.register", `
-redis.call('zadd', KEYS[2], ARGV[3], ARGV[2])
-redis.call('xgroup', 'create', KEYS[1], ARGV[2], ARGV[1], 'MKSTREAM')`)
+	reliableRegisterScript = core.NewScript("reliableTopic.register", lua.MustText(luaFiles, "lua/reliable_topic_register.lua"))
 
 	// KEYS: stream. ARGV: group, start, end, count. Returns the entries
 	// delivered to the group but not acknowledged, oldest first.
-	reliablePendingScript = core.NewScript("reliableTopic.pending", `
-local out = {}
-local pending = redis.call('xpending', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-for _, p in ipairs(pending) do
-  local e = redis.call('xrange', KEYS[1], p[1], p[1])
-  if e[1] then out[#out + 1] = e[1] end
-end
-return out`)
+	reliablePendingScript = core.NewScript("reliableTopic.pending", lua.MustText(luaFiles, "lua/reliable_topic_pending.lua"))
 
 	// KEYS: stream, timeout zset. ARGV: subscriber id, now ms. Destroys
 	// the groups whose registration expired, trims the stream to what the
 	// slowest group has not read (by the ms of its last delivered id, as
 	// Redisson does) and returns 1 while the caller is still registered.
-	reliableUpdateScript = core.NewScript("reliableTopic.update", `
-local dead = redis.call('zrangebyscore', KEYS[2], 0, tonumber(ARGV[2]) - 1)
-for _, g in ipairs(dead) do
-  redis.call('xgroup', 'destroy', KEYS[1], g)
-  redis.call('zrem', KEYS[2], g)
-end
-local registered = redis.call('zscore', KEYS[2], ARGV[1])
-local oldest = nil
-for _, g in ipairs(redis.call('xinfo', 'groups', KEYS[1])) do
-  for i = 1, #g, 2 do
-    if g[i] == 'last-delivered-id' then
-      local ms = tonumber(string.match(g[i + 1], '^(%d+)%-'))
-      if oldest == nil or ms < oldest then oldest = ms end
-    end
-  end
-end
-if oldest ~= nil then
-  local from = string.format('%d-0', oldest)
-  local rest = redis.call('xrange', KEYS[1], from, '+')
-  local keep = #rest
-  if keep == 1 and rest[1][1] == from then keep = 0 end
-  redis.call('xtrim', KEYS[1], 'maxlen', keep)
-end
-if registered then return 1 end
-return 0`)
+	reliableUpdateScript = core.NewScript("reliableTopic.update", lua.MustText(luaFiles, "lua/reliable_topic_update.lua"))
 
 	// KEYS: timeout zset. ARGV: expiry ms, subscriber id. Returns 0 when
 	// the registration is gone.
-	reliableRenewScript = core.NewScript("reliableTopic.renew", `
-if not redis.call('zscore', KEYS[1], ARGV[2]) then return 0 end
-redis.call('zadd', KEYS[1], ARGV[1], ARGV[2])
-return 1`)
+	reliableRenewScript = core.NewScript("reliableTopic.renew", lua.MustText(luaFiles, "lua/reliable_topic_renew.lua"))
 
 	// KEYS: stream, timeout zset. ARGV: subscriber id.
-	reliableRemoveScript = core.NewScript("reliableTopic.remove", `
-redis.pcall('xgroup', 'destroy', KEYS[1], ARGV[1])
-redis.call('zrem', KEYS[2], ARGV[1])`)
+	reliableRemoveScript = core.NewScript("reliableTopic.remove", lua.MustText(luaFiles, "lua/reliable_topic_remove.lua"))
 
 	// KEYS: stream. Returns the number of groups, 0 without the stream.
-	reliableCountScript = core.NewScript("reliableTopic.countSubscribers", `
-local groups = redis.pcall('xinfo', 'groups', KEYS[1])
-if groups.err then return 0 end
-return #groups`)
+	reliableCountScript = core.NewScript("reliableTopic.countSubscribers", lua.MustText(luaFiles, "lua/reliable_topic_count_subscribers.lua"))
 )
 
 // reliableConsumer is the consumer name every subscriber uses in its own

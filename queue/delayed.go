@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/source"
+	"github.com/goredisson/redisson/internal/lua"
 )
 
 // The delayed queue's scripts make the same Redis calls, with the same keys
@@ -27,89 +28,29 @@ var (
 	// KEYS: destination, timeout zset, entry list, channel. ARGV: due time
 	// (ms), id, encoded value. Publishes the due time when the entry is the
 	// new head of the zset, so every transfer task reschedules.
-	delayedOfferScript = core.NewScript("delayedQueue.offer", `
-local entry = struct.pack('Bc0Lc0', string.len(ARGV[2]), ARGV[2], string.len(ARGV[3]), ARGV[3])
-redis.call('zadd', KEYS[2], ARGV[1], entry)
-redis.call('rpush', KEYS[3], entry)
-local head = redis.call('zrange', KEYS[2], 0, 0)
-if head[1] == entry then
-  redis.call('publish', KEYS[4], ARGV[1])
-end`)
+	delayedOfferScript = core.NewScript("delayedQueue.offer", lua.MustText(luaFiles, "lua/delayed_queue_offer.lua"))
 
 	// KEYS: destination, timeout zset, entry list. ARGV: now (ms), limit.
 	// Moves up to limit due entries to the destination (their bare values,
 	// RPUSH) and returns the due time of the next one, nil when none is
 	// left.
-	delayedTransferScript = core.NewScript("delayedQueue.transfer", `
-local due = redis.call('zrangebyscore', KEYS[2], 0, ARGV[1], 'limit', 0, ARGV[2])
-if #due > 0 then
-  for _, entry in ipairs(due) do
-    local _, value = struct.unpack('Bc0Lc0', entry)
-    redis.call('rpush', KEYS[1], value)
-    redis.call('lrem', KEYS[3], 1, entry)
-  end
-  redis.call('zrem', KEYS[2], unpack(due))
-end
-local head = redis.call('zrange', KEYS[2], 0, 0, 'WITHSCORES')
-if head[1] ~= nil then
-  return head[2]
-end
-return nil`)
+	delayedTransferScript = core.NewScript("delayedQueue.transfer", lua.MustText(luaFiles, "lua/delayed_queue_transfer.lua"))
 
 	// KEYS: entry list, timeout zset. Takes the list's head entry.
-	delayedPollScript = core.NewScript("delayedQueue.poll", `
-local entry = redis.call('lpop', KEYS[1])
-if entry ~= false then
-  redis.call('zrem', KEYS[2], entry)
-  local _, value = struct.unpack('Bc0Lc0', entry)
-  return value
-end
-return nil`)
+	delayedPollScript = core.NewScript("delayedQueue.poll", lua.MustText(luaFiles, "lua/delayed_queue_poll.lua"))
 
 	// KEYS: entry list. The head entry's value.
-	delayedPeekScript = core.NewScript("delayedQueue.peek", `
-local entry = redis.call('lindex', KEYS[1], 0)
-if entry ~= false then
-  local _, value = struct.unpack('Bc0Lc0', entry)
-  return value
-end
-return nil`)
+	delayedPeekScript = core.NewScript("delayedQueue.peek", lua.MustText(luaFiles, "lua/delayed_queue_peek.lua"))
 
 	// KEYS: entry list. Every entry's value, list order.
-	delayedReadAllScript = core.NewScript("delayedQueue.readAll", `
-local out = {}
-for _, entry in ipairs(redis.call('lrange', KEYS[1], 0, -1)) do
-  local _, value = struct.unpack('Bc0Lc0', entry)
-  table.insert(out, value)
-end
-return out`)
+	delayedReadAllScript = core.NewScript("delayedQueue.readAll", lua.MustText(luaFiles, "lua/delayed_queue_read_all.lua"))
 
 	// KEYS: entry list. ARGV: encoded value. 1 when an entry holds it.
-	delayedContainsScript = core.NewScript("delayedQueue.contains", `
-local n = redis.call('llen', KEYS[1])
-for i = 0, n - 1 do
-  local entry = redis.call('lindex', KEYS[1], i)
-  local _, value = struct.unpack('Bc0Lc0', entry)
-  if value == ARGV[1] then
-    return 1
-  end
-end
-return 0`)
+	delayedContainsScript = core.NewScript("delayedQueue.contains", lua.MustText(luaFiles, "lua/delayed_queue_contains.lua"))
 
 	// KEYS: entry list, timeout zset. ARGV: encoded value. Removes the
 	// first entry holding it; 1 when there was one.
-	delayedRemoveScript = core.NewScript("delayedQueue.remove", `
-local n = redis.call('llen', KEYS[1])
-for i = 0, n - 1 do
-  local entry = redis.call('lindex', KEYS[1], i)
-  local _, value = struct.unpack('Bc0Lc0', entry)
-  if value == ARGV[1] then
-    redis.call('zrem', KEYS[2], entry)
-    redis.call('lrem', KEYS[1], 1, entry)
-    return 1
-  end
-end
-return 0`)
+	delayedRemoveScript = core.NewScript("delayedQueue.remove", lua.MustText(luaFiles, "lua/delayed_queue_remove.lua"))
 )
 
 // transferLimit is how many due entries one transfer moves, as Redisson.

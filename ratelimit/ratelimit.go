@@ -236,8 +236,8 @@ func (l *Limiter) Config(ctx context.Context) (Config, error) {
 }
 
 // hasConfigField reports whether a hash has any of a limiter config's
-// fields; one with none is another kind's (the scripts' pick and
-// configOwned decide the same way).
+// fields; one with none is another kind's (the scripts' fragments pick
+// and config_owned decide the same way).
 func hasConfigField(h map[string]string) bool {
 	for _, f := range []string{"rate", "interval", "type", "keepAliveTime"} {
 		if _, ok := h[f]; ok {

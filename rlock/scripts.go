@@ -1,6 +1,9 @@
 package rlock
 
-import "github.com/goredisson/redisson/internal/core"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
+)
 
 // The scripts below keep Redisson's RLock contract (protocol §4, §5): the
 // same KEYS and ARGV order, the same writes, the same replies and messages.
@@ -14,44 +17,12 @@ import "github.com/goredisson/redisson/internal/core"
 // Reply: acquiredReply when held by the caller now (Redisson's script
 // answers nil), else the holder's PTTL (-1: no TTL); the error WRONGKIND
 // <kind> lock when another kind owns the hash.
-var acquireScript = core.NewScript("rlock.acquire", `
-local n = redis.call('hlen', KEYS[1])
-if n > 1 then
-`+core.RefuseHash("KEYS[1]", core.KindLock)+`
-end
-if n == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-	redis.call('hincrby', KEYS[1], ARGV[2], 1)
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return -3
-end
-return redis.call('pttl', KEYS[1])
-`)
+var acquireScript = core.NewScript("rlock.acquire", lua.MustText(luaFiles, "lua/acquire.lua"))
 
 // acquiredReply is acquireScript's "acquired": no PTTL is -3. Not nil, as
 // in Redisson's script: go-redis hands a nil reply to its retry
 // classification as an error, which costs about 17 allocations per call.
 const acquiredReply = int64(-3)
-
-// unlockHead is the common start of the unlock scripts: replay a retried
-// request from its latch, refuse a non-owner, release a re-entrant hold;
-// what follows is the final release.
-// KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
-// PUBLISH|SPUBLISH, latch TTL ms, ...].
-const unlockHead = `
-local replay = redis.call('get', KEYS[3])
-if replay ~= false then
-	return tonumber(replay)
-end
-if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
-	return nil
-end
-local left = redis.call('hincrby', KEYS[1], ARGV[3], -1)
-if left > 0 then
-	redis.call('pexpire', KEYS[1], ARGV[2])
-	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
-	return 0
-end
-`
 
 // unlockScript releases one hold; the last one deletes the lock and publishes
 // the unlock message. The latch key records the reply so a retried request
@@ -63,12 +34,7 @@ end
 // PUBLISH|SPUBLISH, latch TTL ms].
 // Reply: nil = not the owner, 0 = still held, 1 + n = released, the message
 // reached n connections (a replay from the latch answers 1: n unknown).
-var unlockScript = core.NewScript("rlock.unlock", unlockHead+`
-redis.call('del', KEYS[1])
-local heard = redis.call(ARGV[4], KEYS[2], ARGV[1])
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1 + heard
-`)
+var unlockScript = core.NewScript("rlock.unlock", lua.MustText(luaFiles, "lua/unlock.lua"))
 
 // forceUnlockScript deletes the lock whoever holds it. A key of another
 // type, or a hash of another kind (more than the one holder field), is no
@@ -79,21 +45,7 @@ return 1 + heard
 // Reply: 1 = deleted (and published), 0 = there was no lock, a string =
 // the type the key holds instead of a hash (nothing done); the error
 // WRONGKIND <kind> lock when another kind owns the hash (nothing done).
-var forceUnlockScript = core.NewScript("rlock.forceUnlock", `
-local t = redis.call('type', KEYS[1])['ok']
-if t == 'none' then
-	return 0
-end
-if t ~= 'hash' then
-	return t
-end
-if redis.call('hlen', KEYS[1]) > 1 then
-`+core.RefuseHash("KEYS[1]", core.KindLock)+`
-end
-redis.call('del', KEYS[1])
-redis.call(ARGV[2], KEYS[2], ARGV[1])
-return 1
-`)
+var forceUnlockScript = core.NewScript("rlock.forceUnlock", lua.MustText(luaFiles, "lua/force_unlock.lua"))
 
 // unlockHandOffScript is unlockScript that, on the final release, hands the
 // lock straight to a waiter of this client: the owner's field goes, the
@@ -106,16 +58,8 @@ return 1
 // KEYS: [name, channel, latch]. ARGV: [message "0", lease ms, owner field,
 // PUBLISH|SPUBLISH, latch TTL ms, next owner field, next lease ms].
 // Reply: nil = not the owner, 0 = still held, 1 = released and handed over.
-var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", unlockHead+`
-redis.call('hdel', KEYS[1], ARGV[3])
-redis.call('hset', KEYS[1], ARGV[6], 1)
-redis.call('pexpire', KEYS[1], ARGV[7])
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1
-`)
+var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", lua.MustText(luaFiles, "lua/unlock_hand_off.lua"))
 
 // holdCountScript reads an owner's hold count on the master.
 // KEYS: [name]. ARGV: [owner field]. Reply: the count, or nil.
-var holdCountScript = core.NewScript("rlock.holdCount", `
-return redis.call('hget', KEYS[1], ARGV[1])
-`)
+var holdCountScript = core.NewScript("rlock.holdCount", lua.MustText(luaFiles, "lua/hold_count.lua"))

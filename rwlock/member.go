@@ -7,6 +7,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
 	"github.com/goredisson/redisson/internal/lockkit"
+	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/lockable"
 )
 
@@ -52,34 +53,7 @@ func (l *Lock) TryAcquire(ctx context.Context, r lockable.Request) (lockable.Hol
 // KEYS: [name, key prefix "{name}"]. ARGV: [lease ms, owner field (with
 // ":write" for the write lock), "1" for the write lock else "0"].
 // Reply: 1 = set, 0 = the owner holds the lock no more.
-var expireScript = core.NewScript("rwlock.expire", `
-local count = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
-if count == nil or count <= 0 then
-	return 0
-end
-local lease = tonumber(ARGV[1])
-local need = lease
-if ARGV[3] == '0' then
-	for k = 1, count do
-		redis.call('pexpire', KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. k, lease)
-	end
-	if redis.call('hget', KEYS[1], 'mode') == 'write' then
-		need = math.max(need, redis.call('pttl', KEYS[1]))
-	end
-end
-for _, f in ipairs(redis.call('hkeys', KEYS[1])) do
-	if f ~= ARGV[2] then
-		local n = tonumber(redis.call('hget', KEYS[1], f))
-		if type(n) == 'number' then
-			for k = n, 1, -1 do
-				need = math.max(need, redis.call('pttl', KEYS[2] .. ':' .. f .. ':rwlock_timeout:' .. k))
-			end
-		end
-	end
-end
-redis.call('pexpire', KEYS[1], need)
-return 1
-`)
+var expireScript = core.NewScript("rwlock.expire", lua.MustText(luaFiles, "lua/expire.lua"))
 
 // Extend sets the lease of field's hold with expireScript
 // (engine.ExtendScripts): a read hold's timeout keys get the lease too, and

@@ -1,6 +1,9 @@
 package rwlock
 
-import "github.com/goredisson/redisson/internal/core"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
+)
 
 // The scripts below keep Redisson 3.52's RReadWriteLock contract (protocol
 // §7): the same KEYS and ARGV order, writes, replies and messages ("0"
@@ -18,29 +21,7 @@ import "github.com/goredisson/redisson/internal/core"
 // runs through its retry checks at ~17 allocations) = acquired, else the
 // lock's PTTL; the error WRONGKIND <kind> rwlock when another kind owns the
 // hash.
-var readAcquireScript = core.NewScript("rwlock.readAcquire", `
-if redis.call('exists', KEYS[1]) == 0 then
-	redis.call('hset', KEYS[1], 'mode', 'read')
-	redis.call('hset', KEYS[1], ARGV[2], 1)
-	redis.call('set', KEYS[2] .. ':1', 1)
-	redis.call('pexpire', KEYS[2] .. ':1', ARGV[1])
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return -3
-end
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-`+core.RefuseHash("KEYS[1]", core.KindRWLock)+`
-end
-if mode == 'read' or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
-	local k = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-	local key = KEYS[2] .. ':' .. k
-	redis.call('set', key, 1)
-	redis.call('pexpire', key, ARGV[1])
-	redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[1])))
-	return -3
-end
-return redis.call('pttl', KEYS[1])
-`)
+var readAcquireScript = core.NewScript("rwlock.readAcquire", lua.MustText(luaFiles, "lua/read_acquire.lua"))
 
 // readUnlockScript releases one read hold (its newest timeout key). With
 // other holders left the hash lives as long as their longest hold; with
@@ -48,50 +29,7 @@ return redis.call('pttl', KEYS[1])
 // KEYS: [name, channel, timeout prefix, key prefix, latch]. ARGV: [message
 // "0", owner field, PUBLISH|SPUBLISH, latch TTL ms].
 // Reply: nil = not held, 0 = still locked, 1 = freed.
-var readUnlockScript = core.NewScript("rwlock.readUnlock", `
-local replay = redis.call('get', KEYS[5])
-if replay ~= false then
-	return tonumber(replay)
-end
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-	redis.call(ARGV[3], KEYS[2], ARGV[1])
-	redis.call('set', KEYS[5], 1, 'px', ARGV[4])
-	return nil
-end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
-	return nil
-end
-local c = redis.call('hincrby', KEYS[1], ARGV[2], -1)
-if c == 0 then
-	redis.call('hdel', KEYS[1], ARGV[2])
-end
-redis.call('del', KEYS[3] .. ':' .. (c + 1))
-if redis.call('hlen', KEYS[1]) > 1 then
-	local longest = -3
-	for _, f in ipairs(redis.call('hkeys', KEYS[1])) do
-		local n = tonumber(redis.call('hget', KEYS[1], f))
-		if type(n) == 'number' then
-			for k = n, 1, -1 do
-				longest = math.max(longest, redis.call('pttl', KEYS[4] .. ':' .. f .. ':rwlock_timeout:' .. k))
-			end
-		end
-	end
-	if longest > 0 then
-		redis.call('pexpire', KEYS[1], longest)
-		redis.call('set', KEYS[5], 0, 'px', ARGV[4])
-		return 0
-	end
-	if mode == 'write' then
-		redis.call('set', KEYS[5], 0, 'px', ARGV[4])
-		return 0
-	end
-end
-redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], ARGV[1])
-redis.call('set', KEYS[5], 1, 'px', ARGV[4])
-return 1
-`)
+var readUnlockScript = core.NewScript("rwlock.readUnlock", lua.MustText(luaFiles, "lua/read_unlock.lua"))
 
 // writeAcquireScript takes or re-enters the write lock; re-entry adds the
 // lease to the remaining TTL, as Redisson does. A hash without "mode" is
@@ -101,24 +39,7 @@ return 1
 // Reply: acquiredReply (-3, as readAcquireScript) = acquired, else the
 // lock's PTTL; the error WRONGKIND <kind> rwlock when another kind owns the
 // hash.
-var writeAcquireScript = core.NewScript("rwlock.writeAcquire", `
-if redis.call('exists', KEYS[1]) == 0 then
-	redis.call('hset', KEYS[1], 'mode', 'write')
-	redis.call('hset', KEYS[1], ARGV[2], 1)
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return -3
-end
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-`+core.RefuseHash("KEYS[1]", core.KindRWLock)+`
-end
-if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-	redis.call('hincrby', KEYS[1], ARGV[2], 1)
-	redis.call('pexpire', KEYS[1], redis.call('pttl', KEYS[1]) + tonumber(ARGV[1]))
-	return -3
-end
-return redis.call('pttl', KEYS[1])
-`)
+var writeAcquireScript = core.NewScript("rwlock.writeAcquire", lua.MustText(luaFiles, "lua/write_acquire.lua"))
 
 // writeUnlockScript releases one write hold. The last one deletes the lock
 // and publishes "1", unless the owner still holds reads (downgrade): then
@@ -126,36 +47,7 @@ return redis.call('pttl', KEYS[1])
 // KEYS: [name, channel, latch]. ARGV: [message "1", lease ms, owner:write,
 // PUBLISH|SPUBLISH, latch TTL ms].
 // Reply: nil = not held, 0 = still held, 1 = released.
-var writeUnlockScript = core.NewScript("rwlock.writeUnlock", `
-local replay = redis.call('get', KEYS[3])
-if replay ~= false then
-	return tonumber(replay)
-end
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-	redis.call(ARGV[4], KEYS[2], ARGV[1])
-	redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-	return nil
-end
-if mode ~= 'write' or redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
-	return nil
-end
-local c = redis.call('hincrby', KEYS[1], ARGV[3], -1)
-if c > 0 then
-	redis.call('pexpire', KEYS[1], ARGV[2])
-	redis.call('set', KEYS[3], 0, 'px', ARGV[5])
-	return 0
-end
-redis.call('hdel', KEYS[1], ARGV[3])
-if redis.call('hlen', KEYS[1]) == 1 then
-	redis.call('del', KEYS[1])
-	redis.call(ARGV[4], KEYS[2], ARGV[1])
-else
-	redis.call('hset', KEYS[1], 'mode', 'read')
-end
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1
-`)
+var writeUnlockScript = core.NewScript("rwlock.writeUnlock", lua.MustText(luaFiles, "lua/write_unlock.lua"))
 
 // forceUnlockScript deletes the lock if it is in the given mode. A hash
 // without "mode" is another kind's: it stays, and the script says so
@@ -163,35 +55,16 @@ return 1
 // KEYS: [name, channel]. ARGV: [message, PUBLISH|SPUBLISH, mode].
 // Reply: 1 = deleted, 0 = not in that mode (or no lock); the error
 // WRONGKIND <kind> rwlock when another kind owns the hash (nothing done).
-var forceUnlockScript = core.NewScript("rwlock.forceUnlock", `
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == ARGV[3] then
-	redis.call('del', KEYS[1])
-	redis.call(ARGV[2], KEYS[2], ARGV[1])
-	return 1
-end
-if mode == false and redis.call('exists', KEYS[1]) == 1 then
-`+core.RefuseHash("KEYS[1]", core.KindRWLock)+`
-end
-return 0
-`)
+var forceUnlockScript = core.NewScript("rwlock.forceUnlock", lua.MustText(luaFiles, "lua/force_unlock.lua"))
 
 // readIsLockedScript: a read lock is locked in read mode, or in write mode
 // when the writer also holds reads (more than mode and its write field).
 // KEYS: [name]. Reply: 1 or 0.
-var readIsLockedScript = core.NewScript("rwlock.readIsLocked", `
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == 'read' or (mode == 'write' and redis.call('hlen', KEYS[1]) > 2) then
-	return 1
-end
-return 0
-`)
+var readIsLockedScript = core.NewScript("rwlock.readIsLocked", lua.MustText(luaFiles, "lua/read_is_locked.lua"))
 
 // holdCountScript reads a field's hold count on the master.
 // KEYS: [name]. ARGV: [field]. Reply: the count, or nil.
-var holdCountScript = core.NewScript("rwlock.holdCount", `
-return redis.call('hget', KEYS[1], ARGV[1])
-`)
+var holdCountScript = core.NewScript("rwlock.holdCount", lua.MustText(luaFiles, "lua/hold_count.lua"))
 
 // readRenewScript renews read holds: per lock, the hash and every timeout
 // key of the listed owner (Redisson 4.4's read batch; 3.44–3.52 fail part
@@ -202,33 +75,7 @@ return redis.call('hget', KEYS[1], ARGV[1])
 // it on and never tells). Its other keys then expire with their lease.
 // KEYS: [name1, keyprefix1, name2, keyprefix2, ...]. ARGV: [lease ms,
 // owner1, owner2, ...]. Reply: per lock 1 = renewed, 0 = not held.
-var readRenewScript = core.NewScript("rwlock.readRenew", `
-local out = {}
-for i = 1, #KEYS / 2 do
-	local name, prefix, owner = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
-	local c = redis.pcall('hget', name, owner)
-	local n = tonumber(c)
-	out[i] = 0
-	if type(n) == 'number' and n >= 1 then
-		local base = prefix .. ':' .. owner .. ':rwlock_timeout:'
-		local all = true
-		for k = n, 1, -1 do
-			if redis.call('exists', base .. k) == 0 then
-				all = false
-				break
-			end
-		end
-		if all then
-			for k = n, 1, -1 do
-				redis.call('pexpire', base .. k, ARGV[1])
-			end
-			redis.call('pexpire', name, ARGV[1])
-			out[i] = 1
-		end
-	end
-end
-return out
-`)
+var readRenewScript = core.NewScript("rwlock.readRenew", lua.MustText(luaFiles, "lua/read_renew.lua"))
 
 // acquiredReply is the acquire scripts' "acquired": no PTTL is -3.
 const acquiredReply = int64(-3)

@@ -1,6 +1,9 @@
 package semaphore
 
-import "github.com/goredisson/redisson/internal/core"
+import (
+	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
+)
 
 // The scripts keep RedissonSemaphore's contract (protocol §8): the same KEYS
 // and ARGV order, the same writes (SET where Redisson SETs, which clears a
@@ -9,56 +12,23 @@ import "github.com/goredisson/redisson/internal/core"
 // that is not a number (drainPermits), or clobber another object (a SET
 // over a hash), ours refuse with an error reply and write nothing.
 
-// notNumber is the error reply of a script that found a value that is not
-// a whole number under the semaphore's key; the Go side says what it holds.
-const notNumber = `return redis.error_reply('ERR semaphore value is not an integer')`
-
 // acquireScript takes permits if enough are available.
 // KEYS: [name]. ARGV: [permits].
 // Reply: 1 = taken, 0 = not enough (or no semaphore).
-var acquireScript = core.NewScript("semaphore.acquire", `
-local v = redis.call('get', KEYS[1])
-if v == false then
-	return 0
-end
-local have = tonumber(v)
-if have == nil then
-	`+notNumber+`
-end
-if have >= tonumber(ARGV[1]) then
-	redis.call('decrby', KEYS[1], ARGV[1])
-	return 1
-end
-return 0
-`)
+var acquireScript = core.NewScript("semaphore.acquire", lua.MustText(luaFiles, "lua/acquire.lua"))
 
 // releaseScript gives permits back (creating the key if absent) and
 // publishes the new total: Java waiters wake min(waiters, total).
 // KEYS: [name, channel]. ARGV: [permits, PUBLISH|SPUBLISH].
 // Reply: the new total.
-var releaseScript = core.NewScript("semaphore.release", `
-local v = redis.call('incrby', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], v)
-return v
-`)
+var releaseScript = core.NewScript("semaphore.release", lua.MustText(luaFiles, "lua/release.lua"))
 
 // trySetScript initialises the semaphore when it does not exist and
 // publishes the count set. With ARGV[3] the key gets that TTL (Redisson
 // 3.29+ trySetPermits(n, ttl)).
 // KEYS: [name, channel]. ARGV: [permits, PUBLISH|SPUBLISH, ttl ms?].
 // Reply: 1 = set, 0 = it existed.
-var trySetScript = core.NewScript("semaphore.trySetPermits", `
-if redis.call('get', KEYS[1]) ~= false then
-	return 0
-end
-if ARGV[3] then
-	redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[3])
-else
-	redis.call('set', KEYS[1], ARGV[1])
-end
-redis.call(ARGV[2], KEYS[2], ARGV[1])
-return 1
-`)
+var trySetScript = core.NewScript("semaphore.trySetPermits", lua.MustText(luaFiles, "lua/try_set_permits.lua"))
 
 // addScript adds (or with a negative count removes) permits with SET, as
 // Redisson does, and publishes the new total, negative included (Redisson
@@ -66,32 +36,12 @@ return 1
 // Redisson's, it refuses, writing nothing, a total a Java int cannot hold.
 // KEYS: [name, channel]. ARGV: [delta, PUBLISH|SPUBLISH].
 // Reply: the new total.
-var addScript = core.NewScript("semaphore.addPermits", `
-local v = redis.call('get', KEYS[1])
-if v == false then
-	v = 0
-elseif tonumber(v) == nil then
-	`+notNumber+`
-end
-local total = tonumber(v) + tonumber(ARGV[1])
-`+outOfRange("total")+`
-redis.call('set', KEYS[1], total)
-redis.call(ARGV[2], KEYS[2], total)
-return total
-`)
+var addScript = core.NewScript("semaphore.addPermits", lua.MustText(luaFiles, "lua/add_permits.lua"))
 
 // outOfRangeReply starts the error reply of a script that refused to
 // leave more permits than a Java int holds (or fewer than its least):
 // Redisson reads the count as an int, so Java peers would misread it.
 const outOfRangeReply = "ERR semaphore permits out of int range: "
-
-// outOfRange returns Lua refusing, before any write, a count v (a Lua
-// expression) a Java int cannot hold, with outOfRangeReply and the count.
-func outOfRange(v string) string {
-	return `if ` + v + ` > 2147483647 or ` + v + ` < -2147483648 then
-	return redis.error_reply('` + outOfRangeReply + `' .. string.format('%.0f', ` + v + `))
-end`
-}
 
 // setScript sets the available permits whatever they were and publishes
 // the count, as trySetPermits does when it sets. Redisson's RSemaphore has
@@ -100,35 +50,15 @@ end`
 // the channel).
 // KEYS: [name, channel]. ARGV: [permits, PUBLISH|SPUBLISH].
 // Reply: 1.
-var setScript = core.NewScript("semaphore.setPermits", `
-local v = redis.call('get', KEYS[1])
-if v ~= false and tonumber(v) == nil then
-	`+notNumber+`
-end
-redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], ARGV[1])
-return 1
-`)
+var setScript = core.NewScript("semaphore.setPermits", lua.MustText(luaFiles, "lua/set_permits.lua"))
 
 // drainScript takes every available permit, publishing nothing.
 // KEYS: [name]. ARGV: [].
 // Reply: what was available (a decimal string), or 0 when there was no
 // semaphore.
-var drainScript = core.NewScript("semaphore.drainPermits", `
-local v = redis.call('get', KEYS[1])
-if v == false then
-	return 0
-end
-if tonumber(v) == nil then
-	`+notNumber+`
-end
-redis.call('set', KEYS[1], 0)
-return v
-`)
+var drainScript = core.NewScript("semaphore.drainPermits", lua.MustText(luaFiles, "lua/drain_permits.lua"))
 
 // getScript reads the available permits on the master, as Redisson's GET
 // (writeAsync) does: a replica may lag behind a release.
 // KEYS: [name]. Reply: the value, or nil.
-var getScript = core.NewScript("semaphore.get", `
-return redis.call('get', KEYS[1])
-`)
+var getScript = core.NewScript("semaphore.get", lua.MustText(luaFiles, "lua/get.lua"))

@@ -89,7 +89,8 @@ func WrongKind(holds, want string) *KindError {
 }
 
 // HashKind says which kind of object a hash with these fields belongs to,
-// as RefuseHash does in Lua (for a hash read whole on the Go side).
+// as the scripts' refuse_hash fragment (internal/lua) does in Lua (for a
+// hash read whole on the Go side).
 func HashKind(fields map[string]string) string {
 	if _, ok := fields["mode"]; ok {
 		return KindRWLock
@@ -113,32 +114,4 @@ func kindWord(token string) string {
 		return w
 	}
 	return "a " + token
-}
-
-// RefuseHash is Lua that ends the script with the WRONGKIND reply for the
-// hash key (a Lua expression, such as KEYS[1]) on behalf of kind want (a
-// Kind* constant). It is meant for the branch where the script has found a
-// hash that is not its kind's, so it reads the fields it needs to say what
-// is there only then: the paths that take or re-enter pay nothing for it.
-func RefuseHash(key, want string) string {
-	return `
-do
-	local holds = '` + KindHash + `'
-	if redis.call('hexists', ` + key + `, 'mode') == 1 then
-		holds = '` + KindRWLock + `'
-	elseif redis.call('hexists', ` + key + `, 'rate') == 1 then
-		holds = '` + KindRateLimiter + `'
-	elseif redis.call('hlen', ` + key + `) == 1 then
-		holds = '` + KindLock + `'
-	else
-		for _, f in ipairs(redis.call('hkeys', ` + key + `)) do
-			if string.sub(f, -11) == ':lock_count' then
-				holds = '` + KindGroup + `'
-				break
-			end
-		end
-	end
-	return redis.error_reply('` + wrongKindPrefix + `' .. holds .. ' ` + want + `')
-end
-`
 }

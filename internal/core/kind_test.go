@@ -4,23 +4,26 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/fstest"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
-// TestRefuseHash: the refusal a script makes with RefuseHash reaches the
-// caller as a *KindError wrapping ErrWrongType that says what the hash
-// holds, the same as HashKind says on the Go side for the same fields;
-// other error replies keep their meaning.
+// TestRefuseHash: the refusal a script makes with the refuse_hash fragment
+// (internal/lua) reaches the caller as a *KindError wrapping ErrWrongType
+// that says what the hash holds, the same as HashKind says on the Go side
+// for the same fields; other error replies keep their meaning.
 func TestRefuseHash(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rdb := redistest.Client(t, srv)
 	ctx := context.Background()
-	refuse := core.NewScript("test.refuse", core.RefuseHash("KEYS[1]", core.KindFairLock))
+	refuse := core.NewScript("test.refuse", lua.MustText(fstest.MapFS{"refuse.lua": {Data: []byte(
+		"-- ours: the shared fragment alone\n{{refuse_hash key=KEYS[1] want=" + core.KindFairLock + "}}")}}, "refuse.lua"))
 	for _, tc := range []struct {
 		name   string
 		fields map[string]any

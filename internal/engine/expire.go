@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
 )
 
 // expireScript sets the lease of a lock the owner still holds: the extend
@@ -15,13 +16,7 @@ import (
 // check, lengthening a lock someone else may hold by then.
 // KEYS: [name]. ARGV: [lease ms, owner field].
 // Reply: 1 = set, 0 = the owner holds the lock no more.
-var expireScript = core.NewScript("engine.expire", `
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-	redis.call('pexpire', KEYS[1], ARGV[1])
-	return 1
-end
-return 0
-`)
+var expireScript = core.NewScript("engine.expire", lua.MustText(luaFiles, "lua/expire.lua"))
 
 // Expire gives h's lock the lease a multi-lock chose for it once every
 // member is held (lockable.Hold's Expire): Extend, under the operation name

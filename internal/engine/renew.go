@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/internal/renewal"
 )
 
@@ -20,18 +21,7 @@ type PlainRenewal struct{ RT *core.Runtime }
 // KEYS: [name1..nameK]. ARGV: [lease ms, owner1..ownerK].
 // Reply: per key 1 = renewed, 0 = gone or held by someone else. A key of the
 // wrong type counts as gone, so that it cannot fail the whole batch.
-var plainRenewScript = core.NewScript("engine.plainRenew", `
-local out = {}
-for i = 1, #KEYS do
-	if redis.pcall('hexists', KEYS[i], ARGV[i + 1]) == 1 then
-		redis.call('pexpire', KEYS[i], ARGV[1])
-		out[i] = 1
-	else
-		out[i] = 0
-	end
-end
-return out
-`)
+var plainRenewScript = core.NewScript("engine.plainRenew", lua.MustText(luaFiles, "lua/plain_renew.lua"))
 
 // Queue implements renewal.Kind.
 func (k PlainRenewal) Queue(ctx context.Context, pipe redis.Pipeliner, ttl time.Duration, leases []*renewal.Lease) func() ([]bool, error) {
