@@ -11,8 +11,8 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/source"
 )
 
 // Redisson's list scripts, as its BaseRedissonList sends them (the records'

@@ -12,8 +12,8 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/source"
 )
 
 // Redisson's map scripts, as its RedissonMap sends them (the records'

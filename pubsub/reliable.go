@@ -17,8 +17,8 @@ import (
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
-	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/source"
 )
 
 // DefaultReliableWatchdogTimeout is how long a reliable topic subscriber's

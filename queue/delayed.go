@@ -15,8 +15,8 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
-	"github.com/goredisson/redisson/source"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/source"
 )
 
 // The delayed queue's scripts make the same Redis calls, with the same keys
