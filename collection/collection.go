@@ -103,11 +103,11 @@ func (o *object) rdb() redis.UniversalClient { return o.rt.Redis() }
 // context, a closed client, a done context. Nothing is sent then.
 func (o *object) check(ctx context.Context, op string) error {
 	if o.err != nil {
-		return o.fail(nil, op, o.err)
+		return o.named(op, o.err)
 	}
 	if err := o.rt.Check(ctx); err != nil {
 		// A nil ctx, a closed client, a done ctx.
-		return o.fail(nil, op, err)
+		return o.named(op, err)
 	}
 	return nil
 }
@@ -124,6 +124,15 @@ func (o *object) fail(ctx context.Context, op string, err error) error {
 	if ctx != nil && (err == core.ErrWrongType || isWrongType(err)) {
 		err = core.WrongTypeError(ctx, o.rdb(), o.name, o.redis)
 	}
+	return o.named(op, err)
+}
+
+// named names the object and op in err, asking Redis nothing: for errors
+// found before anything is sent.
+func (o *object) named(op string, err error) error {
+	if err == nil {
+		return nil
+	}
 	return &core.ObjectError{Kind: o.kind, Name: o.name, Op: op, Err: err}
 }
 
@@ -134,7 +143,7 @@ func isWrongType(err error) bool {
 
 // invalid returns an ErrInvalidArgument error of op, before anything is sent.
 func (o *object) invalid(op, format string, a ...any) error {
-	return o.fail(nil, op, fmt.Errorf("%w: "+format, append([]any{core.ErrInvalidArgument}, a...)...))
+	return o.named(op, fmt.Errorf("%w: "+format, append([]any{core.ErrInvalidArgument}, a...)...))
 }
 
 // bounded runs call so that it returns by ctx's end even when go-redis
@@ -254,7 +263,7 @@ func (e *encoder) enc(what string, v any) []byte {
 	}
 	data, err := e.cd.Encode(v)
 	if err != nil {
-		e.err = e.o.fail(nil, e.op, err)
+		e.err = e.o.named(e.op, err)
 		return nil
 	}
 	return data

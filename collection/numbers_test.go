@@ -1,6 +1,7 @@
 package collection
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,7 +17,7 @@ func TestJavaPlain(t *testing.T) {
 		want string
 	}{
 		{0, "0.0"},
-		{-0.0, "0.0"},
+		{math.Copysign(0, -1), "0.0"}, // BigDecimal has no negative zero
 		{9, "9.0"},
 		{1.5, "1.5"},
 		{0.5, "0.5"},

@@ -77,10 +77,6 @@ var forceUnlockScript = core.NewScript("fencedlock.forceUnlock", lua.MustText(lu
 // fencedlock when another kind owns the hash (nothing deleted).
 var deleteScript = core.NewScript("fencedlock.delete", lua.MustText(luaFiles, "lua/delete.lua"))
 
-// holdCountScript reads an owner's hold count on the master.
-// KEYS: [name]. ARGV: [owner field]. Reply: the count, or nil.
-var holdCountScript = core.NewScript("fencedlock.holdCount", lua.MustText(luaFiles, "lua/hold_count.lua"))
-
 // countTokenScript reads an owner's hold count and the latest token in one
 // step on the master (recovery after a lost acquire or hand-off reply).
 // KEYS: [name, token key]. ARGV: [owner field].

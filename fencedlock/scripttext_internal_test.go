@@ -16,7 +16,6 @@ func TestScriptText(t *testing.T) {
 		countTokenScript,
 		deleteScript,
 		forceUnlockScript,
-		holdCountScript,
 		tokenScript,
 		unlockHandOffScript,
 		unlockScript,

@@ -141,7 +141,7 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 		pin.Done()
 	} else {
 		var p *core.Pending[any]
-		res, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (any, error) {
+		res, p, err = core.Settle(l.rt, ctx, func(ctx context.Context) (any, error) {
 			return l.acquireOnce(ctx, n, id)
 		})
 		if p != nil {

@@ -87,7 +87,7 @@ func isNull(v any) bool {
 func (b *Bucket[T]) encode(op string, v T) ([]byte, error) {
 	data, err := b.codec.Encode(v)
 	if err != nil {
-		return nil, b.fail(nil, op, err)
+		return nil, b.named(op, err)
 	}
 	return data, nil
 }
@@ -111,13 +111,13 @@ func (b *Bucket[T]) decode(ctx context.Context, op string, data string, err erro
 // does (truncating).
 func (o *object) ttlMillis(op string, ttl time.Duration) (int64, error) {
 	if ttl < time.Millisecond {
-		return 0, o.fail(nil, op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
+		return 0, o.named(op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
 	}
 	return ttl.Milliseconds(), nil
 }
 
 func (o *object) nullArgument(op string) error {
-	return o.fail(nil, op, fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument))
+	return o.named(op, fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument))
 }
 
 // Get returns the value, and false when the key does not exist (GET).

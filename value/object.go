@@ -42,13 +42,13 @@ func newObject(kind string, src *source.Source, name string) object {
 // the end of its client (Close).
 func (o *object) check(ctx context.Context, op string) error {
 	if o.err != nil {
-		return o.fail(nil, op, o.err)
+		return o.named(op, o.err)
 	}
 	if ctx == nil {
-		return o.fail(nil, op, core.ErrNilContext)
+		return o.named(op, core.ErrNilContext)
 	}
 	if o.life.Err() != nil {
-		return o.fail(nil, op, context.Cause(o.life))
+		return o.named(op, context.Cause(o.life))
 	}
 	return nil
 }
@@ -63,6 +63,15 @@ func (o *object) fail(ctx context.Context, op string, err error) error {
 	var re redis.Error
 	if ctx != nil && errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE") {
 		err = core.WrongTypeError(ctx, o.rdb, o.name, "string")
+	}
+	return o.named(op, err)
+}
+
+// named names the object and op in err, asking Redis nothing: for errors
+// found before anything is sent.
+func (o *object) named(op string, err error) error {
+	if err == nil {
+		return nil
 	}
 	return &core.ObjectError{Kind: o.kind, Name: o.name, Op: op, Err: err}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -39,15 +38,11 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binPath = filepath.Join(dir, "redisson")
-	// go test puts its own GOROOT/bin first on PATH; runtime.GOROOT is the
-	// fallback.
+	// go test puts its own GOROOT/bin first on PATH.
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, serr := os.Stat(goBin); serr != nil {
-			fmt.Fprintln(os.Stderr, "cannot find the go command to build the CLI:", err)
-			return 1
-		}
+		fmt.Fprintln(os.Stderr, "cannot find the go command to build the CLI:", err)
+		return 1
 	}
 	args := []string{"build", "-o", binPath}
 	if raceEnabled {

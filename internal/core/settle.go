@@ -56,11 +56,11 @@ func (p *Pending[T]) Wait(ctx context.Context) (T, error, bool) {
 // ContextTimeoutEnabled, it would cut the read at the deadline) nor a
 // nested bound (NeedsBound, asked again later, when the deadline may be
 // near) can leave its outcome unknown.
-func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) (T, error)) (T, error, *Pending[T]) {
+func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) (T, error)) (T, *Pending[T], error) {
 	if cctx, pin, ok := rt.conns.Inline(ctx, ""); ok {
 		v, err := call(cctx)
 		pin.Done()
-		return v, err, nil
+		return v, nil, err
 	}
 	p := &Pending[T]{done: make(chan struct{})}
 	go func() {
@@ -74,15 +74,15 @@ func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) 
 	}()
 	select {
 	case <-p.done:
-		return p.v, p.err, nil
+		return p.v, nil, p.err
 	case <-ctx.Done():
 		// An outcome racing ctx wins: it is the real one.
 		select {
 		case <-p.done:
-			return p.v, p.err, nil
+			return p.v, nil, p.err
 		default:
 		}
 		var zero T
-		return zero, &conns.AbandonedError{Cause: context.Cause(ctx)}, p
+		return zero, p, &conns.AbandonedError{Cause: context.Cause(ctx)}
 	}
 }

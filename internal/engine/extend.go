@@ -111,7 +111,7 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	if !ok {
 		return l.endOf(ctx, h)
 	}
-	r, err, p := core.Settle(l.rt, ctx, func(cctx context.Context) (ExtendReply, error) {
+	r, p, err := core.Settle(l.rt, ctx, func(cctx context.Context) (ExtendReply, error) {
 		return l.extendOnce(cctx, field, lease)
 	})
 	if p == nil {

@@ -89,7 +89,7 @@ func (l *Lock) sendTry(ctx context.Context, field string, lease time.Duration, r
 		return o, false, err
 	}
 	var p *core.Pending[AcquireReply]
-	o, err, p = core.Settle(l.rt, ctx, func(ctx context.Context) (AcquireReply, error) {
+	o, p, err = core.Settle(l.rt, ctx, func(ctx context.Context) (AcquireReply, error) {
 		return l.try(ctx, field, lease, r)
 	})
 	if p == nil {

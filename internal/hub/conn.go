@@ -214,8 +214,6 @@ func (c *conn) flush() bool {
 	return ok
 }
 
-func (c *conn) sharded() bool { return c.shard }
-
 // stopping reports whether the conn is closing: nothing needs sending on it
 // any more, and a command that fails now failed because of the close.
 func (c *conn) stopping() bool {

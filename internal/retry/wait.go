@@ -56,7 +56,7 @@ type WaitSpec struct {
 func (p *Policy) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, error) {
 	retry := p.Budget(spec.Kind, spec.Name)
 	var backoff time.Duration
-	done, next, err := try(ctx)
+	done, _, err := try(ctx)
 	spec.Observe.Try(done, err)
 	if err != nil {
 		var again bool
@@ -99,6 +99,7 @@ func (p *Policy) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, er
 		if backoff = time.Until(retryAt); backoff > 0 {
 			sleep = backoff
 		} else {
+			var next time.Time
 			done, next, err = try(ctx)
 			spec.Observe.Try(done, err)
 			d, again := retry.After(ctx, err)
