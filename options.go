@@ -124,7 +124,7 @@ type RetryOptions struct {
 	Delay time.Duration
 }
 
-// ReplicaSyncOptions configure WAIT after lock writes (protocol §3).
+// ReplicaSyncOptions configure WAIT after lock writes (docs/protocol.md §3).
 type ReplicaSyncOptions struct {
 	// Disabled turns WAIT off.
 	Disabled bool

@@ -31,7 +31,7 @@ const (
 // group's "ours" in the table's ratio column.
 var floorLibs = []string{libFloorRedisson, libFloorSetNX}
 
-// These mirror Redisson 3.52's RLock acquire and unlock (protocol §4, §5;
+// These mirror Redisson 3.52's RLock acquire and unlock (docs/protocol.md §4, §5;
 // rlock/scripts.go has ours): hash field <id>:<owner>, PEXPIRE lease, unlock
 // message "0", latch SET with PX.
 var (

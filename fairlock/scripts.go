@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts below keep Redisson 3.52's RFairLock contract (protocol §6):
+// The scripts below keep Redisson 3.52's RFairLock contract (docs/protocol.md §6):
 // the same KEYS and ARGV order, the same writes, replies and messages. Times
 // are the client's wall clock in ms, as Java sends them.
 

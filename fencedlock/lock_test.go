@@ -46,7 +46,7 @@ func readState(t *testing.T, raw *redis.Client, name string) rawState {
 }
 
 // TestRawStateAfterEachOperation checks Redis after every operation against
-// protocol §12: the RLock hash (field "<client id>:<owner>" → hold count,
+// docs/protocol.md §12: the RLock hash (field "<client id>:<owner>" → hold count,
 // TTL = lease) and the token counter (a string without TTL, incremented by
 // every acquisition, re-entry and hand-off included; kept by unlock and
 // force unlock; deleted with the lock by Delete).

@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts below keep Redisson's RFencedLock contract (protocol §12, on
+// The scripts below keep Redisson's RFencedLock contract (docs/protocol.md §12, on
 // top of RLock's §4): the same KEYS and ARGV order, the same writes, the
 // same messages. Unlock, force unlock and renewal are RLock's.
 

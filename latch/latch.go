@@ -7,7 +7,7 @@
 // reaches zero deletes the key and publishes "0" on
 // redisson_countdownlatch__channel__{name}, which wakes every waiter of
 // every client; arming (TrySetCount) and Delete publish "1". Keys, scripts
-// and messages are Redisson's (protocol §10), so a Java service's
+// and messages are Redisson's (docs/protocol.md §10), so a Java service's
 // RCountDownLatch of the same name is the same latch. The channel always
 // wraps the name in braces, even a name that has some (Redisson's choice):
 // in a Redis Cluster a name with a {tag} then maps its key and its channel

@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts keep RedissonCountDownLatch's contract (protocol §10): the
+// The scripts keep RedissonCountDownLatch's contract (docs/protocol.md §10): the
 // same KEYS and ARGV order, the same writes and the messages "1" (armed,
 // deleted) and "0" (reached zero) on redisson_countdownlatch__channel__{N}.
 

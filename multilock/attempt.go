@@ -23,7 +23,7 @@ const memberGrace = 100 * time.Millisecond
 // down does not turn the wait into a busy loop.
 const errorBackoff = 50 * time.Millisecond
 
-// attempt is Redisson's tryLock(waitTime, leaseTime) (protocol §11.1),
+// attempt is Redisson's tryLock(waitTime, leaseTime) (docs/protocol.md §11.1),
 // run under ctx; the hold keeps parent's values (the caller's context,
 // without an observer's span). It
 // returns the hold, or nil and the error that made it fail (nil when members

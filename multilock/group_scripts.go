@@ -6,7 +6,7 @@ import (
 )
 
 // The scripts below keep the contract of Redisson's RedissonFasterMultiLock
-// (protocol §11.3): one hash G per group; per value field id f the fields
+// (docs/protocol.md §11.3): one hash G per group; per value field id f the fields
 // f = owner, f:<owner>:expire_time (absolute client-clock ms) and
 // f:<owner>:lock_count; the same KEYS and ARGV order, the same writes,
 // replies and messages. Where Redisson's script would fail on a field left

@@ -12,7 +12,7 @@ import (
 // in two state vectors v0, v1 and two multiplier vectors, updated per
 // 32-byte packet, a padded final packet, and six permute rounds before the
 // 128-bit output is read. Redisson names group multi-lock values by its 128-bit
-// output (protocol §11.3, Appendix A.1).
+// output (docs/protocol.md §11.3, Appendix A.1).
 
 // fieldKey is Redisson's HighwayHash key for group multi-lock field ids
 // (misc/Hash).

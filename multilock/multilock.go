@@ -12,7 +12,7 @@
 // peers see the same state as with Redisson's multi-lock. Every member is
 // taken by the same owner (Redisson's thread id).
 //
-// Acquisition follows Redisson (protocol §11.1): the members are taken one
+// Acquisition follows Redisson (docs/protocol.md §11.1): the members are taken one
 // after another in the given order, each with its share of the wait; a
 // member that cannot be taken makes the multi-lock give back what it took
 // and, while the wait lasts, start again from the first member. With a fixed

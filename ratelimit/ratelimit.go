@@ -7,7 +7,7 @@
 // the permits left in the window are the string {N}:value and the grants
 // the zset {N}:permits (with ":<client id>" appended to both for
 // PerClient, where each client has a window of its own). Keys, members and
-// scripts are Redisson 3.52's (protocol §13.2), so a Java RRateLimiter of
+// scripts are Redisson 3.52's (docs/protocol.md §13.2), so a Java RRateLimiter of
 // the same name is the same limiter. Grants are scored with the granting
 // client's clock: the clients' clocks must agree to well within Interval.
 //

@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts keep Redisson 3.52's RedissonRateLimiter contract (protocol
+// The scripts keep Redisson 3.52's RedissonRateLimiter contract (docs/protocol.md
 // §13.2): the config hash N {rate, interval, type, keepAliveTime}, the
 // remaining permits in {N}:value (or {N}:value:<client id> for PER_CLIENT),
 // the grants zset {N}:permits (or …:<client id>) whose members are Lua

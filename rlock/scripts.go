@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts below keep Redisson's RLock contract (protocol §4, §5): the
+// The scripts below keep Redisson's RLock contract (docs/protocol.md §4, §5): the
 // same KEYS and ARGV order, the same writes, the same replies and messages.
 
 // acquireScript takes or re-enters the lock. A lock's hash has exactly one
@@ -21,7 +21,7 @@ var acquireScript = core.NewScript("rlock.acquire", lua.MustText(luaFiles, "lua/
 
 // acquiredReply is acquireScript's "acquired": no PTTL is -3. Not nil, as
 // in Redisson's script: go-redis hands a nil reply to its retry
-// classification as an error, which costs about 17 allocations per call.
+// classification as an error, which allocates on every acquire.
 const acquiredReply = int64(-3)
 
 // unlockScript releases one hold; the last one deletes the lock and publishes

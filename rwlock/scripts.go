@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts below keep Redisson 3.52's RReadWriteLock contract (protocol
+// The scripts below keep Redisson 3.52's RReadWriteLock contract (docs/protocol.md
 // §7): the same KEYS and ARGV order, writes, replies and messages ("0"
 // after a read release, "1" after a write release).
 
@@ -18,7 +18,7 @@ import (
 // sends no call more.
 // KEYS: [name, timeout prefix]. ARGV: [lease ms, owner field, owner:write].
 // Reply: acquiredReply (-3; Redisson's script answers nil, which go-redis
-// runs through its retry checks at ~17 allocations) = acquired, else the
+// runs through its allocating retry checks) = acquired, else the
 // lock's PTTL; the error WRONGKIND <kind> rwlock when another kind owns the
 // hash.
 var readAcquireScript = core.NewScript("rwlock.readAcquire", lua.MustText(luaFiles, "lua/read_acquire.lua"))
@@ -68,7 +68,7 @@ var holdCountScript = core.NewScript("rwlock.holdCount", lua.MustText(luaFiles, 
 
 // readRenewScript renews read holds: per lock, the hash and every timeout
 // key of the listed owner (Redisson 4.4's read batch; 3.44–3.52 fail part
-// way for a re-entrant read, protocol §5.2, which we do not reproduce).
+// way for a re-entrant read, docs/protocol.md §5.2, which we do not reproduce).
 // An owner one of whose timeout keys is gone counts as not held and none of
 // its keys is renewed: Redisson's read unlock no longer counts such a hold,
 // so another reader's release may free the lock under it (Redisson renews

@@ -119,7 +119,7 @@ func ttlKey(lo, hi float64) map[string]any {
 }
 
 // deviations: Redisson 3.44–3.52's read renewal fails for a re-entrant
-// read hold and leaves its timeout keys unrenewed (protocol §5.2); ours
+// read hold and leaves its timeout keys unrenewed (docs/protocol.md §5.2); ours
 // renews them like Redisson 4.4+, so they stay near a full lease and the
 // next unlock keeps the hash as long (docs/interop.md).
 var deviations = []vectors.Deviation{

@@ -38,7 +38,7 @@ var ErrUnknownPermit = core.Errorf(core.ErrNotOwner, "it was released, it expire
 // {name}:timeout, member = the id's 16 raw bytes, score = the lease's end in
 // ms since the epoch on the acquiring client's clock (922337203685477
 // without a lease). Clocks of the clients must agree to within the leases'
-// precision. It is Redisson 3.23.4+'s layout (protocol §9); ids are 32
+// precision. It is Redisson 3.23.4+'s layout (docs/protocol.md §9); ids are 32
 // lowercase hex characters, as Java's.
 //
 // It is cheap, safe for concurrent use, and holds nothing but its name. Get

@@ -6,7 +6,7 @@ import (
 )
 
 // The permit-expirable semaphore's scripts keep the contract of Redisson
-// 3.23.4+'s RedissonPermitExpirableSemaphore (protocol §9): the same KEYS and
+// 3.23.4+'s RedissonPermitExpirableSemaphore (docs/protocol.md §9): the same KEYS and
 // ARGV order, the raw 16-byte ids as zset members, the string comparison
 // with the non-expiring score, and the same messages, so that a Java
 // service's RPermitExpirableSemaphore of the same name shares the permits.

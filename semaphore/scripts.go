@@ -5,7 +5,7 @@ import (
 	"github.com/goredisson/redisson/internal/lua"
 )
 
-// The scripts keep RedissonSemaphore's contract (protocol §8): the same KEYS
+// The scripts keep RedissonSemaphore's contract (docs/protocol.md §8): the same KEYS
 // and ARGV order, the same writes (SET where Redisson SETs, which clears a
 // TTL; DECRBY/INCRBY where it uses them, which keep one), the same messages
 // on redisson_sc:{name}. Where Redisson would write garbage over a value

@@ -5,7 +5,7 @@
 // permits in decimal (absent: 0, not initialised). Acquiring decrements it
 // when enough permits are there; releasing increments it and publishes the
 // new total on redisson_sc:{name}, which wakes waiters of every client. The
-// keys, scripts and messages are Redisson's (protocol §8), so a Java
+// keys, scripts and messages are Redisson's (docs/protocol.md §8), so a Java
 // service's RSemaphore of the same name is the same semaphore.
 //
 // Permits have no owner and no lease: anyone may release, and a permit that

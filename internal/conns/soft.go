@@ -7,8 +7,8 @@ import (
 )
 
 // A bound set by Within (a release attempt's Timeout, 3 s, where go-redis'
-// ReadTimeout is 5 s) used to be pulled into the socket's deadlines like a
-// context's deadline. go-redis sets both deadlines before every command from
+// ReadTimeout is 5 s) is not pulled into the socket's deadlines as a
+// context's deadline is. go-redis sets both deadlines before every command from
 // a clock it refreshes every few milliseconds, so on a connection that only
 // ever sees go-redis' own deadline the runtime's poll timers rarely change.
 // A bound call's earlier deadline changed them twice for the unlock and

@@ -13,7 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
-// TestNaming covers protocol §1.2: braces only when the name has no '{'.
+// TestNaming covers docs/protocol.md §1.2: braces only when the name has no '{'.
 func TestNaming(t *testing.T) {
 	for _, tc := range []struct {
 		name, prefixed, suffixed string
@@ -58,7 +58,7 @@ func TestSlot(t *testing.T) {
 	srv := redistest.StartServer(t, redistest.Options{Cluster: true})
 	rdb := redistest.Client(t, srv)
 	ctx := context.Background()
-	require.Equal(t, 105, core.Slot("orders"), "protocol §1.4")
+	require.Equal(t, 105, core.Slot("orders"), "docs/protocol.md §1.4")
 	for _, key := range []string{
 		"orders", "redisson_lock__channel:{orders}", "{orders}:timeout", "a{b", "redisson_lock__channel:a{b",
 		"{tag}x", "a{}b", "{}", "}{", "{a}{b}", "", "héllo", "redisson_unlock_latch:{x}:0123",

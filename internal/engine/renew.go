@@ -11,7 +11,7 @@ import (
 	"github.com/goredisson/redisson/internal/renewal"
 )
 
-// PlainRenewal is Redisson's plain-lock watchdog batch (protocol §5.2) for
+// PlainRenewal is Redisson's plain-lock watchdog batch (docs/protocol.md §5.2) for
 // objects whose hold is a field of the lock hash: RLock, the fair lock and
 // the write lock, whose leases due together share one script call per slot.
 // Keep it comparable: the wheel groups leases by Kind.

@@ -16,7 +16,7 @@ import (
 )
 
 // RateLimiter is a rate limiter's config and the state of its windows
-// (protocol §13.2).
+// (docs/protocol.md §13.2).
 type RateLimiter struct {
 	Rate        int64        `json:"rate"`
 	IntervalMs  int64        `json:"interval_ms"`
