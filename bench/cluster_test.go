@@ -28,7 +28,7 @@ func TestClusterTiny(t *testing.T) {
 			}
 		}
 		metrics := []string{"lost updates (shared non-atomic counter)", "overlapping holds"}
-		// rueidislock can miss a wake-up under load (README, "Other
+		// rueidislock can miss a wake-up under load (results/2026-11-23.md, "Other
 		// findings"): its stalled calls are reported, not asserted.
 		if lib != libClusterRueidis {
 			metrics = append(metrics, "stalled Lock calls (by op count)")
