@@ -14,7 +14,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/get"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/source"
@@ -74,14 +74,14 @@ func TestGetValue(t *testing.T) {
 		{"atomic long with json", "counter", "json", false, "-42\n", nil},
 		{"bytes", "bytes", "bytes", false, "\"AAEC\"\n", nil},
 		{"raw", "json", "json", true, `{"@class":"com.example.Person","id":["java.lang.Long",7],"name":"Ann"}`, nil},
-		{"missing", "nothing", "json", false, "", inspect.ErrNoValue},
-		{"missing raw", "nothing", "json", true, "", inspect.ErrNoValue},
+		{"missing", "nothing", "json", false, "", get.ErrNoValue},
+		{"missing raw", "nothing", "json", true, "", get.ErrNoValue},
 		{"wrong codec", "string", "long", false, "", codec.ErrDecode},
 		{"another type", "hash", "json", false, "", core.ErrWrongType},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := inspect.GetValue(ctx, &out, rdb, tc.key, inspect.GetCodecs[tc.codec](), tc.raw)
+			err := get.Value(ctx, &out, rdb, tc.key, get.Codecs[tc.codec](), tc.raw)
 			switch {
 			case tc.err == core.ErrWrongType:
 				if err == nil || !strings.Contains(err.Error(), "holds a Redis hash, not a bucket") {

@@ -13,6 +13,8 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
 // TestHolderIdentity: inspect and ls name a registered holder's host, pid
@@ -58,8 +60,8 @@ func TestHolderIdentity(t *testing.T) {
 	})
 
 	host, _ := os.Hostname()
-	want := inspect.ClientInfo{Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]), Library: "(devel)"}
-	check := func(what string, c *inspect.ClientInfo) {
+	want := objinfo.ClientInfo{Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]), Library: "(devel)"}
+	check := func(what string, c *objinfo.ClientInfo) {
 		t.Helper()
 		if c == nil {
 			t.Fatalf("%s: no client", what)
@@ -118,7 +120,7 @@ func TestHolderIdentity(t *testing.T) {
 	check("fair lock waiter", rep.Queue[0].Client)
 
 	res := lsJSON(t, "--redis", url, "id:*")
-	got := map[string]inspect.LsObject{}
+	got := map[string]ls.Object{}
 	for _, o := range res.Objects {
 		got[o.Name] = o
 	}

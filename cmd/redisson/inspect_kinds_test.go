@@ -12,7 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
@@ -134,7 +134,7 @@ func TestInspectExpirableAndRateLimiter(t *testing.T) {
 	if rep.Kind != "permit-expirable semaphore" || rep.Value == nil || *rep.Value != 0 || len(rep.Permits) != 3 {
 		t.Fatalf("PES: %+v", rep)
 	}
-	byID := map[string]inspect.Permit{}
+	byID := map[string]objinfo.Permit{}
 	for _, p := range rep.Permits {
 		byID[p.ID] = p
 	}

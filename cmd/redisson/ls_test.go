@@ -19,7 +19,8 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/cli/watch"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/ratelimit"
@@ -27,13 +28,13 @@ import (
 )
 
 // lsJSON runs "ls --json ARGS" and decodes its output.
-func lsJSON(t *testing.T, args ...string) inspect.LsResult {
+func lsJSON(t *testing.T, args ...string) ls.Result {
 	t.Helper()
 	r := cli(t, 60*time.Second, append([]string{"ls", "--json"}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("ls %v:\n%v", args, r)
 	}
-	var res inspect.LsResult
+	var res ls.Result
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {
@@ -42,7 +43,7 @@ func lsJSON(t *testing.T, args ...string) inspect.LsResult {
 	return res
 }
 
-func lsNames(res inspect.LsResult) string {
+func lsNames(res ls.Result) string {
 	var n []string
 	for _, o := range res.Objects {
 		n = append(n, o.Name)
@@ -165,9 +166,9 @@ type lsWant struct {
 
 // checkEveryKind checks ls's objects against want: every object once, with
 // its kind, state, holder and waiters, and no derived key as an object.
-func checkEveryKind(t *testing.T, res inspect.LsResult, want map[string]lsWant) {
+func checkEveryKind(t *testing.T, res ls.Result, want map[string]lsWant) {
 	t.Helper()
-	got := map[string]inspect.LsObject{}
+	got := map[string]ls.Object{}
 	for _, o := range res.Objects {
 		if _, dup := got[o.Name]; dup {
 			t.Errorf("%s listed twice", o.Name)
@@ -271,7 +272,7 @@ func TestLsEveryKind(t *testing.T) {
 	host, _ := os.Hostname()
 	me := fmt.Sprintf("%s[%d]@%s", filepath.Base(os.Args[0]), os.Getpid(), host)
 	if f := strings.Fields(lines[3]); len(f) != 9 || f[0] != "k:lock" || f[1] != "lock" || f[2] != "held" ||
-		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !inspect.DurationRe.MatchString(f[6]) ||
+		!strings.HasPrefix(f[3], want["k:lock"].holder) || f[5] != me || !watch.DurationRe.MatchString(f[6]) ||
 		f[7] == "-" || f[8] != "0" {
 		t.Errorf("ls text line of k:lock: %q (client %s)", lines[3], me)
 	}
@@ -339,7 +340,7 @@ func TestLsCluster(t *testing.T) {
 	w := want["k:lock"]
 	w.waiters = 1
 	want["k:lock"] = w
-	var res inspect.LsResult
+	var res ls.Result
 	waitFor(t, 30*time.Second, "the lock's sharded waiter", func() (bool, string) {
 		res = lsJSON(t, "--cluster", "--redis", url)
 		for _, o := range res.Objects {

@@ -37,7 +37,9 @@ import (
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/dashboard"
 	"github.com/goredisson/redisson/internal/cli/demo"
+	"github.com/goredisson/redisson/internal/cli/get"
 	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/cli/run"
 	"github.com/redis/go-redis/v9"
 )
@@ -54,10 +56,10 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "run", summary: "run a command while holding a lock", run: run.Command},
-		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: inspect.LsCommand},
+		{name: "ls", summary: "list the Redisson objects (SCAN): kind, state, holders, TTL, waiters", run: ls.Command},
 		{name: "inspect", summary: "show what is stored under a lock's or synchronizer's name", run: inspect.Command},
 		{name: "dashboard", summary: "serve a live web page of every lock and synchronizer, and /metrics", run: dashboard.Command},
-		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: inspect.GetCommand},
+		{name: "get", summary: "print a bucket's value, decoded with a Redisson codec", run: get.Command},
 		{name: "topic", summary: "publish to or subscribe to a topic: topic NAME publish MSG|subscribe", run: admin.Topic},
 		{name: "latch", summary: "set, count down or await a count-down latch: latch NAME set N|down|await", run: admin.Latch},
 		{name: "semaphore", summary: "show or change a semaphore's permits: semaphore NAME show|set N|add N|drain", run: admin.Semaphore},

@@ -16,7 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 	"github.com/goredisson/redisson/ratelimit"
 )
 
@@ -252,7 +252,7 @@ func Permits(args []string) int {
 	fmt.Printf("available  %d\nacquired   %d\n", avail, acquired)
 	// The ids: the library has no call listing them; inspect's read-only
 	// reader of the {NAME}:timeout zset does.
-	ps, err := inspect.Permits(ctx, cn.RDB, classify.Derive(name).PESTimeout)
+	ps, err := objinfo.Permits(ctx, cn.RDB, classify.Derive(name).PESTimeout)
 	if err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
@@ -261,9 +261,9 @@ func Permits(args []string) int {
 		if p.ExpiresMs != nil {
 			at := time.UnixMilli(*p.ExpiresMs).UTC().Format("2006-01-02T15:04:05.000Z")
 			if p.Expired {
-				t = "expired " + inspect.FmtMillis(-*p.ExpiresInMs) + " ago, at " + at
+				t = "expired " + objinfo.FmtMillis(-*p.ExpiresInMs) + " ago, at " + at
 			} else {
-				t = "expires in " + inspect.FmtMillis(*p.ExpiresInMs) + ", at " + at
+				t = "expires in " + objinfo.FmtMillis(*p.ExpiresInMs) + ", at " + at
 			}
 		}
 		fmt.Printf("  %s  %s\n", p.ID, t)

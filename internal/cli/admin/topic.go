@@ -17,7 +17,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/get"
 	"github.com/goredisson/redisson/pubsub"
 )
 
@@ -138,10 +138,10 @@ func Topic(args []string) int {
 // check checks the codec and the flags that do not go together, and
 // returns the codec's constructor.
 func (o topicFlags) check(fs *flag.FlagSet, action string) (func() codec.Codec, int, bool) {
-	newCodec, ok := inspect.GetCodecs[*o.codecName]
+	newCodec, ok := get.Codecs[*o.codecName]
 	if !ok {
-		names := make([]string, 0, len(inspect.GetCodecs))
-		for n := range inspect.GetCodecs {
+		names := make([]string, 0, len(get.Codecs))
+		for n := range get.Codecs {
 			names = append(names, n)
 		}
 		sort.Strings(names)
@@ -298,7 +298,7 @@ func topicLine(m pubsub.Message[any], withChannel bool) (string, bool) {
 	var text string
 	if m.Err != nil {
 		text = "# error: " + strings.ReplaceAll(m.Err.Error(), "\n", " ")
-	} else if out, err := json.Marshal(inspect.Printable(m.Value)); err != nil {
+	} else if out, err := json.Marshal(get.Printable(m.Value)); err != nil {
 		text = "# error: " + err.Error()
 	} else {
 		text = string(out)

@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
@@ -148,7 +149,7 @@ func TestKinds(t *testing.T) {
 		tc.make(t, client, rdb)
 	}
 	ctx := context.Background()
-	res, err := inspect.List(ctx, rdb, inspect.ListOptions{Pattern: "*", MaxKeys: 10000, ScanCount: 1000})
+	res, err := ls.List(ctx, rdb, ls.Options{Pattern: "*", MaxKeys: 10000, ScanCount: 1000})
 	must(t, err)
 	listed := map[string]string{}
 	for _, o := range res.Objects {

@@ -24,6 +24,9 @@ import (
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
+	"github.com/goredisson/redisson/internal/cli/watch"
 )
 
 const dashboardDescription = `
@@ -66,7 +69,7 @@ type dashOptions struct {
 	listen      string
 	token       string
 	allowWrites bool
-	ls          inspect.ListOptions
+	ls          ls.Options
 	interval    time.Duration
 	timeout     time.Duration
 }
@@ -98,8 +101,8 @@ func Command(args []string) int {
 	if *maxKeys < 1 || *scanCount < 1 {
 		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
 	}
-	if o.interval < inspect.MinInterval {
-		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", inspect.MinInterval, o.interval)
+	if o.interval < watch.MinInterval {
+		return cliflag.UsageError(fs, "--interval must be at least %v (got %v)", watch.MinInterval, o.interval)
 	}
 	if *pattern == "" {
 		return cliflag.UsageError(fs, "--pattern must not be empty")
@@ -111,7 +114,7 @@ func Command(args []string) int {
 	if !loop && o.token == "" {
 		return cliflag.UsageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
 	}
-	o.ls = inspect.ListOptions{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o.ls = ls.Options{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
 	o.timeout = cf.Timeout
 
 	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
@@ -274,7 +277,7 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 
 // budget bounds one read of the ls state.
 func (d *dashboard) budget() time.Duration {
-	return 4*d.o.timeout + time.Duration(d.o.ls.MaxKeys/inspect.LsBatch+1)*d.o.timeout
+	return 4*d.o.timeout + time.Duration(d.o.ls.MaxKeys/ls.Batch+1)*d.o.timeout
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -301,7 +304,7 @@ func (d *dashboard) config(w http.ResponseWriter, r *http.Request) {
 
 // LsView is one state of the list: ls's result and when it was read.
 type LsView struct {
-	*inspect.LsResult
+	*ls.Result
 	NowMs int64  `json:"now_ms"`
 	Error string `json:"error,omitempty"`
 }
@@ -309,10 +312,10 @@ type LsView struct {
 func (d *dashboard) readLs(ctx context.Context) LsView {
 	ctx, cancel := context.WithTimeout(ctx, d.budget())
 	defer cancel()
-	res, err := inspect.List(ctx, d.rdb, d.o.ls)
-	v := LsView{LsResult: res, NowMs: time.Now().UnixMilli()}
+	res, err := ls.List(ctx, d.rdb, d.o.ls)
+	v := LsView{Result: res, NowMs: time.Now().UnixMilli()}
 	if err != nil {
-		v.LsResult = &inspect.LsResult{Pattern: d.o.ls.Pattern, Objects: []inspect.LsObject{}, MaxKeys: d.o.ls.MaxKeys}
+		v.Result = &ls.Result{Pattern: d.o.ls.Pattern, Objects: []ls.Object{}, MaxKeys: d.o.ls.MaxKeys}
 		v.Error = err.Error()
 	}
 	return v
@@ -339,7 +342,7 @@ type ObjectView struct {
 // WindowGrants are one rate limiter window's grants still in the interval.
 type WindowGrants struct {
 	ClientID *string         `json:"client_id"`
-	Grants   []inspect.Grant `json:"grants"`
+	Grants   []objinfo.Grant `json:"grants"`
 }
 
 func (d *dashboard) readObject(ctx context.Context, name string) ObjectView {
@@ -356,7 +359,7 @@ func (d *dashboard) readObject(ctx context.Context, name string) ObjectView {
 		for _, win := range rep.RateLimiter.Windows {
 			g := win.InWindow
 			if g == nil {
-				g = []inspect.Grant{}
+				g = []objinfo.Grant{}
 			}
 			v.Grants = append(v.Grants, WindowGrants{ClientID: win.ClientID, Grants: g})
 		}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/cli/metrics"
 )
 
@@ -15,7 +15,7 @@ func (d *dashboard) metrics(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(r.Context(), d.budget())
 	defer cancel()
-	res, err := inspect.List(ctx, d.rdb, d.o.ls)
+	res, err := ls.List(ctx, d.rdb, d.o.ls)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)

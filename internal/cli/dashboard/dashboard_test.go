@@ -19,14 +19,14 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/classify"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
 )
 
 // dashServer serves a dashboard over rdb for the test.
 func dashServer(t *testing.T, rdb redis.UniversalClient, o dashOptions) (*httptest.Server, *dashboard) {
 	t.Helper()
 	if o.ls.Pattern == "" {
-		o.ls = inspect.ListOptions{Pattern: "*", MaxKeys: 10000, ScanCount: 1000}
+		o.ls = ls.Options{Pattern: "*", MaxKeys: 10000, ScanCount: 1000}
 	}
 	if o.interval == 0 {
 		o.interval = 100 * time.Millisecond
@@ -118,7 +118,7 @@ func nextLs(t *testing.T, ch <-chan [2]string, what string, cond func(LsView) bo
 	}
 }
 
-func find(v LsView, name string) *inspect.LsObject {
+func find(v LsView, name string) *ls.Object {
 	for i := range v.Objects {
 		if v.Objects[i].Name == name {
 			return &v.Objects[i]
@@ -145,7 +145,7 @@ func TestDashboardEvents(t *testing.T) {
 	})
 	o := find(v, "d:lock")
 	if o.Holders[0].Client.PID == 0 || *o.Holders[0].ClientID != client.ID() || len(v.Objects) != 1 {
-		t.Errorf("d:lock: %+v (objects %s)", o.Holders[0], lsNames(*v.LsResult))
+		t.Errorf("d:lock: %+v (objects %s)", o.Holders[0], lsNames(*v.Result))
 	}
 	if err := h.Unlock(ctx); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/rlock"
 )
@@ -64,7 +64,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 }
 
 // lsNames lists the objects' names.
-func lsNames(res inspect.LsResult) string {
+func lsNames(res ls.Result) string {
 	var n []string
 	for _, o := range res.Objects {
 		n = append(n, o.Name)

@@ -1,15 +1,14 @@
+// Package inspect is "redisson inspect": everything about one object,
+// printed as a report or as JSON.
 package inspect
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"sort"
 	"strconv"
 	"time"
 
@@ -19,6 +18,9 @@ import (
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/get"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
+	"github.com/goredisson/redisson/internal/cli/watch"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -140,12 +142,14 @@ const inspectExamples = `  redisson inspect orders:42
   redisson inspect --redis redis://10.0.0.5:6379/2 my-semaphore
   redisson inspect --cluster --redis redis://10.0.0.1:7000 --json jobs`
 
+// Command runs "redisson inspect" with its arguments and returns the exit
+// code.
 func Command(args []string) int {
 	fs := cliflag.NewFlagSet("inspect", "redisson inspect [--json] [--watch [--interval D]] [connection flags] NAME", inspectDescription, inspectExamples)
 	var cf conn.Flags
 	cf.Register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
-	watch := fs.Bool("watch", false, "redraw every --interval, marking the lines that changed with * (durations are not compared)")
+	watching := fs.Bool("watch", false, "redraw every --interval, marking the lines that changed with * (durations are not compared)")
 	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
@@ -155,7 +159,7 @@ func Command(args []string) int {
 	if name == "" {
 		return code
 	}
-	if code, ok := checkInterval(fs, *watch, *interval); !ok {
+	if code, ok := watch.CheckInterval(fs, *watching, *interval); !ok {
 		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*cf.Timeout)
@@ -178,8 +182,8 @@ func Command(args []string) int {
 		printReport(w, rep)
 		return nil
 	}
-	if *watch {
-		return watchLoop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.Timeout, render)
+	if *watching {
+		return watch.Loop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.Timeout, render)
 	}
 	if err := render(ctx, os.Stdout); err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
@@ -190,9 +194,9 @@ func Command(args []string) int {
 // Inspect reads everything about name.
 func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
 	d := classify.Derive(name)
-	rep := &Report{Name: name, Holders: []Holder{}, Queue: []Queued{}, Permits: []Permit{}, Channels: []ChannelSub{}, Keys: []KeyInfo{},
-		Alternatives: []string{}, GroupValues: []GroupValue{}}
-	head, err := keyInfo(ctx, rdb, name)
+	rep := &Report{Name: name, Holders: []objinfo.Holder{}, Queue: []objinfo.Queued{}, Permits: []objinfo.Permit{}, Channels: []objinfo.ChannelSub{}, Keys: []objinfo.KeyInfo{},
+		Alternatives: []string{}, GroupValues: []objinfo.GroupValue{}}
+	head, err := objinfo.ReadKey(ctx, rdb, name)
 	if err != nil {
 		return nil, err
 	}
@@ -200,9 +204,9 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 	if head.Type != "none" {
 		rep.Keys = append(rep.Keys, head)
 	}
-	extra := map[string]KeyInfo{}
+	extra := map[string]objinfo.KeyInfo{}
 	for _, k := range []string{d.Queue, d.Timeout, d.PESTimeout, d.Token} {
-		ki, err := keyInfo(ctx, rdb, k)
+		ki, err := objinfo.ReadKey(ctx, rdb, k)
 		if err != nil {
 			return nil, err
 		}
@@ -292,7 +296,7 @@ func readHash(ctx context.Context, rdb redis.UniversalClient, rep *Report, field
 		rep.Keys = append(rep.Keys, ks...)
 		return nil
 	case classify.Group:
-		rep.GroupValues = groupValues(fields, time.Now().UnixMilli())
+		rep.GroupValues = objinfo.GroupValues(fields, time.Now().UnixMilli())
 		return nil
 	}
 	if classify.HasHolders(rep.Kind) {
@@ -303,10 +307,10 @@ func readHash(ctx context.Context, rdb redis.UniversalClient, rep *Report, field
 
 // readCompanions reads a permit-expirable semaphore's permits and a fenced
 // lock's token.
-func readCompanions(ctx context.Context, rdb redis.UniversalClient, rep *Report, extra map[string]KeyInfo, d classify.Names) error {
+func readCompanions(ctx context.Context, rdb redis.UniversalClient, rep *Report, extra map[string]objinfo.KeyInfo, d classify.Names) error {
 	if extra[d.PESTimeout].Type == "zset" {
 		var err error
-		if rep.Permits, err = Permits(ctx, rdb, d.PESTimeout); err != nil {
+		if rep.Permits, err = objinfo.Permits(ctx, rdb, d.PESTimeout); err != nil {
 			return err
 		}
 	}
@@ -323,7 +327,7 @@ func readCompanions(ctx context.Context, rdb redis.UniversalClient, rep *Report,
 func readWaiters(ctx context.Context, rdb redis.UniversalClient, rep *Report, channels []string, d classify.Names) error {
 	if len(channels) > 0 {
 		var err error
-		if rep.Channels, err = subscribers(ctx, rdb, channels); err != nil {
+		if rep.Channels, err = objinfo.Subscribers(ctx, rdb, channels); err != nil {
 			return err
 		}
 	}
@@ -333,7 +337,7 @@ func readWaiters(ctx context.Context, rdb redis.UniversalClient, rep *Report, ch
 			rep.Waiters += *c.ShardSubscribers
 		}
 	}
-	rep.Kind, rep.Alternatives = classify.Resolve(rep.Kind, func(ch string) int64 { return channelWaiters(rep.Channels, ch) }, d)
+	rep.Kind, rep.Alternatives = classify.Resolve(rep.Kind, func(ch string) int64 { return objinfo.ChannelWaiters(rep.Channels, ch) }, d)
 	return nil
 }
 
@@ -346,7 +350,7 @@ func bucket(rep *Report, data []byte) {
 	rep.Size = &size
 	name := codec.Guess(data)
 	rep.Codec = &name
-	v, err := decodeValue(GetCodecs[name](), data)
+	v, err := get.DecodeValue(get.Codecs[name](), data)
 	if err != nil {
 		rep.decodeErr = err // not expected: Guess only names a codec that decodes
 		return
@@ -354,75 +358,8 @@ func bucket(rep *Report, data []byte) {
 	rep.Decoded = v
 }
 
-func channelWaiters(cs []ChannelSub, ch string) int64 {
-	for _, c := range cs {
-		if c.Channel == ch {
-			n := c.Subscribers
-			if c.ShardSubscribers != nil {
-				n += *c.ShardSubscribers
-			}
-			return n
-		}
-	}
-	return 0
-}
-
-func keyInfo(ctx context.Context, rdb redis.UniversalClient, key string) (KeyInfo, error) {
-	typ, err := rdb.Type(ctx, key).Result()
-	if err != nil {
-		return KeyInfo{}, fmt.Errorf("TYPE %s: %w", key, err)
-	}
-	ki := KeyInfo{Key: key, Type: typ, TTLms: -2}
-	if typ == "none" {
-		return ki, nil
-	}
-	d, err := rdb.PTTL(ctx, key).Result()
-	if err != nil {
-		return KeyInfo{}, fmt.Errorf("PTTL %s: %w", key, err)
-	}
-	ki.TTLms = ttlMillis(d)
-	return ki, nil
-}
-
-// ttlMillis turns go-redis' PTTL result into Redis' own numbers: -1 for no
-// expiry, -2 for no key.
-func ttlMillis(d time.Duration) int64 {
-	if d < 0 {
-		return int64(d) // go-redis returns -1 and -2 (nanoseconds) as they are
-	}
-	return d.Milliseconds()
-}
-
-// holderList lists a lock hash's holders, by field, without the read
-// holds' TTLs.
-func holderList(fields map[string]string, rw bool) []Holder {
-	out := []Holder{}
-	keys := make([]string, 0, len(fields))
-	for f := range fields {
-		if rw && f == "mode" {
-			continue
-		}
-		keys = append(keys, f)
-	}
-	sort.Strings(keys)
-	for _, f := range keys {
-		h := Holder{Field: f, Mode: "exclusive"}
-		h.Holds, _ = strconv.ParseInt(fields[f], 10, 64)
-		var write bool
-		h.ClientID, h.OwnerID, write = classify.ParseOwner(f)
-		if rw {
-			h.Mode = "read"
-			if write {
-				h.Mode = "write"
-			}
-		}
-		out = append(out, h)
-	}
-	return out
-}
-
-func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string, rw bool) ([]Holder, error) {
-	out := holderList(fields, rw)
+func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string, rw bool) ([]objinfo.Holder, error) {
+	out := objinfo.HolderList(fields, rw)
 	for i := range out {
 		h := &out[i]
 		if h.Mode != "read" {
@@ -430,27 +367,27 @@ func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields
 		}
 		// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
 		h.ReadTTLsms = []int64{}
-		for k := int64(1); k <= h.Holds && k <= maxListed; k++ {
+		for k := int64(1); k <= h.Holds && k <= objinfo.MaxListed; k++ {
 			key := rwlock.TimeoutPrefix(name, h.Field) + ":" + strconv.FormatInt(k, 10)
 			d, err := rdb.PTTL(ctx, key).Result()
 			if err != nil {
 				return nil, fmt.Errorf("PTTL %s: %w", key, err)
 			}
-			h.ReadTTLsms = append(h.ReadTTLsms, ttlMillis(d))
+			h.ReadTTLsms = append(h.ReadTTLsms, objinfo.TTLMillis(d))
 		}
 	}
 	return out, nil
 }
 
-func fairQueue(ctx context.Context, rdb redis.UniversalClient, d classify.Names) ([]Queued, error) {
-	list, err := rdb.LRange(ctx, d.Queue, 0, maxListed-1).Result()
+func fairQueue(ctx context.Context, rdb redis.UniversalClient, d classify.Names) ([]objinfo.Queued, error) {
+	list, err := rdb.LRange(ctx, d.Queue, 0, objinfo.MaxListed-1).Result()
 	if err != nil {
 		return nil, fmt.Errorf("LRANGE %s: %w", d.Queue, err)
 	}
 	now := time.Now().UnixMilli()
-	out := []Queued{}
+	out := []objinfo.Queued{}
 	for _, f := range list {
-		q := Queued{Field: f}
+		q := objinfo.Queued{Field: f}
 		q.ClientID, q.OwnerID, _ = classify.ParseOwner(f)
 		s, err := rdb.ZScore(ctx, d.Timeout, f).Result()
 		switch {
@@ -467,52 +404,4 @@ func fairQueue(ctx context.Context, rdb redis.UniversalClient, d classify.Names)
 		out = append(out, q)
 	}
 	return out, nil
-}
-
-func Permits(ctx context.Context, rdb redis.UniversalClient, key string) ([]Permit, error) {
-	zs, err := rdb.ZRangeWithScores(ctx, key, 0, maxListed-1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("ZRANGE %s: %w", key, err)
-	}
-	now := time.Now().UnixMilli()
-	out := []Permit{}
-	for _, z := range zs {
-		m, _ := z.Member.(string)
-		p := Permit{ID: hex.EncodeToString([]byte(m))}
-		if z.Score < pesNoExpiry && !math.IsInf(z.Score, 0) {
-			ms := int64(z.Score)
-			in := ms - now
-			p.ExpiresMs, p.ExpiresInMs, p.Expired = &ms, &in, ms <= now
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// groupValues lists the values held in a group's hash, soonest expiry
-// first (field id order among equals).
-func groupValues(fields map[string]string, now int64) []GroupValue {
-	out := []GroupValue{}
-	for f, v := range fields {
-		exp, count, ok := classify.IsGroupValue(fields, f, v)
-		if !ok {
-			continue
-		}
-		g := GroupValue{Field: f}
-		g.ClientID, g.OwnerID, _ = classify.ParseOwner(v)
-		g.Holds, _ = strconv.ParseInt(count, 10, 64)
-		if ms, err := strconv.ParseInt(exp, 10, 64); err == nil {
-			in := ms - now
-			g.ExpiresMs, g.ExpiresInMs, g.Expired = &ms, &in, ms <= now
-		}
-		out = append(out, g)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].ExpiresMs, out[j].ExpiresMs
-		if a != nil && b != nil && *a != *b {
-			return *a < *b
-		}
-		return out[i].Field < out[j].Field
-	})
-	return out
 }

@@ -11,63 +11,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 	"github.com/goredisson/redisson/keys"
 	"github.com/redis/go-redis/v9"
 )
-
-// RateLimiter is a rate limiter's config and the state of its windows
-// (docs/protocol.md §13.2).
-type RateLimiter struct {
-	Rate        int64        `json:"rate"`
-	IntervalMs  int64        `json:"interval_ms"`
-	Type        string       `json:"type"`
-	KeepAliveMs int64        `json:"keep_alive_ms"`
-	Windows     []RateWindow `json:"windows"`
-}
-
-// RateWindow is the state of one window of a rate limiter: the shared one
-// (OVERALL) or one client's (PER_CLIENT).
-type RateWindow struct {
-	ClientID    *string `json:"client_id"`
-	ValueKey    string  `json:"value_key"`
-	PermitsKey  string  `json:"permits_key"`
-	Value       *int64  `json:"value"`
-	Available   int64   `json:"available"`
-	Used        int64   `json:"used"`
-	Grants      int64   `json:"grants"`
-	RefillInMs  *int64  `json:"refill_in_ms"`
-	ValueTTLms  int64   `json:"value_ttl_ms"`
-	unreadGrant bool    // a grants member that is not Redisson's 21-byte packing
-	// inWindow are the grants still in the window, oldest first (the
-	// dashboard's chart).
-	InWindow []Grant
-}
-
-// Grant is one grant of permits still in a rate limiter's window.
-type Grant struct {
-	AtMs    int64 `json:"at_ms"`
-	Permits int64 `json:"permits"`
-}
-
-// rateTypeName is Redisson's name of a RateType stored as "0" or "1".
-func rateTypeName(v string) string {
-	switch v {
-	case "0":
-		return "OVERALL"
-	case "1":
-		return "PER_CLIENT"
-	}
-	return "unknown (" + strconv.Quote(v) + ")"
-}
 
 // rateLimiter reads a rate limiter's config from its hash fields and the
 // state of its windows: the shared window for OVERALL, every client's window
 // found by SCAN for PER_CLIENT. It does not change anything: the permits of
 // grants that left the window are added back as the next script would.
-func rateLimiter(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string) (*RateLimiter, []KeyInfo, error) {
+func rateLimiter(ctx context.Context, rdb redis.UniversalClient, name string, fields map[string]string) (*objinfo.RateLimiter, []objinfo.KeyInfo, error) {
 	num := func(f string) int64 { n, _ := strconv.ParseInt(fields[f], 10, 64); return n }
-	rl := &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(fields["type"]),
-		KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
+	rl := &objinfo.RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: objinfo.RateTypeName(fields["type"]),
+		KeepAliveMs: num("keepAliveTime"), Windows: []objinfo.RateWindow{}}
 	value, permits := keys.RateLimiterValue(name), keys.RateLimiterPermits(name)
 	type window struct {
 		client         *string
@@ -87,19 +43,19 @@ func rateLimiter(ctx context.Context, rdb redis.UniversalClient, name string, fi
 		}
 	}
 	now := time.Now().UnixMilli()
-	var keys []KeyInfo
+	var keys []objinfo.KeyInfo
 	for _, w := range windows {
-		rw := RateWindow{ClientID: w.client, ValueKey: w.value, PermitsKey: w.permits}
-		vi, err := keyInfo(ctx, rdb, w.value)
+		rw := objinfo.RateWindow{ClientID: w.client, ValueKey: w.value, PermitsKey: w.permits}
+		vi, err := objinfo.ReadKey(ctx, rdb, w.value)
 		if err != nil {
 			return nil, nil, err
 		}
-		pi, err := keyInfo(ctx, rdb, w.permits)
+		pi, err := objinfo.ReadKey(ctx, rdb, w.permits)
 		if err != nil {
 			return nil, nil, err
 		}
 		rw.ValueTTLms = vi.TTLms
-		for _, ki := range []KeyInfo{vi, pi} {
+		for _, ki := range []objinfo.KeyInfo{vi, pi} {
 			if ki.Type != "none" {
 				keys = append(keys, ki)
 			}
@@ -116,7 +72,7 @@ func rateLimiter(ctx context.Context, rdb redis.UniversalClient, name string, fi
 // availablePermits would answer now: an absent value is the full rate, else
 // the value plus the permits of grants older than the interval. Used and
 // Grants count the grants still in the window.
-func fillWindow(ctx context.Context, rdb redis.UniversalClient, rl *RateLimiter, rw *RateWindow, valueType, permitsType string, now int64) error {
+func fillWindow(ctx context.Context, rdb redis.UniversalClient, rl *objinfo.RateLimiter, rw *objinfo.RateWindow, valueType, permitsType string, now int64) error {
 	if valueType == "string" {
 		v, err := rdb.Get(ctx, rw.ValueKey).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
@@ -137,7 +93,7 @@ func fillWindow(ctx context.Context, rdb redis.UniversalClient, rl *RateLimiter,
 			m, _ := z.Member.(string)
 			p, ok := grantPermits(m)
 			if !ok {
-				rw.unreadGrant = true
+				rw.UnreadGrant = true
 				continue
 			}
 			if int64(z.Score) <= cutoff {
@@ -145,7 +101,7 @@ func fillWindow(ctx context.Context, rdb redis.UniversalClient, rl *RateLimiter,
 				continue
 			}
 			rw.Used += p
-			rw.InWindow = append(rw.InWindow, Grant{AtMs: int64(z.Score), Permits: p})
+			rw.InWindow = append(rw.InWindow, objinfo.Grant{AtMs: int64(z.Score), Permits: p})
 			if rw.Grants == 0 {
 				in := int64(z.Score) + rl.IntervalMs - now
 				rw.RefillInMs = &in
@@ -176,7 +132,7 @@ func grantPermits(m string) (int64, bool) {
 }
 
 // scanSuffixes returns, sorted, the distinct suffixes after each prefix of
-// the keys that exist (at most maxListed). The keys share the name's hash
+// the keys that exist (at most objinfo.MaxListed). The keys share the name's hash
 // tag, so in a cluster the master owning the name's slot holds them all.
 func scanSuffixes(ctx context.Context, rdb redis.UniversalClient, name string, prefixes []string) ([]string, error) {
 	var node redis.UniversalClient = rdb
@@ -196,7 +152,7 @@ func scanSuffixes(ctx context.Context, rdb redis.UniversalClient, name string, p
 				return nil, fmt.Errorf("SCAN %s*: %w", p, err)
 			}
 			for _, k := range keys {
-				if s := strings.TrimPrefix(k, p); s != "" && len(seen) < maxListed {
+				if s := strings.TrimPrefix(k, p); s != "" && len(seen) < objinfo.MaxListed {
 					seen[s] = true
 				}
 			}
@@ -226,10 +182,10 @@ func globEscape(s string) string {
 }
 
 // printRateLimiter prints a rate limiter's config and windows.
-func printRateLimiter(w io.Writer, rl *RateLimiter, row func(k, format string, a ...any)) {
-	row("rate", "%d permits per %s (%s)", rl.Rate, FmtMillis(rl.IntervalMs), rl.Type)
+func printRateLimiter(w io.Writer, rl *objinfo.RateLimiter, row func(k, format string, a ...any)) {
+	row("rate", "%d permits per %s (%s)", rl.Rate, objinfo.FmtMillis(rl.IntervalMs), rl.Type)
 	if rl.KeepAliveMs > 0 {
-		row("keep-alive", "%s after the last use", FmtMillis(rl.KeepAliveMs))
+		row("keep-alive", "%s after the last use", objinfo.FmtMillis(rl.KeepAliveMs))
 	}
 	switch {
 	case len(rl.Windows) == 0 && rl.Type == "PER_CLIENT":
@@ -249,9 +205,9 @@ func printRateLimiter(w io.Writer, rl *RateLimiter, row func(k, format string, a
 			state = fmt.Sprintf("available %d (not used yet)", win.Available)
 		}
 		if win.RefillInMs != nil {
-			state += ", oldest leaves in " + FmtMillis(*win.RefillInMs)
+			state += ", oldest leaves in " + objinfo.FmtMillis(*win.RefillInMs)
 		}
-		if win.unreadGrant {
+		if win.UnreadGrant {
 			state += " (some grants are not in Redisson 3.17+'s layout)"
 		}
 		fmt.Fprintf(w, "    %s  %s\n", who, state)

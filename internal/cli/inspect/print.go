@@ -13,6 +13,8 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/internal/cli/get"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
 func printReport(w io.Writer, r *Report) {
@@ -92,14 +94,14 @@ func printQueue(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 			t := "no timeout"
 			if q.TimeoutMs != nil {
 				if q.Stale {
-					t = fmt.Sprintf("stale since %s", FmtMillis(now-*q.TimeoutMs))
+					t = fmt.Sprintf("stale since %s", objinfo.FmtMillis(now-*q.TimeoutMs))
 				} else {
-					t = fmt.Sprintf("gives up in %s", FmtMillis(*q.TimeoutMs-now))
+					t = fmt.Sprintf("gives up in %s", objinfo.FmtMillis(*q.TimeoutMs-now))
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", ownerText(q.Field, q.ClientID, q.OwnerID), t)
 			if q.ClientID != nil {
-				fmt.Fprintf(w, "      %s\n", clientText(q.Client))
+				fmt.Fprintf(w, "      %s\n", objinfo.ClientText(q.Client))
 			}
 		}
 	}
@@ -124,9 +126,9 @@ func printPermits(w io.Writer, r *Report, row func(k, format string, a ...any)) 
 			if p.ExpiresMs != nil {
 				at := time.UnixMilli(*p.ExpiresMs).UTC().Format("2006-01-02T15:04:05.000Z")
 				if p.Expired {
-					t = "expired " + FmtMillis(-*p.ExpiresInMs) + " ago, at " + at
+					t = "expired " + objinfo.FmtMillis(-*p.ExpiresInMs) + " ago, at " + at
 				} else {
-					t = "expires in " + FmtMillis(*p.ExpiresInMs) + ", at " + at
+					t = "expires in " + objinfo.FmtMillis(*p.ExpiresInMs) + ", at " + at
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
@@ -171,20 +173,20 @@ func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 		row("", "the value, both sides use a portable codec, in Java for example")
 		row("", "config.setCodec(new org.redisson.codec.JsonJacksonCodec())")
 	case codec.GuessString:
-		row("codec", "string (%s, guessed from the bytes)", getCodecJava[name])
+		row("codec", "string (%s, guessed from the bytes)", get.CodecJava[name])
 		if json.Valid(r.raw) {
 			row("", "also JSON without type information: a String, Integer or Boolean of JsonJacksonCodec,")
 			row("", "or TypedJsonJacksonCodec (try \"redisson get --codec json\" or \"--codec typedjson\")")
 		}
 	default:
-		row("codec", "%s (%s, guessed from the bytes)", name, getCodecJava[name])
+		row("codec", "%s (%s, guessed from the bytes)", name, get.CodecJava[name])
 	}
 	row("size", "%d bytes", *r.Size)
 	if r.decodeErr != nil {
 		row("value", "cannot decode: %v", r.decodeErr)
 		return
 	}
-	out, err := printJSON(r.Decoded)
+	out, err := get.PrintJSON(r.Decoded)
 	if err != nil {
 		row("value", "cannot print: %v", err)
 		return
@@ -233,7 +235,7 @@ func unknownText(r *Report) string {
 	return redisValue(r) + ", not a Redisson lock or synchronizer"
 }
 
-// describeKind names what a report found, with an article: "a semaphore",
+// DescribeKind names what a report found, with an article: "a semaphore",
 // "a Redis list", "nothing".
 func DescribeKind(r *Report) string {
 	switch {
@@ -251,7 +253,9 @@ func DescribeKind(r *Report) string {
 	return "a " + r.Kind
 }
 
-func HolderText(h Holder) string {
+// HolderText is a holder's line: its owner and holds, with a read
+// hold's TTLs.
+func HolderText(h objinfo.Holder) string {
 	s := ownerText(h.Field, h.ClientID, h.OwnerID)
 	switch h.Mode {
 	case "exclusive":
@@ -271,13 +275,13 @@ func HolderText(h Holder) string {
 
 // identityText is a holder's client and how long it has held: "report.sh
 // pid 4242 on web-3, held for 12.5s".
-func identityText(h Holder) string {
-	s := clientText(h.Client)
+func identityText(h objinfo.Holder) string {
+	s := objinfo.ClientText(h.Client)
 	if h.Client == nil {
 		return s
 	}
 	if h.HeldForMs != nil {
-		s += ", held for " + FmtMillis(*h.HeldForMs)
+		s += ", held for " + objinfo.FmtMillis(*h.HeldForMs)
 	}
 	return s + " (redisson-go " + h.Client.Library + ", " + h.Client.Go + ", client started " +
 		time.UnixMilli(h.Client.StartedMs).UTC().Format("2006-01-02T15:04:05Z") + ")"
@@ -297,11 +301,7 @@ func ttlText(ms int64) string {
 	case -2:
 		return "no key"
 	}
-	return FmtMillis(ms)
-}
-
-func FmtMillis(ms int64) string {
-	return (time.Duration(ms) * time.Millisecond).String()
+	return objinfo.FmtMillis(ms)
 }
 
 // printGroup prints a group multi-lock's values.
@@ -316,9 +316,9 @@ func printGroup(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 		switch {
 		case g.ExpiresInMs == nil:
 		case g.Expired:
-			exp = "expired " + FmtMillis(-*g.ExpiresInMs) + " ago (free for another owner)"
+			exp = "expired " + objinfo.FmtMillis(-*g.ExpiresInMs) + " ago (free for another owner)"
 		default:
-			exp = "expires in " + FmtMillis(*g.ExpiresInMs)
+			exp = "expires in " + objinfo.FmtMillis(*g.ExpiresInMs)
 		}
 		fmt.Fprintf(w, "    %s  %s  holds %d  %s\n", g.Field, ownerText(g.Field, g.ClientID, g.OwnerID), g.Holds, exp)
 	}

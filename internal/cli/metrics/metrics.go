@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/cli/classify"
-	"github.com/goredisson/redisson/internal/cli/inspect"
+	"github.com/goredisson/redisson/internal/cli/ls"
 )
 
 // metricFamily is one metric's help, type and samples.
@@ -19,7 +19,7 @@ type metricFamily struct {
 
 // Write writes res as Prometheus text: the families in a fixed order, each
 // object's samples in ls's (name) order.
-func Write(w io.Writer, res *inspect.LsResult, took time.Duration, failed error) {
+func Write(w io.Writer, res *ls.Result, took time.Duration, failed error) {
 	s := newSet()
 	s.add("redisson_up", nil, b2f(failed == nil))
 	s.add("redisson_scrape_duration_seconds", nil, took.Seconds())
@@ -101,7 +101,7 @@ func (s *set) add(name string, labels []string, v float64) {
 }
 
 // addKinds counts the objects by kind, kinds in order.
-func (s *set) addKinds(objs []inspect.LsObject) {
+func (s *set) addKinds(objs []ls.Object) {
 	kinds := map[string]int{}
 	for _, o := range objs {
 		kinds[o.Kind]++
@@ -117,7 +117,7 @@ func (s *set) addKinds(objs []inspect.LsObject) {
 }
 
 // addObject adds the samples of one object that its kind has.
-func (s *set) addObject(o inspect.LsObject) {
+func (s *set) addObject(o ls.Object) {
 	nk := []string{"name", o.Name, "kind", o.Kind}
 	switch o.Kind {
 	case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:

@@ -1,4 +1,6 @@
-package inspect
+// Package watch is --watch of ls and inspect: it redraws a command's
+// output every --interval, marking the lines that changed.
+package watch
 
 import (
 	"bytes"
@@ -16,11 +18,11 @@ import (
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 )
 
-// minInterval bounds --interval from below.
+// MinInterval bounds --interval from below.
 const MinInterval = 100 * time.Millisecond
 
-// checkInterval checks --interval: only with --watch, at least minInterval.
-func checkInterval(fs *flag.FlagSet, watch bool, interval time.Duration) (int, bool) {
+// CheckInterval checks --interval: only with --watch, at least MinInterval.
+func CheckInterval(fs *flag.FlagSet, watch bool, interval time.Duration) (int, bool) {
 	switch {
 	case cliflag.IsSet(fs, "interval") && !watch:
 		return cliflag.UsageError(fs, "--interval goes with --watch"), false
@@ -30,7 +32,7 @@ func checkInterval(fs *flag.FlagSet, watch bool, interval time.Duration) (int, b
 	return cliflag.ExitOK, true
 }
 
-// durationRe matches what fmtMillis and time.Duration.String print, and
+// DurationRe matches what objinfo.FmtMillis and time.Duration.String print, and
 // the UTC times inspect prints: they change at every drawing, so changes
 // are looked for with them masked.
 var DurationRe = regexp.MustCompile(`-?([0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h))+|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z`)
@@ -59,12 +61,12 @@ func markChanges(frame string, prev map[string]int) (string, map[string]int) {
 	return b.String(), masked
 }
 
-// watchLoop draws render's output every interval until SIGINT or SIGTERM
+// Loop draws render's output every interval until SIGINT or SIGTERM
 // (exit 0), marking changed lines. Each drawing gets budget to finish. On
 // a terminal the screen is cleared before each drawing; otherwise drawings
 // follow each other, each after its header line. A failing drawing shows
 // the error and the loop goes on.
-func watchLoop(prog, title string, interval, budget time.Duration, render func(ctx context.Context, w io.Writer) error) int {
+func Loop(prog, title string, interval, budget time.Duration, render func(ctx context.Context, w io.Writer) error) int {
 	sigs := make(chan os.Signal, 2)
 	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
 		if !signal.Ignored(s) {

@@ -1,4 +1,4 @@
-package inspect
+package ls
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
 // look is what ls reads of one object, pipelined with the others of its
@@ -16,7 +17,7 @@ import (
 type look struct {
 	name       string
 	d          classify.Names
-	head       KeyInfo
+	head       objinfo.KeyInfo
 	hlen       *redis.IntCmd
 	zcard      *redis.IntCmd // permit-expirable semaphore's timeout zset
 	exists     *redis.IntCmd // fair lock's timeout zset
@@ -37,7 +38,7 @@ const prefixLen = 64
 
 // classifyBatch classifies the objects names (their keys' TYPE and PTTL in
 // infos) with pipelined look-ups, through the classifier inspect uses.
-func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]KeyInfo) ([]LsObject, error) {
+func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo) ([]Object, error) {
 	looks := make([]look, len(names))
 	for i, n := range names {
 		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
@@ -53,9 +54,9 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 		looks[i].classify()
 		channels = append(channels, looks[i].channels...)
 	}
-	counts := map[string]ChannelSub{}
+	counts := map[string]objinfo.ChannelSub{}
 	if len(channels) > 0 {
-		subs, err := subscribers(ctx, rdb, dedupe(channels))
+		subs, err := objinfo.Subscribers(ctx, rdb, objinfo.Dedupe(channels))
 		if err != nil {
 			return nil, err
 		}
@@ -63,19 +64,19 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 			counts[c.Channel] = c
 		}
 	}
-	out := make([]LsObject, len(looks))
+	out := make([]Object, len(looks))
 	now := time.Now().UnixMilli()
 	var ids []string
 	for i := range looks {
 		out[i] = looks[i].object(counts, now)
-		ids = append(ids, holderClients(out[i].Holders, nil)...)
+		ids = append(ids, objinfo.HolderClients(out[i].Holders, nil)...)
 	}
-	recs, err := readClients(ctx, rdb, ids)
+	recs, err := objinfo.ReadClients(ctx, rdb, ids)
 	if err != nil {
 		return nil, fmt.Errorf("client records: %w", err)
 	}
 	for i := range out {
-		recs.annotate(out[i].Name, out[i].Holders, nil)
+		recs.Annotate(out[i].Name, out[i].Holders, nil)
 	}
 	return out, nil
 }
@@ -90,7 +91,7 @@ func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look) err
 		l := &looks[i]
 		switch l.head.Type {
 		case "hash", "none":
-			l.queue = pipe.LRange(ctx, l.d.Queue, 0, maxListed-1)
+			l.queue = pipe.LRange(ctx, l.d.Queue, 0, objinfo.MaxListed-1)
 			l.exists = pipe.Exists(ctx, l.d.Timeout)
 			l.token = pipe.Get(ctx, l.d.Token)
 		}
@@ -105,7 +106,7 @@ func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look) err
 			l.zcard = pipe.ZCard(ctx, l.d.PESTimeout)
 		}
 	}
-	return execPipe(ctx, pipe)
+	return objinfo.ExecPipe(ctx, pipe)
 }
 
 // readFields reads the hashes: whole, or the fields the classifier needs
@@ -115,14 +116,14 @@ func readFields(ctx context.Context, rdb redis.UniversalClient, looks []look) er
 	for i := range looks {
 		l := &looks[i]
 		if l.hlen != nil {
-			if l.hlen.Val() <= maxListed {
+			if l.hlen.Val() <= objinfo.MaxListed {
 				l.fields = pipe.HGetAll(ctx, l.name)
 			} else {
 				l.someFields = pipe.HMGet(ctx, l.name, classify.HashFields()...)
 			}
 		}
 	}
-	return execPipe(ctx, pipe)
+	return objinfo.ExecPipe(ctx, pipe)
 }
 
 // classify sets the kind, value and waiters' channels from what was read.
@@ -161,13 +162,13 @@ func (l *look) classify() {
 
 // object is ls's line of the object, given the subscribers of every
 // channel of the batch.
-func (l *look) object(counts map[string]ChannelSub, now int64) LsObject {
-	obj := LsObject{Name: l.name, Type: l.head.Type, TTLms: l.head.TTLms, Holders: []Holder{}, Value: l.value,
+func (l *look) object(counts map[string]objinfo.ChannelSub, now int64) Object {
+	obj := Object{Name: l.name, Type: l.head.Type, TTLms: l.head.TTLms, Holders: []objinfo.Holder{}, Value: l.value,
 		Alternatives: []string{}}
 	for _, c := range l.channels {
-		obj.Waiters += channelWaiters([]ChannelSub{counts[c]}, c)
+		obj.Waiters += objinfo.ChannelWaiters([]objinfo.ChannelSub{counts[c]}, c)
 	}
-	waiters := func(ch string) int64 { return channelWaiters([]ChannelSub{counts[ch]}, ch) }
+	waiters := func(ch string) int64 { return objinfo.ChannelWaiters([]objinfo.ChannelSub{counts[ch]}, ch) }
 	obj.Kind, obj.Alternatives = classify.Resolve(l.kind, waiters, l.d)
 	if l.queue != nil {
 		obj.Queue = int64(len(l.queue.Val()))
@@ -183,15 +184,15 @@ func (l *look) object(counts map[string]ChannelSub, now int64) LsObject {
 	}
 	switch obj.Kind {
 	case classify.Lock, classify.FairLock, classify.RWLock:
-		obj.Holders = holderList(l.fieldsMap, obj.Kind == classify.RWLock)
+		obj.Holders = objinfo.HolderList(l.fieldsMap, obj.Kind == classify.RWLock)
 	case classify.Group:
-		for _, g := range groupValues(l.fieldsMap, now) {
-			obj.Holders = append(obj.Holders, Holder{Field: g.Field, ClientID: g.ClientID, OwnerID: g.OwnerID, Holds: g.Holds, Mode: "exclusive"})
+		for _, g := range objinfo.GroupValues(l.fieldsMap, now) {
+			obj.Holders = append(obj.Holders, objinfo.Holder{Field: g.Field, ClientID: g.ClientID, OwnerID: g.OwnerID, Holds: g.Holds, Mode: "exclusive"})
 		}
 	case classify.RateLimiter:
 		num := func(f string) int64 { n, _ := strconv.ParseInt(l.fieldsMap[f], 10, 64); return n }
-		obj.RateLimiter = &RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: rateTypeName(l.fieldsMap["type"]),
-			KeepAliveMs: num("keepAliveTime"), Windows: []RateWindow{}}
+		obj.RateLimiter = &objinfo.RateLimiter{Rate: num("rate"), IntervalMs: num("interval"), Type: objinfo.RateTypeName(l.fieldsMap["type"]),
+			KeepAliveMs: num("keepAliveTime"), Windows: []objinfo.RateWindow{}}
 	case classify.Bucket:
 		n := l.strlen.Val()
 		obj.Size = &n

@@ -1,4 +1,4 @@
-package inspect
+package objinfo
 
 import (
 	"context"
@@ -31,14 +31,14 @@ type clientRecord struct {
 	pttl time.Duration
 }
 
-// clientRecords are the records of clients by id; a missing id has none.
-type clientRecords map[string]clientRecord
+// Clients are the records of clients by id; a missing id has none.
+type Clients map[string]clientRecord
 
-// readClients reads the records of the client ids, pipelined: one GET and
+// ReadClients reads the records of the client ids, pipelined: one GET and
 // one PTTL each (on a cluster go-redis sends each to its key's master).
-func readClients(ctx context.Context, rdb redis.UniversalClient, ids []string) (clientRecords, error) {
-	out := clientRecords{}
-	ids = dedupe(ids)
+func ReadClients(ctx context.Context, rdb redis.UniversalClient, ids []string) (Clients, error) {
+	out := Clients{}
+	ids = Dedupe(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -49,7 +49,7 @@ func readClients(ctx context.Context, rdb redis.UniversalClient, ids []string) (
 		gets[i] = pipe.Get(ctx, registry.Key(id))
 		ttls[i] = pipe.PTTL(ctx, registry.Key(id))
 	}
-	if err := execPipe(ctx, pipe); err != nil {
+	if err := ExecPipe(ctx, pipe); err != nil {
 		return nil, err
 	}
 	for i, id := range ids {
@@ -70,8 +70,8 @@ func readClients(ctx context.Context, rdb redis.UniversalClient, ids []string) (
 	return out, nil
 }
 
-// holderClients lists the client ids of holders and queued waiters.
-func holderClients(hs []Holder, qs []Queued) []string {
+// HolderClients lists the client ids of holders and queued waiters.
+func HolderClients(hs []Holder, qs []Queued) []string {
 	var ids []string
 	for _, h := range hs {
 		if h.ClientID != nil {
@@ -87,7 +87,7 @@ func holderClients(hs []Holder, qs []Queued) []string {
 }
 
 // info returns the client's identity, nil without a record.
-func (m clientRecords) info(id *string) *ClientInfo {
+func (m Clients) info(id *string) *ClientInfo {
 	if id == nil {
 		return nil
 	}
@@ -99,9 +99,9 @@ func (m clientRecords) info(id *string) *ClientInfo {
 	return &ClientInfo{Host: r.Host, PID: r.PID, Program: r.Program, StartedMs: r.StartedMs, Library: r.Library, Go: r.Go}
 }
 
-// annotate fills in the holders' clients and, when the record lists the
+// Annotate fills in the holders' clients and, when the record lists the
 // hold of field on key, how long it has lasted; and the waiters' clients.
-func (m clientRecords) annotate(key string, hs []Holder, qs []Queued) {
+func (m Clients) Annotate(key string, hs []Holder, qs []Queued) {
 	for i := range hs {
 		h := &hs[i]
 		h.Client = m.info(h.ClientID)
@@ -119,34 +119,24 @@ func (m clientRecords) annotate(key string, hs []Holder, qs []Queued) {
 	}
 }
 
-// identify reads the clients of a report's holders and waiters.
-func identify(ctx context.Context, rdb redis.UniversalClient, rep *Report) error {
-	recs, err := readClients(ctx, rdb, holderClients(rep.Holders, rep.Queue))
-	if err != nil {
-		return fmt.Errorf("client records: %w", err)
-	}
-	recs.annotate(rep.Name, rep.Holders, rep.Queue)
-	return nil
-}
-
-// clientText is a client in a few words: "report.sh pid 4242 on web-3".
-func clientText(c *ClientInfo) string {
+// ClientText is a client in a few words: "report.sh pid 4242 on web-3".
+func ClientText(c *ClientInfo) string {
 	if c == nil {
 		return unknownClient
 	}
 	return c.Program + " pid " + strconv.Itoa(c.PID) + " on " + c.Host
 }
 
-// clientShort is a client in one word for ls's table: program[pid]@host.
-func clientShort(c *ClientInfo) string {
+// ClientShort is a client in one word for ls's table: program[pid]@host.
+func ClientShort(c *ClientInfo) string {
 	if c == nil {
 		return unknownClient
 	}
 	return fmt.Sprintf("%s[%d]@%s", c.Program, c.PID, c.Host)
 }
 
-// heldForText is how long a hold has lasted, "-" when unknown.
-func heldForText(ms *int64) string {
+// HeldForText is how long a hold has lasted, "-" when unknown.
+func HeldForText(ms *int64) string {
 	if ms == nil {
 		return "-"
 	}

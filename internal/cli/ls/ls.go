@@ -1,9 +1,10 @@
-package inspect
+// Package ls is "redisson ls": it scans keys, folds them into objects,
+// classifies them in pipelined batches and prints one line each.
+package ls
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
+	"github.com/goredisson/redisson/internal/cli/watch"
 	"github.com/goredisson/redisson/internal/registry"
 )
 
@@ -101,37 +104,37 @@ const lsExamples = `  redisson ls
   redisson ls --cluster --redis redis://10.0.0.1:7000 --max-keys 1000000
   redisson ls --watch 'deploy:*'`
 
-// LsObject is one line of ls.
-type LsObject struct {
-	Name         string       `json:"name"`
-	Kind         string       `json:"kind"`
-	Type         string       `json:"type"`
-	State        string       `json:"state"`
-	Held         bool         `json:"held"`
-	Holders      []Holder     `json:"holders"`
-	Value        *int64       `json:"value"`
-	Queue        int64        `json:"queue"`
-	Acquired     *int64       `json:"acquired"`
-	RateLimiter  *RateLimiter `json:"rate_limiter"`
-	FencingToken *int64       `json:"fencing_token"`
-	Size         *int64       `json:"size"`
-	TTLms        int64        `json:"ttl_ms"`
-	Waiters      int64        `json:"waiters"`
-	Keys         []string     `json:"keys"`
-	Alternatives []string     `json:"alternatives"`
+// Object is one line of ls.
+type Object struct {
+	Name         string               `json:"name"`
+	Kind         string               `json:"kind"`
+	Type         string               `json:"type"`
+	State        string               `json:"state"`
+	Held         bool                 `json:"held"`
+	Holders      []objinfo.Holder     `json:"holders"`
+	Value        *int64               `json:"value"`
+	Queue        int64                `json:"queue"`
+	Acquired     *int64               `json:"acquired"`
+	RateLimiter  *objinfo.RateLimiter `json:"rate_limiter"`
+	FencingToken *int64               `json:"fencing_token"`
+	Size         *int64               `json:"size"`
+	TTLms        int64                `json:"ttl_ms"`
+	Waiters      int64                `json:"waiters"`
+	Keys         []string             `json:"keys"`
+	Alternatives []string             `json:"alternatives"`
 }
 
-// LsResult is what ls prints with --json.
-type LsResult struct {
-	Pattern     string     `json:"pattern"`
-	Objects     []LsObject `json:"objects"`
-	ScannedKeys int        `json:"scanned_keys"`
-	MaxKeys     int        `json:"max_keys"`
-	Truncated   bool       `json:"truncated"`
+// Result is what ls prints with --json.
+type Result struct {
+	Pattern     string   `json:"pattern"`
+	Objects     []Object `json:"objects"`
+	ScannedKeys int      `json:"scanned_keys"`
+	MaxKeys     int      `json:"max_keys"`
+	Truncated   bool     `json:"truncated"`
 }
 
-// lsBatch is how many objects one round of pipelined look-ups covers.
-const LsBatch = 500
+// Batch is how many objects one round of pipelined look-ups covers.
+const Batch = 500
 
 // lsKinds maps the --kind names to inspect's kinds.
 var lsKinds = map[string]string{
@@ -148,8 +151,8 @@ func kindKey(s string) string {
 	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(s))
 }
 
-// lsOptions are ls's flags.
-type ListOptions struct {
+// Options are ls's flags.
+type Options struct {
 	Pattern   string
 	kind      string // inspect's kind, "" for all
 	held      bool
@@ -157,7 +160,8 @@ type ListOptions struct {
 	ScanCount int64
 }
 
-func LsCommand(args []string) int {
+// Command runs "redisson ls" with its arguments and returns the exit code.
+func Command(args []string) int {
 	fs := cliflag.NewFlagSet("ls", "redisson ls [--kind K] [--held] [--json] [--max-keys N] [--watch] [connection flags] [PATTERN]",
 		lsDescription, lsExamples)
 	var cf conn.Flags
@@ -167,13 +171,13 @@ func LsCommand(args []string) int {
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
 	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys`; a note says when the limit cut the scan")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
-	watch := fs.Bool("watch", false, "redraw every --interval, marking changed lines with *")
+	watching := fs.Bool("watch", false, "redraw every --interval, marking changed lines with *")
 	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
-	o := ListOptions{Pattern: "*", held: *held, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o := Options{Pattern: "*", held: *held, MaxKeys: *maxKeys, ScanCount: *scanCount}
 	switch {
 	case len(pos) > 1:
 		return cliflag.UsageError(fs, "one PATTERN at most, got %d: %q", len(pos), pos)
@@ -197,7 +201,7 @@ func LsCommand(args []string) int {
 	if o.MaxKeys < 1 || o.ScanCount < 1 {
 		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")
 	}
-	if code, ok := checkInterval(fs, *watch, *interval); !ok {
+	if code, ok := watch.CheckInterval(fs, *watching, *interval); !ok {
 		return code
 	}
 	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)
@@ -220,9 +224,9 @@ func LsCommand(args []string) int {
 	}
 	// A scan of many keys takes longer than one command: the timeout
 	// bounds each batch, not the whole listing.
-	budget := 4*cf.Timeout + time.Duration(o.MaxKeys/LsBatch+1)*cf.Timeout
-	if *watch {
-		return watchLoop(fs.Name(), "redisson ls "+o.Pattern, *interval, budget, render)
+	budget := 4*cf.Timeout + time.Duration(o.MaxKeys/Batch+1)*cf.Timeout
+	if *watching {
+		return watch.Loop(fs.Name(), "redisson ls "+o.Pattern, *interval, budget, render)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
@@ -235,7 +239,7 @@ func LsCommand(args []string) int {
 // fold groups the keys by the object they belong to: a derived key joins
 // its name's object; an unlock latch is no object, and only joins one
 // found by another key.
-func fold(keys []string, infos map[string]KeyInfo) map[string][]string {
+func fold(keys []string, infos map[string]objinfo.KeyInfo) map[string][]string {
 	found := map[string][]string{}
 	latches := map[string][]string{}
 	for _, k := range keys {
@@ -265,7 +269,7 @@ func fold(keys []string, infos map[string]KeyInfo) map[string][]string {
 }
 
 // List scans, groups and classifies.
-func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsResult, error) {
+func List(ctx context.Context, rdb redis.UniversalClient, o Options) (*Result, error) {
 	keys, truncated, err := scanKeys(ctx, rdb, o.Pattern, o.ScanCount, o.MaxKeys)
 	if err != nil {
 		return nil, err
@@ -290,9 +294,9 @@ func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsRes
 	for k, v := range more {
 		infos[k] = v
 	}
-	res := &LsResult{Pattern: o.Pattern, Objects: []LsObject{}, ScannedKeys: len(keys), MaxKeys: o.MaxKeys, Truncated: truncated}
-	for start := 0; start < len(names); start += LsBatch {
-		end := min(start+LsBatch, len(names))
+	res := &Result{Pattern: o.Pattern, Objects: []Object{}, ScannedKeys: len(keys), MaxKeys: o.MaxKeys, Truncated: truncated}
+	for start := 0; start < len(names); start += Batch {
+		end := min(start+Batch, len(names))
 		objs, err := classifyBatch(ctx, rdb, names[start:end], infos)
 		if err != nil {
 			return nil, err
@@ -309,7 +313,7 @@ func List(ctx context.Context, rdb redis.UniversalClient, o ListOptions) (*LsRes
 }
 
 // keep applies --kind and --held.
-func (o ListOptions) keep(obj LsObject) bool {
+func (o Options) keep(obj Object) bool {
 	if o.held && !obj.Held {
 		return false
 	}
@@ -385,8 +389,8 @@ func scanKeys(ctx context.Context, rdb redis.UniversalClient, pattern string, co
 }
 
 // keyInfos reads TYPE and PTTL of keys, pipelined.
-func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (map[string]KeyInfo, error) {
-	out := make(map[string]KeyInfo, len(keys))
+func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (map[string]objinfo.KeyInfo, error) {
+	out := make(map[string]objinfo.KeyInfo, len(keys))
 	const chunk = 1000
 	for start := 0; start < len(keys); start += chunk {
 		part := keys[start:min(start+chunk, len(keys))]
@@ -407,9 +411,9 @@ func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (ma
 			if err != nil {
 				return nil, fmt.Errorf("PTTL %s: %w", k, err)
 			}
-			ki := KeyInfo{Key: k, Type: typ, TTLms: -2}
+			ki := objinfo.KeyInfo{Key: k, Type: typ, TTLms: -2}
 			if typ != "none" {
-				ki.TTLms = ttlMillis(d)
+				ki.TTLms = objinfo.TTLMillis(d)
 			}
 			out[k] = ki
 		}
@@ -417,36 +421,8 @@ func keyInfos(ctx context.Context, rdb redis.UniversalClient, keys []string) (ma
 	return out, nil
 }
 
-// execPipe runs a pipeline; a command's nil or error reply (WRONGTYPE of a
-// key that changed type since TYPE) is left to its reader, a failure of
-// the connection is returned.
-func execPipe(ctx context.Context, pipe redis.Pipeliner) error {
-	cmds, err := pipe.Exec(ctx)
-	if err == nil {
-		return nil
-	}
-	for _, c := range cmds {
-		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !isRedisError(e) {
-			return fmt.Errorf("%s: %w", strings.ToUpper(c.Name()), e)
-		}
-	}
-	return nil
-}
-
-func dedupe(s []string) []string {
-	seen := make(map[string]bool, len(s))
-	out := s[:0:0]
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // lsState is the STATE column.
-func lsState(o *LsObject, fields map[string]string) string {
+func lsState(o *Object, fields map[string]string) string {
 	var s string
 	held := "free"
 	if len(o.Holders) > 0 {
@@ -473,7 +449,7 @@ func lsState(o *LsObject, fields map[string]string) string {
 	case classify.AtomicLong, classify.SemOrLatch:
 		s = fmt.Sprintf("value %d", *o.Value)
 	case classify.RateLimiter:
-		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
+		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, objinfo.FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
 	case classify.Bucket:
 		s = fmt.Sprintf("%d bytes", *o.Size)
 	case classify.None:
@@ -491,7 +467,7 @@ func lsState(o *LsObject, fields map[string]string) string {
 }
 
 // lsHolders is the HOLDERS column.
-func lsHolders(o LsObject) string {
+func lsHolders(o Object) string {
 	if len(o.Holders) == 0 {
 		return "-"
 	}
@@ -509,17 +485,17 @@ func lsHolders(o LsObject) string {
 	return s
 }
 
-func printLs(w io.Writer, r *LsResult) {
+func printLs(w io.Writer, r *Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tHOLDERS\tCLIENT\tHELD\tTTL\tWAITERS")
 	for _, o := range r.Objects {
 		ttl := "-"
 		if o.TTLms >= 0 {
-			ttl = FmtMillis(o.TTLms)
+			ttl = objinfo.FmtMillis(o.TTLms)
 		}
 		client, heldFor := "-", "-"
 		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {
-			client, heldFor = clientShort(o.Holders[0].Client), heldForText(o.Holders[0].HeldForMs)
+			client, heldFor = objinfo.ClientShort(o.Holders[0].Client), objinfo.HeldForText(o.Holders[0].HeldForMs)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
 	}

@@ -1,4 +1,4 @@
-package inspect
+package objinfo
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// subscribers counts the subscribers of each channel: PUBSUB NUMSUB (in a
+// Subscribers counts the subscribers of each channel: PUBSUB NUMSUB (in a
 // cluster summed over every node, since plain pub/sub spans the cluster) and
 // PUBSUB SHARDNUMSUB (in a cluster asked of the master owning the channel's
 // slot).
-func subscribers(ctx context.Context, rdb redis.UniversalClient, channels []string) ([]ChannelSub, error) {
+func Subscribers(ctx context.Context, rdb redis.UniversalClient, channels []string) ([]ChannelSub, error) {
 	out := make([]ChannelSub, len(channels))
 	for i, c := range channels {
 		out[i].Channel = c

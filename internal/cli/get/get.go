@@ -1,4 +1,6 @@
-package inspect
+// Package get is "redisson get": a bucket's value, decoded with a codec
+// and printed as JSON, or its raw bytes.
+package get
 
 import (
 	"context"
@@ -43,8 +45,8 @@ const getExamples = `  redisson get person:7
   redisson get --raw person:7 | xxd
 `
 
-// getCodecs are the codecs of --codec.
-var GetCodecs = map[string]func() codec.Codec{
+// Codecs are the codecs of --codec.
+var Codecs = map[string]func() codec.Codec{
 	"json":      func() codec.Codec { return codec.JsonJackson(nil) },
 	"msgpack":   func() codec.Codec { return codec.MsgPackJackson(nil) },
 	"typedjson": codec.TypedJsonJackson,
@@ -53,8 +55,8 @@ var GetCodecs = map[string]func() codec.Codec{
 	"bytes":     codec.ByteArray,
 }
 
-// getCodecJava names the Java codec of each --codec.
-var getCodecJava = map[string]string{
+// CodecJava names the Java codec of each --codec.
+var CodecJava = map[string]string{
 	"json":      "JsonJacksonCodec",
 	"msgpack":   "MsgPackJacksonCodec",
 	"typedjson": "TypedJsonJacksonCodec",
@@ -63,7 +65,8 @@ var getCodecJava = map[string]string{
 	"bytes":     "ByteArrayCodec",
 }
 
-func GetCommand(args []string) int {
+// Command runs "redisson get" with its arguments and returns the exit code.
+func Command(args []string) int {
 	fs := cliflag.NewFlagSet("get", "redisson get [--codec C] [--raw] [connection flags] NAME", getDescription, getExamples)
 	var cf conn.Flags
 	cf.Register(fs)
@@ -73,10 +76,10 @@ func GetCommand(args []string) int {
 	if done {
 		return code
 	}
-	newCodec, ok := GetCodecs[*codecName]
+	newCodec, ok := Codecs[*codecName]
 	if !ok {
-		names := make([]string, 0, len(GetCodecs))
-		for n := range GetCodecs {
+		names := make([]string, 0, len(Codecs))
+		for n := range Codecs {
 			names = append(names, n)
 		}
 		sort.Strings(names)
@@ -96,18 +99,18 @@ func GetCommand(args []string) int {
 		return code
 	}
 	defer cn.Close()
-	if err := GetValue(ctx, os.Stdout, cn.RDB, name, newCodec(), *raw); err != nil {
+	if err := Value(ctx, os.Stdout, cn.RDB, name, newCodec(), *raw); err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	return cliflag.ExitOK
 }
 
-// errNoValue is get's error for a missing key.
+// ErrNoValue is get's error for a missing key.
 var ErrNoValue = errors.New("no value")
 
-// getValue writes the value under name to w: the stored bytes with raw,
+// Value writes the value under name to w: the stored bytes with raw,
 // otherwise decoded with c and printed as indented JSON.
-func GetValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name string, c codec.Codec, raw bool) error {
+func Value(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name string, c codec.Codec, raw bool) error {
 	if raw {
 		data, err := rdb.Get(ctx, name).Bytes()
 		switch {
@@ -133,7 +136,7 @@ func GetValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name 
 	case !found:
 		return fmt.Errorf("%s: %w", name, ErrNoValue)
 	}
-	out, err := printJSON(v)
+	out, err := PrintJSON(v)
 	if err != nil {
 		return err
 	}
@@ -141,9 +144,9 @@ func GetValue(ctx context.Context, w io.Writer, rdb redis.UniversalClient, name 
 	return err
 }
 
-// decodeValue decodes stored bytes with c into what get prints: a value
-// of printJSON.
-func decodeValue(c codec.Codec, data []byte) (any, error) {
+// DecodeValue decodes stored bytes with c into what get prints: a value
+// of PrintJSON.
+func DecodeValue(c codec.Codec, data []byte) (any, error) {
 	var v any
 	if err := c.Decode(data, &v); err != nil {
 		return nil, err
@@ -151,8 +154,8 @@ func decodeValue(c codec.Codec, data []byte) (any, error) {
 	return Printable(v), nil
 }
 
-// printJSON is get's rendering of a decoded value: indented JSON.
-func printJSON(v any) ([]byte, error) {
+// PrintJSON is get's rendering of a decoded value: indented JSON.
+func PrintJSON(v any) ([]byte, error) {
 	return json.MarshalIndent(Printable(v), "", "  ")
 }
 
@@ -178,7 +181,7 @@ func explainGetError(ctx context.Context, rdb redis.UniversalClient, name string
 	return err
 }
 
-// printable replaces what encoding/json cannot print: not-finite floats
+// Printable replaces what encoding/json cannot print: not-finite floats
 // become the strings Jackson writes for them.
 func Printable(v any) any {
 	switch x := v.(type) {
