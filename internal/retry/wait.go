@@ -71,21 +71,8 @@ func (p *Policy) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, er
 		return false, retry.Err()
 	}
 
-	subCtx, cancel := ctx, context.CancelFunc(func() {})
-	if !spec.Deadline.IsZero() {
-		subCtx, cancel = context.WithDeadline(ctx, spec.Deadline)
-	}
-	sub, err := retry.Subscribe(subCtx, spec.Channel, spec.Policy)
-	cancel()
-	if err != nil {
-		switch {
-		case errors.Is(err, hub.ErrClosed) || p.lifetime.Err() != nil:
-			return false, p.closed
-		case ctx.Err() != nil:
-			return false, context.Cause(ctx)
-		case !spec.Deadline.IsZero() && !time.Now().Before(spec.Deadline):
-			return false, retry.Err()
-		}
+	sub, err := p.subscribe(ctx, spec, &retry)
+	if sub == nil {
 		return false, err
 	}
 	used := spec.Broadcast
@@ -140,4 +127,29 @@ func (p *Policy) Wait(ctx context.Context, spec WaitSpec, try Attempt) (bool, er
 			return false, p.closed
 		}
 	}
+}
+
+// subscribe subscribes the wait's channel, bounded by its deadline. With no
+// subscription it returns why the wait ends: the client closed, ctx's
+// cause, the last failure of the streak at the deadline (nil when there
+// was none), or the subscription's own error.
+func (p *Policy) subscribe(ctx context.Context, spec WaitSpec, retry *Retry) (*hub.Waiter, error) {
+	subCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !spec.Deadline.IsZero() {
+		subCtx, cancel = context.WithDeadline(ctx, spec.Deadline)
+	}
+	sub, err := retry.Subscribe(subCtx, spec.Channel, spec.Policy)
+	cancel()
+	if err == nil {
+		return sub, nil
+	}
+	switch {
+	case errors.Is(err, hub.ErrClosed) || p.lifetime.Err() != nil:
+		return nil, p.closed
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case !spec.Deadline.IsZero() && !time.Now().Before(spec.Deadline):
+		return nil, retry.Err()
+	}
+	return nil, err
 }
