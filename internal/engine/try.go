@@ -8,6 +8,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/inflight"
 )
 
 // countValue is a hold count with, for an object with ValueScripts, the
@@ -88,8 +89,8 @@ func (l *Lock) sendTry(ctx context.Context, field string, lease time.Duration, r
 		pin.Done()
 		return o, false, err
 	}
-	var p *core.Pending[AcquireReply]
-	o, p, err = core.Settle(l.rt, ctx, func(ctx context.Context) (AcquireReply, error) {
+	var p *inflight.Pending[AcquireReply]
+	o, p, err = inflight.Settle(l.rt.Inflight(), ctx, func(ctx context.Context) (AcquireReply, error) {
 		return l.try(ctx, field, lease, r)
 	})
 	if p == nil {
