@@ -130,7 +130,7 @@ func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forev
 // It is sent at most once: a second run after a lost reply could grant
 // twice. When ctx ends with the script on the wire, tryAcquire returns and
 // the grant, if the script makes one, is taken back once its reply is in
-// (core.Settle, undoGrant); so is a grant whose reply was lost, by its id:
+// (inflight.Settle, undoGrant); so is a grant whose reply was lost, by its id:
 // the window does not count permits nobody uses.
 func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error) {
 	var id [16]byte

@@ -80,7 +80,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 
 // sendTry sends the try on the caller's goroutine, pinned to a connection,
 // when the runtime runs the call inline; otherwise it waits for it as long
-// as ctx lasts (core.Settle). settling: ctx ended with the try on the
+// as ctx lasts (inflight.Settle). settling: ctx ended with the try on the
 // wire, and whatever it does in Redis is compensated after it, once its
 // outcome is known (settleLater).
 func (l *Lock) sendTry(ctx context.Context, field string, lease time.Duration, r Request) (o AcquireReply, settling bool, err error) {
