@@ -30,6 +30,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/source"
 )
@@ -163,11 +164,11 @@ func (l *Latch) CountDown(ctx context.Context) error {
 	})
 	switch {
 	case err == nil:
-	case core.Refused(err):
+	case replies.Refused(err):
 		err = core.Errorf(core.ErrReleaseRefused, "Redis refused the count-down before running it, so the count is unchanged; counting down again is safe once Redis accepts: %w", core.Permission(err))
 	case core.NotSent(err):
 		err = core.Errorf(core.ErrReleaseRefused, "the count-down was not sent, so the count is unchanged: %w", err)
-	case core.ChannelDenied(err):
+	case replies.ChannelDenied(err):
 		err = fmt.Errorf("the count-down happened and the count reached zero, but Redis refused the message on %s that wakes the waiters: %w", l.channel, core.Permission(err))
 	case !isReply(err):
 		err = fmt.Errorf("no reply to the count-down; it may have happened: %w", err)

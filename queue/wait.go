@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/inflight"
 	"github.com/goredisson/redisson/internal/retry"
 )
 
@@ -45,7 +46,7 @@ func (b *base[T]) wait(ctx context.Context, p *blockers, op, cmd, back string, w
 		return zero, false, b.fail(op, fmt.Errorf("%w: use the constructor", core.ErrInvalidArgument))
 	}
 	rt := b.rt
-	inf, err := rt.Inflight()
+	inf, err := rt.Inflight().Begin()
 	if err != nil {
 		return zero, false, b.fail(op, err)
 	}
@@ -78,7 +79,7 @@ type popWait[T any] struct {
 	ctx           context.Context
 	p             *blockers
 	op, cmd, back string
-	inf           *core.Inflight
+	inf           *inflight.Work
 	deadline      time.Time // zero: until ctx is done
 	retry         retry.Retry
 	bl            *blocker // the call's connection, kept across slices
@@ -272,7 +273,7 @@ func sleep(ctx context.Context, closed context.Context, d time.Duration) error {
 // when its connection's id is not known yet; the slice would then block for
 // up to blockSlice. So until the slice answers, the unblock is sent again,
 // at growing intervals.
-func (b *base[T]) abandon(inf *core.Inflight, p *blockers, bl *blocker, res <-chan popReply, back string) {
+func (b *base[T]) abandon(inf *inflight.Work, p *blockers, bl *blocker, res <-chan popReply, back string) {
 	defer inf.End()
 	rt := b.rt
 	t := time.NewTimer(blockSlice + blockReadMargin)
@@ -329,7 +330,7 @@ func (b *base[T]) putBackOn(ctx context.Context, c doer, cmd, data string) {
 			"kind", b.kind, "name", b.name, "element", data, "err", err)
 	}
 	first := true
-	err, pending := rt.GiveBack(ctx, func(dctx context.Context) error {
+	err, pending := rt.Inflight().GiveBack(ctx, func(dctx context.Context) error {
 		via := c
 		if !first {
 			// c may be the blocking call's connection, back in use by

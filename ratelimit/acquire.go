@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/events"
+	"github.com/goredisson/redisson/internal/inflight"
 )
 
 // Option changes one TryAcquire call.
@@ -129,7 +130,7 @@ func (l *Limiter) acquireObserved(ctx context.Context, op string, n int64, forev
 // It is sent at most once: a second run after a lost reply could grant
 // twice. When ctx ends with the script on the wire, tryAcquire returns and
 // the grant, if the script makes one, is taken back once its reply is in
-// (core.Settle, undoGrant); so is a grant whose reply was lost, by its id:
+// (inflight.Settle, undoGrant); so is a grant whose reply was lost, by its id:
 // the window does not count permits nobody uses.
 func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error) {
 	var id [16]byte
@@ -140,8 +141,8 @@ func (l *Limiter) tryAcquire(ctx context.Context, n int64) (time.Duration, error
 		res, err = l.acquireOnce(cctx, n, id)
 		pin.Done()
 	} else {
-		var p *core.Pending[any]
-		res, p, err = core.Settle(l.rt, ctx, func(ctx context.Context) (any, error) {
+		var p *inflight.Pending[any]
+		res, p, err = inflight.Settle(l.rt.Inflight(), ctx, func(ctx context.Context) (any, error) {
 			return l.acquireOnce(ctx, n, id)
 		})
 		if p != nil {
@@ -184,11 +185,11 @@ func (l *Limiter) acquireOnce(ctx context.Context, n int64, id [16]byte) (any, e
 // then count against the window for nobody; after an acquire that got no
 // reply it may still come first (the command may sit in the network), and
 // the grant then only admits fewer calls, never more.
-func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.Pending[any]) {
+func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *inflight.Pending[any]) {
 	bg := context.WithoutCancel(ctx)
 	run := func() {
 		if p != nil {
-			res, err, known := p.Wait(l.rt.Drained())
+			res, err, known := p.Wait(l.rt.Inflight().Drained())
 			if !known {
 				return // Close returned: nothing may be sent
 			}
@@ -206,7 +207,7 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 		}
 		// A take-back Redis refuses is sent again until it accepts; it
 		// finds nothing to take back once the grant has left the window.
-		err, pending := l.rt.GiveBack(bg, func(uctx context.Context) error {
+		err, pending := l.rt.Inflight().GiveBack(bg, func(uctx context.Context) error {
 			_, _, err := l.rt.Run(uctx, undoGrantScript, core.RunOpts{}, l.keys, n, string(id[:]))
 			return err
 		}, func(err error) {
@@ -224,7 +225,7 @@ func (l *Limiter) undoGrant(ctx context.Context, n int64, id [16]byte, p *core.P
 			failed(err)
 		}
 	}
-	w, err := l.rt.Inflight()
+	w, err := l.rt.Inflight().Begin()
 	if err != nil {
 		run() // Close has begun and waits for nothing new
 		return

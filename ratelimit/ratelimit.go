@@ -28,6 +28,7 @@ import (
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -291,7 +292,7 @@ func (l *Limiter) Release(ctx context.Context, permits int64) error {
 	switch {
 	case err == nil:
 		return l.fail(op, fault(res))
-	case core.Refused(err):
+	case replies.Refused(err):
 		err = core.Errorf(core.ErrReleaseRefused, "Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", permits, core.Permission(err))
 	case core.NotSent(err):
 		err = core.Errorf(core.ErrReleaseRefused, "the release of %d permits was not sent, so none were given back: %w", permits, err)

@@ -109,7 +109,7 @@ func (s *Semaphore) acquireObserved(ctx context.Context, op string, n int, wait 
 // application closing its go-redis client, they would lose the permits for
 // good.
 func (s *Semaphore) tryAcquire(ctx context.Context, n int) (bool, error) {
-	w, err := s.rt.Inflight()
+	w, err := s.rt.Inflight().Begin()
 	if err != nil {
 		return false, err
 	}
@@ -217,7 +217,7 @@ func (s *Semaphore) giveBack(ctx context.Context, n int, what string) {
 		s.rt.Logger().Warn("redisson: giving back the permits of "+what+" failed; they are missing from the semaphore",
 			"semaphore", s.name, "permits", n, "err", err)
 	}
-	err, pending := s.rt.GiveBack(ctx, func(dctx context.Context) error { return s.releaseOn(dctx, n) }, func(err error) {
+	err, pending := s.rt.Inflight().GiveBack(ctx, func(dctx context.Context) error { return s.releaseOn(dctx, n) }, func(err error) {
 		if err != nil {
 			failed(err)
 		}

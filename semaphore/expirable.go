@@ -16,6 +16,8 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/inflight"
+	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/source"
@@ -296,7 +298,7 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 		next time.Time
 		err  error
 	}
-	w, err := e.s.rt.Inflight()
+	w, err := e.s.rt.Inflight().Begin()
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -347,7 +349,7 @@ func (e *ExpirableSemaphore) tryAcquire(ctx context.Context, n int, o acquireOpt
 //
 // w is the acquire's registration with the runtime; a late check outlives it
 // on a fork of it.
-func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, n int, o acquireOptions) ([]string, time.Time, error) {
+func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *inflight.Work, n int, o acquireOptions) ([]string, time.Time, error) {
 	ids := make([]string, n)
 	args := make([]any, 0, 5+n)
 	now := nowMS()
@@ -418,13 +420,13 @@ func (e *ExpirableSemaphore) acquireOnce(ctx context.Context, w *core.Inflight, 
 // reply was lost, should it run late: once the client's Timeout has passed
 // it cannot still be on its way in any but a broken network. Close waits
 // for it (w), up to its bound.
-func (e *ExpirableSemaphore) lateCheck(w *core.Inflight, ids []string) {
+func (e *ExpirableSemaphore) lateCheck(w *inflight.Work, ids []string) {
 	defer w.End()
 	t := time.NewTimer(e.s.rt.Timeout())
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-e.s.rt.Drained().Done():
+	case <-e.s.rt.Inflight().Drained().Done():
 		e.s.rt.Logger().Warn("redisson: the client closed before a lost acquire could be checked; if it ran late, its permits are taken (a leased permit comes back when its lease ends)",
 			"semaphore", e.s.name, "permits", len(ids))
 		return
@@ -441,7 +443,7 @@ func (e *ExpirableSemaphore) lateCheck(w *core.Inflight, ids []string) {
 // "not yet" is followed by lateCheck's wait and second look. Once Close
 // has begun it asks one last time, so that an outage does not hold Close
 // for its whole bound, and warns if that gets no answer either.
-func (e *ExpirableSemaphore) settleUnknown(w *core.Inflight, ids []string) {
+func (e *ExpirableSemaphore) settleUnknown(w *inflight.Work, ids []string) {
 	defer w.End()
 	pause := unknownFirstPause
 	t := time.NewTimer(pause)
@@ -482,14 +484,14 @@ const (
 // held reports whether the permit id is in the zset, on a context of its
 // own. It asks nothing once Client.Close has returned.
 func (e *ExpirableSemaphore) held(ctx context.Context, id string) (bool, error) {
-	dctx, cancel := e.s.rt.ForUndo(ctx)
+	dctx, cancel := e.s.rt.Inflight().ForUndo(ctx)
 	defer cancel()
 	return e.heldOn(dctx, id)
 }
 
 // heldOn is held on dctx, a context from Undoing.
 func (e *ExpirableSemaphore) heldOn(dctx context.Context, id string) (bool, error) {
-	if e.s.rt.Drained().Err() != nil {
+	if e.s.rt.Inflight().Drained().Err() != nil {
 		return false, core.ErrClosed
 	}
 	raw, err := hex.DecodeString(id)
@@ -519,7 +521,7 @@ func (e *ExpirableSemaphore) giveBack(ctx context.Context, ids []string, what st
 			e.s.rt.Logger().Warn("redisson: giving back a permit of "+what+" failed",
 				"semaphore", e.s.name, "permit", id, "err", err)
 		}
-		err, pending := e.s.rt.GiveBack(ctx, func(dctx context.Context) error {
+		err, pending := e.s.rt.Inflight().GiveBack(ctx, func(dctx context.Context) error {
 			_, err := e.releaseOn(dctx, id)
 			return err
 		}, func(err error) {
@@ -590,9 +592,9 @@ func (e *ExpirableSemaphore) releaseOn(dctx context.Context, id string) (bool, e
 	switch {
 	case err == nil:
 		return res == int64(1), nil
-	case core.Refused(err):
+	case replies.Refused(err):
 		return false, core.Errorf(core.ErrReleaseRefused, "Redis refused the release of permit %x before running it, so it is still held; releasing it again is safe once Redis accepts: %w", raw, core.Permission(err))
-	case core.ChannelDenied(err):
+	case replies.ChannelDenied(err):
 		return false, fmt.Errorf("permit %x was given back, but Redis refused the message on %s that wakes waiters: %w", raw, e.s.channel, core.Permission(err))
 	}
 	return false, e.explain(dctx, core.Permission(err))

@@ -33,6 +33,7 @@ import (
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/source"
 )
@@ -331,11 +332,11 @@ func (s *Semaphore) releaseOn(dctx context.Context, n int) error {
 		// replica acknowledged it: undoing would take permits from
 		// whoever is waiting.
 		return nil
-	case core.Refused(err):
+	case replies.Refused(err):
 		return core.Errorf(core.ErrReleaseRefused, "Redis refused the release of %d permits before running it, so none were given back; releasing them again is safe once Redis accepts: %w", n, core.Permission(err))
 	case core.NotSent(err):
 		return core.Errorf(core.ErrReleaseRefused, "the release of %d permits was not sent, so none were given back; releasing them again is safe: %w", n, err)
-	case core.ChannelDenied(err):
+	case replies.ChannelDenied(err):
 		return fmt.Errorf("the %d permits were given back, but Redis refused the message on %s that wakes waiters: %w", n, s.channel, core.Permission(err))
 	case !isReply(err):
 		return fmt.Errorf("no reply to the release of %d permits; they may not have been given back: %w", n, err)

@@ -274,7 +274,7 @@ func (p *Pool) TakeBound(ctx context.Context, key string) (dc *Conn, lost bool) 
 	return dc, false
 }
 
-// Inline reports whether a call whose outcome must be known (core.Settle)
+// Inline reports whether a call whose outcome must be known (inflight.Settle)
 // may run under ctx on the caller's goroutine, and with which context: a
 // caller on the hot path asks first and builds no closure when it may. It
 // calls pin.Done after the call (pin may be nil). key is the call's first

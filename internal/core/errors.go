@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/errs"
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/replies"
 )
 
 // Sentinel errors shared by every object. The root package re-exports them, so
@@ -122,4 +123,13 @@ func NilSeq2[T any](kind, op string) iter.Seq2[T, error] {
 		var zero T
 		yield(zero, NilHandle(kind, op))
 	}
+}
+
+// Permission returns err matching ErrNoPermission when replies.Denied says it is
+// an ACL refusal, its text unchanged; any other err as it is.
+func Permission(err error) error {
+	if err == nil || errors.Is(err, ErrNoPermission) || !replies.Denied(err) {
+		return err
+	}
+	return Errorf(ErrNoPermission, "%w", err)
 }

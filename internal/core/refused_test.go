@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/internal/replies"
 )
 
 // TestRefused classifies the replies of a release that failed: refused
@@ -68,9 +69,9 @@ func TestRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.refused, core.Refused(tc.err), "Refused")
-			require.Equal(t, tc.denied, core.Denied(tc.err), "Denied")
-			require.Equal(t, tc.channelDenied, core.ChannelDenied(tc.err), "ChannelDenied")
+			require.Equal(t, tc.refused, replies.Refused(tc.err), "Refused")
+			require.Equal(t, tc.denied, replies.Denied(tc.err), "Denied")
+			require.Equal(t, tc.channelDenied, replies.ChannelDenied(tc.err), "ChannelDenied")
 			perm := core.Permission(tc.err)
 			require.Equal(t, tc.denied, errors.Is(perm, core.ErrNoPermission), "Permission matches ErrNoPermission")
 			if tc.err != nil {
@@ -95,20 +96,20 @@ func TestRefusedRealReplies(t *testing.T) {
 
 	narrow := redistest.Client(t, srv, func(o *redis.Options) { o.Username, o.Password = "narrow", "pw" })
 	_, err := script.Run(ctx, narrow, keys)
-	require.True(t, core.Refused(err), "a channel passed as a key outside the user's keys: %v", err)
+	require.True(t, replies.Refused(err), "a channel passed as a key outside the user's keys: %v", err)
 	require.ErrorIs(t, core.Permission(err), core.ErrNoPermission)
 	require.Equal(t, "", getOrEmpty(t, admin, "app:s"), "nothing was written")
 
 	quiet := redistest.Client(t, srv, func(o *redis.Options) { o.Username, o.Password = "quiet", "pw" })
 	_, err = script.Run(ctx, quiet, keys)
-	require.False(t, core.Refused(err), "a PUBLISH refused after the write: %v", err)
-	require.True(t, core.ChannelDenied(err), "%v", err)
+	require.False(t, replies.Refused(err), "a PUBLISH refused after the write: %v", err)
+	require.True(t, replies.ChannelDenied(err), "%v", err)
 	require.ErrorIs(t, core.Permission(err), core.ErrNoPermission)
 	require.Equal(t, "1", getOrEmpty(t, admin, "app:s"), "the write was made")
 
 	free := redistest.Fill(t, admin)
 	_, err = script.Run(ctx, admin, keys)
-	require.True(t, core.Refused(err), "OOM: %v", err)
+	require.True(t, replies.Refused(err), "OOM: %v", err)
 	require.Equal(t, "1", getOrEmpty(t, admin, "app:s"), "nothing was written")
 	free()
 	_, err = script.Run(ctx, admin, keys)

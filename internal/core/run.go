@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/conns"
+	"github.com/goredisson/redisson/internal/replies"
 )
 
 // RunOpts says how Run sends a script. The zero value runs it as any
@@ -135,7 +136,7 @@ func (rt *Runtime) runSynced(ctx context.Context, s *Script, retry bool, keys []
 		}
 		acked, werr := wait.Int64()
 		res := SyncResult{Replicas: n, Acked: int(acked)}
-		if _, reply := replyText(werr); reply {
+		if _, reply := replies.Text(werr); reply {
 			res.Refused = werr
 		}
 		if res.Failed() {

@@ -11,8 +11,10 @@ import (
 	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/inflight"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/internal/replicas"
+	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/observe"
 )
@@ -68,7 +70,7 @@ type Runtime struct {
 	retry    *retry.Policy
 	evalMode EvalMode
 	requests requestIDs
-	inflight inflight
+	inflight *inflight.Tracker
 	done     context.Context
 	cancel   context.CancelCauseFunc
 }
@@ -110,7 +112,10 @@ func New(cfg Config) *Runtime {
 	rt.conns = conns.New(cc)
 	rt.events = events.New(cfg.Observer, rt.logger, epoch)
 	rt.requests.init()
-	rt.inflight.init()
+	rt.inflight = inflight.New(inflight.Config{
+		Conns: rt.conns, Timeout: rt.timeout, Synced: rt.sync.Enabled, SyncTimeout: rt.sync.Timeout,
+		Lifetime: rt.done, Closed: ErrClosed, Refused: replies.Refused,
+	})
 	if cfg.Redis != nil {
 		pc := hub.Config{Client: cfg.Redis, Sharded: cfg.Sharded, Logger: rt.logger}
 		if o := cfg.Observer; o != nil && o.Subscription != nil {
@@ -156,11 +161,11 @@ func (rt *Runtime) Closing() {
 
 // Close marks the runtime closed (later calls fail with ErrClosed), ends
 // every hold with cause ErrClosed, waits up to CloseWait for the acquires
-// in flight and their give-backs (see Inflight), and stops the hub and the
-// wheel. The registered work sends nothing after it returns.
+// in flight and their give-backs (package inflight), and stops the hub and
+// the wheel. The registered work sends nothing after it returns.
 func (rt *Runtime) Close() {
 	rt.Closing()
-	if left, waited := rt.drain(); left > 0 {
+	if left, waited := rt.inflight.Drain(); left > 0 {
 		rt.logger.Error("redisson: Close stopped waiting for acquires in flight; Redis did not answer in time, and semaphore permits they took (if they ran) are missing until restored",
 			"inflight", left, "waited", waited)
 	}
@@ -182,6 +187,10 @@ func (rt *Runtime) Hub() *hub.Hub { return rt.hub }
 
 // Wheel returns the renewal wheel.
 func (rt *Runtime) Wheel() *renewal.Wheel { return rt.wheel }
+
+// Inflight returns the work Close waits for: acquires in flight and their
+// give-backs.
+func (rt *Runtime) Inflight() *inflight.Tracker { return rt.inflight }
 
 // Conns returns the client's dedicated connections and call bounds.
 func (rt *Runtime) Conns() *conns.Pool { return rt.conns }

@@ -94,10 +94,10 @@ func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 		// A try the caller stopped waiting for, or its undo, is still to
 		// settle: leaving first, the waiter would be queued again by it.
 		done := l.later(ctx, field, func(bg context.Context) {
-			if l.rt.Drained().Err() != nil {
+			if l.rt.Inflight().Drained().Err() != nil {
 				return // Close returned: nothing may be sent
 			}
-			uctx, cancel := l.rt.ForUndo(bg)
+			uctx, cancel := l.rt.Inflight().ForUndo(bg)
 			defer cancel()
 			l.acquireFailed(uctx, qs, field, r.queueWait())
 		})

@@ -25,7 +25,7 @@ func (l *Lock) later(ctx context.Context, field string, fn func(bg context.Conte
 	e := l.e
 	e.undoMu.Lock()
 	prev := e.undos[key]
-	w, err := l.rt.Inflight()
+	w, err := l.rt.Inflight().Begin()
 	if err == nil {
 		if e.undos == nil {
 			e.undos = make(map[undoKey]chan struct{})
@@ -64,7 +64,7 @@ func (l *Lock) later(ctx context.Context, field string, fn func(bg context.Conte
 // Close would wait for it: a cancelled call does not stay past that while
 // Redis does not answer (the work goes on, and Close waits for it).
 func (l *Lock) awaitDone(done <-chan struct{}) {
-	t := time.NewTimer(l.rt.CloseWait())
+	t := time.NewTimer(l.rt.Inflight().CloseWait())
 	defer t.Stop()
 	select {
 	case <-done:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/holds"
+	"github.com/goredisson/redisson/internal/inflight"
 )
 
 // ExtendScripts is implemented by the Scripts of an object whose lease is
@@ -111,7 +112,7 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	if !ok {
 		return l.endOf(ctx, h)
 	}
-	r, p, err := core.Settle(l.rt, ctx, func(cctx context.Context) (ExtendReply, error) {
+	r, p, err := inflight.Settle(l.rt.Inflight(), ctx, func(cctx context.Context) (ExtendReply, error) {
 		return l.extendOnce(cctx, field, lease)
 	})
 	if p == nil {
@@ -122,7 +123,7 @@ func (l *Lock) extend(ctx context.Context, h *Hold, lease time.Duration) error {
 	handed = true
 	go func() {
 		defer done()
-		r, err, known := p.Wait(l.rt.Drained())
+		r, err, known := p.Wait(l.rt.Inflight().Drained())
 		if !known {
 			return // Close returned: the holds have ended
 		}

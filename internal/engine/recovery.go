@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/inflight"
 )
 
 // Lost-reply recovery: a try may run in Redis although its reply never
@@ -29,7 +30,7 @@ import (
 // what the look finds. Close waits for it, and once Close has begun it
 // looks at once.
 func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, r Request) {
-	w, err := l.rt.Inflight()
+	w, err := l.rt.Inflight().Begin()
 	if err != nil {
 		return
 	}
@@ -39,7 +40,7 @@ func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, 
 		for done := l.undoRunning(field); done != nil; done = l.undoRunning(field) {
 			select {
 			case <-done:
-			case <-l.rt.Drained().Done():
+			case <-l.rt.Inflight().Drained().Done():
 				return
 			}
 		}
@@ -49,10 +50,10 @@ func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, 
 		case <-l.rt.Closed():
 			t.Stop()
 		}
-		if l.rt.Drained().Err() != nil {
+		if l.rt.Inflight().Drained().Err() != nil {
 			return
 		}
-		uctx, cancel := l.rt.ForUndo(bg)
+		uctx, cancel := l.rt.Inflight().ForUndo(bg)
 		cv, err := l.countValue(uctx, field)
 		cancel()
 		if err == nil && cv.count > 0 {
@@ -63,7 +64,7 @@ func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, 
 			}
 		}
 		if qs, ok := l.queueScripts(r); ok {
-			uctx, cancel := l.rt.ForUndo(bg)
+			uctx, cancel := l.rt.Inflight().ForUndo(bg)
 			l.acquireFailed(uctx, qs, field, r.queueWait())
 			cancel()
 		}
@@ -180,10 +181,10 @@ func (l *Lock) undoLater(ctx context.Context, field string, lease time.Duration,
 func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id string) {
 	retry := l.rt.Retry().Budget(l.cfg.Kind, l.cfg.Name)
 	for {
-		if l.rt.Drained().Err() != nil {
+		if l.rt.Inflight().Drained().Err() != nil {
 			return // Close returned: nothing may be sent
 		}
-		uctx, cancel := l.rt.ForUndo(bg)
+		uctx, cancel := l.rt.Inflight().ForUndo(bg)
 		_, _, err := l.releaseOnce(uctx, field, lease, id, nil, false)
 		cancel()
 		if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
@@ -224,10 +225,10 @@ func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id
 // without a reply (the connection broke, go-redis' ReadTimeout passed and
 // it closed the connection) may have run: it is undone as a lost reply is;
 // docs/giving-up.md says what a command still in the network then does.
-func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, r Request, p *core.Pending[AcquireReply]) chan struct{} {
+func (l *Lock) settleLater(ctx context.Context, field string, lease time.Duration, r Request, p *inflight.Pending[AcquireReply]) chan struct{} {
 	id := l.rt.RequestID()
 	return l.later(ctx, field, func(bg context.Context) {
-		o, err, known := p.Wait(l.rt.Drained())
+		o, err, known := p.Wait(l.rt.Inflight().Drained())
 		switch {
 		case !known:
 			return // Close returned: nothing may be sent

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/replies"
 )
 
 // releaseAttempts is how often a release is sent when its reply is lost; the
@@ -155,7 +156,7 @@ func (l *Lock) releaseFailed(h *Hold, field string, err error, ran bool) (bool, 
 }
 
 // errUnheard marks a release that ran but whose message Redis refused
-// (core.ChannelDenied): the hold ended as released.
+// (replies.ChannelDenied): the hold ended as released.
 var errUnheard = errors.New("the release was not announced")
 
 // refused is the error of a release Redis refused before it ran: the hold
@@ -195,7 +196,7 @@ func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.D
 			r.value, r.noValue = succ.Value, l.values != nil && succ.Value == 0
 		}
 		// The hand-off may have happened, as early as the first send.
-		r.maybeRan = o.err != nil && (isTransport(o.err) || core.ChannelDenied(o.err))
+		r.maybeRan = o.err != nil && (isTransport(o.err) || replies.ChannelDenied(o.err))
 		q.endRelease(r, time.Now(), l.e.standBackFor)
 	}
 	if r, failed, ferr := releaseFailure(o.err, o.noReply, next != nil, o.start); failed {
@@ -257,9 +258,9 @@ func releaseFailure(err error, noReply, handing bool, start time.Time) (releaseR
 	switch {
 	case err == nil || errors.Is(err, core.ErrNoSyncedReplicas):
 		return releaseResult{}, false, nil
-	case !noReply && core.Refused(err):
+	case !noReply && replies.Refused(err):
 		return releaseResult{}, true, refused(err)
-	case core.ChannelDenied(err) && !handing:
+	case replies.ChannelDenied(err) && !handing:
 		// Waiters elsewhere learn of it at their next try (the holder's
 		// TTL), not from a message.
 		return releaseResult{full: true, start: start}, true,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/inflight"
 )
 
 // countValue is a hold count with, for an object with ValueScripts, the
@@ -79,7 +80,7 @@ func (l *Lock) tryAcquire(ctx context.Context, field string, lease time.Duration
 
 // sendTry sends the try on the caller's goroutine, pinned to a connection,
 // when the runtime runs the call inline; otherwise it waits for it as long
-// as ctx lasts (core.Settle). settling: ctx ended with the try on the
+// as ctx lasts (inflight.Settle). settling: ctx ended with the try on the
 // wire, and whatever it does in Redis is compensated after it, once its
 // outcome is known (settleLater).
 func (l *Lock) sendTry(ctx context.Context, field string, lease time.Duration, r Request) (o AcquireReply, settling bool, err error) {
@@ -88,8 +89,8 @@ func (l *Lock) sendTry(ctx context.Context, field string, lease time.Duration, r
 		pin.Done()
 		return o, false, err
 	}
-	var p *core.Pending[AcquireReply]
-	o, p, err = core.Settle(l.rt, ctx, func(ctx context.Context) (AcquireReply, error) {
+	var p *inflight.Pending[AcquireReply]
+	o, p, err = inflight.Settle(l.rt.Inflight(), ctx, func(ctx context.Context) (AcquireReply, error) {
 		return l.try(ctx, field, lease, r)
 	})
 	if p == nil {

@@ -1,10 +1,11 @@
-package core
+// Package replies tells what a Redis error reply says about the command
+// it answers: whether Redis turned it away before it changed anything
+// (Refused), and whether an ACL did (Denied, ChannelDenied).
+package replies
 
 import (
-	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,7 +20,7 @@ import (
 //   - Redis ran it and it failed partway: a script's runtime error after a
 //     write (a PUBLISH refused by an ACL at the end of a release). The
 //     release happened; sending it again could release twice.
-//   - No reply: the outcome is unknown (Transport).
+//   - No reply: the outcome is unknown (core.Transport).
 //
 // Refused tells the first apart from the other two.
 
@@ -60,9 +61,9 @@ func refusedBefore(code string) bool {
 // BUSY, MISCONF, NOREPLICAS, ...): the caller's hold or permit stays its
 // own, and sending the same command again once Redis accepts it is safe.
 // A script's runtime error (it may have written before it failed), any
-// other reply and a failure to get a reply (Transport) report false.
+// other reply and a failure to get a reply (core.Transport) report false.
 func Refused(err error) bool {
-	msg, ok := replyText(err)
+	msg, ok := Text(err)
 	if !ok {
 		return false
 	}
@@ -88,7 +89,7 @@ func Refused(err error) bool {
 // connection a key, a channel or a command: NOPERM before a command runs,
 // or an ACL check failing inside a running script.
 func Denied(err error) bool {
-	msg, ok := replyText(err)
+	msg, ok := Text(err)
 	if !ok {
 		return false
 	}
@@ -101,21 +102,13 @@ func Denied(err error) bool {
 // SPUBLISH) refused by the ACL: the channel was not allowed. A release
 // script publishes last, so its write was made.
 func ChannelDenied(err error) bool {
-	msg, ok := replyText(err)
+	msg, ok := Text(err)
 	return ok && !Refused(err) && Denied(err) && strings.Contains(msg, "channel")
 }
 
-// Permission returns err matching ErrNoPermission when Denied says it is
-// an ACL refusal, its text unchanged; any other err as it is.
-func Permission(err error) error {
-	if err == nil || errors.Is(err, ErrNoPermission) || !Denied(err) {
-		return err
-	}
-	return Errorf(ErrNoPermission, "%w", err)
-}
-
-// replyText returns the text of the Redis error reply in err.
-func replyText(err error) (string, bool) {
+// Text returns the text of the Redis error reply in err, and whether err
+// holds one (redis.Nil does not).
+func Text(err error) (string, bool) {
 	var re redis.Error
 	if err == nil || !errors.As(err, &re) || errors.Is(err, redis.Nil) {
 		return "", false
@@ -137,62 +130,3 @@ func oldScriptError(msg string) (string, bool) {
 	code, _, _ := strings.Cut(msg[i+3:], " ")
 	return code, true
 }
-
-// GiveBack sends what was taken for a caller who will not have it (permits,
-// an element popped as its caller left) with send, on a context from
-// ForUndo, and returns the outcome of that first try. When Redis refused
-// it (Refused: out of memory, an ACL, a failover under way), nothing is
-// lost yet: pending is true, and it is sent again in the background, with a
-// pause growing to a second, until Redis accepts it or answers otherwise;
-// then end gets that outcome (nil: given back). The retries are registered
-// with the runtime, so Close waits for them; once Close has begun they try
-// one last time. Nothing is sent once Close has returned (ErrClosed).
-func (rt *Runtime) GiveBack(ctx context.Context, send func(context.Context) error, end func(error)) (err error, pending bool) {
-	bg := context.WithoutCancel(ctx)
-	try := func() error {
-		if rt.Drained().Err() != nil {
-			return ErrClosed
-		}
-		dctx, cancel := rt.ForUndo(bg)
-		defer cancel()
-		return send(dctx)
-	}
-	err = try()
-	if !Refused(err) || rt.done.Err() != nil {
-		return err, false
-	}
-	w, berr := rt.Inflight()
-	if berr != nil {
-		return err, false
-	}
-	go func() {
-		defer w.End()
-		pause := giveBackFirstPause
-		t := time.NewTimer(pause)
-		defer t.Stop()
-		for {
-			last := false
-			select {
-			case <-t.C:
-			case <-rt.done.Done():
-				last = true
-			}
-			err := try()
-			if !Refused(err) || last {
-				end(err)
-				return
-			}
-			pause = min(2*pause, giveBackMaxPause)
-			t.Reset(pause)
-		}
-	}()
-	return err, true
-}
-
-// The pauses between GiveBack's tries: a failover's refusals pass within
-// moments, while memory or an ACL may take an operator; a second keeps a
-// long refusal down to a command a second per give-back.
-const (
-	giveBackFirstPause = 50 * time.Millisecond
-	giveBackMaxPause   = time.Second
-)

@@ -1,4 +1,4 @@
-package core
+package inflight
 
 import (
 	"context"
@@ -56,8 +56,8 @@ func (p *Pending[T]) Wait(ctx context.Context) (T, error, bool) {
 // ContextTimeoutEnabled, it would cut the read at the deadline) nor a
 // nested bound (NeedsBound, asked again later, when the deadline may be
 // near) can leave its outcome unknown.
-func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) (T, error)) (T, *Pending[T], error) {
-	if cctx, pin, ok := rt.conns.Inline(ctx, ""); ok {
+func Settle[T any](t *Tracker, ctx context.Context, call func(context.Context) (T, error)) (T, *Pending[T], error) {
+	if cctx, pin, ok := t.cfg.Conns.Inline(ctx, ""); ok {
 		v, err := call(cctx)
 		pin.Done()
 		return v, nil, err
@@ -66,7 +66,7 @@ func Settle[T any](rt *Runtime, ctx context.Context, call func(context.Context) 
 	go func() {
 		conns.ReserveStack(0)
 		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		stop := context.AfterFunc(rt.Drained(), cancel)
+		stop := context.AfterFunc(t.stop, cancel)
 		p.v, p.err = call(cctx)
 		stop()
 		cancel()

@@ -42,59 +42,19 @@ func closeAsync(rt *Runtime) <-chan struct{} {
 	return done
 }
 
-// TestCloseWaitsForInflight: Close refuses new work at once, waits for
-// open work and its forks, and only then stops the background sends.
-func TestCloseWaitsForInflight(t *testing.T) {
+// TestCloseWaitOfConfig: the runtime hands the tracker its timeouts and
+// replica sync settings.
+func TestCloseWaitOfConfig(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rdb := redistest.Client(t, srv, func(o *redis.Options) { o.ReadTimeout = time.Minute })
 	synced := New(Config{Redis: rdb, Timeout: time.Minute, Sync: ReplicaSync{Enabled: true}})
-	require.Equal(t, 2*time.Minute+time.Second, synced.CloseWait(), "ReadTimeout, the default WAIT timeout, Timeout")
+	require.Equal(t, 2*time.Minute+time.Second, synced.Inflight().CloseWait(), "ReadTimeout, the default WAIT timeout, Timeout")
 	synced.Close()
 	rt := New(Config{Redis: rdb, Timeout: time.Minute})
-	require.Equal(t, 2*time.Minute, rt.CloseWait())
-
-	w, err := rt.Inflight()
-	require.NoError(t, err)
-	done := closeAsync(rt)
-	redistest.Eventually(t, 10*time.Second, "Close began", func() bool { return rt.Lifetime().Err() != nil })
-	redistest.Eventually(t, 10*time.Second, "new work is refused", func() bool {
-		w2, err := rt.Inflight()
-		if err == nil {
-			w2.End()
-			return false
-		}
-		require.ErrorIs(t, err, ErrClosed)
-		return true
-	})
-	fork := w.Fork()
-	w.End()
-	w.End() // a second End changes nothing
-	require.Equal(t, 1, rt.InflightCount())
-	select {
-	case <-done:
-		t.Fatal("Close returned with a fork open")
-	default:
-	}
-	require.NoError(t, rt.Drained().Err(), "undos may still be sent while Close waits")
-	uctx, cancel := rt.ForUndo(context.Background())
-	defer cancel()
-	require.NoError(t, uctx.Err())
-	fork.End()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not return after the work ended")
-	}
-	require.Error(t, rt.Drained().Err())
-	// The undo context ends through context.AfterFunc, in its own
-	// goroutine; what must hold at once is Stopped, which every background
-	// send checks.
-	select {
-	case <-uctx.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("an undo context did not end after Close stopped waiting")
-	}
-	require.Zero(t, rt.InflightCount())
+	require.Equal(t, 2*time.Minute, rt.Inflight().CloseWait())
+	rt.Close()
+	_, err := rt.Inflight().Begin()
+	require.ErrorIs(t, err, ErrClosed)
 }
 
 // TestCloseWaitIsBounded: work that never ends keeps Close no longer than
@@ -104,9 +64,9 @@ func TestCloseWaitIsBounded(t *testing.T) {
 	rdb := redistest.Client(t, srv, func(o *redis.Options) { o.ReadTimeout = -1 })
 	var logs lockedBuffer
 	rt := New(Config{Redis: rdb, Timeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	require.Equal(t, 400*time.Millisecond, rt.CloseWait(), "no ReadTimeout: Timeout for the reply, Timeout for the give-back")
+	require.Equal(t, 400*time.Millisecond, rt.Inflight().CloseWait(), "no ReadTimeout: Timeout for the reply, Timeout for the give-back")
 
-	_, err := rt.Inflight()
+	_, err := rt.Inflight().Begin()
 	require.NoError(t, err)
 	start := time.Now()
 	select {
@@ -114,29 +74,10 @@ func TestCloseWaitIsBounded(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close hung")
 	}
-	require.GreaterOrEqual(t, time.Since(start), rt.CloseWait())
-	require.Error(t, rt.Drained().Err())
+	require.GreaterOrEqual(t, time.Since(start), rt.Inflight().CloseWait())
+	require.Error(t, rt.Inflight().Drained().Err())
 	require.Contains(t, logs.String(), "Close stopped waiting for acquires in flight")
 	require.Contains(t, logs.String(), "inflight=1")
-}
-
-// TestCloseWithoutInflight: nothing registered, nothing waited for.
-func TestCloseWithoutInflight(t *testing.T) {
-	srv := redistest.StartServer(t)
-	rdb := redistest.Client(t, srv)
-	rt := New(Config{Redis: rdb, Timeout: time.Hour})
-	w, err := rt.Inflight()
-	require.NoError(t, err)
-	w.End()
-	select {
-	case <-closeAsync(rt):
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close waited with nothing in flight")
-	}
-	require.Error(t, rt.Drained().Err())
-	_, err = rt.Inflight()
-	require.ErrorIs(t, err, ErrClosed)
-	rt.Close() // a second Close returns at once
 }
 
 // TestReadTimeoutOf: go-redis normalises its options in NewClient (its
