@@ -22,7 +22,9 @@ var ErrReleaseRefused = errors.New("the release did not run")
 // not a failure to get one. go-redis' refusal of a Conn it marked bad is
 // not, though it wraps the reply that made it so (READONLY).
 func isReply(err error) bool {
-	if conns.BadConn(err) {
+	// No error is no reply to classify; errors.As below would move re to
+	// the heap on every call, the successful ones included.
+	if err == nil || conns.BadConn(err) {
 		return false
 	}
 	var re redis.Error

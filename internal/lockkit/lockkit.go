@@ -33,11 +33,16 @@ type Rules struct {
 
 // Apply reads opts.
 func Apply(opts []locks.Option) Options {
-	var o Options
-	for _, opt := range opts {
-		opt(&o)
+	// An option is a func the compiler cannot see into, so what it is given
+	// lives on the heap: only calls with options pay for that.
+	if len(opts) == 0 {
+		return Options{}
 	}
-	return o
+	o := new(Options)
+	for _, opt := range opts {
+		opt(o)
+	}
+	return *o
 }
 
 // Engine returns the engine hold inside h.
