@@ -1,5 +1,6 @@
-# Make targets of github.com/goredisson/redisson. `make` alone runs `make test`;
-# `make help` lists the targets.
+# Make targets of github.com/goredisson/redisson. `make` alone prints
+# `make help`, the list of targets; `make test` runs every test (CI's
+# .ci/run calls it by name) and `make demo` shows the lock at work.
 #
 # The tests start real redis-server processes on free loopback ports, so
 # every target that needs Redis first runs scripts/ensure-redis.sh, which
@@ -7,7 +8,7 @@
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
-.DEFAULT_GOAL := test
+.DEFAULT_GOAL := help
 
 GO ?= go
 GOFMT ?= gofmt
@@ -93,6 +94,7 @@ staticcheck: check-go
 ## demo: run the CLI demo against a redis-server it starts: make demo ARGS="..."
 demo: check-go
 	@bash scripts/ensure-redis.sh
+	@echo "make demo: building the CLI (go run ./cmd/redisson; the first run compiles for ~1 min)…"
 	$(GO) run ./cmd/redisson demo $(ARGS)
 
 ## bench: run the benchmark runner in bench/: make bench ARGS="..."

@@ -95,3 +95,36 @@ fi
 		t.Errorf("with Redis installed: %v\n%s", err, out)
 	}
 }
+
+// TestMakeFirstRun: `make` alone lists the targets instead of starting the
+// long `make test`, and `make demo` says it is building before `go run`
+// compiles in silence. make -n prints the recipes without running them.
+func TestMakeFirstRun(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skipf("make not found: %v", err)
+	}
+	tests := []struct {
+		args []string
+		want []string // in this order
+	}{
+		{args: nil, want: []string{"test: ", "help: ", "demo: "}},
+		{args: []string{"-n", "demo"}, want: []string{"echo \"make demo: building the CLI", "go run ./cmd/redisson demo"}},
+	}
+	for _, tc := range tests {
+		cmd := exec.Command("make", append([]string{"--no-print-directory", "-C", "../.."}, tc.args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make %v: %v\n%s", tc.args, err, out)
+		}
+		rest := string(out)
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("make %v: want %q (after the ones before it) in:\n%s", tc.args, w, out)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+}
