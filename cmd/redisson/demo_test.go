@@ -37,6 +37,7 @@ func checkDemo(t *testing.T, r result) {
 	if lock, _ := strconv.ParseFloat(m[2], 64); lock <= 0 || lock > 3 {
 		t.Errorf("lock round trips %s per acquisition, want more than 0 and at most 3", m[2])
 	}
+	checkReading(t, r.stdout, m[2])
 	// Not a terminal: plain lines, no carriage returns.
 	if strings.Contains(r.stdout, "\r") {
 		t.Errorf("progress bar redrawn with \\r although stdout is not a terminal")
@@ -78,5 +79,37 @@ func TestDemoCluster(t *testing.T) {
 	checkDemo(t, r)
 	if strings.Count(strings.SplitN(r.stdout, "\n\n", 2)[0], "127.0.0.1:") < 6 {
 		t.Errorf("demo on a cluster should MONITOR all 3 masters:\n%s", r.stdout)
+	}
+}
+
+// checkReading checks the report's two closing lines: the share of local
+// hand-offs, out of the acquisitions made, and what to run next. A lock
+// that needed fewer round trips than acquisitions (lockRT) owes it to local
+// hand-offs, and the reading must say so.
+func checkReading(t *testing.T, stdout, lockRT string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "reading: ") || !strings.HasPrefix(lines[len(lines)-1], "next: ") {
+		t.Fatalf("the report does not end with the reading and the next steps:\n%s", stdout)
+	}
+	reading, next := lines[len(lines)-2], lines[len(lines)-1]
+	for _, want := range []string{"make bench", "redisson dashboard"} {
+		if !strings.Contains(next, want) {
+			t.Errorf("next steps lack %q: %s", want, next)
+		}
+	}
+	handedOver := 0
+	if m := regexp.MustCompile(`^reading: [0-9]+% of the acquisitions \(([0-9]+) of 200\) were local hand-offs: `).FindStringSubmatch(reading); m != nil {
+		handedOver, _ = strconv.Atoi(m[1])
+		if handedOver < 1 || handedOver > 200 {
+			t.Errorf("%d of 200 acquisitions handed over: %s", handedOver, reading)
+		}
+	} else if !strings.HasPrefix(reading, "reading: no acquisition was a local hand-off") {
+		t.Fatalf("reading gives no share of local hand-offs: %s", reading)
+	}
+	if rt, _ := strconv.ParseFloat(lockRT, 64); rt < 1 {
+		if handedOver == 0 || !strings.Contains(reading, "under one lock round trip per acquisition ("+lockRT+")") {
+			t.Errorf("%s lock round trips per acquisition, but the reading does not put it down to local hand-offs: %s", lockRT, reading)
+		}
 	}
 }

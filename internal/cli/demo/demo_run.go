@@ -86,17 +86,24 @@ func runDemo(ctx context.Context, prog string, cn *conn.Conn, cf *conn.Flags, s 
 	if err != nil {
 		return cliflag.Errorf(prog, "GET %s: %v", r.counterKey, err)
 	}
-	handoffs, overlaps := handoffsOf(all)
+	h := handoffsOf(all)
 	fmt.Println()
 	fmt.Println("results")
 	row("time", "%.2fs", end.Sub(start).Seconds())
 	row("throughput", "%.0f acquisitions/s", float64(s.ops)/end.Sub(start).Seconds())
-	if len(handoffs) > 0 {
+	if len(h.all) > 0 {
 		row("hand-off", "p50 %s  p99 %s  max %s  (release → next acquire, %d hand-offs)",
-			fmtDur(quantile(handoffs, 0.50)), fmtDur(quantile(handoffs, 0.99)), fmtDur(handoffs[len(handoffs)-1]), len(handoffs))
+			fmtDur(quantile(h.all, 0.50)), fmtDur(quantile(h.all, 0.99)), fmtDur(h.all[len(h.all)-1]), len(h.all))
 	}
-	r.printRoundTrips()
-	return r.verdict(got, overlaps)
+	lockRT := r.printRoundTrips()
+	code := r.verdict(got, h.overlaps)
+	if code == cliflag.ExitOK {
+		fmt.Println()
+		for _, l := range reading(h, s.ops, s.workers, lockRT) {
+			fmt.Println(l)
+		}
+	}
+	return code
 }
 
 // startMonitors starts a MONITOR on every master.
@@ -303,25 +310,47 @@ func (r *demoRun) waitWorkers() (end time.Time, failed bool) {
 	return end, failed
 }
 
-// handoffsOf is the hand-off latency across all processes, sorted, and how
-// many critical sections began before the previous one ended.
-func handoffsOf(ws []*demoWorker) ([]time.Duration, int) {
+// handOffs is the hand-off latency across all processes, sorted: of every
+// hand-off, of those a local hand-off made (the lock passed to a waiter of
+// the releasing process) and of the others; overlaps counts the critical
+// sections that began before the previous one ended.
+type handOffs struct {
+	all, local, other []time.Duration
+	overlaps          int
+	// handedOver counts the acquisitions a local hand-off gave.
+	handedOver int
+}
+
+// handoffsOf measures the hand-offs from every worker's critical sections.
+func handoffsOf(ws []*demoWorker) handOffs {
 	var secs []section
 	for _, w := range ws {
 		secs = append(secs, w.sections...)
 	}
 	sort.Slice(secs, func(i, j int) bool { return secs[i].acq < secs[j].acq })
-	var handoffs []time.Duration
-	overlaps := 0
-	for i := 1; i < len(secs); i++ {
-		d := time.Duration(secs[i].acq - secs[i-1].rel)
-		if d < 0 {
-			overlaps++
+	var h handOffs
+	for i, sec := range secs {
+		if sec.handedOver {
+			h.handedOver++
 		}
-		handoffs = append(handoffs, d)
+		if i == 0 {
+			continue
+		}
+		d := time.Duration(sec.acq - secs[i-1].rel)
+		if d < 0 {
+			h.overlaps++
+		}
+		h.all = append(h.all, d)
+		if sec.handedOver {
+			h.local = append(h.local, d)
+		} else {
+			h.other = append(h.other, d)
+		}
 	}
-	sort.Slice(handoffs, func(i, j int) bool { return handoffs[i] < handoffs[j] })
-	return handoffs, overlaps
+	for _, l := range [][]time.Duration{h.all, h.local, h.other} {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+	}
+	return h
 }
 
 // roundTrips counts the commands of the workers' own connections.
@@ -367,8 +396,9 @@ func (r *demoRun) roundTrips() roundTrips {
 	return rt
 }
 
-// printRoundTrips prints the round trips per acquisition.
-func (r *demoRun) printRoundTrips() {
+// printRoundTrips prints the round trips per acquisition and returns the
+// lock's.
+func (r *demoRun) printRoundTrips() float64 {
 	rt := r.roundTrips()
 	counterCmds := rt.workerCmds["get"] + rt.workerCmds["set"]
 	perAcq := func(n int64) float64 { return float64(n) / float64(r.s.ops) }
@@ -386,6 +416,7 @@ func (r *demoRun) printRoundTrips() {
 		note += fmt.Sprintf("; %d writes of the clients' registration records (background, at most 4/s per client) not counted", rt.registered)
 	}
 	row("", "(%s)", note)
+	return perAcq(rt.workerTotal - counterCmds)
 }
 
 // verdict prints the counter and returns the exit code: 1 when updates

@@ -22,6 +22,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -34,6 +35,7 @@ const WorkerName = "__demo-worker"
 //	{"ready":true}              connected, waiting for "go" on stdin
 //	{"a":<ns>,"r":<ns>}         one critical section: the wall-clock time
 //	                            (Unix ns) Lock returned and Unlock was called
+//	{"a":<ns>,"r":<ns>,"h":1}   the same, for a lock a local hand-off gave
 //	{"done":true,"n":<count>}   all acquisitions made
 //	{"error":"..."}             the worker failed (it exits 1)
 type workerMsg struct {
@@ -87,7 +89,7 @@ func WorkerCommand(args []string) int {
 		return fail("%v", err)
 	}
 	defer cn.Close()
-	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))
+	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout), redisson.WithObserver(handOffObserver()))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -155,8 +157,11 @@ func (c *contention) run(ctx context.Context, workers, ops int) (int64, string) 
 		}
 		wg.Go(func() {
 			lock := c.client.Lock(c.name)
+			var handedOver atomic.Bool
+			lctx := context.WithValue(ctx, handOffKey{}, &handedOver)
 			for range share {
-				hold, err := lock.Lock(ctx, c.opts...)
+				handedOver.Store(false)
+				hold, err := lock.Lock(lctx, c.opts...)
 				if err != nil {
 					if ctx.Err() == nil {
 						errOnce.Do(func() { failure = fmt.Sprintf("lock: %v", err); c.cancel(err) })
@@ -179,13 +184,30 @@ func (c *contention) run(ctx context.Context, workers, ops int) (int64, string) 
 					}
 					return
 				}
-				c.out.section(acq, rel)
+				c.out.section(acq, rel, handedOver.Load())
 				count.Add(1)
 			}
 		})
 	}
 	wg.Wait()
 	return count.Load(), failure
+}
+
+// handOffKey is the context key of the flag a goroutine's Lock sets when a
+// local hand-off gave it the lock.
+type handOffKey struct{}
+
+// handOffObserver tells each acquisition's goroutine, through the flag in
+// its context, whether a release of the same client handed it the lock:
+// the figure the demo's reading of its hand-off latency rests on.
+func handOffObserver() *redisson.Observer {
+	return &redisson.Observer{
+		AcquireEnd: func(ctx context.Context, e observe.AcquireEnd) {
+			if f, ok := ctx.Value(handOffKey{}).(*atomic.Bool); ok && e.Outcome == observe.Acquired {
+				f.Store(e.HandOff)
+			}
+		},
+	}
 }
 
 // increment is the demo's non-atomic read-modify-write: only the lock keeps
@@ -236,13 +258,16 @@ func (o *lineOut) msg(m workerMsg) {
 	_, _ = o.w.Write(append(b, '\n'))
 }
 
-func (o *lineOut) section(acq, rel int64) {
+func (o *lineOut) section(acq, rel int64, handedOver bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	b := append(o.buf[:0], `{"a":`...)
 	b = strconv.AppendInt(b, acq, 10)
 	b = append(b, `,"r":`...)
 	b = strconv.AppendInt(b, rel, 10)
+	if handedOver {
+		b = append(b, `,"h":1`...)
+	}
 	b = append(b, "}\n"...)
 	o.buf = b
 	_, _ = o.w.Write(b)
