@@ -94,7 +94,7 @@ staticcheck: check-go
 ## demo: run the CLI demo against a redis-server it starts: make demo ARGS="..."
 demo: check-go
 	@bash scripts/ensure-redis.sh
-	@echo "make demo: building the CLI (go run ./cmd/redisson; the first run compiles for ~1 min)…"
+	@echo "make demo: building the CLI (go run ./cmd/redisson; the first run compiles for a minute or more)…"
 	$(GO) run ./cmd/redisson demo $(ARGS)
 
 ## bench: run the benchmark runner in bench/: make bench ARGS="..."
