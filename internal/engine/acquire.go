@@ -29,12 +29,16 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	if ctx == nil {
 		return false, l.Err(r.Op(), core.ErrNilContext)
 	}
+	// a stays on the stack, the observer's record with it: a lock taken
+	// at once allocates nothing for the acquisition itself.
+	var a acquisition
 	octx, ob := l.rt.Events().StartAcquire(ctx, l.cfg.Kind, l.cfg.Name, r.Wait, 0)
 	if ob.On() {
 		r.base = ctx
 	}
 	r.queueFor = l.queueFor(ctx, r)
-	ok, err := l.acquire(octx, h, r, &ob)
+	ok, err := l.acquire(octx, &a, h, r, ob)
+	ob = a.ob
 	if !ok && h.l != nil {
 		l.leaveQueue(octx, h, r)
 		if h.unsure && r.Owner == 0 {
@@ -121,12 +125,13 @@ func (l *Lock) acquireFailed(dctx context.Context, qs QueueScripts, field string
 	}
 }
 
-func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *events.Acq) (bool, error) {
+func (l *Lock) acquire(ctx context.Context, a *acquisition, h *Hold, r Request, ob events.Acq) (bool, error) {
+	a.ob = ob
 	if err := l.Check(ctx); err != nil {
 		return false, err
 	}
-	a := l.newAcquisition(ctx, h, r, ob)
-	if a.pend != nil {
+	l.newAcquisition(ctx, a, h, r)
+	if a.retrying {
 		// A wait that ends owing the resolution of a lost try undoes it
 		// in the background.
 		defer func() {
@@ -163,7 +168,7 @@ type acquisition struct {
 	ctx      context.Context
 	h        *Hold
 	r        Request
-	ob       *events.Acq
+	ob       events.Acq // the observer's record of the call
 	field    string
 	lease    time.Duration
 	watchdog bool
@@ -176,18 +181,19 @@ type acquisition struct {
 	// still reaches it.
 	retry   retry.Retry
 	retryAt time.Time
-	// pend, for a waiting call that retries, holds a try whose reply was
-	// lost until the next try resolves it (pendingUndo).
-	pend     *pendingUndo
+	// pend, for a waiting call that retries (retrying), holds a try whose
+	// reply was lost until the next try resolves it (pendingUndo).
+	pend     pendingUndo
+	retrying bool
 	q        *queue // the local queue, for an object with hand-off
 	w        *waiter
 	sub      *hub.Waiter
 	acquired bool // the hold is the caller's: the subscription is passed on
 }
 
-// newAcquisition fills h's owner and works out what r asks for.
-func (l *Lock) newAcquisition(ctx context.Context, h *Hold, r Request, ob *events.Acq) *acquisition {
-	a := &acquisition{l: l, ctx: ctx, h: h, r: r, ob: ob, base: ctx}
+// newAcquisition fills h's owner and a with what r asks for.
+func (l *Lock) newAcquisition(ctx context.Context, a *acquisition, h *Hold, r Request) {
+	a.l, a.ctx, a.h, a.r, a.base = l, ctx, h, r, ctx
 	owner := r.Owner
 	if owner == 0 {
 		owner = core.NewOwnerID()
@@ -215,9 +221,16 @@ func (l *Lock) newAcquisition(ctx context.Context, h *Hold, r Request, ob *event
 		// is then ours) instead of sending an undo, a copy of which,
 		// delayed in the network, could release the hold a later try
 		// takes.
-		a.pend = &pendingUndo{}
+		a.retrying = true
 	}
-	return a
+}
+
+// owed is the call's record of a lost try, nil when it does not retry.
+func (a *acquisition) owed() *pendingUndo {
+	if !a.retrying {
+		return nil
+	}
+	return &a.pend
 }
 
 // heldBack reports whether the first try waits: another owner of this
@@ -241,7 +254,7 @@ func (a *acquisition) heldBack() bool {
 // first sends the first try. It reports done when the call ends with it.
 func (a *acquisition) first() (done, ok bool, err error) {
 	start := time.Now()
-	o, err := a.l.tryAcquire(a.ctx, a.field, a.lease, a.r, a.pend, a.deadline, &a.h.unsure)
+	o, err := a.l.tryAcquire(a.ctx, a.field, a.lease, a.r, a.owed(), a.deadline, &a.h.unsure)
 	a.ob.Try(o.OK, err)
 	if err != nil {
 		d, again := time.Duration(0), false
@@ -263,7 +276,7 @@ func (a *acquisition) first() (done, ok bool, err error) {
 // park makes the call a waiter, in the local queue when there is one.
 func (a *acquisition) park() {
 	a.w = &waiter{
-		field: a.field, lease: a.lease, watchdog: a.watchdog, state: parked, owesUndo: a.pend.owes(),
+		field: a.field, lease: a.lease, watchdog: a.watchdog, state: parked, owesUndo: a.owed().owes(),
 		nudge: make(chan struct{}, 1), hold: a.h, base: a.base,
 	}
 	if a.q != nil {
@@ -431,7 +444,7 @@ func (a *acquisition) handedOff() stepped {
 // Unless the call ends, it gives how long to sleep: the holder's TTL, or
 // else the back-off before another try.
 func (a *acquisition) attempt() stepped {
-	l, pend := a.l, a.pend
+	l, pend := a.l, a.owed()
 	start := time.Now()
 	o, err := l.tryAcquire(a.ctx, a.field, a.lease, a.r, pend, a.deadline, &a.h.unsure)
 	a.ob.Try(o.OK, err)
