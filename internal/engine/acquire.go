@@ -9,6 +9,7 @@ import (
 	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/localq"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/internal/retry"
 )
@@ -150,7 +151,7 @@ func (l *Lock) acquire(ctx context.Context, a *acquisition, h *Hold, r Request, 
 		return false, nil
 	}
 	if l.cfg.HandOff {
-		ref := l.e.queues.use(l.queueKey, newQueue)
+		ref := l.e.queues.use(l.queueKey, localq.New[*Hold])
 		defer ref.release()
 		a.q = ref.value()
 	}
@@ -185,8 +186,8 @@ type acquisition struct {
 	// reply was lost until the next try resolves it (pendingUndo).
 	pend     pendingUndo
 	retrying bool
-	q        *queue // the local queue, for an object with hand-off
-	w        *waiter
+	q        *localq.Queue[*Hold] // the local queue, for an object with hand-off
+	w        *localq.Waiter[*Hold]
 	sub      *hub.Waiter
 	acquired bool // the hold is the caller's: the subscription is passed on
 }
@@ -245,7 +246,7 @@ func (a *acquisition) heldBack() bool {
 	}
 	busy := l.rt.Holds().HeldByOther(l.cfg.Name, a.field)
 	if ref, ok := l.e.queues.peek(l.queueKey); ok {
-		busy = ref.value().holdsBack(a.r.Wait, time.Now()) || busy
+		busy = ref.value().HoldsBack(a.r.Wait, time.Now()) || busy
 		ref.release()
 	}
 	return busy
@@ -275,14 +276,11 @@ func (a *acquisition) first() (done, ok bool, err error) {
 
 // park makes the call a waiter, in the local queue when there is one.
 func (a *acquisition) park() {
-	a.w = &waiter{
-		field: a.field, lease: a.lease, watchdog: a.watchdog, state: parked, owesUndo: a.owed().owes(),
-		nudge: make(chan struct{}, 1), hold: a.h, base: a.base,
-	}
+	a.w = localq.NewWaiter(localq.Waiter[*Hold]{
+		Field: a.field, Lease: a.lease, Watchdog: a.watchdog, Hold: a.h, Base: a.base,
+	}, a.owed().owes())
 	if a.q != nil {
-		a.q.mu.Lock()
-		a.q.add(a.w)
-		a.q.mu.Unlock()
+		a.q.Park(a.w)
 	}
 }
 
@@ -324,9 +322,9 @@ func (a *acquisition) subscribe() (bool, error) {
 	}
 	if q := a.q; q != nil {
 		// The queue's waiters share the answer to a message no local
-		// waiter is to be woken for (queue.passOver).
+		// waiter is to be woken for (localq.Queue.PassOver).
 		a.sub.PassOverWhen(q, func() bool {
-			return q.passOver(func() bool { return l.rt.Holds().HeldLocally(l.cfg.Name) })
+			return q.PassOver(func() bool { return l.rt.Holds().HeldLocally(l.cfg.Name) })
 		})
 	}
 	return true, nil
@@ -364,7 +362,7 @@ func (a *acquisition) wait() (bool, error) {
 			// A message (or a resubscription) means Redis answers: a
 			// back-off ends here.
 			woken, heard, a.retryAt = true, true, time.Time{}
-		case <-a.w.nudge:
+		case <-a.w.Nudge():
 			woken, a.retryAt = true, time.Time{}
 		case <-timer.C:
 		case <-a.ctx.Done():
@@ -390,17 +388,17 @@ type stepped struct {
 func (a *acquisition) step(woken, heard bool) stepped {
 	l := a.l
 	backoff := time.Until(a.retryAt)
-	t := turn{state: parked, attempt: backoff <= 0}
+	t := localq.Turn{State: localq.Parked, Attempt: backoff <= 0}
 	if a.q != nil {
-		t = a.q.wakeUp(a.w, time.Now(), woken, heard, backoff <= 0, l.e.standBackFor,
+		t = a.q.WakeUp(a.w, time.Now(), woken, heard, backoff <= 0, l.e.standBackFor,
 			func() bool { return l.rt.Holds().HeldByOther(l.cfg.Name, a.field) },
 			func() bool { return l.reentering(a.field) })
 	}
 	sleep := l.rt.WatchdogTimeout()
 	switch {
-	case t.state == handed:
+	case t.State == localq.Handed:
 		return a.handedOff()
-	case t.state == unknown:
+	case t.State == localq.Unknown:
 		held, err := l.resolveUnknown(a.ctx, a.q, a.w)
 		switch {
 		case err != nil:
@@ -411,7 +409,7 @@ func (a *acquisition) step(woken, heard bool) stepped {
 			return a.handedOff()
 		}
 		return stepped{again: true}
-	case t.attempt:
+	case t.Attempt:
 		s := a.attempt()
 		switch {
 		case s.done:
@@ -425,8 +423,8 @@ func (a *acquisition) step(woken, heard bool) stepped {
 	if backoff > 0 {
 		sleep = backoff
 	}
-	if t.yieldLeft > 0 {
-		sleep = min(sleep, t.yieldLeft)
+	if t.YieldLeft > 0 {
+		sleep = min(sleep, t.YieldLeft)
 	}
 	return stepped{sleep: sleep}
 }
@@ -457,7 +455,7 @@ func (a *acquisition) attempt() stepped {
 		d, again = a.retry.After(a.ctx, err)
 	}
 	if a.q != nil {
-		a.q.tried(a.w, o.OK, o.OK || err != nil && !again, pend.owes())
+		a.q.Tried(a.w, o.OK, o.OK || err != nil && !again, pend.owes())
 	}
 	switch {
 	case again:
