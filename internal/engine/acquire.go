@@ -9,6 +9,7 @@ import (
 	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/localq"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/internal/retry"
 )
@@ -29,12 +30,16 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	if ctx == nil {
 		return false, l.Err(r.Op(), core.ErrNilContext)
 	}
+	// a stays on the stack, the observer's record with it: a lock taken
+	// at once allocates nothing for the acquisition itself.
+	var a acquisition
 	octx, ob := l.rt.Events().StartAcquire(ctx, l.cfg.Kind, l.cfg.Name, r.Wait, 0)
 	if ob.On() {
 		r.base = ctx
 	}
 	r.queueFor = l.queueFor(ctx, r)
-	ok, err := l.acquire(octx, h, r, &ob)
+	ok, err := l.acquire(octx, &a, h, r, ob)
+	ob = a.ob
 	if !ok && h.l != nil {
 		l.leaveQueue(octx, h, r)
 		if h.unsure && r.Owner == 0 {
@@ -121,12 +126,13 @@ func (l *Lock) acquireFailed(dctx context.Context, qs QueueScripts, field string
 	}
 }
 
-func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *events.Acq) (bool, error) {
+func (l *Lock) acquire(ctx context.Context, a *acquisition, h *Hold, r Request, ob events.Acq) (bool, error) {
+	a.ob = ob
 	if err := l.Check(ctx); err != nil {
 		return false, err
 	}
-	a := l.newAcquisition(ctx, h, r, ob)
-	if a.pend != nil {
+	l.newAcquisition(ctx, a, h, r)
+	if a.retrying {
 		// A wait that ends owing the resolution of a lost try undoes it
 		// in the background.
 		defer func() {
@@ -145,7 +151,7 @@ func (l *Lock) acquire(ctx context.Context, h *Hold, r Request, ob *events.Acq) 
 		return false, nil
 	}
 	if l.cfg.HandOff {
-		ref := l.e.queues.use(l.queueKey, newQueue)
+		ref := l.e.queues.use(l.queueKey, localq.New[*Hold])
 		defer ref.release()
 		a.q = ref.value()
 	}
@@ -163,7 +169,7 @@ type acquisition struct {
 	ctx      context.Context
 	h        *Hold
 	r        Request
-	ob       *events.Acq
+	ob       events.Acq // the observer's record of the call
 	field    string
 	lease    time.Duration
 	watchdog bool
@@ -176,18 +182,19 @@ type acquisition struct {
 	// still reaches it.
 	retry   retry.Retry
 	retryAt time.Time
-	// pend, for a waiting call that retries, holds a try whose reply was
-	// lost until the next try resolves it (pendingUndo).
-	pend     *pendingUndo
-	q        *queue // the local queue, for an object with hand-off
-	w        *waiter
+	// pend, for a waiting call that retries (retrying), holds a try whose
+	// reply was lost until the next try resolves it (pendingUndo).
+	pend     pendingUndo
+	retrying bool
+	q        *localq.Queue[*Hold] // the local queue, for an object with hand-off
+	w        *localq.Waiter[*Hold]
 	sub      *hub.Waiter
 	acquired bool // the hold is the caller's: the subscription is passed on
 }
 
-// newAcquisition fills h's owner and works out what r asks for.
-func (l *Lock) newAcquisition(ctx context.Context, h *Hold, r Request, ob *events.Acq) *acquisition {
-	a := &acquisition{l: l, ctx: ctx, h: h, r: r, ob: ob, base: ctx}
+// newAcquisition fills h's owner and a with what r asks for.
+func (l *Lock) newAcquisition(ctx context.Context, a *acquisition, h *Hold, r Request) {
+	a.l, a.ctx, a.h, a.r, a.base = l, ctx, h, r, ctx
 	owner := r.Owner
 	if owner == 0 {
 		owner = core.NewOwnerID()
@@ -215,9 +222,16 @@ func (l *Lock) newAcquisition(ctx context.Context, h *Hold, r Request, ob *event
 		// is then ours) instead of sending an undo, a copy of which,
 		// delayed in the network, could release the hold a later try
 		// takes.
-		a.pend = &pendingUndo{}
+		a.retrying = true
 	}
-	return a
+}
+
+// owed is the call's record of a lost try, nil when it does not retry.
+func (a *acquisition) owed() *pendingUndo {
+	if !a.retrying {
+		return nil
+	}
+	return &a.pend
 }
 
 // heldBack reports whether the first try waits: another owner of this
@@ -232,7 +246,7 @@ func (a *acquisition) heldBack() bool {
 	}
 	busy := l.rt.Holds().HeldByOther(l.cfg.Name, a.field)
 	if ref, ok := l.e.queues.peek(l.queueKey); ok {
-		busy = ref.value().holdsBack(a.r.Wait, time.Now()) || busy
+		busy = ref.value().HoldsBack(a.r.Wait, time.Now()) || busy
 		ref.release()
 	}
 	return busy
@@ -241,7 +255,7 @@ func (a *acquisition) heldBack() bool {
 // first sends the first try. It reports done when the call ends with it.
 func (a *acquisition) first() (done, ok bool, err error) {
 	start := time.Now()
-	o, err := a.l.tryAcquire(a.ctx, a.field, a.lease, a.r, a.pend, a.deadline, &a.h.unsure)
+	o, err := a.l.tryAcquire(a.ctx, a.field, a.lease, a.r, a.owed(), a.deadline, &a.h.unsure)
 	a.ob.Try(o.OK, err)
 	if err != nil {
 		d, again := time.Duration(0), false
@@ -262,14 +276,11 @@ func (a *acquisition) first() (done, ok bool, err error) {
 
 // park makes the call a waiter, in the local queue when there is one.
 func (a *acquisition) park() {
-	a.w = &waiter{
-		field: a.field, lease: a.lease, watchdog: a.watchdog, state: parked, owesUndo: a.pend.owes(),
-		nudge: make(chan struct{}, 1), hold: a.h, base: a.base,
-	}
+	a.w = localq.NewWaiter(localq.Waiter[*Hold]{
+		Field: a.field, Lease: a.lease, Watchdog: a.watchdog, Hold: a.h, Base: a.base,
+	}, a.owed().owes())
 	if a.q != nil {
-		a.q.mu.Lock()
-		a.q.add(a.w)
-		a.q.mu.Unlock()
+		a.q.Park(a.w)
 	}
 }
 
@@ -311,9 +322,9 @@ func (a *acquisition) subscribe() (bool, error) {
 	}
 	if q := a.q; q != nil {
 		// The queue's waiters share the answer to a message no local
-		// waiter is to be woken for (queue.passOver).
+		// waiter is to be woken for (localq.Queue.PassOver).
 		a.sub.PassOverWhen(q, func() bool {
-			return q.passOver(func() bool { return l.rt.Holds().HeldLocally(l.cfg.Name) })
+			return q.PassOver(func() bool { return l.rt.Holds().HeldLocally(l.cfg.Name) })
 		})
 	}
 	return true, nil
@@ -351,7 +362,7 @@ func (a *acquisition) wait() (bool, error) {
 			// A message (or a resubscription) means Redis answers: a
 			// back-off ends here.
 			woken, heard, a.retryAt = true, true, time.Time{}
-		case <-a.w.nudge:
+		case <-a.w.Nudge():
 			woken, a.retryAt = true, time.Time{}
 		case <-timer.C:
 		case <-a.ctx.Done():
@@ -377,17 +388,17 @@ type stepped struct {
 func (a *acquisition) step(woken, heard bool) stepped {
 	l := a.l
 	backoff := time.Until(a.retryAt)
-	t := turn{state: parked, attempt: backoff <= 0}
+	t := localq.Turn{State: localq.Parked, Attempt: backoff <= 0}
 	if a.q != nil {
-		t = a.q.wakeUp(a.w, time.Now(), woken, heard, backoff <= 0, l.e.standBackFor,
+		t = a.q.WakeUp(a.w, time.Now(), woken, heard, backoff <= 0, l.e.standBackFor,
 			func() bool { return l.rt.Holds().HeldByOther(l.cfg.Name, a.field) },
 			func() bool { return l.reentering(a.field) })
 	}
 	sleep := l.rt.WatchdogTimeout()
 	switch {
-	case t.state == handed:
+	case t.State == localq.Handed:
 		return a.handedOff()
-	case t.state == unknown:
+	case t.State == localq.Unknown:
 		held, err := l.resolveUnknown(a.ctx, a.q, a.w)
 		switch {
 		case err != nil:
@@ -398,7 +409,7 @@ func (a *acquisition) step(woken, heard bool) stepped {
 			return a.handedOff()
 		}
 		return stepped{again: true}
-	case t.attempt:
+	case t.Attempt:
 		s := a.attempt()
 		switch {
 		case s.done:
@@ -412,8 +423,8 @@ func (a *acquisition) step(woken, heard bool) stepped {
 	if backoff > 0 {
 		sleep = backoff
 	}
-	if t.yieldLeft > 0 {
-		sleep = min(sleep, t.yieldLeft)
+	if t.YieldLeft > 0 {
+		sleep = min(sleep, t.YieldLeft)
 	}
 	return stepped{sleep: sleep}
 }
@@ -431,7 +442,7 @@ func (a *acquisition) handedOff() stepped {
 // Unless the call ends, it gives how long to sleep: the holder's TTL, or
 // else the back-off before another try.
 func (a *acquisition) attempt() stepped {
-	l, pend := a.l, a.pend
+	l, pend := a.l, a.owed()
 	start := time.Now()
 	o, err := l.tryAcquire(a.ctx, a.field, a.lease, a.r, pend, a.deadline, &a.h.unsure)
 	a.ob.Try(o.OK, err)
@@ -444,7 +455,7 @@ func (a *acquisition) attempt() stepped {
 		d, again = a.retry.After(a.ctx, err)
 	}
 	if a.q != nil {
-		a.q.tried(a.w, o.OK, o.OK || err != nil && !again, pend.owes())
+		a.q.Tried(a.w, o.OK, o.OK || err != nil && !again, pend.owes())
 	}
 	switch {
 	case again:

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/localq"
 	"github.com/goredisson/redisson/internal/renewal"
 )
 
@@ -23,12 +24,12 @@ import (
 // of every lock the client waits for.
 type Engine struct {
 	rt     *core.Runtime
-	queues registry[*queue]
+	queues registry[*localq.Queue[*Hold]]
 
 	undoMu sync.Mutex
 	undos  map[undoKey]chan struct{} // background undos pending, closed when done
 
-	standBackFor time.Duration // see yield; a constant but in tests
+	standBackFor time.Duration // localq.StandBackFor; a constant but in tests
 	// beforePass, in tests, runs while a release passes its hold on, after
 	// it picked the waiter (Lock.passOn).
 	beforePass func()
@@ -38,7 +39,7 @@ type Engine struct {
 type undoKey struct{ object, field string }
 
 // New returns the engine of rt.
-func New(rt *core.Runtime) *Engine { return &Engine{rt: rt, standBackFor: standBackFor} }
+func New(rt *core.Runtime) *Engine { return &Engine{rt: rt, standBackFor: localq.StandBackFor} }
 
 // Runtime returns the engine's runtime.
 func (e *Engine) Runtime() *core.Runtime { return e.rt }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
+	"github.com/goredisson/redisson/internal/localq"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -151,12 +152,10 @@ func TestAbandonedHandOffWakesLocalWaiter(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok)
 
-		ref := e.queues.use(l.queueKey, newQueue)
+		ref := e.queues.use(l.queueKey, localq.New[*Hold])
 		q := ref.value()
-		gone := &waiter{field: l.Field(3), lease: lease, state: parked, nudge: make(chan struct{}, 1)}
-		q.mu.Lock()
-		q.add(gone)
-		q.mu.Unlock()
+		gone := localq.NewWaiter(localq.Waiter[*Hold]{Field: l.Field(3), Lease: lease}, false)
+		q.Park(gone)
 
 		got := make(chan error, 1)
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -171,16 +170,13 @@ func TestAbandonedHandOffWakesLocalWaiter(t *testing.T) {
 			got <- err
 		}()
 		redistest.Eventually(t, 5*time.Second, "the second waiter parked", func() bool {
-			q.mu.Lock()
-			defer q.mu.Unlock()
-			return len(q.waiters) == 2 && q.waiters[1].state == parked && rt.Hub().Stats().Waiters == 1
+			s := q.States()
+			return len(s) == 2 && s[1] == localq.Parked && rt.Hub().Stats().Waiters == 1
 		})
 
 		require.NoError(t, h.Unlock(ctx)) // hands the lock to gone, the oldest
-		q.mu.Lock()
-		require.Equal(t, handed, gone.state, "round %d", round)
-		q.streak = maxHandOffStreak // so that gone's release is a real one
-		q.mu.Unlock()
+		require.Equal(t, localq.Handed, q.States()[0], "round %d", round)
+		q.SetStreak(localq.MaxHandOffStreak) // so that gone's release is a real one
 		_, err = l.abandon(ctx, q, gone, context.Canceled)
 		require.ErrorIs(t, err, context.Canceled)
 
@@ -193,9 +189,7 @@ func TestAbandonedHandOffWakesLocalWaiter(t *testing.T) {
 		}
 		require.Less(t, time.Since(start), 5*time.Second, "round %d", round)
 		cancel()
-		q.mu.Lock()
-		q.streak = 0
-		q.mu.Unlock()
+		q.SetStreak(0)
 		ref.release()
 	}
 }

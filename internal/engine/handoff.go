@@ -7,6 +7,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/localq"
 )
 
 // reentering reports whether field holds the lock through this client, so
@@ -23,15 +24,15 @@ func (l *Lock) reentering(field string) bool {
 // take registers a lock handed to w in h, whose context keeps base's
 // values, and leaves the queue. A hold passed on to w (Lock.passOn) is
 // registered already.
-func (l *Lock) take(base context.Context, q *queue, w *waiter, h *Hold) {
-	passed, value := q.handedTo(w)
+func (l *Lock) take(base context.Context, q *localq.Queue[*Hold], w *localq.Waiter[*Hold], h *Hold) {
+	passed, value := q.HandedTo(w)
 	h.value = value
 	if !passed {
-		l.register(base, h, w.field, w.watchdog, w.lease, w.start)
+		l.register(base, h, w.Field, w.Watchdog, w.Lease, w.Start())
 	} else {
 		l.rt.Holds().Taken(base, &h.Hold, l.cfg.Kind)
 	}
-	q.taken(w)
+	q.Taken(w)
 }
 
 // resolveUnknown reads from Redis whether a hand-off whose reply was lost
@@ -39,19 +40,19 @@ func (l *Lock) take(base context.Context, q *queue, w *waiter, h *Hold) {
 // gave w). It gives up with the cause when ctx is done or the client
 // closes; the caller then abandons w, which gives back a lock the hand-off
 // may have given it.
-func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) (bool, error) {
+func (l *Lock) resolveUnknown(ctx context.Context, q *localq.Queue[*Hold], w *localq.Waiter[*Hold]) (bool, error) {
 	for attempt := 1; ; attempt++ {
 		dctx, cancel := l.rt.ForRelease(ctx)
 		cv, err := conns.Bounded(dctx, func(ctx context.Context) (countValue, error) {
-			return l.countValue(ctx, w.field)
+			return l.countValue(ctx, w.Field)
 		})
 		cancel()
 		if err == nil {
 			// When the hand-off happened, its lease counts from the first
-			// send of the release (w.start, set by release). w was parked,
+			// send of the release (w.Start, set by release). w was parked,
 			// holding nothing, so the count is the hand-off's and the
 			// latest value its.
-			q.resolved(w, cv.count > 0, cv.value)
+			q.Resolved(w, cv.count > 0, cv.value)
 			return cv.count > 0, nil
 		}
 		// Never fall back to an acquire here: if the hand-off happened, it
@@ -70,11 +71,11 @@ func (l *Lock) resolveUnknown(ctx context.Context, q *queue, w *waiter) (bool, e
 // abandon takes w out of the queue when its caller gives up. A hand-off in
 // flight is waited for (it is bounded by the client's timeout); a lock
 // handed over meanwhile is released again, passing it on.
-func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (bool, error) {
+func (l *Lock) abandon(ctx context.Context, q *localq.Queue[*Hold], w *localq.Waiter[*Hold], err error) (bool, error) {
 	if q == nil {
 		return false, err
 	}
-	state, passed := q.leave(w)
+	state, passed := q.Leave(w)
 	if passed {
 		// The hold is w's, registered: release it as its holder would,
 		// which may pass it on again. Its acquisition reports failure, and
@@ -83,12 +84,12 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 		dctx, cancel := l.rt.ForRelease(ctx)
 		defer cancel()
 		var res releaseResult
-		uerr := l.unlock(dctx, w.hold, &res)
+		uerr := l.unlock(dctx, w.Hold, &res)
 		if errors.Is(uerr, core.ErrClosed) {
 			// The client is closing (which ended the hold, or made unlock
 			// refuse): give the lock back as finish does, or it would stay
 			// held for a lease. Nobody else knows the field.
-			l.undo(ctx, l.Field(w.hold.owner), l.rt.WatchdogTimeout())
+			l.undo(ctx, l.Field(w.Hold.owner), l.rt.WatchdogTimeout())
 			uerr = nil
 		}
 		if uerr != nil && !errors.Is(uerr, core.ErrNotOwner) && !errors.Is(uerr, core.ErrLockLost) {
@@ -97,14 +98,14 @@ func (l *Lock) abandon(ctx context.Context, q *queue, w *waiter, err error) (boo
 		}
 		return false, err
 	}
-	if state == handed || state == unknown {
+	if state == localq.Handed || state == localq.Unknown {
 		dctx, cancel := l.rt.ForRelease(ctx)
 		defer cancel()
-		if _, uerr := l.release(dctx, q, w.field, w.lease); uerr != nil && !errors.Is(uerr, core.ErrNotOwner) {
+		if _, uerr := l.release(dctx, q, w.Field, w.Lease); uerr != nil && !errors.Is(uerr, core.ErrNotOwner) {
 			l.rt.Logger().Warn("redisson: giving back a lock handed to a waiter that left failed; it will expire",
 				"lock", l.cfg.Name, "err", uerr)
 		}
-		q.gaveBack()
+		q.GaveBack()
 		// The release above may have published while the hand-off still
 		// counted as pending, so that local waiters were passed over: wake
 		// the oldest now that the lock is not busy here any more.
@@ -130,7 +131,7 @@ func (l *Lock) wakeLocal() {
 		return
 	}
 	defer ref.release()
-	ref.value().wakeOldest()
+	ref.value().WakeOldest()
 }
 
 // passOn hands h to the oldest parked local waiter without a round trip
@@ -147,21 +148,25 @@ func (l *Lock) wakeLocal() {
 // An owner id known outside is never passed: its code could re-enter with
 // it (WithOwner) and share the hold with the goroutine it went to. Once
 // passed, h's Owner answers 0 (Hold.claimID), so the id cannot leak later.
-func (l *Lock) passOn(q *queue, h *Hold, field string) bool {
+func (l *Lock) passOn(q *localq.Queue[*Hold], h *Hold, field string) bool {
 	if l.values != nil || l.rt.Lifetime().Err() != nil || l.undoPending(field) || h.id.Load() != idPrivate {
 		return false
 	}
-	next := q.passTo(l.undoPending, h.claimID)
+	next := q.PassTo(l.undoPending, passable, h.claimID)
 	if next == nil {
 		return false
 	}
 	if l.e.beforePass != nil {
 		l.e.beforePass()
 	}
-	ok := l.rt.Holds().PassOn(next.base, &h.Hold, &next.hold.Hold, next.lease)
-	q.passed(next, ok, h.owner, field)
+	ok := l.rt.Holds().PassOn(next.Base, &h.Hold, &next.Hold.Hold, next.Lease)
+	q.Passed(next, ok, field, func(to *Hold) { to.owner = h.owner })
 	if !ok {
 		h.releaseID()
 	}
 	return ok
 }
+
+// passable reports whether a waiter's hold may take a passed one: it has
+// one to fill, and nobody outside the engine knows its owner id.
+func passable(h *Hold) bool { return h != nil && h.id.Load() == idPrivate }

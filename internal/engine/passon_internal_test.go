@@ -63,10 +63,7 @@ func TestPassedWaiterThatLeftReleases(t *testing.T) {
 				return false
 			}
 			defer ref.release()
-			q := ref.value()
-			q.mu.Lock()
-			defer q.mu.Unlock()
-			return q.firstHandOff(l.undoPending) != nil
+			return ref.value().HandOffReady(l.undoPending)
 		})
 		passed := false
 		e.beforePass = func() { passed = true; cancel() }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/localq"
 	"github.com/goredisson/redisson/internal/replies"
 )
 
@@ -69,7 +70,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	// Each attempt is bounded by the client's timeout (see release); the
 	// latch outlives them all.
 	dctx := context.WithoutCancel(ctx)
-	var q *queue
+	var q *localq.Queue[*Hold]
 	if l.cfg.HandOff {
 		if ref, ok := l.e.queues.peek(l.queueKey); ok {
 			defer ref.release()
@@ -85,7 +86,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	// A release that ran counts as one below, whatever its error says.
 	ran := err == nil || errors.Is(err, core.ErrNoSyncedReplicas) || errors.Is(err, errUnheard)
 	if !ran && q != nil {
-		q.releaseDone(false)
+		q.ReleaseDone(false)
 	}
 	if done, ferr := l.releaseFailed(h, field, err, ran); done {
 		return ferr
@@ -97,7 +98,7 @@ func (l *Lock) unlock(ctx context.Context, h *Hold, out *releaseResult) error {
 	}
 	deferred := false
 	if q != nil {
-		deferred = q.releaseDone(res.full)
+		deferred = q.ReleaseDone(res.full)
 	}
 	switch {
 	case res.full && res.yielded:
@@ -177,27 +178,27 @@ type releaseResult struct {
 // release runs the release script for field, handing the lock to the oldest
 // parked waiter of q when there is one and the streak allows. It returns
 // ErrNotOwner when field does not hold the lock. With q, the caller ends the
-// release with q.releasing-- once the registry knows its outcome.
-func (l *Lock) release(ctx context.Context, q *queue, field string, lease time.Duration) (releaseResult, error) {
-	var next *waiter
+// release with Queue.ReleaseDone once the registry knows its outcome.
+func (l *Lock) release(ctx context.Context, q *localq.Queue[*Hold], field string, lease time.Duration) (releaseResult, error) {
+	var next *localq.Waiter[*Hold]
 	yielded := false
 	if q != nil {
-		next, yielded = q.beginRelease(l.undoPending)
+		next, yielded = q.BeginRelease(l.undoPending)
 	}
 	var succ *Successor
 	if next != nil {
-		succ = &Successor{Field: next.field, Lease: next.lease}
+		succ = &Successor{Field: next.Field, Lease: next.Lease}
 	}
 	o := l.sendRelease(ctx, field, lease, succ, yielded)
 	freed := o.res == Freed
 	if q != nil {
-		r := released{next: next, freed: freed, start: o.start, yielded: yielded, heard: o.heard}
+		r := localq.Released[*Hold]{Next: next, Freed: freed, Start: o.start, Yielded: yielded, Heard: o.heard}
 		if succ != nil {
-			r.value, r.noValue = succ.Value, l.values != nil && succ.Value == 0
+			r.Value, r.NoValue = succ.Value, l.values != nil && succ.Value == 0
 		}
 		// The hand-off may have happened, as early as the first send.
-		r.maybeRan = o.err != nil && (isTransport(o.err) || replies.ChannelDenied(o.err))
-		q.endRelease(r, time.Now(), l.e.standBackFor)
+		r.MaybeRan = o.err != nil && (isTransport(o.err) || replies.ChannelDenied(o.err))
+		q.EndRelease(r, time.Now(), l.e.standBackFor)
 	}
 	if r, failed, ferr := releaseFailure(o.err, o.noReply, next != nil, o.start); failed {
 		return r, ferr

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson/internal/localq"
 	"github.com/goredisson/redisson/internal/redistest"
 )
 
@@ -81,11 +82,9 @@ func testStandBack(t *testing.T, others int) {
 		go wait(testLock(e, "standback"), fmt.Sprintf("other %d", i), 3)
 		redistest.Eventually(t, 5*time.Second, "the other waiter's subscription confirmed", subscribed(int64(2+i)))
 	}
-	ref := eA.queues.use(lA.queueKey, newQueue)
+	ref := eA.queues.use(lA.queueKey, localq.New[*Hold])
 	q := ref.value()
-	q.mu.Lock()
-	q.streak = maxHandOffStreak // this release ends a streak
-	q.mu.Unlock()
+	q.SetStreak(localq.MaxHandOffStreak) // this release ends a streak
 	ref.release()
 	require.NoError(t, h.Unlock(ctx))
 

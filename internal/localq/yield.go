@@ -1,4 +1,4 @@
-package engine
+package localq
 
 import "time"
 
@@ -6,7 +6,7 @@ import "time"
 // ends with a real release while local waiters were parked: the releaser
 // looping back to Lock, and newcomers, would otherwise beat every waiter
 // elsewhere, which has to hear the release message first, and the lock would
-// stay in this process. Its methods run with queue.mu held.
+// stay in this process. Its methods run with Queue.mu held.
 //
 // With nobody else known to listen, local goroutines yield until the
 // message reaches one of them, or until a window passes, should it be lost.
@@ -31,10 +31,10 @@ type yield struct {
 	probeTimer           *time.Timer // armed during a stand-back
 }
 
-// standBackFor is how long the lock may stay free after a release message
+// StandBackFor is how long the lock may stay free after a release message
 // during a stand-back before a local waiter tries anyway: time for a waiter
 // elsewhere to hear the message and send its try.
-const standBackFor = 2 * time.Millisecond
+const StandBackFor = 2 * time.Millisecond
 
 // yieldWindow bounds how long local goroutines give way after a streak
 // ends, in case the release message is lost; during a stand-back it is
