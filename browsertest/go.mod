@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/chromedp/chromedp v0.23.0
-	github.com/goredisson/redisson v0.0.0
+	github.com/goredisson/redisson v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -19,4 +19,3 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 )
 
-replace github.com/goredisson/redisson => ../
