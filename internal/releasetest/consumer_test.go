@@ -1,6 +1,8 @@
 package releasetest_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +38,8 @@ var documented = []string{
 // public package and extra/redissonotel, as a user's would: no go.work, no
 // replace, GOFLAGS=-mod=mod, the checksum database off; third-party modules
 // come from the local module cache or the usual proxy. The module cache is
-// a fresh one, so a version packed by an earlier run is never reused.
+// emptied first, so a version packed by an earlier run is never reused, and
+// the user's own never holds a packed version.
 func TestConsumer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an outside module (-short)")
@@ -61,7 +64,7 @@ func TestConsumer(t *testing.T) {
 
 	consumer := t.TempDir()
 	writeConsumer(t, consumer, version, pkgs)
-	env := consumerEnv(t, proxy)
+	env := consumerEnv(t, proxy, modCache(t, root))
 	goCmd(t, consumer, env, "build", "./...")
 	goCmd(t, consumer, env, "vet", "./...")
 	goCmd(t, consumer, env, "build", "-o", filepath.Join(consumer, "consumer.bin"), ".")
@@ -123,11 +126,31 @@ func writeConsumer(t *testing.T, dir, version string, pkgs []string) {
 	write(t, filepath.Join(dir, "main.go"), b.String())
 }
 
-// consumerEnv is the environment of a user's build against proxy: the
-// packed modules first, then the local module cache's downloads (the
-// third-party modules, without the network when they are there), then the
-// configured proxy.
-func consumerEnv(t *testing.T, proxy string) []string {
+// modCache returns the consumer's module cache, empty: a directory of its
+// own for this repository, at the same path on every run, because the build
+// cache keys a package on its directory: the third-party packages compiled
+// by an earlier run are reused.
+func modCache(t *testing.T, root string) string {
+	t.Helper()
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, "redisson-releasetest", hex.EncodeToString(sum[:6]), "modcache")
+	// -modcacherw left every file writable, so a plain removal works.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatalf("emptying the consumer's module cache: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// consumerEnv is the environment of a user's build against proxy with the
+// module cache modcache: the packed modules first, then the local module
+// cache's downloads (the third-party modules, without the network when they
+// are there), then the configured proxy.
+func consumerEnv(t *testing.T, proxy, modcache string) []string {
 	t.Helper()
 	cache := strings.TrimSpace(goCmd(t, ".", nil, "env", "GOMODCACHE"))
 	upstream := strings.TrimSpace(goCmd(t, ".", nil, "env", "GOPROXY"))
@@ -139,11 +162,8 @@ func consumerEnv(t *testing.T, proxy string) []string {
 		proxies += "," + upstream
 	}
 	return []string{
-		// -trimpath keeps the fresh module cache's directory out of the
-		// build cache's keys, so the third-party packages compiled by an
-		// earlier run are reused.
-		"GOWORK=off", "GOFLAGS=-mod=mod -modcacherw -trimpath", "GOSUMDB=off", "GONOSUMDB=", "GOPRIVATE=", "GONOPROXY=",
-		"GOPROXY=" + proxies, "GOMODCACHE=" + filepath.Join(t.TempDir(), "modcache"), "GOTOOLCHAIN=local",
+		"GOWORK=off", "GOFLAGS=-mod=mod -modcacherw", "GOSUMDB=off", "GONOSUMDB=", "GOPRIVATE=", "GONOPROXY=",
+		"GOPROXY=" + proxies, "GOMODCACHE=" + modcache, "GOTOOLCHAIN=local",
 	}
 }
 
