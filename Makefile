@@ -21,14 +21,16 @@ GO_MIN := $(shell sed -n 's/^go \([0-9]*\.[0-9]*\).*/\1/p' go.mod)
 # GO_FILES lists the tracked and untracked (but not ignored) .go files,
 # bench/ included; without git, every .go file below the repository root.
 # MODULES are the Go modules inside the repository besides the main one
-# (bench/, extra/..., browsertest/): their tests, vet and staticcheck run
-# with the main module's. A module that drives a browser gets Chromium
-# first. tools/ is not one of them: it only pins the version of the tools
-# the targets run (staticcheck), and has no code of its own.
+# (bench/, extra/..., browsertest/, internal/releasetest/): their tests,
+# vet and staticcheck run with the main module's. They require the main
+# module at its release version, and the go.work at the root resolves that
+# to the working tree (RELEASING.md). A module that drives a browser gets
+# Chromium first. tools/ is not one of them: it only pins the version of
+# the tools the targets run (staticcheck), and has no code of its own.
 MODULES := $(filter-out tools,$(shell find . -mindepth 2 -name go.mod -not -path './.git/*' -not -path '*/testdata/*' 2>/dev/null | sed 's|^\./||; s|/go.mod$$||' | sort))
 GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'; } | while IFS= read -r f; do if [[ -f "$$f" ]]; then printf '%s\n' "$$f"; fi; done
 
-.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet staticcheck demo bench install integration
+.PHONY: test help check-go check-race ensure-redis fmt-check fmt vet staticcheck demo bench install integration consumer
 
 ## test: install redis-server (and Chromium for the browser tests) if missing, check gofmt, go vet, staticcheck, then go test -race in every module (the integration suite in full, as make integration runs it)
 test: check-go check-race
@@ -101,6 +103,10 @@ demo: check-go
 bench: check-go
 	@bash scripts/ensure-redis.sh
 	cd bench && $(GO) run . $(ARGS)
+
+## consumer: build a module outside the repository against the working tree's modules packed as a module proxy, as a user gets them (make test runs it with internal/releasetest)
+consumer: check-go
+	cd internal/releasetest && $(GO) test -count=1 -run TestConsumer -v .
 
 ## install: go install the redisson CLI
 install: check-go

@@ -11,7 +11,8 @@ import (
 // who the client is and what it holds, for operators' tools.
 //
 // The record is a string key "redisson-go:client:<client id>" holding JSON:
-// host, pid, program, start time, library and Go versions, and each hold
+// host, pid, program, start time, library version (Version, and the
+// module version of the build) and Go version, and each hold
 // (lock key, owner field, since when). It is written in the background
 // when the client starts, after its holds change (at most 4 writes a
 // second) and every WatchdogTimeout/3 (but not more often than once a
@@ -46,6 +47,7 @@ func startRegistration(rt *core.Runtime, o Options) func() {
 	r := registry.Start(registry.Config{
 		Redis:   rt.Redis(),
 		ID:      rt.ID(),
+		Version: Version,
 		Held:    rt.Holds().Held,
 		Changed: rt.Holds().HeldChanged(),
 		Period:  period,

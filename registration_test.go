@@ -54,6 +54,7 @@ func TestRegistrationRecord(t *testing.T) {
 	require.Equal(t, os.Getpid(), rec.PID)
 	require.Equal(t, filepath.Base(os.Args[0]), rec.Program)
 	require.Equal(t, "(devel)", rec.Library) // a test binary of the module itself
+	require.Equal(t, redisson.Version, rec.Version)
 	require.NotEmpty(t, rec.Go)
 	require.InDelta(t, before.UnixMilli(), rec.StartedMs, 5000)
 	require.Equal(t, int64(4000), rec.TTLms) // 4 refresh periods of WatchdogTimeout/3

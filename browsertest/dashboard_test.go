@@ -56,6 +56,8 @@ func TestLockAppearsAndGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	live(t, ctx)
+	within(t, ctx, 5*time.Second, "the footer names the release version",
+		`document.getElementById("version").innerText.startsWith(`+js("redisson v"+redisson.Version+" (")+`)`)
 	client := newClient(t, rdb)
 	host, _ := os.Hostname()
 	pid := fmt.Sprintf("pid %d", os.Getpid())

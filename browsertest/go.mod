@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/chromedp/chromedp v0.23.0
-	github.com/goredisson/redisson v0.0.0
+	github.com/goredisson/redisson v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -18,5 +18,3 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
-
-replace github.com/goredisson/redisson => ../

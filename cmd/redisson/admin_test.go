@@ -215,11 +215,16 @@ func TestRateLimitCommand(t *testing.T) {
 	}
 }
 
+// TestVersion: "version" and "--version" print the release version, then
+// the build's module version (a test binary is "(devel)") and Go's.
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	r := cli(t, 30*time.Second, "version")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "redisson github.com/goredisson/redisson ") || !strings.Contains(r.stdout, "go1.") {
-		t.Errorf("version:\n%v", r)
+	want := "redisson v" + redisson.Version + " (github.com/goredisson/redisson (devel), "
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		r := cli(t, 30*time.Second, args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, want) || !strings.Contains(r.stdout, "go1.") {
+			t.Errorf("%v: want a line starting %q:\n%v", args, want, r)
+		}
 	}
 	if r := cli(t, 30*time.Second, "version", "extra"); r.code != cliflag.ExitUsage {
 		t.Errorf("version extra:\n%v", r)

@@ -60,7 +60,8 @@ func TestHolderIdentity(t *testing.T) {
 	})
 
 	host, _ := os.Hostname()
-	want := objinfo.ClientInfo{Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]), Library: "(devel)"}
+	want := objinfo.ClientInfo{Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]), Library: "(devel)",
+		Version: redisson.Version}
 	check := func(what string, c *objinfo.ClientInfo) {
 		t.Helper()
 		if c == nil {
@@ -93,6 +94,9 @@ func TestHolderIdentity(t *testing.T) {
 	line := fmt.Sprintf("      %s pid %d on %s, held for ", want.Program, want.PID, host)
 	if !strings.Contains(r.stdout, line) {
 		t.Errorf("inspect text lacks %q:\n%v", line, r)
+	}
+	if lib := "(redisson-go v" + redisson.Version + " (devel), go"; !strings.Contains(r.stdout, lib) {
+		t.Errorf("inspect text lacks %q:\n%v", lib, r)
 	}
 
 	r = cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "id:anon")

@@ -13,7 +13,7 @@
 //	redisson ratelimit NAME show | set RATE INTERVAL [--per-client] | acquire N [--wait D]
 //	redisson unlock --force NAME
 //	redisson demo [--procs P] [--workers N] [--ops K] [--lease D]
-//	redisson version
+//	redisson version (or --version)
 //
 // Every command that talks to Redis takes --redis URL (or $REDIS_URL),
 // --cluster, --timeout and the TLS flags --tls-ca, --tls-cert, --tls-key,
@@ -95,6 +95,8 @@ func realMain(args []string) int {
 	case "-h", "-help", "--help":
 		toolUsage(os.Stdout)
 		return cliflag.ExitOK
+	case "-version", "--version":
+		return admin.Version(args[1:])
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

@@ -2,10 +2,8 @@ module github.com/goredisson/redisson/extra/redissonotel
 
 go 1.26.0
 
-replace github.com/goredisson/redisson => ../..
-
 require (
-	github.com/goredisson/redisson v0.0.0
+	github.com/goredisson/redisson v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

@@ -56,6 +56,11 @@ type Record struct {
 	// Library is the module version of github.com/goredisson/redisson in
 	// the client's build, "(devel)" when unknown.
 	Library string `json:"library"`
+	// Version is the library's release version (redisson.Version), known
+	// even when the build info is not (a build inside the repository).
+	// Records of clients older than the field lack it: readers take "" as
+	// unknown.
+	Version string `json:"version,omitempty"`
 	Go      string `json:"go"`
 	// WrittenMs is when this version of the record was written; TTLms the
 	// PX it was written with.
@@ -144,6 +149,8 @@ type Config struct {
 	Redis redis.UniversalClient
 	// ID is the client id.
 	ID string
+	// Version is the library's release version the record carries.
+	Version string
 	// Held lists the client's holds; Changed gets a token after they
 	// change.
 	Held    func() []holds.Held
@@ -190,8 +197,8 @@ func Start(cfg Config) *Registrar {
 		cfg: cfg,
 		base: Record{
 			ID: cfg.ID, Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]),
-			StartedMs: time.Now().UnixMilli(), Library: LibraryVersion(), Go: runtime.Version(),
-			TTLms: cfg.TTL.Milliseconds(),
+			StartedMs: time.Now().UnixMilli(), Library: LibraryVersion(), Version: cfg.Version,
+			Go: runtime.Version(), TTLms: cfg.TTL.Milliseconds(),
 		},
 		stop: make(chan struct{}),
 		done: make(chan struct{}),

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -186,6 +187,30 @@ func TestAge(t *testing.T) {
 		{0, 1500 * time.Millisecond, 12500 * time.Millisecond}, // 10 s + 2.5 s
 	} {
 		require.Equal(t, tc.want, rec.Age(tc.at, tc.pttl), "%+v", tc)
+	}
+}
+
+// TestParseVersion: a record without the version field (a client older
+// than it) still parses, with Version unknown; a reader that predates the
+// field ignores it.
+func TestParseVersion(t *testing.T) {
+	for _, tc := range []struct {
+		data, version, library string
+	}{
+		{`{"id":"a","library":"v0.0.1","go":"go1.26.0","holds":[]}`, "", "v0.0.1"},
+		{`{"id":"a","library":"(devel)","version":"0.1.0","go":"go1.26.0","holds":[]}`, "0.1.0", "(devel)"},
+	} {
+		rec, err := registry.Parse([]byte(tc.data))
+		require.NoError(t, err, tc.data)
+		require.Equal(t, "a", rec.ID, tc.data)
+		require.Equal(t, tc.version, rec.Version, tc.data)
+		require.Equal(t, tc.library, rec.Library, tc.data)
+		var older struct {
+			ID      string `json:"id"`
+			Library string `json:"library"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(tc.data), &older), tc.data)
+		require.Equal(t, tc.library, older.Library, tc.data)
 	}
 }
 

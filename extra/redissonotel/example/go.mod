@@ -2,14 +2,9 @@ module github.com/goredisson/redisson/extra/redissonotel/example
 
 go 1.26.0
 
-replace (
-	github.com/goredisson/redisson => ../../..
-	github.com/goredisson/redisson/extra/redissonotel => ..
-)
-
 require (
-	github.com/goredisson/redisson v0.0.0
-	github.com/goredisson/redisson/extra/redissonotel v0.0.0
+	github.com/goredisson/redisson v0.1.0
+	github.com/goredisson/redisson/extra/redissonotel v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0

@@ -335,11 +335,13 @@ func RateLimit(args []string) int {
 }
 
 const versionDescription = `
-Prints the version of github.com/goredisson/redisson the tool was built
-from (its module version from the build info: v1.2.3 when installed with
-"go install ...@v1.2.3", "(devel)" for a build in the repository, then with
-the VCS revision when known) and the Go version.`
+Prints the release version of github.com/goredisson/redisson the tool was
+built from (redisson.Version, e.g. v0.1.0), then the module version from the
+build info when it says more ("(devel)" for a build in the repository, a
+pseudo-version for an untagged commit, with the VCS revision when known)
+and the Go version. "redisson --version" prints the same line.`
 
+// Version is the version command.
 func Version(args []string) int {
 	fs := cliflag.NewFlagSet("version", "redisson version", versionDescription, "  redisson version")
 	pos, code, done := cliflag.ParseFlags(fs, args, false)
@@ -353,11 +355,14 @@ func Version(args []string) int {
 	return cliflag.ExitOK
 }
 
-// versionLine describes the build.
+// VersionLine describes the build: "redisson v0.1.0 (github.com/goredisson/redisson
+// (devel), revision 0123456789ab, go1.26.0)"; the module version is left out
+// when it is the release version itself.
 func VersionLine() string {
+	release := "v" + redisson.Version
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "redisson (no build info)"
+		return "redisson " + release + " (no build info)"
 	}
 	v := bi.Main.Version
 	if v == "" {
@@ -387,7 +392,10 @@ func VersionLine() string {
 	if path == "" {
 		path = "github.com/goredisson/redisson"
 	}
-	return fmt.Sprintf("redisson %s %s (%s)", path, v, strings.Join(extra, ", "))
+	if v != release {
+		path += " " + v
+	}
+	return fmt.Sprintf("redisson %s (%s, %s)", release, path, strings.Join(extra, ", "))
 }
 
 // rateArgs parses set's RATE and INTERVAL and acquire's N.

@@ -293,6 +293,10 @@ func TestDashboardWrites(t *testing.T) {
 	if cfg.AllowWrites {
 		t.Errorf("read-only config: %+v", cfg)
 	}
+	// The page's footer shows the version the config gives.
+	if want := "redisson v" + redisson.Version + " ("; !strings.HasPrefix(cfg.Version, want) {
+		t.Errorf("config version %q, want it to start with %q", cfg.Version, want)
+	}
 	if rdb.Exists(ctx, "w:lock").Val() != 1 {
 		t.Fatal("the lock went away")
 	}

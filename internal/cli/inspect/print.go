@@ -283,7 +283,7 @@ func identityText(h objinfo.Holder) string {
 	if h.HeldForMs != nil {
 		s += ", held for " + objinfo.FmtMillis(*h.HeldForMs)
 	}
-	return s + " (redisson-go " + h.Client.Library + ", " + h.Client.Go + ", client started " +
+	return s + " (redisson-go " + h.Client.LibraryText() + ", " + h.Client.Go + ", client started " +
 		time.UnixMilli(h.Client.StartedMs).UTC().Format("2006-01-02T15:04:05Z") + ")"
 }
 

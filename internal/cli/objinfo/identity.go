@@ -19,7 +19,24 @@ type ClientInfo struct {
 	Program   string `json:"program"`
 	StartedMs int64  `json:"started_ms"`
 	Library   string `json:"library"`
-	Go        string `json:"go"`
+	// Version is the client's redisson.Version, "" for a client whose
+	// record predates the field.
+	Version string `json:"version,omitempty"`
+	Go      string `json:"go"`
+}
+
+// LibraryText names the client's library version: the release version and,
+// when it says more (a build in the repository, a pseudo-version), the
+// module version of the build: "v0.1.0 (devel)", "v0.1.0", "v0.0.9".
+func (c *ClientInfo) LibraryText() string {
+	if c.Version == "" {
+		return c.Library
+	}
+	v := "v" + c.Version
+	if c.Library != "" && c.Library != v {
+		v += " " + c.Library
+	}
+	return v
 }
 
 // unknownClient is said of a holder whose client has no record.
@@ -96,7 +113,8 @@ func (m Clients) info(id *string) *ClientInfo {
 		return nil
 	}
 	r := cr.rec
-	return &ClientInfo{Host: r.Host, PID: r.PID, Program: r.Program, StartedMs: r.StartedMs, Library: r.Library, Go: r.Go}
+	return &ClientInfo{Host: r.Host, PID: r.PID, Program: r.Program, StartedMs: r.StartedMs, Library: r.Library,
+		Version: r.Version, Go: r.Go}
 }
 
 // Annotate fills in the holders' clients and, when the record lists the
