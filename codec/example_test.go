@@ -153,5 +153,5 @@ func ExampleJsonJackson_javaTypes() {
 	// Output:
 	// {"@class":"com.example.Invoice","id":"0f8fad5b-d9cb-469f-a165-70867728950e","issued":["java.util.Date",1700000000123],"total":["java.math.BigDecimal",19.990]}
 	// {"@class":"com.example.Invoice","id":["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"],"issued":["java.util.Date",1700000000123],"total":["java.math.BigDecimal",19.990]}
-	// true codec: cannot encode: TypedJsonJackson: codec_test.Job: at .timeout: unsupported Go type time.Duration: Redisson's mapper refuses java.time.Duration (no jackson-datatype-jsr310 module); store an integer with its unit in the name, e.g. d.Milliseconds()
+	// true codec TypedJsonJackson: cannot encode: codec_test.Job: at .timeout: unsupported Go type time.Duration: Redisson's mapper refuses java.time.Duration (no jackson-datatype-jsr310 module); store an integer with its unit in the name, e.g. d.Milliseconds()
 }

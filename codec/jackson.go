@@ -83,14 +83,14 @@ func (c *jackson) Encode(v any) ([]byte, error) {
 	n, err := e.encode(reflect.ValueOf(v), posRoot, 0)
 	if err != nil {
 		if _, ok := err.(*unsupportedError); ok {
-			return nil, fmt.Errorf("%w: %s: %w", ErrEncode, c.name, err) // it names the type
+			return nil, encodeError(c.name, err) // it names the type
 		}
 		// Name the Go type of the value (the path, if any, starts there).
-		return nil, fmt.Errorf("%w: %s: %T: %w", ErrEncode, c.name, v, err)
+		return nil, encodeError(c.name, fmt.Errorf("%T: %w", v, err))
 	}
 	b, err := c.f.write(&n)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrEncode, c.name, err)
+		return nil, encodeError(c.name, err)
 	}
 	return b, nil
 }
@@ -103,11 +103,11 @@ func (c *jackson) Decode(data []byte, v any) error {
 	}
 	n, err := c.f.parse(data)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDecode, c.name, err)
+		return decodeError(c.name, err)
 	}
 	d := decoder{c: c}
 	if err := d.decode(&n, t); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDecode, c.name, err)
+		return decodeError(c.name, err)
 	}
 	return nil
 }
