@@ -110,6 +110,15 @@
 // Embedded structs, also through pointers, are flattened, as Java
 // superclass fields are.
 //
+// The options omitempty and omitzero, in the json tag or the redisson tag,
+// leave a field out exactly when encoding/json leaves it out: omitempty
+// for false, 0, "", a nil pointer or interface, an empty slice, map or
+// string; omitzero for the zero value or a true IsZero() (a zero
+// time.Time, a zero uuid.UUID). A Java reader with Redisson's mapper
+// (Include.NON_NULL) leaves a missing property at its Java default: null,
+// or 0 for a primitive. Decoding a message without the property gives the
+// field its Go zero value.
+//
 // Decoding a JsonJackson or MsgPackJackson value into an `any` gives: nil,
 // bool, string, int32 (Integer), int64 (Long), *big.Int (BigInteger, also a
 // plain integer beyond a long), float64 (Double), float32 (Float), int16,

@@ -139,3 +139,47 @@ func TestBucketDecodeErrorSaysEachThingOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestBucketOmitsTaggedZeroFields: a struct's omitzero and omitempty
+// fields are left out of what a bucket stores (a zero time.Time is not a
+// Date of year 1, a zero UUID not "00000000-…"), and read back as zero.
+func TestBucketOmitsTaggedZeroFields(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.StartServer(t)
+	src, raw := sourceOf(t, srv), redistest.Client(t, srv)
+	type job struct {
+		ID      uuid.UUID `json:"id,omitzero"`
+		Due     time.Time `json:"due,omitzero"`
+		Tags    []string  `json:"tags,omitempty"`
+		Retries int64     `json:"retries,omitempty"`
+		Name    string    `json:"name"`
+	}
+	types := codec.NewTypes().MustRegister("com.example.Job", job{})
+	due := time.UnixMilli(1700000000123).UTC()
+	id := uuid.MustParse("0f8fad5b-d9cb-469f-a165-70867728950e")
+	for _, tc := range []struct {
+		name string
+		v    job
+		want string
+	}{
+		{"zero fields left out", job{Name: "a", Tags: []string{}}, `{"@class":"com.example.Job","name":"a"}`},
+		{"set fields written", job{ID: id, Due: due, Tags: []string{"x"}, Retries: 2, Name: "b"},
+			`{"@class":"com.example.Job","due":["java.util.Date",1700000000123],"id":"0f8fad5b-d9cb-469f-a165-70867728950e",` +
+				`"name":"b","retries":2,"tags":["java.util.ArrayList",["x"]]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := value.NewBucket[job](src, "job", codec.JsonJackson(types))
+			require.NoError(t, b.Set(ctx, tc.v))
+			stored, err := raw.Get(ctx, "job").Result()
+			require.NoError(t, err)
+			require.Equal(t, tc.want, stored)
+			got, found, err := b.Get(ctx)
+			require.NoError(t, err)
+			require.True(t, found)
+			if len(tc.v.Tags) == 0 {
+				tc.v.Tags = nil // an empty slice left out reads back as nil
+			}
+			require.Equal(t, tc.v, got)
+		})
+	}
+}
