@@ -219,19 +219,19 @@ func errorCases() []errorCase {
 				return sub.Err()
 			}},
 		{"unsupported type", []error{codec.ErrEncode, codec.ErrUnsupportedType},
-			`bucket "f": set: codec: cannot encode: JsonJackson: unsupported Go type func(): Java has no counterpart`,
+			`bucket "f": set: codec JsonJackson: cannot encode: unsupported Go type func(): Java has no counterpart`,
 			func(t *testing.T, e *errorEnv) error {
 				return redisson.NewBucket[func()](e.c, "f", codec.JsonJackson(nil)).Set(e.ctx, func() {})
 			}},
 		{"bytes the codec cannot read", []error{codec.ErrDecode},
-			`bucket "bad": get: codec: cannot decode: JsonJackson: invalid character 'x' looking for beginning of value`,
+			`bucket "bad": get: codec JsonJackson: cannot decode: invalid character 'x' looking for beginning of value`,
 			func(t *testing.T, e *errorEnv) error {
 				require.NoError(t, e.raw.Set(e.ctx, "bad", "x", 0).Err())
 				_, _, err := redisson.NewBucket[int](e.c, "bad", codec.JsonJackson(nil)).Get(e.ctx)
 				return err
 			}},
 		{"another Java class", []error{codec.ErrDecode, codec.ErrWrongClass},
-			`bucket "cls": get: codec: cannot decode: JsonJackson: codec: wrong Java class: "@class" is "com.example.Other", want "com.example.Point" for Go type redisson_test.point`,
+			`bucket "cls": get: codec JsonJackson: cannot decode: wrong Java class: "@class" is "com.example.Other", want "com.example.Point" for Go type redisson_test.point`,
 			func(t *testing.T, e *errorEnv) error {
 				types := codec.NewTypes()
 				require.NoError(t, types.Register("com.example.Point", point{}))

@@ -110,6 +110,15 @@
 // Embedded structs, also through pointers, are flattened, as Java
 // superclass fields are.
 //
+// The options omitempty and omitzero, in the json tag or the redisson tag,
+// leave a field out exactly when encoding/json leaves it out: omitempty
+// for false, 0, "", a nil pointer or interface, an empty slice, map or
+// string; omitzero for the zero value or a true IsZero() (a zero
+// time.Time, a zero uuid.UUID). A Java reader with Redisson's mapper
+// (Include.NON_NULL) leaves a missing property at its Java default: null,
+// or 0 for a primitive. Decoding a message without the property gives the
+// field its Go zero value.
+//
 // Decoding a JsonJackson or MsgPackJackson value into an `any` gives: nil,
 // bool, string, int32 (Integer), int64 (Long), *big.Int (BigInteger, also a
 // plain integer beyond a long), float64 (Double), float32 (Float), int16,
@@ -171,6 +180,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -201,12 +211,55 @@ var (
 	ErrUnsupportedType = errors.New("codec: unsupported Go type")
 )
 
+// codecError is every error of Encode and Decode. It says the codec and
+// the operation once ("codec JsonJackson: cannot decode: ..."), so that an
+// object's prefix (`bucket "b": get: `) reads on without repeating either,
+// and unwraps to both the operation's sentinel and the cause.
+type codecError struct {
+	op    error // ErrEncode or ErrDecode
+	codec string
+	err   error
+}
+
+func (e *codecError) Error() string {
+	return "codec " + e.codec + ": " + bare(e.op) + ": " + e.err.Error()
+}
+
+func (e *codecError) Unwrap() []error { return []error{e.op, e.err} }
+
+func encodeError(codec string, err error) error {
+	return &codecError{op: ErrEncode, codec: codec, err: err}
+}
+
+func decodeError(codec string, err error) error {
+	return &codecError{op: ErrDecode, codec: codec, err: err}
+}
+
 func encodeErrorf(codec, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrEncode, codec, fmt.Sprintf(format, a...))
+	return encodeError(codec, fmt.Errorf(format, a...))
 }
 
 func decodeErrorf(codec, format string, a ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrDecode, codec, fmt.Sprintf(format, a...))
+	return decodeError(codec, fmt.Errorf(format, a...))
+}
+
+// bare is a sentinel's text without the package prefix, which the
+// codecError around it has already said.
+func bare(sentinel error) string { return strings.TrimPrefix(sentinel.Error(), "codec: ") }
+
+// detailError is a sentinel (ErrWrongClass) with the details of one case.
+type detailError struct {
+	sentinel error
+	detail   string
+}
+
+func (e *detailError) Error() string { return bare(e.sentinel) + ": " + e.detail }
+
+func (e *detailError) Unwrap() error { return e.sentinel }
+
+// wrongClass is an error wrapping ErrWrongClass.
+func wrongClass(format string, a ...any) error {
+	return &detailError{sentinel: ErrWrongClass, detail: fmt.Sprintf(format, a...)}
 }
 
 // target returns the settable value a Decode argument points to.
@@ -303,7 +356,7 @@ func (stringCodec) Encode(v any) ([]byte, error) {
 			return append([]byte{}, rv.Bytes()...), nil
 		}
 	}
-	return nil, fmt.Errorf("%w: String: %w", ErrEncode, unsupported(rv.Type(), "no text form (want a string, a number, a boolean, a time or a TextMarshaler)"))
+	return nil, encodeError("String", unsupported(rv.Type(), "no text form (want a string, a number, a boolean, a time or a TextMarshaler)"))
 }
 
 func (stringCodec) Decode(data []byte, v any) error {
@@ -329,7 +382,7 @@ func (stringCodec) Decode(data []byte, v any) error {
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
 		t.Set(reflect.ValueOf(string(data)))
 	default:
-		return decodeErrorf("String", "cannot decode into %s", t.Type())
+		return decodeErrorf("String", "into Go type %s (want a string, []byte, any, time.Duration or a TextUnmarshaler)", t.Type())
 	}
 	return nil
 }
@@ -419,7 +472,7 @@ func setInt(t reflect.Value, n int64) error {
 		}
 		t.SetUint(uint64(n))
 	default:
-		return fmt.Errorf("cannot decode an integer into %s", t.Type())
+		return fmt.Errorf("an integer into Go type %s", t.Type())
 	}
 	return nil
 }
@@ -463,7 +516,7 @@ func (byteArrayCodec) Decode(data []byte, v any) error {
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
 		t.Set(reflect.ValueOf(append([]byte{}, data...)))
 	default:
-		return decodeErrorf("ByteArray", "cannot decode into %s", t.Type())
+		return decodeErrorf("ByteArray", "into Go type %s (want []byte, a string or any)", t.Type())
 	}
 	return nil
 }

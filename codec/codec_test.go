@@ -317,7 +317,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"json wrong scalar class", json, `["com.x.Foo",1]`, int64Ptr, true, "not a scalar class"},
 		{"json enum as an object", json, `{"@class":"com.example.Color"}`, anyPtr, true, "not an object"},
 		{"json unregistered struct", json, `{"@class":"x.Y"}`, func() any { return new(struct{ A int }) }, false, "no Java class"},
-		{"json string into int", json, `{"@class":"com.example.Address","zip":"x"}`, addrPtr, false, "at .zip: cannot decode a string into int64"},
+		{"json string into int", json, `{"@class":"com.example.Address","zip":"x"}`, addrPtr, false, "at .zip: a string into Go type int64"},
 		{"json overflow", json, `["java.lang.Integer",3000000000]`, anyPtr, false, "overflows int32"},
 		{"json integer too big for a long", json, `123456789012345678901234567890`, int64Ptr, false, "overflows int64"},
 		{"json bad base64", json, `"%%%"`, func() any { return new([]byte) }, false, "base64"},

@@ -115,7 +115,7 @@ func (d *decoder) interfaceValue(n *node, t reflect.Value) error {
 			t.SetZero()
 			return nil
 		}
-		return fmt.Errorf("cannot decode into interface type %s", t.Type())
+		return fmt.Errorf("into interface type %s, which has methods (only null decodes into it)", t.Type())
 	}
 	v, err := d.anyValue(n, 0)
 	if err != nil {
@@ -144,9 +144,9 @@ func (d *decoder) unwrapScalar(n *node, rt reflect.Type) (*node, error) {
 	_, scalar := wrappedTypes[class]
 	switch {
 	case registered && class != want:
-		return nil, fmt.Errorf("%w: %q, want %q for Go type %s", ErrWrongClass, class, want, rt)
+		return nil, wrongClass("%q, want %q for Go type %s", class, want, rt)
 	case !registered && !scalar && class != classBigInt && class != classBigDecimal:
-		return nil, fmt.Errorf("%w: %q is not a scalar class (decoding into %s)", ErrWrongClass, class, rt)
+		return nil, wrongClass("%q is not a scalar class (decoding into %s)", class, rt)
 	}
 	return inner, nil
 }
@@ -328,10 +328,10 @@ func (d *decoder) checkClass(n *node, rt reflect.Type) error {
 	}
 	got, ok := n.classProperty()
 	if !ok {
-		return fmt.Errorf("%w: the object has no \"@class\", want %q for Go type %s", ErrWrongClass, want, rt)
+		return wrongClass("the object has no \"@class\", want %q for Go type %s", want, rt)
 	}
 	if got != want {
-		return fmt.Errorf("%w: \"@class\" is %q, want %q for Go type %s", ErrWrongClass, got, want, rt)
+		return wrongClass("\"@class\" is %q, want %q for Go type %s", got, want, rt)
 	}
 	return nil
 }
@@ -355,7 +355,7 @@ func fieldForWrite(v reflect.Value, index []int) (reflect.Value, error) {
 }
 
 func mismatch(n *node, rt reflect.Type) error {
-	return fmt.Errorf("cannot decode a %s into %s", n.kind, rt)
+	return fmt.Errorf("%s into Go type %s", n.kind.article(), rt)
 }
 
 func floatValue(n *node) (float64, bool) {
@@ -393,7 +393,7 @@ func bytesValue(n *node) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("cannot decode a %s into []byte", n.kind)
+	return nil, fmt.Errorf("%s into Go type []byte", n.kind.article())
 }
 
 // anyValue decodes a value whose Java type is Object.
@@ -435,7 +435,7 @@ func (d *decoder) anyValue(n *node, depth int) (any, error) {
 			if class, ok := n.classProperty(); ok {
 				if rt, ok := d.c.types.lookup(class); ok {
 					if rt.Kind() != reflect.Struct && !hasOwnMapping(rt) {
-						return nil, fmt.Errorf("%w: %q is registered for %s, not an object", ErrWrongClass, class, rt)
+						return nil, wrongClass("%q is registered for %s, not an object", class, rt)
 					}
 					v := reflect.New(rt).Elem()
 					if err := d.decode(n, v); err != nil {
@@ -539,7 +539,7 @@ func (d *decoder) wrapped(class string, n *node, depth int) (any, error) {
 	}
 	if rt, ok := d.c.types.lookup(class); ok {
 		if rt.Kind() == reflect.Struct && !hasOwnMapping(rt) {
-			return nil, fmt.Errorf("%w: %q is registered for %s, got a %s", ErrWrongClass, class, rt, n.kind)
+			return nil, wrongClass("%q is registered for %s, got %s", class, rt, n.kind.article())
 		}
 		v := reflect.New(rt).Elem()
 		if err := d.decode(n, v); err != nil {
@@ -559,7 +559,7 @@ func (d *decoder) wrapped(class string, n *node, depth int) (any, error) {
 func bigIntValue(n *node) (*big.Int, error) {
 	s, ok := numberText(n)
 	if !ok {
-		return nil, fmt.Errorf("cannot decode a %s as a BigInteger", n.kind)
+		return nil, fmt.Errorf("%s as a BigInteger", n.kind.article())
 	}
 	x, ok := new(big.Int).SetString(s, 10)
 	if !ok {

@@ -153,5 +153,40 @@ func ExampleJsonJackson_javaTypes() {
 	// Output:
 	// {"@class":"com.example.Invoice","id":"0f8fad5b-d9cb-469f-a165-70867728950e","issued":["java.util.Date",1700000000123],"total":["java.math.BigDecimal",19.990]}
 	// {"@class":"com.example.Invoice","id":["java.util.UUID","0f8fad5b-d9cb-469f-a165-70867728950e"],"issued":["java.util.Date",1700000000123],"total":["java.math.BigDecimal",19.990]}
-	// true codec: cannot encode: TypedJsonJackson: codec_test.Job: at .timeout: unsupported Go type time.Duration: Redisson's mapper refuses java.time.Duration (no jackson-datatype-jsr310 module); store an integer with its unit in the name, e.g. d.Milliseconds()
+	// true codec TypedJsonJackson: cannot encode: codec_test.Job: at .timeout: unsupported Go type time.Duration: Redisson's mapper refuses java.time.Duration (no jackson-datatype-jsr310 module); store an integer with its unit in the name, e.g. d.Milliseconds()
+}
+
+// Task leaves out what it has not set: omitzero and omitempty work as in
+// encoding/json, and Java's mapper reads a missing property as null.
+type Task struct {
+	ID    uuid.UUID `json:"id,omitzero"`    // Java UUID: null until assigned
+	Due   time.Time `json:"due,omitzero"`   // Java Date: null, not the year 1
+	Tags  []string  `json:"tags,omitempty"` // Java List<String>: null when empty
+	Title string    `json:"title"`
+}
+
+// Fields tagged omitzero or omitempty are left out while they are zero
+// (empty), and read back as their Go zero value.
+func ExampleJsonJackson_omitzero() {
+	c := codec.JsonJackson(codec.NewTypes().MustRegister("com.example.Task", Task{}))
+
+	data, err := c.Encode(Task{Title: "draft"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(data))
+
+	due := time.Date(2023, 11, 14, 22, 13, 20, 0, time.UTC)
+	data, _ = c.Encode(Task{Due: due, Title: "release"})
+	fmt.Println(string(data))
+
+	var back Task
+	if err := c.Decode([]byte(`{"@class":"com.example.Task","title":"from Java"}`), &back); err != nil {
+		panic(err)
+	}
+	fmt.Println(back.ID == uuid.Nil, back.Due.IsZero(), back.Tags == nil, back.Title)
+	// Output:
+	// {"@class":"com.example.Task","title":"draft"}
+	// {"@class":"com.example.Task","due":["java.util.Date",1700000000000],"title":"release"}
+	// true true true from Java
 }

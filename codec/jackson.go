@@ -83,14 +83,14 @@ func (c *jackson) Encode(v any) ([]byte, error) {
 	n, err := e.encode(reflect.ValueOf(v), posRoot, 0)
 	if err != nil {
 		if _, ok := err.(*unsupportedError); ok {
-			return nil, fmt.Errorf("%w: %s: %w", ErrEncode, c.name, err) // it names the type
+			return nil, encodeError(c.name, err) // it names the type
 		}
 		// Name the Go type of the value (the path, if any, starts there).
-		return nil, fmt.Errorf("%w: %s: %T: %w", ErrEncode, c.name, v, err)
+		return nil, encodeError(c.name, fmt.Errorf("%T: %w", v, err))
 	}
 	b, err := c.f.write(&n)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrEncode, c.name, err)
+		return nil, encodeError(c.name, err)
 	}
 	return b, nil
 }
@@ -103,11 +103,11 @@ func (c *jackson) Decode(data []byte, v any) error {
 	}
 	n, err := c.f.parse(data)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDecode, c.name, err)
+		return decodeError(c.name, err)
 	}
 	d := decoder{c: c}
 	if err := d.decode(&n, t); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDecode, c.name, err)
+		return decodeError(c.name, err)
 	}
 	return nil
 }
@@ -414,6 +414,9 @@ func (e *encoder) structValue(v reflect.Value, depth int) (node, error) {
 		if err != nil {
 			continue // inside a nil embedded pointer: Java's null, left out
 		}
+		if f.omit.omits(fv) {
+			continue
+		}
 		var n node
 		switch {
 		case f.array:
@@ -453,6 +456,7 @@ type fieldInfo struct {
 	index []int
 	boxed bool
 	array bool
+	omit  omission // omitempty, omitzero
 }
 
 type fieldsResult struct {
@@ -522,17 +526,23 @@ func collectFields(rt reflect.Type, prefix []int, seen map[reflect.Type]bool) ([
 			name = javaName(sf.Name)
 		}
 		f := fieldInfo{name: name, index: index}
+		var omitEmpty, omitZero bool
 		for _, o := range opts {
 			switch o {
 			case "boxed":
 				f.boxed = true
 			case "array":
 				f.array = true
+			case "omitempty":
+				omitEmpty = true
+			case "omitzero":
+				omitZero = true
 			case "":
 			default:
 				return nil, fmt.Errorf("field %s.%s: unknown redisson tag option %q", rt, sf.Name, o)
 			}
 		}
+		f.omit = newOmission(sf.Type, omitEmpty, omitZero)
 		out = append(out, f)
 	}
 	return out, nil
@@ -556,7 +566,9 @@ func embeddedStruct(sf reflect.StructField) reflect.Type {
 }
 
 // fieldTag reads the `redisson` tag (name and options), falling back to
-// the name of the `json` tag.
+// the name of the `json` tag. The json tag's omitempty and omitzero count
+// as options too: a struct written for encoding/json leaves out here what
+// it leaves out there.
 func fieldTag(sf reflect.StructField) (name string, opts []string, skip bool) {
 	if tag, ok := sf.Tag.Lookup("redisson"); ok {
 		if tag == "-" {
@@ -565,12 +577,20 @@ func fieldTag(sf reflect.StructField) (name string, opts []string, skip bool) {
 		parts := strings.Split(tag, ",")
 		name, opts = parts[0], parts[1:]
 	}
+	tag, ok := sf.Tag.Lookup("json")
+	if !ok {
+		return name, opts, false
+	}
+	if name == "" && tag == "-" {
+		return "", nil, true
+	}
+	jsonName, jsonOpts, _ := strings.Cut(tag, ",")
 	if name == "" {
-		if tag, ok := sf.Tag.Lookup("json"); ok {
-			if tag == "-" {
-				return "", nil, true
-			}
-			name, _, _ = strings.Cut(tag, ",")
+		name = jsonName
+	}
+	for _, o := range strings.Split(jsonOpts, ",") {
+		if o == "omitempty" || o == "omitzero" {
+			opts = append(opts, o)
 		}
 	}
 	return name, opts, false

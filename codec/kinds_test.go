@@ -574,12 +574,12 @@ func TestSpecialDecode(t *testing.T) {
 		want  string
 	}{
 		{"Date from another class", `["java.time.Instant","2023-11-14T22:13:20.123Z"]`, new(time.Time), true, `"java.time.Instant" for Go type time.Time`},
-		{"Date from a float", `1.5`, new(time.Time), false, "cannot decode a number into time.Time"},
+		{"Date from a float", `1.5`, new(time.Time), false, "cannot decode: a number into Go type time.Time"},
 		{"Date from text that is no date", `"yesterday"`, new(time.Time), false, "is not a date Java reads"},
 		{"UUID from another class", `["java.lang.String","x"]`, new(uuid.UUID), true, `"java.lang.String" for Go type uuid.UUID`},
 		{"UUID from bad text", `"0f8fad5b"`, new(uuid.UUID), false, "is not a UUID"},
-		{"BigInteger from a decimal", `["java.math.BigDecimal",1.5]`, new(*big.Int), false, "cannot decode a number into big.Int"},
-		{"BigDecimal from text that is no number", `"12,5"`, new(codec.Decimal), false, "cannot decode a string into codec.Decimal"},
+		{"BigInteger from a decimal", `["java.math.BigDecimal",1.5]`, new(*big.Int), false, "cannot decode: a number into Go type big.Int"},
+		{"BigDecimal from text that is no number", `"12,5"`, new(codec.Decimal), false, "cannot decode: a string into Go type codec.Decimal"},
 		{"MarshalJSON type of another class", `{"@class":"com.example.Address","from":1}`, new(Span), true, `"com.example.Address", want "com.example.Span"`},
 		{"integer map key out of range", `{"@class":"java.util.HashMap","300":"x"}`, new(map[int8]string), false, `map key "300" is not a int8`},
 	} {

@@ -1,5 +1,7 @@
 package codec
 
+import "strings"
+
 // node is one value of Jackson's data model, shared by the JSON and the
 // MessagePack formats: the encoder builds a tree with the type information
 // in place, a format writes it; a format parses bytes into a tree, the
@@ -41,6 +43,14 @@ const (
 
 func (k kind) String() string {
 	return [...]string{"null", "boolean", "integer", "integer", "number", "integer", "number", "string", "binary", "array", "object"}[k]
+}
+
+// article is the kind with its indefinite article, for messages.
+func (k kind) article() string {
+	if s := k.String(); strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + k.String()
 }
 
 // maxDepth bounds the nesting of parsed and encoded values (Jackson's own

@@ -430,14 +430,14 @@ func (d *decoder) unwrap(n *node, rt reflect.Type, classes ...string) (*node, er
 	}
 	if want, registered := d.c.types.class(rt); registered {
 		if class != want {
-			return nil, fmt.Errorf("%w: %q, want %q for Go type %s", ErrWrongClass, class, want, rt)
+			return nil, wrongClass("%q, want %q for Go type %s", class, want, rt)
 		}
 		return inner, nil
 	}
 	if len(classes) == 0 {
 		return inner, nil // a type of its own: the class is the writer's business
 	}
-	return nil, fmt.Errorf("%w: %q for Go type %s, want %q", ErrWrongClass, class, rt, classes[0])
+	return nil, wrongClass("%q for Go type %s, want %q", class, rt, classes[0])
 }
 
 // numericClasses are the wrappers a number may come in.

@@ -505,7 +505,7 @@ func TestInvalid(t *testing.T) {
 			if tc.text != "" {
 				require.EqualError(t, tc.err, tc.text)
 			} else {
-				require.Contains(t, tc.err.Error(), `topic "news": publish: codec: cannot encode: `)
+				require.Contains(t, tc.err.Error(), `topic "news": publish: codec JsonJackson: cannot encode: `)
 			}
 		})
 	}

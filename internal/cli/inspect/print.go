@@ -183,7 +183,7 @@ func printBucket(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 	}
 	row("size", "%d bytes", *r.Size)
 	if r.decodeErr != nil {
-		row("value", "cannot decode: %v", r.decodeErr)
+		row("value", "%v", r.decodeErr) // the codec's error says "cannot decode" itself
 		return
 	}
 	out, err := get.PrintJSON(r.Decoded)
