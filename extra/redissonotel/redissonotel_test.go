@@ -532,7 +532,9 @@ func TestSemaphoreWait(t *testing.T) {
 	kind := redissonotel.KeyKind.String("semaphore")
 	equal(t, "taken", sum(t, rm, "redisson.semaphore.permits", kind, redissonotel.KeyPermitsOp.String("taken")), 2)
 	equal(t, "released", sum(t, rm, "redisson.semaphore.permits", kind, redissonotel.KeyPermitsOp.String("released")), 2)
-	equal(t, "acquisitions", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 2)
+	equal(t, "acquisitions", sum(t, rm, "redisson.semaphore.acquisitions", kind, acquired), 2)
+	equal(t, "waits", count(t, rm, "redisson.semaphore.wait.duration", kind, acquired), 2)
+	equal(t, "not in the lock metrics", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 0)
 	spans := e.ended("redisson.semaphore.acquire")
 	equal(t, "spans", len(spans), 2)
 	equal(t, "permits attribute", attr(spans[1], redissonotel.KeyPermits).AsInt64(), 1)
@@ -566,7 +568,9 @@ func TestLatch(t *testing.T) {
 	rm := e.metrics()
 	kind := redissonotel.KeyKind.String("latch")
 	equal(t, "count-downs", sum(t, rm, "redisson.latch.countdowns", kind), 1)
-	equal(t, "awaits", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 1)
+	equal(t, "awaits", sum(t, rm, "redisson.latch.awaits", kind, acquired), 1)
+	equal(t, "waits", count(t, rm, "redisson.latch.wait.duration", kind, acquired), 1)
+	equal(t, "not in the lock metrics", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 0)
 	spans := e.ended("redisson.latch.await")
 	equal(t, "spans", len(spans), 1)
 	equal(t, "name", attr(spans[0], redissonotel.KeyName).AsString(), "ready")
@@ -596,8 +600,10 @@ func TestRateLimiterRefusal(t *testing.T) {
 	name := redissonotel.KeyName.String("api")
 	equal(t, "granted", sum(t, rm, "redisson.ratelimit.permits", kind, name, redissonotel.KeyRateResult.String("granted")), 1)
 	equal(t, "refused", sum(t, rm, "redisson.ratelimit.permits", kind, name, redissonotel.KeyRateResult.String("refused")), 1)
-	equal(t, "acquired", sum(t, rm, "redisson.lock.acquisitions", kind, name, acquired, noHand), 1)
-	equal(t, "not acquired", sum(t, rm, "redisson.lock.acquisitions", kind, name, redissonotel.KeyOutcome.String("not_acquired"), noHand), 1)
+	equal(t, "acquired", sum(t, rm, "redisson.ratelimit.acquisitions", kind, name, acquired), 1)
+	equal(t, "not acquired", sum(t, rm, "redisson.ratelimit.acquisitions", kind, name, redissonotel.KeyOutcome.String("not_acquired")), 1)
+	equal(t, "waits", count(t, rm, "redisson.ratelimit.wait.duration", kind, name, acquired), 1)
+	equal(t, "not in the lock metrics", points(rm, "redisson.lock.acquisitions"), 0)
 	spans := e.ended("redisson.ratelimit.acquire")
 	equal(t, "spans", len(spans), 2)
 	equal(t, "span name attribute", attr(spans[1], redissonotel.KeyName).AsString(), "api:eu")
@@ -660,4 +666,30 @@ func TestSharedObserver(t *testing.T) {
 	must(t, other.Close())
 	equal(t, "leases of the open one", sum(t, e.metrics(), "redisson.renewal.leases"), 1)
 	must(t, hs[0].Unlock(ctx))
+}
+
+// TestScopeVersion: the meter's and the tracer's instrumentation scope
+// carry redisson.Version, which Prometheus shows as otel_scope_version.
+func TestScopeVersion(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	h, err := e.client.Lock("versioned").Lock(ctx)
+	must(t, err)
+	must(t, h.Unlock(ctx))
+
+	rm := e.metrics()
+	if len(rm.ScopeMetrics) == 0 {
+		t.Fatal("no metrics recorded")
+	}
+	for _, sm := range rm.ScopeMetrics {
+		equal(t, "meter scope", sm.Scope.Name, redissonotel.ScopeName)
+		equal(t, "meter scope version", sm.Scope.Version, redisson.Version)
+	}
+	spans := e.ended("redisson.lock.acquire")
+	equal(t, "acquire spans", len(spans), 1)
+	equal(t, "tracer scope", spans[0].InstrumentationScope().Name, redissonotel.ScopeName)
+	equal(t, "tracer scope version", spans[0].InstrumentationScope().Version, redisson.Version)
+	if redisson.Version == "" {
+		t.Fatal("redisson.Version is empty")
+	}
 }
