@@ -149,7 +149,7 @@ type recorder struct {
 
 	waits                                              [families]waitInstruments
 	hold, renewal, confirm                             metric.Float64Histogram
-	lost, expired, handoffs, retries                   metric.Int64Counter
+	lost, expired, handoffs, retries, tryFailures      metric.Int64Counter
 	semPermits, ratePermits, countDowns, subscriptions metric.Int64Counter
 	leases, connections, channels, waiters             metric.Int64ObservableUpDownCounter
 
@@ -207,6 +207,7 @@ func (r *recorder) instruments(m metric.Meter) error {
 	r.expired = counter("redisson.lock.expired", "{hold}", "Holds whose fixed lease ran out, as asked (not a loss).")
 	r.handoffs = counter("redisson.lock.handoffs", "{handoff}", "Releases that handed the lock straight to a waiter of the same client.")
 	r.retries = counter("redisson.retries", "{retry}", "Back-offs of waiting calls after a try that failed for a reason that may pass, by reason.")
+	r.tryFailures = counter("redisson.try.failures", "{try}", "Tries that failed for a reason that may pass (no reply from Redis, a refusal for a passing state), by reason, whether or not a retry followed.")
 	r.semPermits = counter("redisson.semaphore.permits", "{permit}", "Semaphore permits taken and given back.")
 	r.ratePermits = counter("redisson.ratelimit.permits", "{permit}", "Rate-limiter permits granted and refused.")
 	r.countDowns = counter("redisson.latch.countdowns", "{countdown}", "Latch count-downs.")
@@ -300,6 +301,9 @@ func (r *recorder) acquireStart(ctx context.Context, e observe.AcquireStart) con
 }
 
 func (r *recorder) acquireTry(ctx context.Context, e observe.AcquireTry) {
+	if e.Reason != "" {
+		r.tryFailures.Add(ctx, 1, r.attrs(e.Kind, e.Name, KeyReason.String(string(e.Reason))))
+	}
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
@@ -307,6 +311,9 @@ func (r *recorder) acquireTry(ctx context.Context, e observe.AcquireTry) {
 	attrs := []attribute.KeyValue{KeyTry.Int(e.Try), KeyAcquired.Bool(e.Acquired)}
 	if e.Err != nil {
 		attrs = append(attrs, attribute.String("exception.message", e.Err.Error()))
+	}
+	if e.Reason != "" {
+		attrs = append(attrs, KeyReason.String(string(e.Reason)))
 	}
 	span.AddEvent("try", trace.WithAttributes(attrs...))
 }

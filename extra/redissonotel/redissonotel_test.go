@@ -37,6 +37,8 @@ type env struct {
 	obs    *observe.Observer
 	rdb    *redis.Client
 	client *redisson.Client
+	// kill kills the redis-server at once.
+	kill func()
 }
 
 func newEnv(t *testing.T, opts ...redissonotel.Option) *env {
@@ -55,7 +57,7 @@ func newEnv(t *testing.T, opts ...redissonotel.Option) *env {
 		t.Fatal(err)
 	}
 	e.obs = obs
-	e.rdb = startRedis(t)
+	e.rdb, e.kill = startKillableRedis(t)
 	e.client = e.newClient()
 	return e
 }
@@ -246,7 +248,12 @@ func redisChildren(t *testing.T, what string, names []string) {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	eventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+func eventuallyWithin(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

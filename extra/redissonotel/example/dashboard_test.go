@@ -293,6 +293,7 @@ func everyEvent(obs *observe.Observer) {
 	for _, k := range kinds {
 		obs.AcquireEnd(ctx, observe.AcquireEnd{Kind: k, Name: "n", Outcome: observe.Acquired, Wait: time.Millisecond, HandOff: true})
 		obs.AcquireEnd(ctx, observe.AcquireEnd{Kind: k, Name: "n", Outcome: observe.TimedOut, Wait: time.Second})
+		obs.AcquireTry(ctx, observe.AcquireTry{Kind: k, Name: "n", Try: 1, Err: failed, Reason: observe.RetryConnection})
 		obs.Retry(ctx, observe.Retry{Kind: k, Name: "n", Reason: observe.RetryConnection, Attempt: 1, Delay: time.Second, Err: failed})
 	}
 	for _, cause := range []observe.EndCause{observe.Released, observe.Lost, observe.Expired, observe.Closed} {
