@@ -16,7 +16,10 @@
 // lock's wait counts in redisson.lock.wait.duration, a semaphore's in
 // redisson.semaphore.wait.duration, a rate limiter's in
 // redisson.ratelimit.wait.duration and a latch's in
-// redisson.latch.wait.duration.
+// redisson.latch.wait.duration. A try that fails for a reason that may
+// pass (a refused connection, a timeout) counts in redisson.try.failures
+// whether or not a retry follows, so that an outage shows even when a
+// wait ends inside go-redis' own retries.
 //
 // Lock names are unbounded, so metrics carry an object's name only through
 // WithNameMapping; spans always carry it.
