@@ -168,6 +168,12 @@ type AcquireTry struct {
 	Acquired bool
 	// Err is the try's failure, if any.
 	Err error
+	// Reason classifies Err when it may pass, as Retry's Reason does (a
+	// connection refused, a reset or a timeout is RetryConnection), whether
+	// or not a retry follows: a wait that ends before it could back off
+	// still shows the failure here. Empty when the try got an answer, when
+	// Err cannot pass, and when the acquisition's context had ended.
+	Reason RetryReason
 }
 
 // AcquireEnd ends an acquisition.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,10 +16,18 @@ import (
 )
 
 // startRedis starts a private redis-server on a free loopback port for the
-// test and stops it at its end. (The main module's internal/redistest is
-// out of reach from this module.) A missing redis-server fails the test
+// test and stops it at its end. (This module's tests do not lean on the
+// main module's internal/redistest.) A missing redis-server fails the test
 // saying how to install it.
 func startRedis(t testing.TB) *redis.Client {
+	t.Helper()
+	rdb, _ := startKillableRedis(t)
+	return rdb
+}
+
+// startKillableRedis is startRedis that also returns a func that kills the
+// server at once, as a crash would, and waits for it to exit.
+func startKillableRedis(t testing.TB) (*redis.Client, func()) {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -32,10 +41,14 @@ func startRedis(t testing.TB) *redis.Client {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting redis-server: %v", err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(kill)
 	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
 	t.Cleanup(func() { _ = rdb.Close() })
 	deadline := time.Now().Add(10 * time.Second)
@@ -44,7 +57,7 @@ func startRedis(t testing.TB) *redis.Client {
 		err := rdb.Ping(ctx).Err()
 		cancel()
 		if err == nil {
-			return rdb
+			return rdb, kill
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))

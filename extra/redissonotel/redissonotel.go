@@ -12,6 +12,15 @@
 // them. docs/observability.md in the repository lists every metric,
 // attribute and span.
 //
+// Each family of objects has its own wait instruments, named for it: a
+// lock's wait counts in redisson.lock.wait.duration, a semaphore's in
+// redisson.semaphore.wait.duration, a rate limiter's in
+// redisson.ratelimit.wait.duration and a latch's in
+// redisson.latch.wait.duration. A try that fails for a reason that may
+// pass (a refused connection, a timeout) counts in redisson.try.failures
+// whether or not a retry follows, so that an outage shows even when a
+// wait ends inside go-redis' own retries.
+//
 // Lock names are unbounded, so metrics carry an object's name only through
 // WithNameMapping; spans always carry it.
 package redissonotel
@@ -26,10 +35,12 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/observe"
 )
 
-// ScopeName is the instrumentation scope of the meter and the tracer.
+// ScopeName is the instrumentation scope of the meter and the tracer; its
+// version is redisson.Version.
 const ScopeName = "github.com/goredisson/redisson/extra/redissonotel"
 
 // Attribute keys, shared with the client's Debug logs.
@@ -93,8 +104,9 @@ func NewObserver(opts ...Option) (*observe.Observer, error) {
 	if c.tp == nil {
 		c.tp = otel.GetTracerProvider()
 	}
-	r := &recorder{cfg: c, tracer: c.tp.Tracer(ScopeName), sources: map[*source]struct{}{}}
-	if err := r.instruments(c.mp.Meter(ScopeName)); err != nil {
+	r := &recorder{cfg: c, sources: map[*source]struct{}{},
+		tracer: c.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(redisson.Version))}
+	if err := r.instruments(c.mp.Meter(ScopeName, metric.WithInstrumentationVersion(redisson.Version))); err != nil {
 		return nil, err
 	}
 	return r.observer(), nil
@@ -102,12 +114,45 @@ func NewObserver(opts ...Option) (*observe.Observer, error) {
 
 type source struct{ stats func() observe.Stats }
 
+// family is a group of object kinds whose waits share instruments.
+type family int
+
+const (
+	familyLock family = iota
+	familySemaphore
+	familyRateLimiter
+	familyLatch
+	families
+)
+
+// familyOf returns the family of kind; a kind this module does not know
+// yet counts as a lock, as the span names do.
+func familyOf(kind observe.Kind) family {
+	switch kind {
+	case observe.KindSemaphore, observe.KindExpirableSemaphore:
+		return familySemaphore
+	case observe.KindRateLimiter:
+		return familyRateLimiter
+	case observe.KindLatch:
+		return familyLatch
+	}
+	return familyLock
+}
+
+// waitInstruments are one family's: how long its acquisitions took and
+// how many ended, by outcome.
+type waitInstruments struct {
+	wait  metric.Float64Histogram
+	count metric.Int64Counter
+}
+
 type recorder struct {
 	cfg    config
 	tracer trace.Tracer
 
-	wait, hold, renewal, confirm                       metric.Float64Histogram
-	acquisitions, lost, expired, handoffs, retries     metric.Int64Counter
+	waits                                              [families]waitInstruments
+	hold, renewal, confirm                             metric.Float64Histogram
+	lost, expired, handoffs, retries, tryFailures      metric.Int64Counter
 	semPermits, ratePermits, countDowns, subscriptions metric.Int64Counter
 	leases, connections, channels, waiters             metric.Int64ObservableUpDownCounter
 
@@ -142,15 +187,30 @@ func (r *recorder) instruments(m metric.Meter) error {
 		g, err = m.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
 		return g
 	}
-	r.wait = seconds("redisson.lock.wait.duration", "How long acquisitions took, by object kind and outcome.")
+	r.waits[familyLock] = waitInstruments{
+		seconds("redisson.lock.wait.duration", "How long lock acquisitions (Lock, TryLock) took, by lock kind and outcome."),
+		counter("redisson.lock.acquisitions", "{acquisition}", "Lock acquisitions, by lock kind, outcome and hand-off."),
+	}
+	r.waits[familySemaphore] = waitInstruments{
+		seconds("redisson.semaphore.wait.duration", "How long semaphore acquisitions took, by semaphore kind and outcome."),
+		counter("redisson.semaphore.acquisitions", "{acquisition}", "Semaphore acquisitions, by semaphore kind and outcome."),
+	}
+	r.waits[familyRateLimiter] = waitInstruments{
+		seconds("redisson.ratelimit.wait.duration", "How long rate-limiter acquisitions took, by outcome."),
+		counter("redisson.ratelimit.acquisitions", "{acquisition}", "Rate-limiter acquisitions, by outcome."),
+	}
+	r.waits[familyLatch] = waitInstruments{
+		seconds("redisson.latch.wait.duration", "How long latch awaits took, by outcome."),
+		counter("redisson.latch.awaits", "{await}", "Latch awaits, by outcome."),
+	}
 	r.hold = seconds("redisson.lock.hold.duration", "How long lock holds lasted, by object kind and end cause.")
 	r.renewal = seconds("redisson.renewal.duration", "How long watchdog renewal rounds took.")
 	r.confirm = seconds("redisson.pubsub.confirm.duration", "How long Redis took to confirm a subscription (or, after a reconnect, from the loss to the resubscription).")
-	r.acquisitions = counter("redisson.lock.acquisitions", "{acquisition}", "Acquisitions, by object kind, outcome and hand-off.")
 	r.lost = counter("redisson.lock.lost", "{hold}", "Holds that ended lost (watchdog lease not renewed, key gone or taken, force-unlocked, unlock failed).")
 	r.expired = counter("redisson.lock.expired", "{hold}", "Holds whose fixed lease ran out, as asked (not a loss).")
 	r.handoffs = counter("redisson.lock.handoffs", "{handoff}", "Releases that handed the lock straight to a waiter of the same client.")
 	r.retries = counter("redisson.retries", "{retry}", "Back-offs of waiting calls after a try that failed for a reason that may pass, by reason.")
+	r.tryFailures = counter("redisson.try.failures", "{try}", "Tries that failed for a reason that may pass (no reply from Redis, a refusal for a passing state), by reason, whether or not a retry followed.")
 	r.semPermits = counter("redisson.semaphore.permits", "{permit}", "Semaphore permits taken and given back.")
 	r.ratePermits = counter("redisson.ratelimit.permits", "{permit}", "Rate-limiter permits granted and refused.")
 	r.countDowns = counter("redisson.latch.countdowns", "{countdown}", "Latch count-downs.")
@@ -244,6 +304,9 @@ func (r *recorder) acquireStart(ctx context.Context, e observe.AcquireStart) con
 }
 
 func (r *recorder) acquireTry(ctx context.Context, e observe.AcquireTry) {
+	if e.Reason != "" {
+		r.tryFailures.Add(ctx, 1, r.attrs(e.Kind, e.Name, KeyReason.String(string(e.Reason))))
+	}
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
@@ -252,12 +315,21 @@ func (r *recorder) acquireTry(ctx context.Context, e observe.AcquireTry) {
 	if e.Err != nil {
 		attrs = append(attrs, attribute.String("exception.message", e.Err.Error()))
 	}
+	if e.Reason != "" {
+		attrs = append(attrs, KeyReason.String(string(e.Reason)))
+	}
 	span.AddEvent("try", trace.WithAttributes(attrs...))
 }
 
 func (r *recorder) acquireEnd(ctx context.Context, e observe.AcquireEnd) {
-	r.wait.Record(ctx, e.Wait.Seconds(), r.attrs(e.Kind, e.Name, KeyOutcome.String(string(e.Outcome))))
-	r.acquisitions.Add(ctx, 1, r.attrs(e.Kind, e.Name, KeyOutcome.String(string(e.Outcome)), KeyHandOff.Bool(e.HandOff)))
+	f := familyOf(e.Kind)
+	r.waits[f].wait.Record(ctx, e.Wait.Seconds(), r.attrs(e.Kind, e.Name, KeyOutcome.String(string(e.Outcome))))
+	if f == familyLock {
+		// Only a lock is handed over by a release of the same client.
+		r.waits[f].count.Add(ctx, 1, r.attrs(e.Kind, e.Name, KeyOutcome.String(string(e.Outcome)), KeyHandOff.Bool(e.HandOff)))
+	} else {
+		r.waits[f].count.Add(ctx, 1, r.attrs(e.Kind, e.Name, KeyOutcome.String(string(e.Outcome))))
+	}
 	span := trace.SpanFromContext(ctx)
 	if e.HandOff {
 		span.AddEvent("handoff")

@@ -37,6 +37,8 @@ type env struct {
 	obs    *observe.Observer
 	rdb    *redis.Client
 	client *redisson.Client
+	// kill kills the redis-server at once.
+	kill func()
 }
 
 func newEnv(t *testing.T, opts ...redissonotel.Option) *env {
@@ -55,7 +57,7 @@ func newEnv(t *testing.T, opts ...redissonotel.Option) *env {
 		t.Fatal(err)
 	}
 	e.obs = obs
-	e.rdb = startRedis(t)
+	e.rdb, e.kill = startKillableRedis(t)
 	e.client = e.newClient()
 	return e
 }
@@ -246,7 +248,12 @@ func redisChildren(t *testing.T, what string, names []string) {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	eventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+func eventuallyWithin(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -532,7 +539,9 @@ func TestSemaphoreWait(t *testing.T) {
 	kind := redissonotel.KeyKind.String("semaphore")
 	equal(t, "taken", sum(t, rm, "redisson.semaphore.permits", kind, redissonotel.KeyPermitsOp.String("taken")), 2)
 	equal(t, "released", sum(t, rm, "redisson.semaphore.permits", kind, redissonotel.KeyPermitsOp.String("released")), 2)
-	equal(t, "acquisitions", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 2)
+	equal(t, "acquisitions", sum(t, rm, "redisson.semaphore.acquisitions", kind, acquired), 2)
+	equal(t, "waits", count(t, rm, "redisson.semaphore.wait.duration", kind, acquired), 2)
+	equal(t, "not in the lock metrics", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 0)
 	spans := e.ended("redisson.semaphore.acquire")
 	equal(t, "spans", len(spans), 2)
 	equal(t, "permits attribute", attr(spans[1], redissonotel.KeyPermits).AsInt64(), 1)
@@ -566,7 +575,9 @@ func TestLatch(t *testing.T) {
 	rm := e.metrics()
 	kind := redissonotel.KeyKind.String("latch")
 	equal(t, "count-downs", sum(t, rm, "redisson.latch.countdowns", kind), 1)
-	equal(t, "awaits", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 1)
+	equal(t, "awaits", sum(t, rm, "redisson.latch.awaits", kind, acquired), 1)
+	equal(t, "waits", count(t, rm, "redisson.latch.wait.duration", kind, acquired), 1)
+	equal(t, "not in the lock metrics", sum(t, rm, "redisson.lock.acquisitions", kind, acquired, noHand), 0)
 	spans := e.ended("redisson.latch.await")
 	equal(t, "spans", len(spans), 1)
 	equal(t, "name", attr(spans[0], redissonotel.KeyName).AsString(), "ready")
@@ -596,8 +607,10 @@ func TestRateLimiterRefusal(t *testing.T) {
 	name := redissonotel.KeyName.String("api")
 	equal(t, "granted", sum(t, rm, "redisson.ratelimit.permits", kind, name, redissonotel.KeyRateResult.String("granted")), 1)
 	equal(t, "refused", sum(t, rm, "redisson.ratelimit.permits", kind, name, redissonotel.KeyRateResult.String("refused")), 1)
-	equal(t, "acquired", sum(t, rm, "redisson.lock.acquisitions", kind, name, acquired, noHand), 1)
-	equal(t, "not acquired", sum(t, rm, "redisson.lock.acquisitions", kind, name, redissonotel.KeyOutcome.String("not_acquired"), noHand), 1)
+	equal(t, "acquired", sum(t, rm, "redisson.ratelimit.acquisitions", kind, name, acquired), 1)
+	equal(t, "not acquired", sum(t, rm, "redisson.ratelimit.acquisitions", kind, name, redissonotel.KeyOutcome.String("not_acquired")), 1)
+	equal(t, "waits", count(t, rm, "redisson.ratelimit.wait.duration", kind, name, acquired), 1)
+	equal(t, "not in the lock metrics", points(rm, "redisson.lock.acquisitions"), 0)
 	spans := e.ended("redisson.ratelimit.acquire")
 	equal(t, "spans", len(spans), 2)
 	equal(t, "span name attribute", attr(spans[1], redissonotel.KeyName).AsString(), "api:eu")
@@ -660,4 +673,30 @@ func TestSharedObserver(t *testing.T) {
 	must(t, other.Close())
 	equal(t, "leases of the open one", sum(t, e.metrics(), "redisson.renewal.leases"), 1)
 	must(t, hs[0].Unlock(ctx))
+}
+
+// TestScopeVersion: the meter's and the tracer's instrumentation scope
+// carry redisson.Version, which Prometheus shows as otel_scope_version.
+func TestScopeVersion(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	h, err := e.client.Lock("versioned").Lock(ctx)
+	must(t, err)
+	must(t, h.Unlock(ctx))
+
+	rm := e.metrics()
+	if len(rm.ScopeMetrics) == 0 {
+		t.Fatal("no metrics recorded")
+	}
+	for _, sm := range rm.ScopeMetrics {
+		equal(t, "meter scope", sm.Scope.Name, redissonotel.ScopeName)
+		equal(t, "meter scope version", sm.Scope.Version, redisson.Version)
+	}
+	spans := e.ended("redisson.lock.acquire")
+	equal(t, "acquire spans", len(spans), 1)
+	equal(t, "tracer scope", spans[0].InstrumentationScope().Name, redissonotel.ScopeName)
+	equal(t, "tracer scope version", spans[0].InstrumentationScope().Version, redisson.Version)
+	if redisson.Version == "" {
+		t.Fatal("redisson.Version is empty")
+	}
 }

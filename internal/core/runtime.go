@@ -110,7 +110,7 @@ func New(cfg Config) *Runtime {
 		cc.Replicas = rt.sync.c
 	}
 	rt.conns = conns.New(cc)
-	rt.events = events.New(cfg.Observer, rt.logger, epoch)
+	rt.events = events.New(cfg.Observer, rt.logger, epoch, events.Classify{Retryable: Retryable, Reason: retryReason})
 	rt.requests.init()
 	rt.inflight = inflight.New(inflight.Config{
 		Conns: rt.conns, Timeout: rt.timeout, Synced: rt.sync.Enabled, SyncTimeout: rt.sync.Timeout,

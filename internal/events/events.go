@@ -33,13 +33,35 @@ type Sink struct {
 	obs    *observe.Observer
 	logger *slog.Logger
 	// epoch: hold start stamps count from it (see Stamp).
-	epoch time.Time
+	epoch    time.Time
+	classify Classify
+}
+
+// Classify is the client's reading of a failed try, the one its retries
+// use, so that a try's event names the failure as a retry would.
+type Classify struct {
+	// Retryable reports whether a failure may pass (core.Retryable).
+	Retryable func(error) bool
+	// Reason classifies a failure Retryable accepted.
+	Reason func(error) observe.RetryReason
 }
 
 // New returns the sink of a client with observer obs (may be nil) and
-// logger (not nil); hold stamps count from epoch.
-func New(obs *observe.Observer, logger *slog.Logger, epoch time.Time) *Sink {
-	return &Sink{obs: obs, logger: logger, epoch: epoch}
+// logger (not nil); hold stamps count from epoch; c classifies the
+// failures of tries (its funcs may be nil: no failure is classified).
+func New(obs *observe.Observer, logger *slog.Logger, epoch time.Time, c Classify) *Sink {
+	return &Sink{obs: obs, logger: logger, epoch: epoch, classify: c}
+}
+
+// reason returns the retry reason of a try's failure err under ctx: empty
+// for no error, one that cannot pass, or a try cut short by the end of
+// ctx, which is the caller giving up, not Redis failing.
+func (s *Sink) reason(ctx context.Context, err error) observe.RetryReason {
+	c := s.classify
+	if err == nil || c.Retryable == nil || c.Reason == nil || ctx.Err() != nil || !c.Retryable(err) {
+		return ""
+	}
+	return c.Reason(err)
 }
 
 // Observer returns the client's observer, nil when none is set.
@@ -138,7 +160,8 @@ func (a *Acq) Try(ok bool, err error) {
 	}
 	a.Tries++
 	if o := a.s.obs; o != nil && o.AcquireTry != nil {
-		o.AcquireTry(a.ctx, observe.AcquireTry{Kind: a.kind, Name: a.name, Try: a.Tries, Acquired: ok, Err: err})
+		o.AcquireTry(a.ctx, observe.AcquireTry{Kind: a.kind, Name: a.name, Try: a.Tries, Acquired: ok, Err: err,
+			Reason: a.s.reason(a.ctx, err)})
 	}
 }
 
