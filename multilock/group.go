@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/source"
 )
@@ -65,8 +66,8 @@ func NewGroup(src *source.Source, group string, values ...string) *Group {
 	g := &Group{
 		rt:          rt,
 		name:        group,
-		channel:     core.PrefixName("redisson_lock__channel", group),
-		latchPrefix: core.PrefixName("redisson_unlock_latch", group) + ":",
+		channel:     keys.LockChannel(group),
+		latchPrefix: keys.UnlockLatchPrefix(group) + ":",
 		values:      append([]string(nil), values...),
 	}
 	seen := make(map[string]int, len(values))
