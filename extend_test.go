@@ -131,7 +131,7 @@ var extendKinds = []extendKind{
 		left: func(ctx context.Context, rdb *redis.Client, c *redisson.Client, name string, h extendHold) []time.Duration {
 			var out []time.Duration
 			for _, v := range []string{"v1", "v2"} {
-				ef := multilock.FieldID([]byte(v)) + ":" + ownerField(c, h.Owner()) + ":expire_time"
+				ef := keys.GroupMultiLockField([]byte(v)) + ":" + ownerField(c, h.Owner()) + ":expire_time"
 				at, err := rdb.HGet(ctx, name, ef).Int64()
 				if err != nil {
 					out = append(out, -2)
