@@ -15,9 +15,9 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
-	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/multilock"
@@ -111,7 +111,7 @@ var extendKinds = []extendKind{
 			return takeWith(c.ReadWriteLock(name).ReadLock().TryLock, lease)
 		},
 		left: func(ctx context.Context, rdb *redis.Client, c *redisson.Client, name string, h extendHold) []time.Duration {
-			return pttls(ctx, rdb, name, rwlock.TimeoutPrefix(name, ownerField(c, h.Owner()))+":1")
+			return pttls(ctx, rdb, name, keys.ReadWriteLockTimeoutPrefix(name, ownerField(c, h.Owner()))+":1")
 		},
 		keys: one},
 	{name: "write lock",
@@ -131,7 +131,7 @@ var extendKinds = []extendKind{
 		left: func(ctx context.Context, rdb *redis.Client, c *redisson.Client, name string, h extendHold) []time.Duration {
 			var out []time.Duration
 			for _, v := range []string{"v1", "v2"} {
-				ef := multilock.FieldID([]byte(v)) + ":" + ownerField(c, h.Owner()) + ":expire_time"
+				ef := keys.GroupMultiLockField([]byte(v)) + ":" + ownerField(c, h.Owner()) + ":expire_time"
 				at, err := rdb.HGet(ctx, name, ef).Int64()
 				if err != nil {
 					out = append(out, -2)
@@ -148,7 +148,7 @@ var extendKinds = []extendKind{
 			return takeWith(m.TryLock, lease)
 		},
 		left: func(ctx context.Context, rdb *redis.Client, c *redisson.Client, name string, h extendHold) []time.Duration {
-			return pttls(ctx, rdb, name+":a", name+":b", rwlock.TimeoutPrefix(name+":b", ownerField(c, h.Owner()))+":1")
+			return pttls(ctx, rdb, name+":a", name+":b", keys.ReadWriteLockTimeoutPrefix(name+":b", ownerField(c, h.Owner()))+":1")
 		},
 		keys: func(name string) []string { return []string{name + ":a", name + ":b"} }},
 	{name: "RedLock",
@@ -389,7 +389,7 @@ func TestExtendReadLockTimeoutKeys(t *testing.T) {
 	defer again.Unlock(ctx)
 
 	require.NoError(t, long.Extend(ctx, 30*time.Second))
-	prefix := rwlock.TimeoutPrefix("shared", ownerField(c, long.Owner()))
+	prefix := keys.ReadWriteLockTimeoutPrefix("shared", ownerField(c, long.Owner()))
 	for _, k := range []string{prefix + ":1", prefix + ":2", "shared"} {
 		require.Greater(t, raw.PTTL(ctx, k).Val(), 20*time.Second, "%s has the new lease", k)
 	}
@@ -429,14 +429,14 @@ func TestExtendFairLockLeavesQueue(t *testing.T) {
 		got <- err
 	}()
 	redistest.Eventually(t, 5*time.Second, "the waiter is queued", func() bool {
-		return raw.LLen(ctx, fairlock.QueueName("fair")).Val() == 1
+		return raw.LLen(ctx, keys.FairLockQueue("fair")).Val() == 1
 	})
-	before := raw.ZRangeWithScores(ctx, fairlock.TimeoutName("fair"), 0, -1).Val()
+	before := raw.ZRangeWithScores(ctx, keys.FairLockTimeout("fair"), 0, -1).Val()
 	require.NoError(t, h.Extend(ctx, 40*time.Second))
 	require.Greater(t, raw.PTTL(ctx, "fair").Val(), 30*time.Second)
-	require.Equal(t, before, raw.ZRangeWithScores(ctx, fairlock.TimeoutName("fair"), 0, -1).Val(), "the waiters' scores")
-	require.Equal(t, time.Duration(-1), raw.PTTL(ctx, fairlock.QueueName("fair")).Val(), "the queue has no TTL")
-	require.Equal(t, time.Duration(-1), raw.PTTL(ctx, fairlock.TimeoutName("fair")).Val(), "the timeout set has no TTL")
+	require.Equal(t, before, raw.ZRangeWithScores(ctx, keys.FairLockTimeout("fair"), 0, -1).Val(), "the waiters' scores")
+	require.Equal(t, time.Duration(-1), raw.PTTL(ctx, keys.FairLockQueue("fair")).Val(), "the queue has no TTL")
+	require.Equal(t, time.Duration(-1), raw.PTTL(ctx, keys.FairLockTimeout("fair")).Val(), "the timeout set has no TTL")
 	require.NoError(t, h.Unlock(ctx))
 	select {
 	case err := <-got:
@@ -458,7 +458,7 @@ func TestExtendFencedLockKeepsTokenCounter(t *testing.T) {
 	defer h.Unlock(ctx)
 	require.NoError(t, h.Extend(ctx, 5*time.Second))
 	require.LessOrEqual(t, raw.PTTL(ctx, "fenced").Val(), 5*time.Second)
-	require.Equal(t, time.Duration(-1), raw.PTTL(ctx, fencedlock.TokenKey("fenced")).Val())
+	require.Equal(t, time.Duration(-1), raw.PTTL(ctx, keys.FencedLockToken("fenced")).Val())
 }
 
 // TestExtendUnsynced: with replica sync on, an Extend no replica

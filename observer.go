@@ -8,7 +8,8 @@ import "github.com/goredisson/redisson/observe"
 // records OpenTelemetry metrics and traces.
 type Observer = observe.Observer
 
-// WithObserver sets Options.Observer.
+// WithObserver sets Options.Observer; a later WithObserver replaces it.
+// observe.Join(a, b) gives one observer that tells both.
 func WithObserver(o *Observer) Option {
 	return func(opts *Options) { opts.Observer = o }
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/rlock"
 )
@@ -209,7 +210,7 @@ func TestObserverOutcomes(t *testing.T) {
 	require.Equal(t, []observe.Outcome{observe.Acquired, observe.NotAcquired, observe.TimedOut, observe.Cancelled}, outcomes)
 	subs := of[observe.Subscribe](rec)
 	require.Len(t, subs, 2, "the two waits subscribed")
-	require.Equal(t, rlock.ChannelName("busy"), subs[0].Channel)
+	require.Equal(t, keys.LockChannel("busy"), subs[0].Channel)
 
 	require.NoError(t, c.Close())
 	ends := of[observe.HoldEnd](rec)

@@ -34,17 +34,53 @@ func (m PublishMode) String() string {
 	return fmt.Sprintf("PublishMode(%d)", int(m))
 }
 
+// The defaults of Options: a zero field takes its default. Redisson's
+// Config has the same values under the names given.
+const (
+	// DefaultWatchdogTimeout is Options.WatchdogTimeout's default
+	// (lockWatchdogTimeout).
+	DefaultWatchdogTimeout = 30 * time.Second
+	// MinWatchdogTimeout is the shortest WatchdogTimeout New accepts:
+	// renewing a shorter lease every third of it would not keep up.
+	MinWatchdogTimeout = 30 * time.Millisecond
+	// DefaultRenewalBatchSize is Options.RenewalBatchSize's default
+	// (lockWatchdogBatchSize).
+	DefaultRenewalBatchSize = 100
+	// DefaultTimeout is Options.Timeout's default (Redisson's timeout).
+	DefaultTimeout = 3 * time.Second
+	// DefaultReplicaSyncTimeout is ReplicaSyncOptions.Timeout's default
+	// (slavesSyncTimeout).
+	DefaultReplicaSyncTimeout = time.Second
+	// DefaultLeaseMargin is Options.LeaseMargin's default: Redlock's clock
+	// drift constant. Not a Redisson setting.
+	DefaultLeaseMargin = 2 * time.Millisecond
+	// DefaultFairLockWaitTimeout is Options.FairLockWaitTimeout's default
+	// (fairLockWaitTimeout since Redisson 3.13.3; 5 s before).
+	DefaultFairLockWaitTimeout = 300 * time.Second
+	// MinFairLockWaitTimeout is the shortest FairLockWaitTimeout New
+	// accepts: the scripts count it in whole milliseconds.
+	MinFairLockWaitTimeout = time.Millisecond
+	// DefaultRetryAttempts is RetryOptions.Attempts' default
+	// (retryAttempts, Redisson 3.48+).
+	DefaultRetryAttempts = 4
+	// DefaultRetryDelay is RetryOptions.Delay's default (the base of
+	// retryDelay's EqualJitterDelay, Redisson 3.48+).
+	DefaultRetryDelay = time.Second
+)
+
 // Options are a Client's settings. The zero value of a field means its
-// default, which is Redisson's.
+// default, the Default constant of the same name, which is Redisson's.
 type Options struct {
 	// WatchdogTimeout is the lease of locks taken without one; the watchdog
-	// renews it every WatchdogTimeout/3. Default 30 s (lockWatchdogTimeout).
+	// renews it every WatchdogTimeout/3. Default DefaultWatchdogTimeout;
+	// at least MinWatchdogTimeout.
 	WatchdogTimeout time.Duration
 	// RenewalBatchSize is the most leases one renewal script carries.
-	// Default 100 (lockWatchdogBatchSize).
+	// Default DefaultRenewalBatchSize.
 	RenewalBatchSize int
 	// Timeout bounds one Redis exchange that must finish even when the
-	// caller's context is done (unlocks) and one renewal round. Default 3 s.
+	// caller's context is done (unlocks) and one renewal round. Default
+	// DefaultTimeout.
 	Timeout time.Duration
 	// PublishMode chooses PUBLISH or SPUBLISH. Default PublishAuto.
 	PublishMode PublishMode
@@ -55,9 +91,9 @@ type Options struct {
 	// for clock drift, and the renewal wheel's 10 ms tick) a holder whose
 	// lease could not be renewed is told it lost the lock: its hold's Done
 	// is closed then, by this process's clock, so that it stops before
-	// Redis can give the lock to someone else. Default 2 ms (Redlock's
-	// constant); with the default 30 s watchdog the signal comes about
-	// 312 ms before the lease ends. Not a Redisson setting.
+	// Redis can give the lock to someone else. Default DefaultLeaseMargin;
+	// with DefaultWatchdogTimeout the signal comes 312 ms before the lease
+	// ends. Not a Redisson setting.
 	LeaseMargin time.Duration
 	// Logger receives renewal and pub/sub problems at Warn and Error. A
 	// logger enabled for Debug also gets a record per acquisition, hold
@@ -69,22 +105,23 @@ type Options struct {
 	// renewal rounds, subscriptions, semaphore permits, rate-limiter
 	// grants, latch count-downs (package observe; extra/redissonotel turns
 	// them into OpenTelemetry). Default: none, which costs nothing. Not a
-	// Redisson setting.
+	// Redisson setting. observe.Join stacks several.
 	Observer *Observer
 	// FairLockWaitTimeout is how long a fair lock's waiter in Lock stays
 	// in the Redis queue past the waiter ahead of it before the others skip
 	// it as stale (a TryLock WithWait uses its wait instead, as Redisson's
 	// tryLock(waitTime) does, and so does a Lock whose ctx has less time
-	// left). Default 300 000 ms, Redisson 3.52's fairLockWaitTimeout (5 s
-	// before 3.13.3). Every client on a lock, Go or Java, must use the same
+	// left). Default DefaultFairLockWaitTimeout; at least
+	// MinFairLockWaitTimeout. Every client on a lock, Go or Java, must use the same
 	// value: each acquirer moves every queued waiter's deadline by its own
 	// value, so mixed values corrupt the queue's deadlines.
 	FairLockWaitTimeout time.Duration
 	// Retry says how a waiting call (Lock, a TryLock or TryAcquire
 	// WithWait, a semaphore's or rate limiter's Acquire, a latch's Await)
 	// rides out a try that failed for a reason that may pass: a failover,
-	// a restart, a network fault. Default: 4 tries in a row, 0.5–2 s
-	// apart. Not a Redisson setting: Redisson sends acquire scripts
+	// a restart, a network fault. Default: DefaultRetryAttempts tries in a
+	// row, DefaultRetryDelay apart (jittered). Not a Redisson setting:
+	// Redisson sends acquire scripts
 	// without retry, so its waits end with the first such failure.
 	Retry RetryOptions
 	// Registration publishes who this client is (host, pid, program,
@@ -114,11 +151,11 @@ type RetryOptions struct {
 	// Disabled turns retrying off: a wait ends with its first failed try.
 	Disabled bool
 	// Attempts is how many failed tries in a row are tried again. Default
-	// 4 (Redisson 3.48+'s retryAttempts).
+	// DefaultRetryAttempts.
 	Attempts int
 	// Delay is the back-off's base: before the n-th retry (from 0) a wait
 	// sleeps between half and all of min(Delay·2ⁿ, 2·Delay), Redisson
-	// 3.48+'s EqualJitterDelay. Default 1 s. A wake-up (a release
+	// 3.48+'s EqualJitterDelay. Default DefaultRetryDelay. A wake-up (a release
 	// message, or a resubscription after a reconnect) ends a back-off at
 	// once: Redis answers again.
 	Delay time.Duration
@@ -128,7 +165,7 @@ type RetryOptions struct {
 type ReplicaSyncOptions struct {
 	// Disabled turns WAIT off.
 	Disabled bool
-	// Timeout is WAIT's timeout. Default 1 s (slavesSyncTimeout).
+	// Timeout is WAIT's timeout. Default DefaultReplicaSyncTimeout.
 	Timeout time.Duration
 	// AllowUnsynced accepts a write that no replica acknowledged instead of
 	// failing with ErrNoSyncedReplicas (checkLockSyncedSlaves = false).
@@ -200,21 +237,21 @@ func (o *Options) applyDefaults() error {
 	case o.WatchdogTimeout < 0:
 		return fmt.Errorf("%w: WatchdogTimeout %v", ErrInvalidArgument, o.WatchdogTimeout)
 	case o.WatchdogTimeout == 0:
-		o.WatchdogTimeout = 30 * time.Second
-	case o.WatchdogTimeout < 30*time.Millisecond:
-		return fmt.Errorf("%w: WatchdogTimeout %v is below 30ms", ErrInvalidArgument, o.WatchdogTimeout)
+		o.WatchdogTimeout = DefaultWatchdogTimeout
+	case o.WatchdogTimeout < MinWatchdogTimeout:
+		return fmt.Errorf("%w: WatchdogTimeout %v is below %v", ErrInvalidArgument, o.WatchdogTimeout, MinWatchdogTimeout)
 	}
 	switch {
 	case o.RenewalBatchSize < 0:
 		return fmt.Errorf("%w: RenewalBatchSize %d", ErrInvalidArgument, o.RenewalBatchSize)
 	case o.RenewalBatchSize == 0:
-		o.RenewalBatchSize = 100
+		o.RenewalBatchSize = DefaultRenewalBatchSize
 	}
 	switch {
 	case o.Timeout < 0:
 		return fmt.Errorf("%w: Timeout %v", ErrInvalidArgument, o.Timeout)
 	case o.Timeout == 0:
-		o.Timeout = 3 * time.Second
+		o.Timeout = DefaultTimeout
 	}
 	if o.PublishMode < PublishAuto || o.PublishMode > PublishSharded {
 		return fmt.Errorf("%w: PublishMode %d", ErrInvalidArgument, int(o.PublishMode))
@@ -223,33 +260,33 @@ func (o *Options) applyDefaults() error {
 	case o.ReplicaSync.Timeout < 0:
 		return fmt.Errorf("%w: ReplicaSync.Timeout %v", ErrInvalidArgument, o.ReplicaSync.Timeout)
 	case o.ReplicaSync.Timeout == 0:
-		o.ReplicaSync.Timeout = time.Second
+		o.ReplicaSync.Timeout = DefaultReplicaSyncTimeout
 	}
 	switch {
 	case o.LeaseMargin < 0:
 		return fmt.Errorf("%w: LeaseMargin %v", ErrInvalidArgument, o.LeaseMargin)
 	case o.LeaseMargin == 0:
-		o.LeaseMargin = 2 * time.Millisecond
+		o.LeaseMargin = DefaultLeaseMargin
 	}
 	switch {
 	case o.FairLockWaitTimeout < 0:
 		return fmt.Errorf("%w: FairLockWaitTimeout %v", ErrInvalidArgument, o.FairLockWaitTimeout)
 	case o.FairLockWaitTimeout == 0:
-		o.FairLockWaitTimeout = 300 * time.Second
-	case o.FairLockWaitTimeout < time.Millisecond:
-		return fmt.Errorf("%w: FairLockWaitTimeout %v is below 1ms", ErrInvalidArgument, o.FairLockWaitTimeout)
+		o.FairLockWaitTimeout = DefaultFairLockWaitTimeout
+	case o.FairLockWaitTimeout < MinFairLockWaitTimeout:
+		return fmt.Errorf("%w: FairLockWaitTimeout %v is below %v", ErrInvalidArgument, o.FairLockWaitTimeout, MinFairLockWaitTimeout)
 	}
 	switch {
 	case o.Retry.Attempts < 0:
 		return fmt.Errorf("%w: Retry.Attempts %d", ErrInvalidArgument, o.Retry.Attempts)
 	case o.Retry.Attempts == 0:
-		o.Retry.Attempts = 4
+		o.Retry.Attempts = DefaultRetryAttempts
 	}
 	switch {
 	case o.Retry.Delay < 0:
 		return fmt.Errorf("%w: Retry.Delay %v", ErrInvalidArgument, o.Retry.Delay)
 	case o.Retry.Delay == 0:
-		o.Retry.Delay = time.Second
+		o.Retry.Delay = DefaultRetryDelay
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

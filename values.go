@@ -17,7 +17,9 @@ func NewBucket[T any](c *Client, name string, cd codec.Codec) *value.Bucket[T] {
 
 // AtomicLong returns the counter called name (Redisson's
 // getAtomicLong(name)): a decimal string under the key name. After Close
-// every call fails with ErrClosed.
+// every call fails with ErrClosed. It is a method, where NewBucket is a
+// function, because it has no type parameter (see the package overview);
+// value.NewAtomicLong(c.Source(), name) is the same object.
 func (c *Client) AtomicLong(name string) *value.AtomicLong {
 	return value.NewAtomicLong(c.Source(), name)
 }

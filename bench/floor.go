@@ -9,9 +9,8 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/goredisson/redisson/keys"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/goredisson/redisson/rlock"
 )
 
 // The protocol floor: two lock scripts sent through go-redis with no
@@ -84,8 +83,8 @@ func newFloorLocker(lib, addr string, rec *addrRecorder) *floorLocker {
 }
 
 func (l *floorLocker) Mutex(key string) Mutex {
-	return &floorMutex{l: l, key: key, channel: rlock.ChannelName(key),
-		latch: rlock.LatchPrefix(key) + ":", field: l.id + ":" + strconv.FormatInt(l.counter.Add(1), 10)}
+	return &floorMutex{l: l, key: key, channel: keys.LockChannel(key),
+		latch: keys.UnlockLatchPrefix(key) + ":", field: l.id + ":" + strconv.FormatInt(l.counter.Add(1), 10)}
 }
 func (l *floorLocker) Retries() int64 { return 0 }
 func (l *floorLocker) Close() error   { return l.rdb.Close() }

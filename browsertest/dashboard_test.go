@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -104,14 +104,14 @@ func TestFairQueueOrder(t *testing.T) {
 	for i := range 3 {
 		go func() { _, _ = client.FairLock("jobs").Lock(wctx) }()
 		deadline := time.Now().Add(30 * time.Second)
-		for rdb.LLen(bctx, fairlock.QueueName("jobs")).Val() != int64(i+1) {
+		for rdb.LLen(bctx, keys.FairLockQueue("jobs")).Val() != int64(i+1) {
 			if time.Now().After(deadline) {
 				t.Fatalf("waiter %d not queued", i+1)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	order := rdb.LRange(bctx, fairlock.QueueName("jobs"), 0, -1).Val()
+	order := rdb.LRange(bctx, keys.FairLockQueue("jobs"), 0, -1).Val()
 
 	ctx := browser(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"object?name=jobs")); err != nil {
@@ -300,7 +300,7 @@ func TestScreenshots(t *testing.T) {
 	defer cancel()
 	for i := range 2 {
 		go func() { _, _ = client.FairLock("jobs:render").Lock(wctx) }()
-		for rdb.LLen(ctx, fairlock.QueueName("jobs:render")).Val() != int64(i+1) {
+		for rdb.LLen(ctx, keys.FairLockQueue("jobs:render")).Val() != int64(i+1) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}

@@ -45,6 +45,7 @@ import (
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/source"
 )
@@ -70,10 +71,10 @@ func New(src *source.Source, name string) *Lock {
 	s := &scripts{
 		rt:          rt,
 		name:        name,
-		queue:       QueueName(name),
-		timeout:     TimeoutName(name),
-		channel:     core.PrefixName("redisson_lock__channel", name),
-		latchPrefix: core.PrefixName("redisson_unlock_latch", name) + ":",
+		queue:       keys.FairLockQueue(name),
+		timeout:     keys.FairLockTimeout(name),
+		channel:     keys.LockChannel(name),
+		latchPrefix: keys.UnlockLatchPrefix(name) + ":",
 	}
 	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, s: s}
 	l.l = e.Lock(engine.Config{
@@ -88,20 +89,6 @@ func New(src *source.Source, name string) *Lock {
 		Scripts:    s,
 	})
 	return l
-}
-
-// QueueName returns the key of the wait queue (a list of owner fields) of
-// the fair lock called name.
-func QueueName(name string) string { return core.PrefixName("redisson_lock_queue", name) }
-
-// TimeoutName returns the key of the zset of the queued waiters' stale
-// times (ms since the epoch, by the enqueuing client's clock).
-func TimeoutName(name string) string { return core.PrefixName("redisson_lock_timeout", name) }
-
-// ChannelName returns the channel on which the waiter with owner field
-// field ("<client id>:<owner id>") of the fair lock called name is woken.
-func ChannelName(name, field string) string {
-	return core.PrefixName("redisson_lock__channel", name) + ":" + field
 }
 
 // Name returns the lock's name (its Redis key).

@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestForceUnlockDeletesOnlyLocks: ForceUnlock deletes a lock's hash and
@@ -29,9 +30,9 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 	// enqueue puts a waiter that is not running in key's queue, stale at
 	// the given offset from now.
 	enqueue := func(t *testing.T, key, waiter string, stale time.Duration) {
-		require.NoError(t, raw.RPush(ctx, fairlock.QueueName(key), waiter).Err())
+		require.NoError(t, raw.RPush(ctx, keys.FairLockQueue(key), waiter).Err())
 		score := float64(time.Now().Add(stale).UnixMilli())
-		require.NoError(t, raw.ZAdd(ctx, fairlock.TimeoutName(key), redis.Z{Score: score, Member: waiter}).Err())
+		require.NoError(t, raw.ZAdd(ctx, keys.FairLockTimeout(key), redis.Z{Score: score, Member: waiter}).Err())
 	}
 	hold := func(t *testing.T, key string) *fairlock.Hold {
 		h, err := c.FairLock(key).Lock(ctx)
@@ -67,17 +68,17 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 		}, wantErr: redisson.ErrWrongType, detail: func(key string) string { return key + " holds a string, not a hash" }},
 		{name: "held, queue is a string", setup: func(t *testing.T, key string) *fairlock.Hold {
 			h := hold(t, key)
-			require.NoError(t, raw.Set(ctx, fairlock.QueueName(key), "x", 0).Err())
+			require.NoError(t, raw.Set(ctx, keys.FairLockQueue(key), "x", 0).Err())
 			return h
 		}, wantErr: redisson.ErrWrongType, detail: func(key string) string {
-			return fairlock.QueueName(key) + " holds a string, not a list"
+			return keys.FairLockQueue(key) + " holds a string, not a list"
 		}},
 		{name: "held, timeout is a set", setup: func(t *testing.T, key string) *fairlock.Hold {
 			h := hold(t, key)
-			require.NoError(t, raw.SAdd(ctx, fairlock.TimeoutName(key), "x").Err())
+			require.NoError(t, raw.SAdd(ctx, keys.FairLockTimeout(key), "x").Err())
 			return h
 		}, wantErr: redisson.ErrWrongType, detail: func(key string) string {
-			return fairlock.TimeoutName(key) + " holds a set, not a zset"
+			return keys.FairLockTimeout(key) + " holds a set, not a zset"
 		}},
 		{name: "held lock", setup: hold, want: true},
 		{name: "held lock with a waiter", setup: func(t *testing.T, key string) *fairlock.Hold {
@@ -92,7 +93,7 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 			require.NoError(t, raw.FlushAll(ctx).Err())
 			key := "force:" + tc.name
 			h := tc.setup(t, key)
-			before := keys(t, raw)
+			before := allKeys(t, raw)
 			msgs := redistest.Capture(t, raw)
 
 			deleted, err := c.FairLock(key).ForceUnlock(ctx)
@@ -101,11 +102,11 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 				require.ErrorIs(t, err, tc.wantErr)
 				require.Contains(t, err.Error(), `fair lock "`+key+`": force unlock: `)
 				require.Contains(t, err.Error(), tc.detail(key))
-				require.Equal(t, before, keys(t, raw), "nothing changed")
+				require.Equal(t, before, allKeys(t, raw), "nothing changed")
 				require.Empty(t, msgs.Drain(t), "nothing published")
 				if h != nil {
 					require.Nil(t, h.Err(), "the hold goes on")
-					require.NoError(t, raw.Del(ctx, fairlock.QueueName(key), fairlock.TimeoutName(key)).Err())
+					require.NoError(t, raw.Del(ctx, keys.FairLockQueue(key), keys.FairLockTimeout(key)).Err())
 					require.NoError(t, h.Unlock(ctx), "and ends with its unlock once the keys are out of the way")
 				}
 				return
@@ -114,7 +115,7 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 			require.Zero(t, raw.Exists(ctx, key).Val())
 			var want []redistest.Message
 			if tc.woken != "" {
-				want = []redistest.Message{{Channel: fairlock.ChannelName(key, tc.woken), Payload: "0"}}
+				want = []redistest.Message{{Channel: keys.FairLockChannel(key, tc.woken), Payload: "0"}}
 			}
 			require.Equal(t, want, msgs.Drain(t))
 			if h != nil {
@@ -129,10 +130,10 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 	}
 }
 
-// keys returns every key with its serialized value, to compare the whole
+// allKeys returns every key with its serialized value, to compare the whole
 // state before and after a call; the clients' registration records are not
 // part of it.
-func keys(t *testing.T, raw *redis.Client) map[string]string {
+func allKeys(t *testing.T, raw *redis.Client) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	names := redistest.Keys(t, raw, "*")

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 func field(c *redisson.Client, owner int64) string {
@@ -27,9 +28,9 @@ func field(c *redisson.Client, owner int64) string {
 func queued(t *testing.T, raw *redis.Client, name string) ([]string, map[string]int64) {
 	t.Helper()
 	ctx := context.Background()
-	q, err := raw.LRange(ctx, fairlock.QueueName(name), 0, -1).Result()
+	q, err := raw.LRange(ctx, keys.FairLockQueue(name), 0, -1).Result()
 	require.NoError(t, err)
-	zs, err := raw.ZRangeWithScores(ctx, fairlock.TimeoutName(name), 0, -1).Result()
+	zs, err := raw.ZRangeWithScores(ctx, keys.FairLockTimeout(name), 0, -1).Result()
 	require.NoError(t, err)
 	now := time.Now().UnixMilli()
 	rel := map[string]int64{}
@@ -73,7 +74,7 @@ func TestRawState(t *testing.T) {
 		done <- res{h, ok, err}
 	}()
 	f2 := field(c2, 2)
-	ch2 := fairlock.ChannelName("f", f2)
+	ch2 := keys.FairLockChannel("f", f2)
 	redistest.Eventually(t, 5*time.Second, "T2 queued and subscribed", func() bool {
 		q, _ := queued(t, raw, "f")
 		return len(q) == 1 && redistest.NumSub(t, raw, ch2) == 1
@@ -142,7 +143,7 @@ func TestFIFOAcrossClients(t *testing.T) {
 			errs <- err
 		}()
 		redistest.Eventually(t, 5*time.Second, fmt.Sprintf("waiter %d queued", i), func() bool {
-			return raw.LLen(ctx, fairlock.QueueName("fifo")).Val() == int64(i+1)
+			return raw.LLen(ctx, keys.FairLockQueue("fifo")).Val() == int64(i+1)
 		})
 	}
 	require.NoError(t, h.Unlock(ctx))
@@ -220,7 +221,7 @@ func TestGiveUpLeavesNothing(t *testing.T) {
 			go func() { done <- tc.acquire(wctx, c) }()
 			redistest.Eventually(t, 5*time.Second, "queued and subscribed", func() bool {
 				q, _ := queued(t, raw, "g")
-				return len(q) == 1 && redistest.NumSub(t, raw, fairlock.ChannelName("g", f)) == 1
+				return len(q) == 1 && redistest.NumSub(t, raw, keys.FairLockChannel("g", f)) == 1
 			})
 			// A second waiter queues behind it.
 			bctx, bcancel := context.WithCancel(ctx)
@@ -251,7 +252,7 @@ func TestGiveUpLeavesNothing(t *testing.T) {
 			pttl := raw.PTTL(ctx, "g").Val().Milliseconds()
 			within(t, rel[fb], pttl+300000-1000, pttl+300000+50, "the waiter behind moved up")
 			redistest.Eventually(t, 5*time.Second, "its channel unsubscribed", func() bool {
-				return redistest.NumSub(t, raw, fairlock.ChannelName("g", f)) == 0
+				return redistest.NumSub(t, raw, keys.FairLockChannel("g", f)) == 0
 			})
 
 			bcancel()
@@ -285,7 +286,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 		}()
 	}
 	redistest.Eventually(t, 30*time.Second, "all waiters queued and subscribed", func() bool {
-		return raw.LLen(ctx, fairlock.QueueName("busy")).Val() == waiters && c.Stats().PubSub.Waiters == waiters
+		return raw.LLen(ctx, keys.FairLockQueue("busy")).Val() == waiters && c.Stats().PubSub.Waiters == waiters
 	})
 	cancel()
 	for i := 0; i < waiters; i++ {
@@ -318,8 +319,8 @@ func TestStaleHeadIsSkipped(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, srv, redisson.WithFairLockWaitTimeout(300*time.Millisecond))
 	stale := time.Now().Add(300 * time.Millisecond)
-	require.NoError(t, raw.RPush(ctx, fairlock.QueueName("s"), "ghost:1").Err())
-	require.NoError(t, raw.ZAdd(ctx, fairlock.TimeoutName("s"), redis.Z{Score: float64(stale.UnixMilli()), Member: "ghost:1"}).Err())
+	require.NoError(t, raw.RPush(ctx, keys.FairLockQueue("s"), "ghost:1").Err())
+	require.NoError(t, raw.ZAdd(ctx, keys.FairLockTimeout("s"), redis.Z{Score: float64(stale.UnixMilli()), Member: "ghost:1"}).Err())
 
 	_, ok, err := c.FairLock("s").TryLock(ctx)
 	require.NoError(t, err)
@@ -342,7 +343,7 @@ func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, srv)
 	require.NoError(t, raw.Set(ctx, "str", "x", 0).Err())
-	require.NoError(t, raw.Set(ctx, fairlock.QueueName("badqueue"), "x", 0).Err())
+	require.NoError(t, raw.Set(ctx, keys.FairLockQueue("badqueue"), "x", 0).Err())
 	require.NoError(t, raw.HSet(ctx, "rw", "mode", "read").Err())
 
 	tests := []struct {
@@ -478,7 +479,7 @@ func TestGiveUpPassesWakeUp(t *testing.T) {
 		adone <- err
 	}()
 	redistest.Eventually(t, 5*time.Second, "head queued, subscribed and tried again", func() bool {
-		return headScripts.n.Load() >= 2 && raw.LLen(ctx, fairlock.QueueName("p")).Val() == 1
+		return headScripts.n.Load() >= 2 && raw.LLen(ctx, keys.FairLockQueue("p")).Val() == 1
 	})
 	bdone := make(chan error, 1)
 	go func() {
@@ -489,7 +490,7 @@ func TestGiveUpPassesWakeUp(t *testing.T) {
 		bdone <- err
 	}()
 	redistest.Eventually(t, 5*time.Second, "second waiter queued", func() bool {
-		return raw.LLen(ctx, fairlock.QueueName("p")).Val() == 2
+		return raw.LLen(ctx, keys.FairLockQueue("p")).Val() == 2
 	})
 	require.NoError(t, raw.Del(ctx, "p").Err())
 	cancel()
@@ -525,7 +526,7 @@ func TestVanishedWaiterIsSkipped(t *testing.T) {
 		vdone <- err
 	}()
 	redistest.Eventually(t, 5*time.Second, "victim queued", func() bool {
-		return raw.LLen(ctx, fairlock.QueueName("v")).Val() == 1
+		return raw.LLen(ctx, keys.FairLockQueue("v")).Val() == 1
 	})
 	// And subscribed: closing its connections while the subscription is
 	// still being confirmed would leave the victim waiting for that

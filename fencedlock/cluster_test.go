@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestCluster runs the fenced lock on a 3-master Redis 7 cluster: the token
@@ -70,7 +71,7 @@ func TestCluster(t *testing.T) {
 			deleted, err := a.FencedLock(name).Delete(ctx)
 			require.NoError(t, err)
 			require.True(t, deleted)
-			require.Zero(t, raw.Exists(ctx, name).Val()+raw.Exists(ctx, fencedlock.TokenKey(name)).Val(), fmt.Sprint("round ", i))
+			require.Zero(t, raw.Exists(ctx, name).Val()+raw.Exists(ctx, keys.FencedLockToken(name)).Val(), fmt.Sprint("round ", i))
 		})
 	}
 }

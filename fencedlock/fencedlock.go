@@ -41,6 +41,7 @@ import (
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/source"
 )
@@ -66,13 +67,13 @@ type client = lockkit.Client
 func New(src *source.Source, name string) *Lock {
 	e := (*handle.Source)(src).LockEngine("fencedlock.New")
 	rt := e.Runtime()
-	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: ChannelName(name), tokenKey: TokenKey(name)}
-	l.s = &scripts{rt: rt, name: name, channel: l.channel, tokenKey: l.tokenKey, latchPrefix: LatchPrefix(name) + ":"}
+	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: keys.LockChannel(name), tokenKey: keys.FencedLockToken(name)}
+	l.s = &scripts{rt: rt, name: name, channel: l.channel, tokenKey: l.tokenKey, latchPrefix: keys.UnlockLatchPrefix(name) + ":"}
 	l.l = e.Lock(engine.Config{
 		Kind:    "fenced lock",
 		Name:    name,
 		Channel: l.channel,
-		Derived: []string{l.tokenKey, LatchPrefix(name)},
+		Derived: []string{l.tokenKey, keys.UnlockLatchPrefix(name)},
 		Policy:  hub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		// A release hands the lock straight to a waiter of this client and
@@ -82,22 +83,6 @@ func New(src *source.Source, name string) *Lock {
 		Scripts: l.s,
 	})
 	return l
-}
-
-// ChannelName returns the pub/sub channel of the lock called name (RLock's).
-func ChannelName(name string) string {
-	return core.PrefixName("redisson_lock__channel", name)
-}
-
-// TokenKey returns the key of the token counter of the lock called name.
-func TokenKey(name string) string {
-	return core.PrefixName("redisson_lock_token", name)
-}
-
-// LatchPrefix returns the prefix of the lock's unlock-latch keys; each unlock
-// request adds ":" and 32 hex characters.
-func LatchPrefix(name string) string {
-	return core.PrefixName("redisson_unlock_latch", name)
 }
 
 // Name returns the lock's name (its Redis key).

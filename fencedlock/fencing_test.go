@@ -17,6 +17,7 @@ import (
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 // errStale is the fenced store's refusal.
@@ -135,7 +136,7 @@ func TestFencingTokensUnderContention(t *testing.T) {
 	slices.Sort(tokens)
 	require.Equal(t, len(tokens), len(slices.Compact(slices.Clone(tokens))), "a token handed out twice")
 	raw := redistest.Client(t, srv)
-	counter, err := raw.Get(ctx, fencedlock.TokenKey("contended")).Int64()
+	counter, err := raw.Get(ctx, keys.FencedLockToken("contended")).Int64()
 	require.NoError(t, err)
 	require.Equal(t, int64(len(tokens)), counter, "one token per acquisition")
 	require.Equal(t, int64(1), tokens[0])
@@ -195,7 +196,7 @@ func stalledTrial(t *testing.T, srv *redistest.Server, contender *redisson.Clien
 		got <- acq{ch, time.Now(), err, h.Err() != nil}
 	}()
 	redistest.Eventually(t, 5*time.Second, "the contender waits", func() bool {
-		return redistest.NumSub(t, redistest.Client(t, srv), fencedlock.ChannelName(name)) >= 1
+		return redistest.NumSub(t, redistest.Client(t, srv), keys.LockChannel(name)) >= 1
 	})
 	if fault == "stall" {
 		p.Stall()

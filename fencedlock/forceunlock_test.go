@@ -10,6 +10,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestForceUnlockDeletesOnlyLocks: ForceUnlock deletes a lock's hash (the
@@ -71,11 +72,11 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 			require.Zero(t, raw.Exists(ctx, key).Val())
 			var want []redistest.Message
 			if tc.want {
-				want = []redistest.Message{{Channel: fencedlock.ChannelName(key), Payload: "0"}}
+				want = []redistest.Message{{Channel: keys.LockChannel(key), Payload: "0"}}
 			}
 			require.Equal(t, want, msgs.Drain(t))
 			if h != nil {
-				require.Equal(t, itoa(h.Token()), raw.Get(ctx, fencedlock.TokenKey(key)).Val(), "the token counter stays")
+				require.Equal(t, itoa(h.Token()), raw.Get(ctx, keys.FencedLockToken(key)).Val(), "the token counter stays")
 				select {
 				case <-h.Done():
 				case <-time.After(5 * time.Second):

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 // rawState is what Redis holds for one fenced lock: the hash, its PTTL and
@@ -159,7 +160,7 @@ func TestHandOffIssuesToken(t *testing.T) {
 	c := newClient(t, srv)
 	ctx := context.Background()
 	lock := c.FencedLock("handoff")
-	sub := raw.Subscribe(ctx, fencedlock.ChannelName("handoff"))
+	sub := raw.Subscribe(ctx, keys.LockChannel("handoff"))
 	defer sub.Close()
 	_, err := sub.Receive(ctx)
 	require.NoError(t, err)
@@ -175,8 +176,8 @@ func TestHandOffIssuesToken(t *testing.T) {
 		got <- h
 	}()
 	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool {
-		n, err := raw.PubSubNumSub(ctx, fencedlock.ChannelName("handoff")).Result()
-		return err == nil && n[fencedlock.ChannelName("handoff")] >= 2
+		n, err := raw.PubSubNumSub(ctx, keys.LockChannel("handoff")).Result()
+		return err == nil && n[keys.LockChannel("handoff")] >= 2
 	})
 	require.NoError(t, h1.Unlock(ctx))
 	var h2 *fencedlock.Hold
@@ -356,7 +357,7 @@ func TestHandOffWithBadTokenKey(t *testing.T) {
 	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool {
 		return c.Stats().PubSub.Waiters == 1
 	})
-	require.NoError(t, raw.Set(ctx, fencedlock.TokenKey("corrupted"), "abc", 0).Err())
+	require.NoError(t, raw.Set(ctx, keys.FencedLockToken("corrupted"), "abc", 0).Err())
 	require.NoError(t, h.Unlock(ctx))
 	select {
 	case err := <-got:
@@ -366,5 +367,5 @@ func TestHandOffWithBadTokenKey(t *testing.T) {
 		t.Fatal("the waiter was not told")
 	}
 	require.Zero(t, raw.Exists(ctx, "corrupted").Val(), "nothing held")
-	require.Equal(t, "abc", raw.Get(ctx, fencedlock.TokenKey("corrupted")).Val())
+	require.Equal(t, "abc", raw.Get(ctx, keys.FencedLockToken("corrupted")).Val())
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 )
 
 // dropper is a loopback TCP proxy that, when armed, loses the next reply the
@@ -96,7 +97,7 @@ func TestLostAcquireReplyGetsItsToken(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 	lock := c.FencedLock("fragile")
-	tokenKey := fencedlock.TokenKey("fragile")
+	tokenKey := keys.FencedLockToken("fragile")
 	h, err := lock.Lock(ctx) // warm-up: scripts cached, replica count read
 	require.NoError(t, err)
 	require.Equal(t, int64(1), h.Token())
@@ -183,7 +184,7 @@ func TestLostHandOffReplyGetsItsToken(t *testing.T) {
 	ctx := context.Background()
 	const name = "handoff-lost"
 	lock := c.FencedLock(name)
-	channel := fencedlock.ChannelName(name)
+	channel := keys.LockChannel(name)
 
 	// Round 0 loads the hand-off script (a NOSCRIPT reply lost would prove
 	// nothing); the later rounds lose the hand-off's reply.
@@ -218,9 +219,9 @@ func TestLostHandOffReplyGetsItsToken(t *testing.T) {
 		require.False(t, proxy.armed.Load(), "round %d: a reply was dropped", round)
 		require.NotNil(t, h2)
 		latches := map[string]int{}
-		for _, cmd := range redistest.Mentioning(sent, fencedlock.LatchPrefix(name)) {
+		for _, cmd := range redistest.Mentioning(sent, keys.UnlockLatchPrefix(name)) {
 			for _, a := range cmd.Args {
-				if strings.HasPrefix(a, fencedlock.LatchPrefix(name)) {
+				if strings.HasPrefix(a, keys.UnlockLatchPrefix(name)) {
 					latches[a]++
 				}
 			}

@@ -14,11 +14,11 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/pubsub"
 	"github.com/goredisson/redisson/ratelimit"
-	"github.com/goredisson/redisson/rlock"
 )
 
 // opEnv is what one object's basic operations run with: two clients (a
@@ -84,7 +84,7 @@ var lockOps = []objectOp{
 			}
 			return wh.Unlock(ctx)
 		})
-		e.waitSubscribed(t, rlock.ChannelName(name), 1)
+		e.waitSubscribed(t, keys.LockChannel(name), 1)
 		require.NoError(t, h.Unlock(ctx))
 		await(t, "the waiter's lock and unlock", done)
 		locked, err := e.a.Lock(name).IsLocked(ctx)
@@ -103,7 +103,7 @@ var lockOps = []objectOp{
 			return wh.Unlock(ctx)
 		})
 		redistest.Eventually(t, 30*time.Second, "the waiter queued", func() bool {
-			return e.admin.LLen(ctx, fairlock.QueueName(name)).Val() == 1
+			return e.admin.LLen(ctx, keys.FairLockQueue(name)).Val() == 1
 		})
 		require.NoError(t, h.Unlock(ctx))
 		await(t, "the waiter's lock and unlock", done)
@@ -145,7 +145,7 @@ var lockOps = []objectOp{
 			}
 			return wh.Unlock(ctx)
 		})
-		e.waitSubscribed(t, rlock.ChannelName(name), 1)
+		e.waitSubscribed(t, keys.LockChannel(name), 1)
 		require.NoError(t, h.Unlock(ctx))
 		await(t, "the waiter's lock and unlock", done)
 	}},
@@ -170,7 +170,7 @@ var lockOps = []objectOp{
 			}
 			return wh.Unlock(ctx)
 		})
-		e.waitSubscribed(t, rlock.ChannelName(name), 1)
+		e.waitSubscribed(t, keys.LockChannel(name), 1)
 		require.NoError(t, h.Unlock(ctx))
 		await(t, "the waiter's lock and unlock", done)
 	}},

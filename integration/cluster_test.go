@@ -11,7 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/slot"
-	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestClusterSlotMigrationDuringWait: a waiter subscribed with SSUBSCRIBE
@@ -51,7 +51,7 @@ func TestClusterSlotMigrationDuringWait(t *testing.T) {
 	from, err := cl.MasterOf(ctx, s)
 	require.NoError(t, err)
 	fromRaw := redistest.Client(t, from)
-	channel := rlock.ChannelName(name)
+	channel := keys.LockChannel(name)
 	redistest.Eventually(t, 10*time.Second, "the waiter subscribed", func() bool {
 		n, err := fromRaw.Do(ctx, "PUBSUB", "SHARDNUMSUB", channel).Slice()
 		return err == nil && len(n) == 2 && n[1] == int64(1)
@@ -124,7 +124,7 @@ func TestClusterMasterFailover(t *testing.T) {
 	master, err := cl.MasterOf(ctx, s)
 	require.NoError(t, err)
 	replica := cl.ReplicaOf(master)
-	channel := rlock.ChannelName(name)
+	channel := keys.LockChannel(name)
 	masterRaw := redistest.Client(t, master)
 	redistest.Eventually(t, 10*time.Second, "the waiter subscribed", func() bool {
 		n, err := masterRaw.Do(ctx, "PUBSUB", "SHARDNUMSUB", channel).Slice()

@@ -13,7 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/slot"
-	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/keys"
 )
 
 // The failover table (full mode): every object but RLock (which has
@@ -148,7 +148,7 @@ func (fc *failoverCase) label(synced string) string {
 // table has none for it.
 func (fc *failoverCase) channel(b *redisson.Client) string {
 	if fc.row == latchRow {
-		return latch.ChannelName(fc.name)
+		return keys.LatchChannel(fc.name)
 	}
 	k, _ := kindByName(fc.row)
 	if k.waiter != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/fencedlock"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/rlock"
@@ -87,7 +88,7 @@ func noSetup(context.Context, *redisson.Client, string, int) error { return nil 
 // their own (they have no holders).
 var kinds = []kind{
 	{
-		name: "RLock", role: "x", lease: true, channel: func(name, _ string) string { return rlock.ChannelName(name) }, setup: noSetup,
+		name: "RLock", role: "x", lease: true, channel: func(name, _ string) string { return keys.LockChannel(name) }, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			opts := []rlock.Option{rlock.WithOwner(owner)}
 			if lease > 0 {
@@ -102,7 +103,7 @@ var kinds = []kind{
 	},
 	{
 		name: "FencedLock", role: "x", lease: true, setup: noSetup,
-		channel: func(name, _ string) string { return fencedlock.ChannelName(name) },
+		channel: func(name, _ string) string { return keys.LockChannel(name) },
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			opts := []fencedlock.Option{fencedlock.WithOwner(owner)}
 			if lease > 0 {
@@ -119,7 +120,7 @@ var kinds = []kind{
 		// Three RLocks of one client taken as one; its waiters wait on
 		// the first member, and the last member's expiry frees the set.
 		name: "MultiLock", role: "x", lease: true, setup: noSetup, compound: true,
-		channel: func(name, _ string) string { return rlock.ChannelName(name + ":a") },
+		channel: func(name, _ string) string { return keys.LockChannel(name + ":a") },
 		key:     func(name string) string { return name + ":c" },
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			return multiAcquire(ctx, multilock.New(members(c, name)...), c, lease, owner)
@@ -137,7 +138,7 @@ var kinds = []kind{
 		},
 	},
 	{
-		name: "FairLock", role: "x", lease: true, channel: fairlock.ChannelName, setup: noSetup,
+		name: "FairLock", role: "x", lease: true, channel: keys.FairLockChannel, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			opts := []fairlock.Option{fairlock.WithOwner(owner)}
 			if lease > 0 {
@@ -151,19 +152,19 @@ var kinds = []kind{
 		},
 	},
 	{
-		name: "WriteLock", role: "w", lease: true, channel: func(name, _ string) string { return rwlock.ChannelName(name) }, setup: noSetup,
+		name: "WriteLock", role: "w", lease: true, channel: func(name, _ string) string { return keys.ReadWriteLockChannel(name) }, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			return rwAcquire(ctx, c.ReadWriteLock(name).WriteLock(), c, lease, owner)
 		},
 	},
 	{
-		name: "ReadLock", role: "r", lease: true, channel: func(name, _ string) string { return rwlock.ChannelName(name) }, setup: noSetup, waiter: "WriteLock",
+		name: "ReadLock", role: "r", lease: true, channel: func(name, _ string) string { return keys.ReadWriteLockChannel(name) }, setup: noSetup, waiter: "WriteLock",
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			return rwAcquire(ctx, c.ReadWriteLock(name).ReadLock(), c, lease, owner)
 		},
 	},
 	{
-		name: "Semaphore", role: "p", channel: func(name, _ string) string { return semaphore.ChannelName(name) },
+		name: "Semaphore", role: "p", channel: func(name, _ string) string { return keys.SemaphoreChannel(name) },
 		setup: func(ctx context.Context, c *redisson.Client, name string, permits int) error {
 			_, err := c.Semaphore(name).TrySetPermits(ctx, permits)
 			return err
@@ -177,7 +178,7 @@ var kinds = []kind{
 		},
 	},
 	{
-		name: "PermitExpirableSemaphore", role: "p", lease: true, channel: func(name, _ string) string { return semaphore.ChannelName(name) },
+		name: "PermitExpirableSemaphore", role: "p", lease: true, channel: func(name, _ string) string { return keys.SemaphoreChannel(name) },
 		setup: func(ctx context.Context, c *redisson.Client, name string, permits int) error {
 			_, err := c.PermitExpirableSemaphore(name).TrySetPermits(ctx, permits)
 			return err

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/ratelimit"
 )
 
@@ -70,7 +70,7 @@ func TestFairQueueOrder(t *testing.T) {
 			Name: name, Label: strconv.Itoa(i)})
 		ws[i].expect("waiting", 30*time.Second)
 		redistest.Eventually(t, 30*time.Second, fmt.Sprintf("waiter %d queued", i), func() bool {
-			return e.raw.LLen(ctx, fairlock.QueueName(name)).Val() == int64(i+1)
+			return e.raw.LLen(ctx, keys.FairLockQueue(name)).Val() == int64(i+1)
 		})
 	}
 	require.NoError(t, h.Unlock(ctx))

@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -203,7 +204,7 @@ func TestSentinelForcedFailoverReadOnly(t *testing.T) {
 	}()
 	oldRaw := redistest.Client(t, s.master)
 	redistest.Eventually(t, 10*time.Second, "the waiter subscribed", func() bool {
-		return b.Stats().PubSub.Waiters == 1 && redistest.NumSub(t, oldRaw, rlock.ChannelName("forced")) == 1
+		return b.Stats().PubSub.Waiters == 1 && redistest.NumSub(t, oldRaw, keys.LockChannel("forced")) == 1
 	})
 	start := time.Now()
 	// Sentinel refuses (NOGOODSLAVE) until it has INFO from the replica.

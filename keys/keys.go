@@ -1,9 +1,8 @@
 // Package keys is the layout of the keys and channels Redisson derives from
 // an object's name, for tools that read Redis directly (the command-line
-// tool, monitoring, a migration). The object packages name their own
-// derived keys too (rlock.ChannelName, fairlock.QueueName, ...); this
-// package holds the rules they share and the names no object package
-// exports.
+// tool, monitoring, a migration, a test that watches a channel). The
+// object packages derive their keys and channels from these functions, so
+// a name here is the name the library uses; nothing here changes Redis.
 //
 // The rules are Redisson's RedissonObject.prefixName and suffixName: the
 // name is wrapped in a hash tag when it contains no '{', so that every
@@ -43,6 +42,47 @@ func PrefixName(prefix, name string) string {
 func SuffixName(name, suffix string) string {
 	return Tagged(name) + ":" + suffix
 }
+
+// LockChannel is the pub/sub channel on which a lock (rlock) and a fenced
+// lock (fencedlock) publish their releases; waiters subscribe to it.
+func LockChannel(name string) string { return PrefixName("redisson_lock__channel", name) }
+
+// FairLockQueue is the list of a fair lock's waiters, as owner fields
+// ("<client id>:<owner id>") in arrival order.
+func FairLockQueue(name string) string { return PrefixName("redisson_lock_queue", name) }
+
+// FairLockTimeout is the zset of a fair lock's queued waiters, scored by
+// the time (ms since the epoch, by the enqueuing client's clock) after
+// which the others skip the waiter as stale.
+func FairLockTimeout(name string) string { return PrefixName("redisson_lock_timeout", name) }
+
+// FairLockChannel is the channel on which the fair lock's waiter with
+// owner field field ("<client id>:<owner id>") is woken: each waiter has
+// its own.
+func FairLockChannel(name, field string) string { return LockChannel(name) + ":" + field }
+
+// ReadWriteLockChannel is the channel of a read-write lock's releases.
+func ReadWriteLockChannel(name string) string { return PrefixName("redisson_rwlock", name) }
+
+// ReadWriteLockTimeoutPrefix is the prefix of the per-hold timeout keys
+// of a read-write lock's reader with owner field field: its k-th
+// re-entrant read hold's key is the prefix + ":" + k.
+func ReadWriteLockTimeoutPrefix(name, field string) string {
+	return SuffixName(name, field) + ":rwlock_timeout"
+}
+
+// FencedLockToken is the counter from which a fenced lock draws its
+// tokens; it outlives the lock.
+func FencedLockToken(name string) string { return PrefixName("redisson_lock_token", name) }
+
+// SemaphoreChannel is the channel of a semaphore's releases, for both a
+// plain and a permit-expirable semaphore.
+func SemaphoreChannel(name string) string { return PrefixName("redisson_sc", name) }
+
+// LatchChannel is the channel of a count-down latch's zero and new-count
+// messages. Unlike the other derived names it always wraps the name in
+// braces, even one that has some (Redisson's RedissonCountDownLatch).
+func LatchChannel(name string) string { return "redisson_countdownlatch__channel__{" + name + "}" }
 
 // ExpirableSemaphoreTimeout is the zset of a permit-expirable semaphore's
 // acquired permits, scored by their expiry.

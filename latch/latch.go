@@ -32,6 +32,7 @@ import (
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/internal/retry"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -50,7 +51,7 @@ type Latch struct {
 // whose every call fails with ErrInvalidArgument.
 func New(src *source.Source, name string) *Latch {
 	rt := (*handle.Source)(src).Runtime()
-	l := &Latch{rt: rt, name: name, channel: ChannelName(name)}
+	l := &Latch{rt: rt, name: name, channel: keys.LatchChannel(name)}
 	if rt == nil {
 		return l
 	}
@@ -62,12 +63,6 @@ func New(src *source.Source, name string) *Latch {
 		l.err = err
 	}
 	return l
-}
-
-// ChannelName returns the pub/sub channel of the latch called name:
-// redisson_countdownlatch__channel__{name}, braces always added.
-func ChannelName(name string) string {
-	return "redisson_countdownlatch__channel__{" + name + "}"
 }
 
 // Name returns the latch's name, which is also its key; "" for a nil

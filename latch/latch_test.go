@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/latch"
 )
 
@@ -36,8 +37,8 @@ func TestRawState(t *testing.T) {
 	c := newClient(t, srv)
 	l := c.CountDownLatch("gate")
 	ctx := context.Background()
-	require.Equal(t, "redisson_countdownlatch__channel__{gate}", latch.ChannelName("gate"))
-	require.Equal(t, "redisson_countdownlatch__channel__{{t}x}", latch.ChannelName("{t}x"))
+	require.Equal(t, "redisson_countdownlatch__channel__{gate}", keys.LatchChannel("gate"))
+	require.Equal(t, "redisson_countdownlatch__channel__{{t}x}", keys.LatchChannel("{t}x"))
 
 	steps := []struct {
 		name  string
@@ -70,7 +71,7 @@ func TestRawState(t *testing.T) {
 		}
 		var msgs []string
 		for _, m := range pub.Drain(t) {
-			require.Equal(t, latch.ChannelName("gate"), m.Channel, st.name)
+			require.Equal(t, keys.LatchChannel("gate"), m.Channel, st.name)
 			msgs = append(msgs, m.Payload)
 		}
 		require.Equal(t, st.msgs, msgs, st.name)
@@ -216,7 +217,7 @@ func TestZeroReleasesEveryWaiter(t *testing.T) {
 	for _, c := range clients {
 		redistest.Eventually(t, 10*time.Second, "every waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == perClient })
 	}
-	require.Equal(t, int64(3), redistest.NumSub(t, raw, latch.ChannelName("start")), "one subscription per client")
+	require.Equal(t, int64(3), redistest.NumSub(t, raw, keys.LatchChannel("start")), "one subscription per client")
 	for range 2 {
 		require.NoError(t, counter.CountDownLatch("start").CountDown(ctx))
 	}
@@ -234,7 +235,7 @@ func TestZeroReleasesEveryWaiter(t *testing.T) {
 	t.Logf("the last of %d waiters returned %v after the last count-down", 3*perClient, latest)
 	require.Less(t, latest, 2*time.Second)
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, latch.ChannelName("start")) == 0
+		return redistest.NumSub(t, raw, keys.LatchChannel("start")) == 0
 	})
 }
 
@@ -298,7 +299,7 @@ func TestCancelledAwaitsLeaveNothing(t *testing.T) {
 	}
 	require.Equal(t, waiters, cancelled)
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, latch.ChannelName("stuck")) == 0
+		return redistest.NumSub(t, raw, keys.LatchChannel("stuck")) == 0
 	})
 	require.Equal(t, "1", rawValue(t, raw, "stuck"))
 	require.NoError(t, c.Close())
@@ -386,6 +387,6 @@ func TestCloseEndsAwaits(t *testing.T) {
 		t.Fatal("Close did not end the wait")
 	}
 	redistest.Eventually(t, 5*time.Second, "the subscription is gone", func() bool {
-		return redistest.NumSub(t, raw, latch.ChannelName("closing")) == 0
+		return redistest.NumSub(t, raw, keys.LatchChannel("closing")) == 0
 	})
 }

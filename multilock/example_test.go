@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/rlock"
 )
@@ -94,7 +95,7 @@ func ExampleGroup() {
 	if err := h.Unlock(ctx); err != nil {
 		panic(err)
 	}
-	fmt.Println("field id of 12A:", multilock.FieldID([]byte("12A")) == g.FieldIDs()[0])
+	fmt.Println("field id of 12A:", keys.GroupMultiLockField([]byte("12A")) == g.FieldIDs()[0])
 	// Output:
 	// overlapping set taken: false false
 	// field id of 12A: true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
 )
 
@@ -51,7 +52,7 @@ func TestExtendGroupOverlappingHolds(t *testing.T) {
 	defer b.Unlock(ctx)
 	owner := c.ID() + ":" + strconv.FormatInt(a.Owner(), 10)
 	expiry := func(v string) time.Duration {
-		at, err := raw.HGet(ctx, "g", multilock.FieldID([]byte(v))+":"+owner+":expire_time").Int64()
+		at, err := raw.HGet(ctx, "g", keys.GroupMultiLockField([]byte(v))+":"+owner+":expire_time").Int64()
 		require.NoError(t, err)
 		return time.Until(time.UnixMilli(at))
 	}

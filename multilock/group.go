@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/source"
 )
@@ -27,7 +28,7 @@ import (
 // concurrent use: who holds the values is decided by holds, not by the
 // handle.
 //
-// The group's hash G holds, for each value, its field id (FieldID of the
+// The group's hash G holds, for each value, its field id (keys.GroupMultiLockField of the
 // value's bytes, here the string's UTF-8 bytes: Redisson's StringCodec) =
 // the owner, and the owner's expiry (client wall-clock ms) and hold count;
 // G's TTL is the longest lease. Owners holding different values of one
@@ -65,13 +66,13 @@ func NewGroup(src *source.Source, group string, values ...string) *Group {
 	g := &Group{
 		rt:          rt,
 		name:        group,
-		channel:     core.PrefixName("redisson_lock__channel", group),
-		latchPrefix: core.PrefixName("redisson_unlock_latch", group) + ":",
+		channel:     keys.LockChannel(group),
+		latchPrefix: keys.UnlockLatchPrefix(group) + ":",
 		values:      append([]string(nil), values...),
 	}
 	seen := make(map[string]int, len(values))
 	for i, v := range values {
-		f := FieldID([]byte(v))
+		f := keys.GroupMultiLockField([]byte(v))
 		if j, dup := seen[f]; dup && g.err == nil {
 			g.err = fmt.Errorf("%w: values %d and %d are the same value %q", core.ErrInvalidArgument, j+1, i+1, v)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
 )
 
@@ -196,7 +197,7 @@ func TestGroupReentry(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	owner := c.ID() + ":" + strconv.FormatInt(h1.Owner(), 10)
-	fa := multilock.FieldID([]byte("a"))
+	fa := keys.GroupMultiLockField([]byte("a"))
 	require.Equal(t, "2", raw.HGet(ctx, "g", fa+":"+owner+":lock_count").Val())
 
 	h3, ok, err := c.MultiLockGroup("g", "b", "c").TryLock(ctx, multilock.WithOwner(h1.Owner()))
@@ -258,7 +259,7 @@ func TestGroupForceUnlockAndQueries(t *testing.T) {
 	require.Equal(t, "redisson_lock__channel:{g}", ch)
 	redistest.Eventually(t, 5*time.Second, "the hold ends", func() bool { return ended(h.Done()) })
 	require.ErrorIs(t, h.Err(), redisson.ErrLockLost)
-	require.False(t, raw.HExists(ctx, "g", multilock.FieldID([]byte("b"))).Val())
+	require.False(t, raw.HExists(ctx, "g", keys.GroupMultiLockField([]byte("b"))).Val())
 	ok, err = c1.MultiLockGroup("g", "z").ForceUnlock(ctx)
 	require.NoError(t, err)
 	require.False(t, ok)
@@ -275,7 +276,7 @@ func TestGroupWatchdog(t *testing.T) {
 	h, err := g.Lock(ctx)
 	require.NoError(t, err)
 	owner := c.ID() + ":" + strconv.FormatInt(h.Owner(), 10)
-	ef := multilock.FieldID([]byte("b")) + ":" + owner + ":expire_time"
+	ef := keys.GroupMultiLockField([]byte("b")) + ":" + owner + ":expire_time"
 	first, err := raw.HGet(ctx, "g", ef).Int64()
 	require.NoError(t, err)
 	time.Sleep(2 * time.Second) // more than two leases

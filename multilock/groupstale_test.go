@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
 )
 
@@ -65,7 +66,7 @@ func testGroupStaleConn(t *testing.T, depth int) {
 	}
 	x := holds[0].Owner()
 	me := c1.ID() + ":" + strconv.FormatInt(x, 10)
-	fa, fb := multilock.FieldID([]byte("a")), multilock.FieldID([]byte("b"))
+	fa, fb := keys.GroupMultiLockField([]byte("a")), keys.GroupMultiLockField([]byte("b"))
 	countOf := func(f string) string { return admin.HGet(ctx, group, f+":"+me+":lock_count").Val() }
 	require.Equal(t, strconv.Itoa(depth), countOf(fa))
 	require.Equal(t, strconv.Itoa(depth), countOf(fb))

@@ -9,8 +9,8 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
-	"github.com/goredisson/redisson/rwlock"
 )
 
 // A multi-lock taken with a wait and a lease sets its members' final lease
@@ -33,7 +33,7 @@ func TestReadMemberExpireKeepsOtherReaders(t *testing.T) {
 	defer h.Unlock(ctx)
 
 	require.Greater(t, admin.PTTL(ctx, "cfg").Val(), 5*time.Second, "the hash keeps reader 1's lease")
-	own := rwlock.TimeoutPrefix("cfg", core.OwnerField(c2.ID(), h.Owner())) + ":1"
+	own := keys.ReadWriteLockTimeoutPrefix("cfg", core.OwnerField(c2.ID(), h.Owner())) + ":1"
 	require.LessOrEqual(t, admin.PTTL(ctx, own).Val(), 300*time.Millisecond, "the member's own timeout key has the final lease")
 	// Once the member's lease has run out in Redis, a writer still finds
 	// reader 1 there.
@@ -63,7 +63,7 @@ func TestReadMemberExpireKeepsOwnWriteHold(t *testing.T) {
 	require.True(t, ok)
 	require.Greater(t, admin.PTTL(ctx, "cfg").Val(), 5*time.Second, "the hash keeps the write hold's lease")
 	<-h.Done() // the fixed lease ended
-	own := rwlock.TimeoutPrefix("cfg", core.OwnerField(c1.ID(), w0.Owner())) + ":1"
+	own := keys.ReadWriteLockTimeoutPrefix("cfg", core.OwnerField(c1.ID(), w0.Owner())) + ":1"
 	redistest.Eventually(t, 5*time.Second, "the read member's timeout key expired", func() bool {
 		return admin.Exists(ctx, own).Val() == 0
 	})

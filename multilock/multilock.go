@@ -50,6 +50,7 @@ import (
 	"github.com/goredisson/redisson/internal/events"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/locks"
 )
@@ -120,7 +121,7 @@ func newLock(red bool, locks []lockable.Lock) *Lock {
 		names[i] = l.Name()
 		// Every lock kind derives its channel and keys as Redisson's
 		// prefixName does, so one of them decides for all.
-		if err := core.CheckName(l.Name(), core.PrefixName("redisson_lock__channel", l.Name())); err != nil {
+		if err := core.CheckName(l.Name(), keys.LockChannel(l.Name())); err != nil {
 			// The member would refuse every call, but only once the
 			// members before it were taken: refuse the set up front.
 			errs = append(errs, fmt.Errorf("lock %d of the set: %w", i+1, err))

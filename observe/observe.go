@@ -4,7 +4,8 @@
 // subscriptions, semaphore permits, rate-limiter grants and latch
 // count-downs. Set an *Observer with redisson.WithObserver; the module
 // github.com/goredisson/redisson/extra/redissonotel turns it into
-// OpenTelemetry metrics and traces.
+// OpenTelemetry metrics and traces. Join stacks several observers on one
+// client (that one and your own).
 //
 // An Observer is a struct of optional funcs, as net/http/httptrace's
 // ClientTrace is: set the ones you need. Without an observer (and with a

@@ -29,6 +29,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/replies"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -93,7 +94,7 @@ func New(src *source.Source, name string) *Limiter {
 	if rt == nil {
 		return l
 	}
-	value, permits := core.SuffixName(name, "value"), core.SuffixName(name, "permits")
+	value, permits := keys.RateLimiterValue(name), keys.RateLimiterPermits(name)
 	l.keys = []string{name, value, value + ":" + rt.ID(), permits, permits + ":" + rt.ID()}
 	l.err = core.CheckName(name, l.keys[1:]...)
 	return l

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -72,7 +73,7 @@ func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 			require.Zero(t, raw.Exists(ctx, key).Val())
 			var want []redistest.Message
 			if tc.want {
-				want = []redistest.Message{{Channel: rlock.ChannelName(key), Payload: "0"}}
+				want = []redistest.Message{{Channel: keys.LockChannel(key), Payload: "0"}}
 			}
 			require.Equal(t, want, msgs.Drain(t))
 			if h != nil {

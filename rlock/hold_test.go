@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -175,7 +176,7 @@ func TestReentryWithOwner(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	c := newClient(t, srv)
 	ctx := context.Background()
-	channel := rlock.ChannelName("again")
+	channel := keys.LockChannel("again")
 
 	for _, tc := range []struct {
 		name        string
@@ -411,7 +412,7 @@ func TestLocalHandOffPublishesNothing(t *testing.T) {
 	c := newClient(t, srv)
 	ctx := context.Background()
 	const name, streak, waiters = "handoff", 16, 17
-	channel := rlock.ChannelName(name)
+	channel := keys.LockChannel(name)
 	lock := c.Lock(name)
 
 	h, err := lock.Lock(ctx)

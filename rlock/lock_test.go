@@ -15,6 +15,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -38,7 +39,7 @@ func TestRawState(t *testing.T) {
 			require.NoError(t, raw.FlushAll(ctx).Err())
 			msgs := redistest.Capture(t, raw)
 			lock := c.Lock(tc.name)
-			require.Equal(t, tc.channel, rlock.ChannelName(tc.name))
+			require.Equal(t, tc.channel, keys.LockChannel(tc.name))
 			owner := rlock.WithOwner(42)
 			field := c.ID() + ":42"
 

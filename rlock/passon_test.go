@@ -16,6 +16,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -128,7 +129,7 @@ func TestPassOnSendsNothing(t *testing.T) {
 	// A real release at the end: deleted and published.
 	require.NoError(t, h.Unlock(ctx))
 	require.Equal(t, int64(0), raw.Exists(ctx, name).Val())
-	require.Equal(t, []redistest.Message{{Channel: rlock.ChannelName(name), Payload: "0"}}, msgs.Drain(t))
+	require.Equal(t, []redistest.Message{{Channel: keys.LockChannel(name), Payload: "0"}}, msgs.Drain(t))
 
 	// Lost after a pass: the waiter's hold learns it.
 	first, next = lockAndWait(t, c, name, nil, nil)

@@ -38,6 +38,7 @@ import (
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/source"
 )
@@ -61,12 +62,12 @@ type client = lockkit.Client
 func New(src *source.Source, name string) *Lock {
 	e := (*handle.Source)(src).LockEngine("rlock.New")
 	rt := e.Runtime()
-	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: ChannelName(name)}
+	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: keys.LockChannel(name)}
 	l.l = e.Lock(engine.Config{
 		Kind:    "lock",
 		Name:    name,
 		Channel: l.channel,
-		Derived: []string{LatchPrefix(name)},
+		Derived: []string{keys.UnlockLatchPrefix(name)},
 		Policy:  hub.LockPolicy,
 		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,
@@ -74,17 +75,6 @@ func New(src *source.Source, name string) *Lock {
 		Scripts: newScripts(rt, name, l.channel),
 	})
 	return l
-}
-
-// ChannelName returns the pub/sub channel of the lock called name.
-func ChannelName(name string) string {
-	return core.PrefixName("redisson_lock__channel", name)
-}
-
-// LatchPrefix returns the prefix of the lock's unlock-latch keys; each unlock
-// request adds ":" and 32 hex characters.
-func LatchPrefix(name string) string {
-	return core.PrefixName("redisson_unlock_latch", name)
 }
 
 // Name returns the lock's name (its Redis key).
@@ -242,7 +232,7 @@ type scripts struct {
 func newScripts(rt *core.Runtime, name, channel string) *scripts {
 	wd := rt.WatchdogTimeout().Milliseconds()
 	return &scripts{
-		rt: rt, name: name, channel: channel, latchPrefix: LatchPrefix(name) + ":",
+		rt: rt, name: name, channel: channel, latchPrefix: keys.UnlockLatchPrefix(name) + ":",
 		nameKeys: []string{name}, wdLease: wd, wdArg: wd,
 		latchArg: engine.LatchTTL(rt).Milliseconds(), publisher: rt.PublishCommand(),
 	}

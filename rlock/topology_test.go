@@ -13,6 +13,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -38,9 +39,9 @@ func TestCluster(t *testing.T) {
 	raw := cl.Client(t)
 
 	// A raw SSUBSCRIBE sees the unlock message on the lock's shard.
-	node, err := raw.MasterForKey(ctx, rlock.ChannelName("orders"))
+	node, err := raw.MasterForKey(ctx, keys.LockChannel("orders"))
 	require.NoError(t, err)
-	ss := node.SSubscribe(ctx, rlock.ChannelName("orders"))
+	ss := node.SSubscribe(ctx, keys.LockChannel("orders"))
 	defer ss.Close()
 	_, err = ss.Receive(ctx)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -41,7 +42,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 		}()
 	}
 	redistest.Eventually(t, 20*time.Second, "all waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == waiters })
-	require.Equal(t, int64(1), redistest.NumSub(t, raw, rlock.ChannelName("busy")), "one subscription serves 1000 waiters")
+	require.Equal(t, int64(1), redistest.NumSub(t, raw, keys.LockChannel("busy")), "one subscription serves 1000 waiters")
 	cancel()
 	wg.Wait()
 	close(errs)
@@ -49,7 +50,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 	}
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, rlock.ChannelName("busy")) == 0
+		return redistest.NumSub(t, raw, keys.LockChannel("busy")) == 0
 	})
 	require.Equal(t, 0, c.Stats().PubSub.Channels)
 
@@ -107,7 +108,7 @@ func TestResubscribeAfterPubSubKill(t *testing.T) {
 	ctx := context.Background()
 	holder := newClient(t, srv)
 	c := newClient(t, srv)
-	channel := rlock.ChannelName("killed")
+	channel := keys.LockChannel("killed")
 
 	h, err := holder.Lock("killed").Lock(ctx)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -149,7 +150,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 		require.ErrorIs(t, <-errs, context.Canceled)
 	}
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, rwlock.ChannelName("busy")) == 0
+		return redistest.NumSub(t, raw, keys.ReadWriteLockChannel("busy")) == 0
 	})
 	require.NoError(t, h.Unlock(ctx))
 	keys := redistest.Keys(t, raw, "*")
@@ -178,7 +179,7 @@ func TestReadWatchdog(t *testing.T) {
 		t.Fatalf("hold ended: %v", h1.Err())
 	case <-time.After(3 * time.Second): // the property: held past 3 leases (1 s leases: slack for a busy test machine)
 	}
-	prefix := rwlock.TimeoutPrefix("wd", c.ID()+":"+strconv.FormatInt(h1.Owner(), 10))
+	prefix := keys.ReadWriteLockTimeoutPrefix("wd", c.ID()+":"+strconv.FormatInt(h1.Owner(), 10))
 	for _, k := range []string{prefix + ":1", prefix + ":2"} {
 		require.Positive(t, raw.PTTL(ctx, k).Val(), k)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -41,7 +42,7 @@ func TestReadHoldLossEndsOnlyThatHold(t *testing.T) {
 			rw := c.ReadWriteLock("loss")
 			r := rw.ReadLock()
 			prefix := func(h *rwlock.Hold) string {
-				return rwlock.TimeoutPrefix("loss", c.ID()+":"+strconv.FormatInt(h.Owner(), 10))
+				return keys.ReadWriteLockTimeoutPrefix("loss", c.ID()+":"+strconv.FormatInt(h.Owner(), 10))
 			}
 
 			lost, err := r.Lock(ctx)

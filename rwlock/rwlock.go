@@ -34,6 +34,7 @@ import (
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lockkit"
 	"github.com/goredisson/redisson/internal/renewal"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/locks"
 	"github.com/goredisson/redisson/source"
 )
@@ -45,29 +46,20 @@ type ReadWriteLock struct {
 	read, write *Lock
 }
 
-// ChannelName returns the channel of the read-write lock called name.
-func ChannelName(name string) string { return core.PrefixName("redisson_rwlock", name) }
-
-// TimeoutPrefix returns the prefix of the per-hold timeout keys of owner
-// field field ("<client id>:<owner id>"): hold k's key is prefix + ":" + k.
-func TimeoutPrefix(name, field string) string {
-	return core.SuffixName(name, field) + ":rwlock_timeout"
-}
-
 // New returns the read-write lock called name (Redisson's
 // getReadWriteLock) of src's client. It panics for a nil or zero src.
 func New(src *source.Source, name string) *ReadWriteLock {
 	e := (*handle.Source)(src).LockEngine("rwlock.New")
 	rt := e.Runtime()
-	channel := ChannelName(name)
-	latch := core.PrefixName("redisson_unlock_latch", name) + ":"
+	channel := keys.ReadWriteLockChannel(name)
+	latch := keys.UnlockLatchPrefix(name) + ":"
 	mk := func(write bool) *Lock {
 		s := &scripts{rt: rt, name: name, channel: channel, latchPrefix: latch, write: write}
 		cfg := engine.Config{
 			Kind:    "read lock",
 			Name:    name,
 			Channel: channel,
-			Derived: []string{latch, TimeoutPrefix(name, "x"), core.Tagged(name)},
+			Derived: []string{latch, keys.ReadWriteLockTimeoutPrefix(name, "x"), core.Tagged(name)},
 			Policy:  hub.LockPolicy, // "0" wakes one waiter, "1" all
 			Renew:   readRenewal{rt},
 			Scripts: s,
@@ -272,7 +264,7 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 	if s.write {
 		res, sync, err = s.rt.Run(ctx, writeAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name}, lease.Milliseconds(), field)
 	} else {
-		res, sync, err = s.rt.Run(ctx, readAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, TimeoutPrefix(s.name, field)},
+		res, sync, err = s.rt.Run(ctx, readAcquireScript, core.RunOpts{Synced: true, NoRetry: true}, []string{s.name, keys.ReadWriteLockTimeoutPrefix(s.name, field)},
 			lease.Milliseconds(), field, field+":write")
 	}
 	if err != nil {
@@ -300,7 +292,7 @@ func (s *scripts) Release(ctx context.Context, field string, lease time.Duration
 			"1", lease.Milliseconds(), field, s.rt.PublishCommand(), latchTTL)
 	} else {
 		res, sync, err = s.rt.Run(ctx, readUnlockScript, core.RunOpts{Synced: true},
-			[]string{s.name, s.channel, TimeoutPrefix(s.name, field), core.Tagged(s.name), latch},
+			[]string{s.name, s.channel, keys.ReadWriteLockTimeoutPrefix(s.name, field), core.Tagged(s.name), latch},
 			"0", field, s.rt.PublishCommand(), latchTTL)
 	}
 	r := engine.ReleaseReply{Released: engine.StillHeld, Sync: sync}

@@ -19,6 +19,7 @@ import (
 	"github.com/goredisson/redisson/internal/inflight"
 	"github.com/goredisson/redisson/internal/replies"
 	"github.com/goredisson/redisson/internal/retry"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/source"
 )
@@ -55,7 +56,7 @@ type ExpirableSemaphore struct {
 // src gives a handle whose every call fails with ErrInvalidArgument.
 func NewExpirable(src *source.Source, name string) *ExpirableSemaphore {
 	rt := (*handle.Source)(src).Runtime()
-	return &ExpirableSemaphore{s: newSemaphore(rt, name), timeout: core.SuffixName(name, "timeout")}
+	return &ExpirableSemaphore{s: newSemaphore(rt, name), timeout: keys.ExpirableSemaphoreTimeout(name)}
 }
 
 // Name returns the semaphore's name, which is also its key; "" for a nil

@@ -11,7 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
-	"github.com/goredisson/redisson/semaphore"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestExpirableLostReplyUnknown: when neither the acquire nor the question
@@ -91,7 +91,7 @@ func TestExpirableUnknownAcquireRunsLate(t *testing.T) {
 	// The acquire runs and takes the permit (it publishes nothing); the
 	// give-back publishes the new count.
 	channel, payload := pub.Next(t)
-	require.Equal(t, semaphore.ChannelName("late"), channel)
+	require.Equal(t, keys.SemaphoreChannel("late"), channel)
 	require.Equal(t, "1", payload)
 	redistest.Eventually(t, 10*time.Second, "the late acquire's permit is given back", func() bool {
 		n, err := raw.ZCard(ctx, "{late}:timeout").Result()

@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -190,7 +191,7 @@ func TestExpirableTryAcquireWait(t *testing.T) {
 		got <- ok && err == nil
 	}()
 	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool {
-		return redistest.NumSub(t, redistest.Client(t, srv), semaphore.ChannelName("w")) == 1
+		return redistest.NumSub(t, redistest.Client(t, srv), keys.SemaphoreChannel("w")) == 1
 	})
 	require.NoError(t, s.Release(ctx, id))
 	require.True(t, <-got)
@@ -231,7 +232,7 @@ func TestExpirableCancelledWaits(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, int64(waiters), cancelled.Load())
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, semaphore.ChannelName("busy")) == 0
+		return redistest.NumSub(t, raw, keys.SemaphoreChannel("busy")) == 0
 	})
 	require.Equal(t, "0", rawValue(t, raw, "busy"))
 	require.Len(t, rawHeld(t, raw, "busy"), 1)

@@ -11,7 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
-	"github.com/goredisson/redisson/semaphore"
+	"github.com/goredisson/redisson/keys"
 )
 
 // proxied returns a Client whose Redis traffic goes through a fault proxy
@@ -66,7 +66,7 @@ func TestCancelledInFlightAcquireGivesBack(t *testing.T) {
 	p.Resume()
 	// The script takes the permit; the give-back publishes the new total.
 	channel, payload := pub.Next(t)
-	require.Equal(t, semaphore.ChannelName("inflight"), channel)
+	require.Equal(t, keys.SemaphoreChannel("inflight"), channel)
 	require.Equal(t, "1", payload)
 	require.Equal(t, "1", rawValue(t, raw, "inflight"))
 }

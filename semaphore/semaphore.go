@@ -34,6 +34,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/replies"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/observe"
 	"github.com/goredisson/redisson/source"
 )
@@ -56,17 +57,11 @@ func New(src *source.Source, name string) *Semaphore {
 }
 
 func newSemaphore(rt *core.Runtime, name string) *Semaphore {
-	s := &Semaphore{rt: rt, name: name, channel: ChannelName(name)}
+	s := &Semaphore{rt: rt, name: name, channel: keys.SemaphoreChannel(name)}
 	// The permit-expirable semaphore's timeout key, {name}:timeout, is
 	// derived as the channel is: it hashes like the channel.
 	s.err = core.CheckName(name, s.channel)
 	return s
-}
-
-// ChannelName returns the pub/sub channel of the semaphore called name,
-// redisson_sc:{name} (the braces only when name has none).
-func ChannelName(name string) string {
-	return core.PrefixName("redisson_sc", name)
 }
 
 // Name returns the semaphore's name, which is also its key; "" for a nil

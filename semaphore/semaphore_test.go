@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -29,7 +30,7 @@ func TestRawState(t *testing.T) {
 	c := newClient(t, srv)
 	s := c.Semaphore("sem")
 	ctx := context.Background()
-	require.Equal(t, "redisson_sc:{sem}", semaphore.ChannelName("sem"))
+	require.Equal(t, "redisson_sc:{sem}", keys.SemaphoreChannel("sem"))
 
 	steps := []struct {
 		name string

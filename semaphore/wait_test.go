@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -49,7 +50,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 		wg.Go(func() { errs <- s.Acquire(wctx, 2) })
 	}
 	redistest.Eventually(t, 20*time.Second, "all waiters subscribed", func() bool { return c.Stats().PubSub.Waiters == waiters })
-	require.Equal(t, int64(1), redistest.NumSub(t, raw, semaphore.ChannelName("busy")), "one subscription serves every waiter")
+	require.Equal(t, int64(1), redistest.NumSub(t, raw, keys.SemaphoreChannel("busy")), "one subscription serves every waiter")
 	cancel()
 	wg.Wait()
 	close(errs)
@@ -57,7 +58,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 	}
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, semaphore.ChannelName("busy")) == 0
+		return redistest.NumSub(t, raw, keys.SemaphoreChannel("busy")) == 0
 	})
 	require.Equal(t, 0, c.Stats().PubSub.Channels)
 	require.Equal(t, "1", rawValue(t, raw, "busy"))
@@ -119,7 +120,7 @@ func TestCancelStorm(t *testing.T) {
 	// background.
 	redistest.Eventually(t, 10*time.Second, "every permit is back", func() bool { return rawValue(t, raw, "storm") == "2" })
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, semaphore.ChannelName("storm")) == 0
+		return redistest.NumSub(t, raw, keys.SemaphoreChannel("storm")) == 0
 	})
 }
 
@@ -225,7 +226,7 @@ func TestReleaseWakesWaiters(t *testing.T) {
 	}
 	require.Equal(t, "0", rawValue(t, raw, "gate"))
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, semaphore.ChannelName("gate")) == 0
+		return redistest.NumSub(t, raw, keys.SemaphoreChannel("gate")) == 0
 	})
 }
 
@@ -242,7 +243,7 @@ func TestTryAcquireWaitRunsOut(t *testing.T) {
 	require.False(t, ok)
 	require.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
 	redistest.Eventually(t, 5*time.Second, "the channel is unsubscribed", func() bool {
-		return redistest.NumSub(t, raw, semaphore.ChannelName("empty")) == 0
+		return redistest.NumSub(t, raw, keys.SemaphoreChannel("empty")) == 0
 	})
 	require.Zero(t, redistest.DBSize(t, raw), "a failed acquire writes nothing")
 }
@@ -296,7 +297,7 @@ func TestCloseEndsWaits(t *testing.T) {
 		t.Fatal("Close did not end the wait")
 	}
 	redistest.Eventually(t, 5*time.Second, "the subscription is gone", func() bool {
-		return redistest.NumSub(t, raw, semaphore.ChannelName("closing")) == 0
+		return redistest.NumSub(t, raw, keys.SemaphoreChannel("closing")) == 0
 	})
 }
 

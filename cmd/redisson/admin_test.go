@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -53,7 +54,7 @@ func TestSemaphoreCommand(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- sem.Acquire(ctx, 2) }()
 	waitFor(t, 30*time.Second, "the waiter to subscribe", func() (bool, string) {
-		n := numSub(t, rdb, semaphore.ChannelName("s"))
+		n := numSub(t, rdb, keys.SemaphoreChannel("s"))
 		return n == 1, fmt.Sprint(n)
 	})
 	if r := cli(t, 30*time.Second, "semaphore", "--redis", url, "s", "set", "2"); r.code != 0 {

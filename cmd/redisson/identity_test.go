@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/cli/objinfo"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestHolderIdentity: inspect and ls name a registered holder's host, pid
@@ -55,7 +55,7 @@ func TestHolderIdentity(t *testing.T) {
 	defer cancel()
 	go func() { _, _ = known.FairLock("id:fair").Lock(wctx) }()
 	waitFor(t, 30*time.Second, "the waiter to queue", func() (bool, string) {
-		n := rdb.LLen(ctx, fairlock.QueueName("id:fair")).Val()
+		n := rdb.LLen(ctx, keys.FairLockQueue("id:fair")).Val()
 		return n == 1, fmt.Sprint(n)
 	})
 

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/objinfo"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
 )
@@ -33,7 +33,7 @@ func TestInspectHeldByRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "the waiter in the fair queue", func() (bool, string) {
-		n, err := rdb.ZCard(ctx, fairlock.TimeoutName("fair")).Result()
+		n, err := rdb.ZCard(ctx, keys.FairLockTimeout("fair")).Result()
 		return n == 1, fmt.Sprint(n, err)
 	})
 	rep := inspectJSON(t, "--redis", url, "fair")

@@ -17,6 +17,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/value"
 )
@@ -66,7 +67,7 @@ func TestInspectLock(t *testing.T) {
 		waited <- err
 	}()
 	waitFor(t, 30*time.Second, "the waiter's subscription", func() (bool, string) {
-		n := numSub(t, rdb, rlock.ChannelName("held"))
+		n := numSub(t, rdb, keys.LockChannel("held"))
 		return n == 1, strconv.FormatInt(n, 10)
 	})
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/cli/cliflag"
-	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestLatchAwait: await returns when other processes count the latch down
@@ -26,7 +26,7 @@ func TestLatchAwait(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "await to subscribe", func() (bool, string) {
-		n := numSub(t, rdb, latch.ChannelName("ready"))
+		n := numSub(t, rdb, keys.LatchChannel("ready"))
 		return n > 0, fmt.Sprint(n)
 	})
 	if r := cli(t, 30*time.Second, "latch", "--redis", url, "ready", "down"); r.code != 0 {

@@ -16,12 +16,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/cli/watch"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
@@ -92,7 +92,7 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 	t.Cleanup(cancel)
 	go func() { _, _ = client.FairLock("k:fair").Lock(wctx) }()
 	waitFor(t, 30*time.Second, "the fair lock's waiter to queue", func() (bool, string) {
-		n := rdb.LLen(ctx, fairlock.QueueName("k:fair")).Val()
+		n := rdb.LLen(ctx, keys.FairLockQueue("k:fair")).Val()
 		return n == 1, fmt.Sprint(n)
 	})
 

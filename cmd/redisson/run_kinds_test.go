@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
-	"github.com/goredisson/redisson/semaphore"
+	"github.com/goredisson/redisson/keys"
 )
 
 // holderScript touches $1, then waits until $2 exists.
@@ -107,7 +106,7 @@ func TestRunFairLockWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "the waiter in the fair queue", func() (bool, string) {
-		n, err := rdb.LLen(ctx, fairlock.QueueName("fq")).Result()
+		n, err := rdb.LLen(ctx, keys.FairLockQueue("fq")).Result()
 		return n == 1, fmt.Sprint(n, err)
 	})
 	if _, err := os.Stat(marker); err == nil {
@@ -122,7 +121,7 @@ func TestRunFairLockWaits(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the waiter's CMD did not run: %v", err)
 	}
-	if n, _ := rdb.Exists(ctx, "fq", fairlock.QueueName("fq"), fairlock.TimeoutName("fq")).Result(); n != 0 {
+	if n, _ := rdb.Exists(ctx, "fq", keys.FairLockQueue("fq"), keys.FairLockTimeout("fq")).Result(); n != 0 {
 		t.Errorf("%d fair-lock keys left", n)
 	}
 }
@@ -216,7 +215,7 @@ func TestRunSemaphoreCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "run to wait on the semaphore's channel", func() (bool, string) {
-		n := numSub(t, rdb, semaphore.ChannelName("full"))
+		n := numSub(t, rdb, keys.SemaphoreChannel("full"))
 		return n > 0, fmt.Sprint(n)
 	})
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {

@@ -19,9 +19,9 @@ import (
 	"github.com/goredisson/redisson/internal/registry"
 )
 
-// keys returns the sorted keys of rdb but the unlock latches (which live
+// allKeys returns the sorted keys of rdb but the unlock latches (which live
 // 20 s after each unlock).
-func keys(t *testing.T, rdb *redis.Client) []string {
+func allKeys(t *testing.T, rdb *redis.Client) []string {
 	t.Helper()
 	ks, err := rdb.Keys(context.Background(), "*").Result()
 	if err != nil {
@@ -80,7 +80,7 @@ func TestRunMultiLock(t *testing.T) {
 		if r := release(); r.code != 0 {
 			t.Errorf("%s: holder:\n%v", desc, r)
 		}
-		if ks := keys(t, rdb); len(ks) != 0 {
+		if ks := allKeys(t, rdb); len(ks) != 0 {
 			t.Errorf("%s: keys left after both runs: %v", desc, ks)
 		}
 	}
@@ -104,7 +104,7 @@ func TestRunMultiLockAllOrNone(t *testing.T) {
 		if r.code != cliflag.ExitNotAcq {
 			t.Fatalf("--wait %s with n2 held: want exit 75:\n%v", w, r)
 		}
-		if ks := strings.Join(keys(t, rdb), " "); ks != want {
+		if ks := strings.Join(allKeys(t, rdb), " "); ks != want {
 			t.Errorf("--wait %s: keys after exit 75: %v, want only the other owner's n2 and its client's record", w, ks)
 		}
 	}
@@ -165,7 +165,7 @@ wait $pid`
 	if _, err := os.Stat(term); err != nil {
 		t.Errorf("CMD did not get SIGTERM")
 	}
-	if ks := keys(t, rdb); len(ks) != 0 {
+	if ks := allKeys(t, rdb); len(ks) != 0 {
 		t.Errorf("keys left: %v", ks)
 	}
 }

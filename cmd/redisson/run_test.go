@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/cli/cliflag"
-	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/keys"
 )
 
 // TestRunMutualExclusion: two sequences of run processes on one lock, 25
@@ -207,7 +207,7 @@ func TestRunSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "run to wait on the lock's channel", func() (bool, string) {
-		n := numSub(t, rdb, rlock.ChannelName("sig"))
+		n := numSub(t, rdb, keys.LockChannel("sig"))
 		return n >= 1, fmt.Sprintf("%d subscribers", n)
 	})
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {

@@ -14,12 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/keys"
-	"github.com/goredisson/redisson/latch"
-	"github.com/goredisson/redisson/rlock"
-	"github.com/goredisson/redisson/rwlock"
-	"github.com/goredisson/redisson/semaphore"
 )
 
 // The kinds, as ls and inspect print them.
@@ -56,14 +51,14 @@ type Names struct {
 // Derive returns the derived names of name.
 func Derive(name string) Names {
 	return Names{
-		LockChan:   rlock.ChannelName(name),
-		RWChan:     rwlock.ChannelName(name),
-		SemChan:    semaphore.ChannelName(name),
-		LatchChan:  latch.ChannelName(name),
-		Queue:      fairlock.QueueName(name),
-		Timeout:    fairlock.TimeoutName(name),
+		LockChan:   keys.LockChannel(name),
+		RWChan:     keys.ReadWriteLockChannel(name),
+		SemChan:    keys.SemaphoreChannel(name),
+		LatchChan:  keys.LatchChannel(name),
+		Queue:      keys.FairLockQueue(name),
+		Timeout:    keys.FairLockTimeout(name),
 		PESTimeout: keys.ExpirableSemaphoreTimeout(name),
-		Token:      keys.PrefixName("redisson_lock_token", name),
+		Token:      keys.FencedLockToken(name),
 	}
 }
 

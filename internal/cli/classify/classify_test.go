@@ -10,7 +10,6 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/cli/ls"
@@ -58,7 +57,7 @@ var kindCases = []kindCase{
 		must(t, err)
 		go func() { _, _ = c.FairLock("fair").Lock(t.Context()) }()
 		redistest.Eventually(t, 30*time.Second, "the fair lock's waiter to queue", func() bool {
-			return rdb.LLen(context.Background(), fairlock.QueueName("fair")).Val() == 1
+			return rdb.LLen(context.Background(), keys.FairLockQueue("fair")).Val() == 1
 		})
 	}, classify.FairLock, true},
 	// A fair lock nobody waits for leaves no queue or timeout key: its hash

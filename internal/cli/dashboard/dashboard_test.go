@@ -17,9 +17,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/keys"
 )
 
 // dashServer serves a dashboard over rdb for the test.
@@ -163,11 +163,11 @@ func TestDashboardEvents(t *testing.T) {
 	for i := range 3 {
 		go func() { _, _ = client.FairLock("d:fair").Lock(wctx) }()
 		waitFor(t, 30*time.Second, "waiter queued", func() (bool, string) {
-			n := rdb.LLen(ctx, fairlock.QueueName("d:fair")).Val()
+			n := rdb.LLen(ctx, keys.FairLockQueue("d:fair")).Val()
 			return n == int64(i+1), fmt.Sprint(n)
 		})
 	}
-	order := rdb.LRange(ctx, fairlock.QueueName("d:fair"), 0, -1).Val()
+	order := rdb.LRange(ctx, keys.FairLockQueue("d:fair"), 0, -1).Val()
 	och := events(t, srv, "/events/object?name="+url.QueryEscape("d:fair"))
 	select {
 	case e := <-och:

@@ -21,7 +21,7 @@ import (
 	"github.com/goredisson/redisson/internal/cli/get"
 	"github.com/goredisson/redisson/internal/cli/objinfo"
 	"github.com/goredisson/redisson/internal/cli/watch"
-	"github.com/goredisson/redisson/rwlock"
+	"github.com/goredisson/redisson/keys"
 )
 
 const inspectDescription = `
@@ -368,7 +368,7 @@ func holders(ctx context.Context, rdb redis.UniversalClient, name string, fields
 		// Each read hold k has its own timeout key W:L:rwlock_timeout:k.
 		h.ReadTTLsms = []int64{}
 		for k := int64(1); k <= h.Holds && k <= objinfo.MaxListed; k++ {
-			key := rwlock.TimeoutPrefix(name, h.Field) + ":" + strconv.FormatInt(k, 10)
+			key := keys.ReadWriteLockTimeoutPrefix(name, h.Field) + ":" + strconv.FormatInt(k, 10)
 			d, err := rdb.PTTL(ctx, key).Result()
 			if err != nil {
 				return nil, fmt.Errorf("PTTL %s: %w", key, err)

@@ -45,7 +45,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.Var(&o.wait, "wait", "how long to wait for the lock: a `duration`, 0 = try once, forever = wait forever")
 	o.lease = fs.Duration("lease", 0, "hold the lock for at most this `duration` (at least 1ms), without watchdog;\n"+
 		"leave it out for the watchdog")
-	o.watchdog = fs.Duration("watchdog", 30*time.Second, "advanced: the watchdog's lease `duration`, renewed every third of it\n"+
+	o.watchdog = fs.Duration("watchdog", redisson.DefaultWatchdogTimeout, "advanced: the watchdog's lease `duration`, renewed every third of it\n"+
 		"(Redisson's lockWatchdogTimeout; at least 30ms; short values notice a lost lock sooner)")
 }
 

@@ -1,4 +1,4 @@
-package multilock
+package keys
 
 import (
 	"encoding/hex"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFieldIDAppendixA1 checks FieldID and the hash under it against the
+// TestFieldIDAppendixA1 checks GroupMultiLockField and the hash under it against the
 // vectors of protocol Appendix A.1, computed with Redisson's own
 // HighwayHash.java.
 func TestFieldIDAppendixA1(t *testing.T) {
@@ -21,7 +21,7 @@ func TestFieldIDAppendixA1(t *testing.T) {
 		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
 			h := highwayHash128(fieldKey, []byte(tc.value))
 			require.Equal(t, tc.hash, fmt.Sprintf("%016x%016x", h[0], h[1]))
-			require.Equal(t, tc.id, FieldID([]byte(tc.value)))
+			require.Equal(t, tc.id, GroupMultiLockField([]byte(tc.value)))
 			raw, err := hex.DecodeString(tc.hash)
 			require.NoError(t, err)
 			require.Len(t, raw, 16)

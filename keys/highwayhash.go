@@ -1,4 +1,4 @@
-package multilock
+package keys
 
 import (
 	"encoding/base64"
@@ -128,12 +128,14 @@ func highwayHash128(key [4]uint64, data []byte) [2]uint64 {
 	}
 }
 
-// FieldID returns the hash field that names value in a group multi-lock:
-// Base64 (standard alphabet, padding dropped) of the 128-bit HighwayHash of
-// the value's codec bytes under Redisson's key, the first word first and
-// each word big-endian (Redisson's Hash.hash128toBase64). For a Java peer
-// configured with StringCodec the bytes are the string's UTF-8 bytes.
-func FieldID(encoded []byte) string {
+// GroupMultiLockField is the hash field that names a value in a group
+// multi-lock's hash (Redisson's RedissonFasterMultiLock): Base64 (standard
+// alphabet, padding dropped) of the 128-bit HighwayHash of the value's
+// codec bytes under Redisson's key, the first word first and each word
+// big-endian (Redisson's Hash.hash128toBase64). For a Java peer configured
+// with StringCodec the bytes are the string's UTF-8 bytes; the owner's
+// fields are this + ":" + "<client id>:<owner id>" (and ":expire_time").
+func GroupMultiLockField(encoded []byte) string {
 	h := highwayHash128(fieldKey, encoded)
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], h[0])
