@@ -10,6 +10,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestForceUnlockDeletesOnlyLocks: ForceUnlock deletes a lock's hash (the
@@ -20,7 +21,7 @@ import (
 func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	tests := []struct {
