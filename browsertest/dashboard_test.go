@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/ratelimit"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -24,16 +24,6 @@ import (
 func live(t *testing.T, ctx context.Context) {
 	t.Helper()
 	within(t, ctx, 10*time.Second, "the page is live", `document.querySelector("#live.on") !== null`)
-}
-
-func newClient(t *testing.T, rdb *redis.Client, opts ...redisson.Option) *redisson.Client {
-	t.Helper()
-	c, err := redisson.New(rdb, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // rowHas is a JavaScript test that the list row of name exists and its
@@ -58,7 +48,7 @@ func TestLockAppearsAndGoes(t *testing.T) {
 	live(t, ctx)
 	within(t, ctx, 5*time.Second, "the footer names the release version",
 		`document.getElementById("version").innerText.startsWith(`+js("redisson v"+redisson.Version+" (")+`)`)
-	client := newClient(t, rdb)
+	client := redissontest.NewClient(t, rdb)
 	host, _ := os.Hostname()
 	pid := fmt.Sprintf("pid %d", os.Getpid())
 
@@ -92,7 +82,7 @@ func TestLockAppearsAndGoes(t *testing.T) {
 func TestFairQueueOrder(t *testing.T) {
 	addr, rdb := startRedis(t)
 	base := startDashboard(t, addr)
-	client := newClient(t, rdb)
+	client := redissontest.NewClient(t, rdb)
 	bctx := context.Background()
 	h, err := client.FairLock("jobs").Lock(bctx)
 	if err != nil {
@@ -144,7 +134,7 @@ func TestFairQueueOrder(t *testing.T) {
 // delete work after a confirmation.
 func TestWriteButtons(t *testing.T) {
 	addr, rdb := startRedis(t)
-	client := newClient(t, rdb)
+	client := redissontest.NewClient(t, rdb)
 	bctx := context.Background()
 	h, err := client.Lock("deploy").Lock(bctx)
 	if err != nil {
@@ -277,8 +267,8 @@ func TestScreenshots(t *testing.T) {
 	addr, rdb := startRedis(t)
 	base := startDashboard(t, addr)
 	ctx := context.Background()
-	client := newClient(t, rdb)
-	java := newClient(t, rdb, func(o *redisson.Options) { o.Registration.Disabled = true })
+	client := redissontest.NewClient(t, rdb)
+	java := redissontest.NewClient(t, rdb, func(o *redisson.Options) { o.Registration.Disabled = true })
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

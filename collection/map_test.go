@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/collection"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // newClient starts a redis-server and returns a Client on it and a raw
@@ -20,10 +21,7 @@ import (
 func newClient(t *testing.T) (*redisson.Client, *redis.Client, *redistest.Server) {
 	t.Helper()
 	srv := redistest.StartServer(t)
-	c, err := redisson.New(redistest.Client(t, srv))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c, redistest.Client(t, srv), srv
+	return redissontest.ClientAt(t, srv.Addr()), redistest.Client(t, srv), srv
 }
 
 func jsonCodec() codec.Codec {

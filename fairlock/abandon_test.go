@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // A waiter whose deadline ends while its try is still on its way (here
@@ -27,7 +28,7 @@ func TestLeaveQueueAfterAbandonedTry(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rdb := redistest.Client(t, srv)
 	ctx := context.Background()
-	a := newClient(t, srv)
+	a := redissontest.ClientAt(t, srv.Addr())
 	brdb := redistest.Client(t, srv)
 	owner := redisson.NewOwnerID()
 	brdb.AddHook(delayTry{field: strconv.FormatInt(owner, 10)})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // BenchmarkContended: 2 clients × 16 goroutines on one fair lock, empty
@@ -17,7 +18,7 @@ import (
 // fairness is the point) and top-level Redis commands per acquisition.
 func BenchmarkContended(b *testing.B) {
 	srv := redistest.StartServer(b)
-	clients := []*redisson.Client{newClient(b, srv), newClient(b, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(b, srv.Addr()), redissontest.ClientAt(b, srv.Addr())}
 	ctx := context.Background()
 	m, err := redistest.StartMonitor(srv.Addr())
 	if err != nil {

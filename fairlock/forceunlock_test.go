@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestForceUnlockDeletesOnlyLocks: ForceUnlock deletes a lock's hash and
@@ -24,7 +25,7 @@ import (
 func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	// enqueue puts a waiter that is not running in key's queue, stale at

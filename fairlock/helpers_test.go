@@ -3,25 +3,9 @@ package fairlock_test
 import (
 	"context"
 	"sync/atomic"
-	"testing"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/require"
-
-	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 )
-
-// newClient returns a Client over its own go-redis client to srv; both are
-// closed when the test ends (redistest must not import the root package).
-func newClient(t testing.TB, srv *redistest.Server, opts ...redisson.Option) *redisson.Client {
-	t.Helper()
-	rdb := redistest.Client(t, srv)
-	c, err := redisson.New(rdb, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
 
 // scriptReplies is a go-redis hook counting the script replies a client
 // has received, so a test can wait until a waiter's tries have run instead

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestLateTryLeavesTheQueue: a waiter's try is held back on its way (600
@@ -22,7 +23,7 @@ func TestLateTryLeavesTheQueue(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	a := newClient(t, srv)
+	a := redissontest.ClientAt(t, srv.Addr())
 	held, err := a.FairLock("late").Lock(ctx)
 	require.NoError(t, err)
 
@@ -58,7 +59,7 @@ func TestLateTryLeavesTheQueue(t *testing.T) {
 		return n == 0 && m == 0
 	})
 	require.NoError(t, held.Unlock(ctx))
-	next, ok, err := newClient(t, srv).FairLock("late").TryLock(ctx)
+	next, ok, err := redissontest.ClientAt(t, srv.Addr()).FairLock("late").TryLock(ctx)
 	require.NoError(t, err)
 	require.True(t, ok, "the lock is free for the next client at once")
 	require.NoError(t, next.Unlock(ctx))

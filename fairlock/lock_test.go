@@ -17,6 +17,7 @@ import (
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 func field(c *redisson.Client, owner int64) string {
@@ -53,7 +54,7 @@ func TestRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	pub := redistest.Capture(t, raw)
 
 	h1, err := c1.FairLock("f").Lock(ctx, fairlock.WithOwner(1))
@@ -121,7 +122,7 @@ func TestFIFOAcrossClients(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	h, err := clients[0].FairLock("fifo").Lock(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 300*time.Second, clients[0].Options().FairLockWaitTimeout, "Redisson 3.52's default")
@@ -168,8 +169,8 @@ func TestGiveUpLeavesNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	holder := newClient(t, srv)
-	behind := newClient(t, srv)
+	holder := redissontest.ClientAt(t, srv.Addr())
+	behind := redissontest.ClientAt(t, srv.Addr())
 
 	tests := []struct {
 		name    string
@@ -213,7 +214,7 @@ func TestGiveUpLeavesNothing(t *testing.T) {
 			h, err := holder.FairLock("g").Lock(ctx)
 			require.NoError(t, err)
 			defer func() { _ = h.Unlock(ctx) }()
-			c := newClient(t, srv)
+			c := redissontest.ClientAt(t, srv.Addr())
 			f := field(c, 7)
 			wctx, cancel := context.WithCancel(ctx)
 			defer cancel()
@@ -271,8 +272,8 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	before := leakcheck.Current()
-	holder := newClient(t, srv)
-	c := newClient(t, srv)
+	holder := redissontest.ClientAt(t, srv.Addr())
+	c := redissontest.ClientAt(t, srv.Addr())
 	h, err := holder.FairLock("busy").Lock(ctx)
 	require.NoError(t, err)
 
@@ -317,7 +318,7 @@ func TestStaleHeadIsSkipped(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv, redisson.WithFairLockWaitTimeout(300*time.Millisecond))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithFairLockWaitTimeout(300*time.Millisecond))
 	stale := time.Now().Add(300 * time.Millisecond)
 	require.NoError(t, raw.RPush(ctx, keys.FairLockQueue("s"), "ghost:1").Err())
 	require.NoError(t, raw.ZAdd(ctx, keys.FairLockTimeout("s"), redis.Z{Score: float64(stale.UnixMilli()), Member: "ghost:1"}).Err())
@@ -341,7 +342,7 @@ func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, raw.Set(ctx, "str", "x", 0).Err())
 	require.NoError(t, raw.Set(ctx, keys.FairLockQueue("badqueue"), "x", 0).Err())
 	require.NoError(t, raw.HSet(ctx, "rw", "mode", "read").Err())
@@ -399,7 +400,7 @@ func TestMutualExclusion(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients*goroutines)
 	for i := 0; i < clients; i++ {
-		c := newClient(t, srv)
+		c := redissontest.ClientAt(t, srv.Addr())
 		for g := 0; g < goroutines; g++ {
 			wg.Add(1)
 			go func() {
@@ -437,7 +438,7 @@ func TestMutualExclusion(t *testing.T) {
 func TestWatchdogKeepsLock(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(time.Second))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(time.Second))
 	h, err := c.FairLock("w").Lock(ctx)
 	require.NoError(t, err)
 	select {
@@ -461,7 +462,7 @@ func TestGiveUpPassesWakeUp(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c1 := newClient(t, srv)
+	c1 := redissontest.ClientAt(t, srv.Addr())
 	headRedis := redistest.Client(t, srv)
 	var headScripts scriptReplies
 	headRedis.AddHook(&headScripts)
@@ -512,7 +513,7 @@ func TestVanishedWaiterIsSkipped(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	wait := redisson.WithFairLockWaitTimeout(300 * time.Millisecond)
-	holder, waiter := newClient(t, srv, wait), newClient(t, srv, wait)
+	holder, waiter := redissontest.ClientAt(t, srv.Addr(), wait), redissontest.ClientAt(t, srv.Addr(), wait)
 	victimRedis := redistest.Client(t, srv)
 	victim, err := redisson.New(victimRedis, wait)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestShortDeadlines: 64 goroutines in two clients call Lock with ctx
@@ -26,7 +27,7 @@ func TestShortDeadlines(t *testing.T) {
 	}
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	const (
 		name    = "short"
 		workers = 64

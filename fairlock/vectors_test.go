@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 type actor = vectors.Actor[*redisson.Client, *fairlock.Hold]
@@ -21,7 +22,7 @@ type actor = vectors.Actor[*redisson.Client, *fairlock.Hold]
 // thread's do and its queue entry and channel carry the recorded field.
 var fairActions = vectors.Actions[*redisson.Client, *fairlock.Hold]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]vectors.Call[*redisson.Client, *fairlock.Hold]{

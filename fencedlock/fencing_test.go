@@ -18,6 +18,7 @@ import (
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // errStale is the fenced store's refusal.
@@ -76,7 +77,7 @@ func TestFencingTokensUnderContention(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for ci := range clients {
-		lock := newClient(t, srv).FencedLock("contended")
+		lock := redissontest.ClientAt(t, srv.Addr()).FencedLock("contended")
 		for g := range goroutines {
 			wg.Go(func() {
 				for r := range rounds {
@@ -153,7 +154,7 @@ func TestFencingTokensUnderContention(t *testing.T) {
 // the store refuses it.
 func TestStalledHolderIsFenced(t *testing.T) {
 	srv := redistest.StartServer(t)
-	contender := newClient(t, srv, redisson.WithWatchdogTimeout(time.Second))
+	contender := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(time.Second))
 	const trials = 3
 	for _, fault := range []string{"stall", "cut"} {
 		for i := range trials {

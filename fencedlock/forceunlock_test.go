@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestForceUnlockDeletesOnlyLocks: ForceUnlock deletes a lock's hash (the
@@ -21,7 +22,7 @@ import (
 func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	tests := []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // rawState is what Redis holds for one fenced lock: the hash, its PTTL and
@@ -54,7 +55,7 @@ func readState(t *testing.T, raw *redis.Client, name string) rawState {
 func TestRawStateAfterEachOperation(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	const name = "orders"
 	lock := c.FencedLock(name)
@@ -157,7 +158,7 @@ func TestRawStateAfterEachOperation(t *testing.T) {
 func TestHandOffIssuesToken(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.FencedLock("handoff")
 	sub := raw.Subscribe(ctx, keys.LockChannel("handoff"))
@@ -211,7 +212,7 @@ func TestHandOffIssuesToken(t *testing.T) {
 func TestHolderKeyWithoutTTLIsNotAcquired(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	require.NoError(t, raw.HSet(ctx, "nottl", "someone-else:1", "1").Err())
 	require.NoError(t, raw.Set(ctx, "redisson_lock_token:{nottl}", "7", 0).Err())
@@ -235,7 +236,7 @@ func TestHolderKeyWithoutTTLIsNotAcquired(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	t.Run("empty name", func(t *testing.T) {
@@ -342,7 +343,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func TestHandOffWithBadTokenKey(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.FencedLock("corrupted")
 	h, err := lock.Lock(ctx)

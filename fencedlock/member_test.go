@@ -10,6 +10,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestMultiLockMember: a fenced lock is a multi-lock member like an RLock.
@@ -21,7 +22,7 @@ import (
 func TestMultiLockMember(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	fenced := c.FencedLock("m:fenced")
 	m := multilock.New(fenced, c.Lock("m:plain"))

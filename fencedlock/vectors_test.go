@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/fencedlock"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 type actor = vectors.Actor[*redisson.Client, *fencedlock.Hold]
@@ -34,7 +35,7 @@ func lock(ctx context.Context, a *actor, st vectors.Step) (*fencedlock.Hold, err
 // with the token dropped.
 var fencedActions = vectors.Actions[*redisson.Client, *fencedlock.Hold]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]vectors.Call[*redisson.Client, *fencedlock.Hold]{

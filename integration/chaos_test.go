@@ -16,6 +16,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // chaosDuration is how long each row of TestChaos runs: REDISSON_CHAOS (a
@@ -76,7 +77,7 @@ func chaosCase(t *testing.T, name string, kindNames []string, permits int, run t
 		proxies = append(proxies, p)
 		clients = append(clients, proxiedClient(t, p, opts...))
 	}
-	clients = append(clients, newClient(t, e.srv, opts...))
+	clients = append(clients, redissontest.ClientAt(t, e.srv.Addr(), opts...))
 	first, ok := kindByName(kindNames[0])
 	require.True(t, ok)
 	require.NoError(t, first.setup(ctx, clients[3], name, permits))

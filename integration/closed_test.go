@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestRedisClientClosedDuringWait: the go-redis client under a waiting
@@ -21,7 +22,7 @@ func TestRedisClientClosedDuringWait(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			e := newEnv(t)
 			ctx := context.Background()
-			holder := newClient(t, e.srv)
+			holder := redissontest.ClientAt(t, e.srv.Addr())
 			require.NoError(t, k.setup(ctx, holder, "closed", 1))
 			h, err := k.acquire(ctx, holder, "closed", 0, redisson.NewOwnerID())
 			require.NoError(t, err)

@@ -118,17 +118,6 @@ func newEnv(t *testing.T) env {
 	return env{srv: srv, obsSrv: obsSrv, raw: redistest.Client(t, srv), obs: redistest.Client(t, obsSrv)}
 }
 
-// newClient returns a Client over its own go-redis client; both are closed
-// when the test ends.
-func newClient(t testing.TB, srv *redistest.Server, opts ...redisson.Option) *redisson.Client {
-	t.Helper()
-	rdb := redistest.Client(t, srv)
-	c, err := redisson.New(rdb, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // contention rows: each contends on one object name with the kinds listed
 // (goroutines take them in turn).
 var contention = []struct {

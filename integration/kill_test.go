@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // leaseEnd bounds when the hold of a killed holder ends in Redis: the
@@ -76,7 +77,7 @@ func TestHolderKilled(t *testing.T) {
 		t.Run(row.k.name+"/"+mode, func(t *testing.T) {
 			k := row.k
 			e := newEnv(t)
-			c := newClient(t, e.srv)
+			c := redissontest.ClientAt(t, e.srv.Addr())
 			name := "killed"
 			j := job{Mode: "hold", Addr: e.srv.Addr(), Kinds: []string{k.name}, Name: name, Permits: 1, Lease: lease}
 			if row.watchdog {

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/ratelimit"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestObserverCatchesOverlap: the gauge and the counter do report an
@@ -60,7 +61,7 @@ func TestFairQueueOrder(t *testing.T) {
 	}
 	e := newEnv(t)
 	ctx := context.Background()
-	c := newClient(t, e.srv)
+	c := redissontest.ClientAt(t, e.srv.Addr())
 	name := "fair-order"
 	h, err := c.FairLock(name).Lock(ctx)
 	require.NoError(t, err)
@@ -108,7 +109,7 @@ func testLatch(t *testing.T, killPubSub bool) {
 	procs, clients, goroutines := 2, 2, 2
 	e := newEnv(t)
 	ctx := context.Background()
-	c := newClient(t, e.srv)
+	c := redissontest.ClientAt(t, e.srv.Addr())
 	name := "latch"
 	l := c.CountDownLatch(name)
 	ok, err := l.TrySetCount(ctx, 3)
@@ -226,7 +227,7 @@ func TestRateLimiterAcrossProcesses(t *testing.T) {
 	const rate, interval = 4, 500 * time.Millisecond
 	e := newEnv(t)
 	ctx := context.Background()
-	c := newClient(t, e.srv)
+	c := redissontest.ClientAt(t, e.srv.Addr())
 	name := "limiter"
 	ok, err := c.RateLimiter(name).TrySetRate(ctx, ratelimit.Overall, rate, interval)
 	require.NoError(t, err)

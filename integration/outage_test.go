@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // retrySignal is a slog.Handler that reports the waits' retries (the
@@ -95,7 +96,7 @@ func outageCase(t *testing.T, row string, fromStart bool) {
 	retries := make(retrySignal, 16)
 	waiterC := proxiedClient(t, p, period, redisson.WithLogger(slog.New(retries)),
 		redisson.WithRetry(redisson.RetryOptions{Attempts: 4, Delay: 400 * time.Millisecond}))
-	holderC := newClient(t, e.srv, period)
+	holderC := redissontest.ClientAt(t, e.srv.Addr(), period)
 	name := "outage"
 
 	var release, waiterRelease func(context.Context) error

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestReplicaPromotion (issue 33): a client pointed at a replica gets its
@@ -30,10 +31,10 @@ func promotionCase(t *testing.T, k kind) {
 	replica := redistest.StartReplica(t, master)
 	const name = "promoted"
 	// Permits are set on the master; the replica has them once WAIT says so.
-	require.NoError(t, k.setup(ctx, newClient(t, master), name, 1))
+	require.NoError(t, k.setup(ctx, redissontest.ClientAt(t, master.Addr()), name, 1))
 	require.Equal(t, int64(1), redistest.Client(t, master).Do(ctx, "WAIT", 1, 5000).Val())
 
-	c := newClient(t, replica, redisson.WithRetry(redisson.RetryOptions{Disabled: true}))
+	c := redissontest.ClientAt(t, replica.Addr(), redisson.WithRetry(redisson.RetryOptions{Disabled: true}))
 	acquire := func(within time.Duration) (hold, error) {
 		ctx, cancel := context.WithTimeout(ctx, within)
 		defer cancel()

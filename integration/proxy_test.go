@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // proxiedClient returns a Client whose traffic goes through p.
@@ -53,7 +54,7 @@ func networkFaultCase(t *testing.T, k kind, fault string) {
 	stale := redisson.WithFairLockWaitTimeout(2 * time.Second)
 	holderC := proxiedClient(t, p, redisson.WithWatchdogTimeout(lease), stale)
 	waiterC := proxiedClient(t, p, stale)
-	direct := newClient(t, e.srv, stale)
+	direct := redissontest.ClientAt(t, e.srv.Addr(), stale)
 	name := "netfault"
 	wk := k
 	if k.waiter != "" {

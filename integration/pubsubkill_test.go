@@ -13,6 +13,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // indexed is an event of worker i.
@@ -149,7 +150,7 @@ type overBound struct{ n, worst int }
 func pubsubKillCase(t *testing.T, k kind, n int, kill bool) ([]int, time.Duration, overBound) {
 	e := newEnv(t)
 	ctx := context.Background()
-	c := newClient(t, e.srv)
+	c := redissontest.ClientAt(t, e.srv.Addr())
 	name := "pskill"
 	hk := k
 	if k.role == "r" {

@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
 	"github.com/goredisson/redisson/ratelimit"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestServerRestart: redis-server restarts without persistence while a
@@ -32,8 +33,8 @@ func restartCase(t *testing.T, k kind) {
 	const watchdog = time.Second
 	e := newEnv(t)
 	ctx := context.Background()
-	holderC := newClient(t, e.srv, redisson.WithWatchdogTimeout(watchdog))
-	waiterC := newClient(t, e.srv)
+	holderC := redissontest.ClientAt(t, e.srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
+	waiterC := redissontest.ClientAt(t, e.srv.Addr())
 	name := "restart"
 	wk := k
 	if k.waiter != "" {
@@ -125,7 +126,7 @@ func restartCase(t *testing.T, k kind) {
 func restartLatch(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	c := newClient(t, e.srv)
+	c := redissontest.ClientAt(t, e.srv.Addr())
 	ok, err := c.CountDownLatch("l").TrySetCount(ctx, 1)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -163,7 +164,7 @@ func restartLatch(t *testing.T) {
 func restartRateLimiter(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	c := newClient(t, e.srv)
+	c := redissontest.ClientAt(t, e.srv.Addr())
 	l := c.RateLimiter("r")
 	ok, err := l.TrySetRate(ctx, ratelimit.Overall, 1, time.Minute)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -33,8 +34,8 @@ func TestMutualTLSSideConnections(t *testing.T) {
 	noCert := redistest.Client(t, srv, func(o *redis.Options) { o.TLSConfig, o.MaxRetries = caOnly, -1 })
 	require.Error(t, noCert.Ping(ctx).Err(), "the server must refuse a connection without a client certificate")
 
-	c := newClient(t, srv)
-	holder := newClient(t, srv)
+	c := redissontest.NewClient(t, redistest.Client(t, srv))
+	holder := redissontest.NewClient(t, redistest.Client(t, srv))
 
 	// The hub: a topic subscription and a lock waiter share its connection.
 	topic := redisson.NewTopic[string](c, "tls:topic", codec.String())

@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 func rawValue(t testing.TB, raw *redis.Client, key string) string {
@@ -34,7 +35,7 @@ func TestRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	pub := redistest.Capture(t, raw)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	l := c.CountDownLatch("gate")
 	ctx := context.Background()
 	require.Equal(t, "redisson_countdownlatch__channel__{gate}", keys.LatchChannel("gate"))
@@ -87,8 +88,8 @@ func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
-	closed := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
+	closed := redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, closed.Close())
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
@@ -146,7 +147,7 @@ func TestWrongType(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, raw.HSet(ctx, "hash", "f", "v").Err())
 	require.NoError(t, raw.Set(ctx, "text", "abc", 0).Err())
 
@@ -184,8 +185,8 @@ func TestZeroReleasesEveryWaiter(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
-	counter := newClient(t, srv)
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
+	counter := redissontest.ClientAt(t, srv.Addr())
 	const perClient = 50
 	ok, err := counter.CountDownLatch("start").TrySetCount(ctx, 3)
 	require.NoError(t, err)
@@ -244,7 +245,7 @@ func TestZeroReleasesEveryWaiter(t *testing.T) {
 func TestAwaitNeverSet(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	sent := redistest.Sent(t, srv, raw, func() {
 		ok, err := c.CountDownLatch("never").Await(context.Background())
 		require.NoError(t, err)
@@ -263,7 +264,7 @@ func TestCancelledAwaitsLeaveNothing(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	before := leakcheck.Current()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	l := c.CountDownLatch("stuck")
 	ok, err := l.TrySetCount(ctx, 1)
 	require.NoError(t, err)
@@ -312,7 +313,7 @@ func TestCancelledAwaitsLeaveNothing(t *testing.T) {
 // Java), but the latch is open: waiters see it at their periodic re-check.
 func TestDeleteOpensAtRecheck(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(300*time.Millisecond))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(300*time.Millisecond))
 	ctx := context.Background()
 	l := c.CountDownLatch("deleted")
 	ok, err := l.TrySetCount(ctx, 1)
@@ -368,7 +369,7 @@ func scriptsOn(t *testing.T, m *redistest.Monitor, key string, n int) {
 func TestCloseEndsAwaits(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	ok, err := c.CountDownLatch("closing").TrySetCount(ctx, 1)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
 	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 type actor = vectors.Actor[*redisson.Client, struct{}]
@@ -22,7 +23,7 @@ type call = vectors.Call[*redisson.Client, struct{}]
 // has no owner, so actors only choose the client.
 var latchActions = vectors.Actions[*redisson.Client, struct{}]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]call{

@@ -8,6 +8,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // BenchmarkUncontended10 compares one lock+unlock pair of a MultiLock of
@@ -15,7 +16,7 @@ import (
 // the group multi-lock of 10 values (2 scripts), one goroutine, one server.
 func BenchmarkUncontended10(b *testing.B) {
 	srv := redistest.StartServer(b)
-	c := newClient(b, srv)
+	c := redissontest.ClientAt(b, srv.Addr())
 	ctx := context.Background()
 	names := make([]string, 10)
 	for i := range names {
@@ -50,7 +51,7 @@ func BenchmarkUncontended10(b *testing.B) {
 			servers := redistest.StartMasters(b, n)
 			members := make([]lockable.Lock, n)
 			for i, s := range servers {
-				members[i] = newClient(b, s).Lock("res")
+				members[i] = redissontest.ClientAt(b, s.Addr()).Lock("res")
 			}
 			rl := multilock.NewRedLock(members...)
 			cpu := processCPU()

@@ -12,13 +12,14 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestExtendMultiLockAcrossClients: a MultiLock's Extend sets the lease of
 // every member, on each member's own server, and the hold follows it.
 func TestExtendMultiLockAcrossClients(t *testing.T) {
 	srvs := redistest.StartMasters(t, 2)
-	c1, c2 := newClient(t, srvs[0]), newClient(t, srvs[1])
+	c1, c2 := redissontest.ClientAt(t, srvs[0].Addr()), redissontest.ClientAt(t, srvs[1].Addr())
 	raw1, raw2 := redistest.Client(t, srvs[0]), redistest.Client(t, srvs[1])
 	ctx := context.Background()
 	m := multilock.New(c1.Lock("x"), c2.Lock("y"), c2.Lock("z"))
@@ -41,7 +42,7 @@ func TestExtendMultiLockAcrossClients(t *testing.T) {
 // shorter lease; the other hold lives on.
 func TestExtendGroupOverlappingHolds(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	a, err := c.MultiLockGroup("g", "a", "b").Lock(ctx, multilock.WithLease(time.Minute))

@@ -14,13 +14,14 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestGroupFieldIDsInRedis: the group's hash names values by the field ids
 // of protocol Appendix A.1, with Redisson's three fields per value.
 func TestGroupFieldIDsInRedis(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	g := c.MultiLockGroup("orders", "Jack_001", "Mary_002", "")
@@ -57,7 +58,7 @@ func TestGroupFieldIDsInRedis(t *testing.T) {
 // first).
 func TestGroupAcquireVariants(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	g := c.MultiLockGroup("grp", "a", "b")
@@ -90,7 +91,7 @@ func TestGroupAcquireVariants(t *testing.T) {
 // each other, disjoint sets do not, and a waiter is woken by the release.
 func TestGroupOverlappingSetsExclude(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	a, err := c1.MultiLockGroup("g", "a", "b").Lock(ctx)
 	require.NoError(t, err)
@@ -138,7 +139,7 @@ func TestGroupOverlappingSetsExclude(t *testing.T) {
 // subsets of one group; no value ever has two holders.
 func TestGroupStress(t *testing.T) {
 	srv := redistest.StartServer(t)
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	raw := redistest.Client(t, srv)
 	values := []string{"v1", "v2", "v3", "v4", "v5"}
 	occ := newOccupancy()
@@ -187,7 +188,7 @@ func TestGroupStress(t *testing.T) {
 // value sets share the counts in Redis.
 func TestGroupReentry(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	g := c.MultiLockGroup("g", "a", "b")
@@ -222,7 +223,7 @@ func TestGroupReentry(t *testing.T) {
 // (which ends this client's holds on the group).
 func TestGroupForceUnlockAndQueries(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	g := c1.MultiLockGroup("g", "a", "b")
@@ -269,7 +270,7 @@ func TestGroupForceUnlockAndQueries(t *testing.T) {
 // TTL past the lease; the hold ends with ErrLockLost once the hash is gone.
 func TestGroupWatchdog(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(900*time.Millisecond))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(900*time.Millisecond))
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	g := c.MultiLockGroup("g", "a", "b")
@@ -294,7 +295,7 @@ func TestGroupWatchdog(t *testing.T) {
 // end before the values' expiry, and another owner takes them after it.
 func TestGroupFixedLease(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	start := time.Now()
 	h, err := c1.MultiLockGroup("g", "a").Lock(ctx, multilock.WithLease(time.Second))
@@ -312,7 +313,7 @@ func TestGroupFixedLease(t *testing.T) {
 // bad options: clear errors, nothing in Redis.
 func TestGroupBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -351,7 +352,7 @@ func TestGroupBadInput(t *testing.T) {
 // such.
 func TestGroupWrongType(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	require.NoError(t, raw.Set(ctx, "g", "x", 0).Err())

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestGroupStaleConnKeepsOverlappingHold: owner X holds {a,b} (once or
@@ -51,7 +52,7 @@ func testGroupStaleConn(t *testing.T, depth int) {
 	c1, err := redisson.New(rdb)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c1.Close() })
-	c3 := newClient(t, srv)
+	c3 := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	// X holds {a,b} depth times.

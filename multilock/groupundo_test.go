@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // An owner holding value a re-enters with {a,b} (b is held by another
@@ -17,7 +18,7 @@ import (
 // which the first hold still holds. The engine must not undo it.
 func TestGroupLostReplyKeepsOverlappingHold(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2, c3 := newClient(t, srv), newClient(t, srv), newClient(t, srv)
+	c1, c2, c3 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	admin := redistest.Client(t, srv)
 	ctx := context.Background()
 	hy, ok, err := c2.MultiLockGroup("G", "b").TryLock(ctx)

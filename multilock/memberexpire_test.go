@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // A multi-lock taken with a wait and a lease sets its members' final lease
@@ -19,7 +20,7 @@ import (
 // they believe they hold.
 func TestReadMemberExpireKeepsOtherReaders(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2, c3 := newClient(t, srv), newClient(t, srv), newClient(t, srv)
+	c1, c2, c3 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	admin := redistest.Client(t, srv)
 	ctx := context.Background()
 	r1, ok, err := c1.ReadWriteLock("cfg").ReadLock().TryLock(ctx) // watchdog: 30s
@@ -50,7 +51,7 @@ func TestReadMemberExpireKeepsOtherReaders(t *testing.T) {
 // write lock) must not cut the write hold's lease.
 func TestReadMemberExpireKeepsOwnWriteHold(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c3 := newClient(t, srv), newClient(t, srv)
+	c1, c3 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	admin := redistest.Client(t, srv)
 	ctx := context.Background()
 	rw := c1.ReadWriteLock("cfg")

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -55,7 +56,7 @@ func (o *occupancy) leave(names []string) {
 // completes (no deadlock) and no two holders ever share a lock.
 func TestOppositeOrdersNeverDeadlockNorOverlap(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	sets := [][]string{{"x", "y", "z"}, {"z", "y", "w"}}
 	occ := newOccupancy()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -139,7 +140,7 @@ func keysOf(t *testing.T, rdb *redis.Client) []string {
 // no member lock, queue entry or read timeout key of the failed owner.
 func TestPartialAcquisitionRolledBack(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 
@@ -184,7 +185,7 @@ func TestPartialAcquisitionRolledBack(t *testing.T) {
 // hold's expiry signal follows the final lease, not the provisional one.
 func TestTryLockLeaseTakesTwiceTheWaitThenTheLease(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	m := multilock.New(rlocks(c, "a", "b")...)
@@ -233,7 +234,7 @@ func TestTryLockLeaseTakesTwiceTheWaitThenTheLease(t *testing.T) {
 // its Unlock still releases the members it holds and reports the loss.
 func TestMemberLossEndsTheHold(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	m := multilock.New(rlocks(c, "a", "b", "c")...)
@@ -259,7 +260,7 @@ func TestMemberLossEndsTheHold(t *testing.T) {
 // its key gone (deleted behind the client's back): the set's hold ends.
 func TestMemberLossBySilentExpiryEndsTheHold(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(900*time.Millisecond))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(900*time.Millisecond))
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	h, err := multilock.New(rlocks(c, "a", "b")...).Lock(ctx)
@@ -277,7 +278,7 @@ func TestMemberLossBySilentExpiryEndsTheHold(t *testing.T) {
 // hold is released by its own Unlock.
 func TestReentryWithOwner(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	m := multilock.New(rlocks(c, "a", "b")...)
@@ -303,7 +304,7 @@ func TestReentryWithOwner(t *testing.T) {
 // options: clear errors, and nothing sent to Redis.
 func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	var nilLock *rlock.Lock
@@ -347,7 +348,7 @@ func TestBadInput(t *testing.T) {
 // TestUnlockNeedsNoLiveContext: Unlock works with a cancelled ctx.
 func TestUnlockNeedsNoLiveContext(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	h, err := multilock.New(rlocks(c, "a", "b")...).Lock(context.Background())
 	require.NoError(t, err)
@@ -362,7 +363,7 @@ func TestUnlockNeedsNoLiveContext(t *testing.T) {
 // a held member returns the ctx error and leaves no member held.
 func TestCancelledWaitLeavesNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	blocker, err := c2.Lock("b").Lock(context.Background())
 	require.NoError(t, err)
@@ -383,7 +384,7 @@ var _ lockable.Lock = (*rlock.Lock)(nil)
 // the RLock it took first is released.
 func TestFairMemberWaitLeavesNoQueueEntry(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	blocker, err := c2.FairLock("fair").Lock(ctx)
@@ -403,7 +404,7 @@ func TestMembersOfSeveralServers(t *testing.T) {
 	var members []lockable.Lock
 	var raws []*redis.Client
 	for _, s := range servers {
-		members = append(members, newClient(t, s).Lock("res"))
+		members = append(members, redissontest.ClientAt(t, s.Addr()).Lock("res"))
 		raws = append(raws, redistest.Client(t, s))
 	}
 	h, err := multilock.New(members...).Lock(ctx)
@@ -422,7 +423,7 @@ func TestMembersOfSeveralServers(t *testing.T) {
 func TestLockWithServerDownEndsAtDeadline(t *testing.T) {
 	servers := redistest.StartMasters(t, 2)
 	ctx := context.Background()
-	c0, c1 := newClient(t, servers[0]), newClient(t, servers[1])
+	c0, c1 := redissontest.ClientAt(t, servers[0].Addr()), redissontest.ClientAt(t, servers[1].Addr())
 	raw0 := redistest.Client(t, servers[0])
 	require.NoError(t, servers[1].Kill())
 	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -10,6 +10,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // A multi-lock of an owner that holds a member already (watchdog) re-enters
@@ -19,7 +20,7 @@ import (
 // expires: never a hold that believes it holds a lock Redis freed.
 func TestNestedFixedLeaseEndsOuterHoldSignalled(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	outer, err := c.Lock("a").Lock(ctx)
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // pauseWrites makes server i hold every script and write (CLIENT PAUSE
@@ -126,7 +127,7 @@ func TestRedLockCancelledAtAnyPointLeavesNothing(t *testing.T) {
 	rc := newRedCluster(t, 3)
 	other := make([]*redisson.Client, 3)
 	for i, s := range rc.servers {
-		other[i] = newClient(t, s)
+		other[i] = redissontest.ClientAt(t, s.Addr())
 	}
 	rl := rc.redLock(rc.clients, "res")
 	blocker := rc.redLock(other, "res")
@@ -182,7 +183,7 @@ func TestRedLockContentionOneOwner(t *testing.T) {
 			rc := newRedCluster(t, n)
 			sets := [][]*redisson.Client{rc.clients, make([]*redisson.Client, n)}
 			for i, s := range rc.servers {
-				sets[1][i] = newClient(t, s)
+				sets[1][i] = redissontest.ClientAt(t, s.Addr())
 			}
 			const goroutines, rounds = 4, 25
 			var inside, overlaps, acquired, locks atomic.Int64
@@ -260,7 +261,7 @@ func TestRedLockContentionOneOwner(t *testing.T) {
 func TestRedLockFirstPassGivesWayToHolder(t *testing.T) {
 	rc := newRedCluster(t, 3)
 	ctx := context.Background()
-	blocker, err := newClient(t, rc.servers[0]).Lock("res").Lock(ctx)
+	blocker, err := redissontest.ClientAt(t, rc.servers[0].Addr()).Lock("res").Lock(ctx)
 	require.NoError(t, err)
 	got := make(chan error, 1)
 	var held []string
@@ -489,7 +490,7 @@ func (rc *redCluster) holdAll(t *testing.T, contended bool) *multilock.Hold {
 	rl := rc.redLock(rc.clients, "res")
 	var blockerClient *redisson.Client
 	if contended {
-		blockerClient = newClient(t, rc.servers[0])
+		blockerClient = redissontest.ClientAt(t, rc.servers[0].Addr())
 	}
 	for attempt := 1; ; attempt++ {
 		require.LessOrEqual(t, attempt, 20, "no hold of every member in 20 acquires")

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // redCluster is n independent redis-servers with one Client (and one raw
@@ -26,7 +27,7 @@ func newRedCluster(t *testing.T, n int) *redCluster {
 	t.Helper()
 	rc := &redCluster{servers: redistest.StartMasters(t, n)}
 	for _, s := range rc.servers {
-		rc.clients = append(rc.clients, newClient(t, s))
+		rc.clients = append(rc.clients, redissontest.ClientAt(t, s.Addr()))
 		rc.raws = append(rc.raws, redistest.Client(t, s))
 	}
 	return rc
@@ -185,7 +186,7 @@ func TestRedLockRestartedServer(t *testing.T) {
 	ctx := context.Background()
 	clientsB := make([]*redisson.Client, 5)
 	for i, s := range rc.servers {
-		clientsB[i] = newClient(t, s)
+		clientsB[i] = redissontest.ClientAt(t, s.Addr())
 	}
 	require.NoError(t, rc.servers[3].Kill())
 	require.NoError(t, rc.servers[4].Kill())
@@ -232,7 +233,7 @@ func TestRedLockRestartedServerAtOnceIsUnsafe(t *testing.T) {
 	ctx := context.Background()
 	clientsB := make([]*redisson.Client, 5)
 	for i, s := range rc.servers {
-		clientsB[i] = newClient(t, s)
+		clientsB[i] = redissontest.ClientAt(t, s.Addr())
 	}
 	require.NoError(t, rc.servers[3].Kill())
 	require.NoError(t, rc.servers[4].Kill())

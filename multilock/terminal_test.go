@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // A member whose client is closed can never be taken: Lock stops at once
@@ -20,7 +21,7 @@ import (
 // ctx ends.
 func TestLockStopsOnClosedMember(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1, c2 := newClient(t, srv), newClient(t, srv)
+	c1, c2 := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, c2.Close())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -47,7 +48,7 @@ func TestRedLockToleratesOneClosedMember(t *testing.T) {
 // trying until ctx ends).
 func TestLockDeadlineKeepsLastFailure(t *testing.T) {
 	servers := redistest.StartMasters(t, 2)
-	c0 := newClient(t, servers[0])
+	c0 := redissontest.ClientAt(t, servers[0].Addr())
 	// One dial per try: go-redis' own dial retries would outlast ctx.
 	c1, err := redisson.New(redistest.Client(t, servers[1], func(o *redis.Options) { o.DialerRetries = 1 }))
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestRedLockUnlockAfterQuorumLost(t *testing.T) {
 	for i := range 10 {
 		var cs []*redisson.Client
 		for _, s := range servers {
-			cs = append(cs, newClient(t, s))
+			cs = append(cs, redissontest.ClientAt(t, s.Addr()))
 		}
 		rl := multilock.NewRedLock(rlocksOf(cs, fmt.Sprintf("res%d", i))...)
 		h, err := rl.Lock(ctx)
@@ -84,7 +85,7 @@ func TestRedLockUnlockAfterQuorumLost(t *testing.T) {
 // The same when the go-redis client under a member's Client was closed.
 func TestLockStopsOnClosedRedisClient(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c1 := newClient(t, srv)
+	c1 := redissontest.ClientAt(t, srv.Addr())
 	rdb := srv.NewClient()
 	c2, err := redisson.New(rdb)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/lockable"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // keyState is what a key holds, enough to tell whether a call changed it:
@@ -55,7 +56,7 @@ next:
 // may be left (they make a retried release safe, and expire on their own).
 func TestRefusedSetLeavesRedisAsItWas(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	require.NoError(t, raw.Set(ctx, "unrelated", "v", 0).Err())
@@ -128,7 +129,7 @@ func TestRefusedSetLeavesRedisAsItWas(t *testing.T) {
 // goes on with the others.
 func TestRedLockToleratesOneWrongTypeMember(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

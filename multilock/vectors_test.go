@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
 	"github.com/goredisson/redisson/multilock"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -42,7 +43,7 @@ func multiLock(a *actor, st vectors.Step) *multilock.Lock {
 // in Go; every actor acquires with its fixed owner id.
 var multiActions = vectors.Actions[*redisson.Client, unlocker]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]vectors.Call[*redisson.Client, unlocker]{

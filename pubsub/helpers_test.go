@@ -10,27 +10,14 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/pubsub"
+	"github.com/goredisson/redisson/redissontest"
 )
 
-// newClient returns a Client over its own go-redis client to srv; both are
-// closed when the test ends.
-func newClient(t testing.TB, srv *redistest.Server, opts ...redisson.Option) *redisson.Client {
-	t.Helper()
-	c, err := redisson.New(redistest.Client(t, srv), opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-// newClusterClient returns a Client over a cluster client of cl.
+// newClusterClient returns a Client over a cluster client of cl, both
+// closed at cleanup.
 func newClusterClient(t testing.TB, cl *redistest.Cluster, opts ...redisson.Option) *redisson.Client {
 	t.Helper()
-	rdb := cl.NewClient()
-	t.Cleanup(func() { _ = rdb.Close() })
-	c, err := redisson.New(rdb, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return redissontest.NewClient(t, cl.Client(t), opts...)
 }
 
 // receiveWithin bounds every wait for a message: a hang guard, not a timing

@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/pubsub"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // restartWithin bounds a subscription's recovery after Redis came back: it
@@ -139,7 +140,7 @@ func TestReliableSurvivesRestart(t *testing.T) {
 func TestReliableRestartWithoutPersistence(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	const name = "rt:volatile"
 	topic := redisson.NewReliableTopic[string](c, name, codec.String())
 	sub, err := topic.Subscribe(ctx, pubsub.WithWatchdogTimeout(900*time.Millisecond))

@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/pubsub"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // nextReliable returns the next message of s, failing the test when none
@@ -59,7 +60,7 @@ func TestReliableRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	topic := redisson.NewReliableTopic[string](c, "rt:raw", codec.String())
 
 	n, err := topic.Publish(ctx, "m0")
@@ -123,12 +124,12 @@ func TestReliableDeadSubscriber(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	const name = "rt:dead"
-	c1 := newClient(t, srv)
+	c1 := redissontest.ClientAt(t, srv.Addr())
 	dead, err := redisson.NewReliableTopic[string](c1, name, codec.String()).
 		Subscribe(ctx, pubsub.WithWatchdogTimeout(600*time.Millisecond))
 	require.NoError(t, err)
 
-	c2 := newClient(t, srv)
+	c2 := redissontest.ClientAt(t, srv.Addr())
 	topic := redisson.NewReliableTopic[string](c2, name, codec.String())
 	for i := 1; i <= 3; i++ {
 		_, err := topic.Publish(ctx, "m"+strconv.Itoa(i))
@@ -180,7 +181,7 @@ func TestReliableRenewal(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	sub, err := redisson.NewReliableTopic[string](c, "rt:renew", codec.String()).
 		Subscribe(ctx, pubsub.WithWatchdogTimeout(900*time.Millisecond))
 	require.NoError(t, err)
@@ -210,7 +211,7 @@ func TestReliableJavaJson(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	cd := codec.JsonJackson(codec.NewTypes().MustRegister("org.goredisson.interop.Person", person{}))
 	topic := redisson.NewReliableTopic[person](c, "rt:json", cd)
 	// What Java's RReliableTopic.publish(person) writes.
@@ -252,7 +253,7 @@ func TestReliableJavaJson(t *testing.T) {
 func TestReliableSlowConsumerBlocksOnlyItself(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	topic := redisson.NewReliableTopic[int64](c, "rt:slow", codec.Long())
 	slow, err := topic.Subscribe(ctx)
 	require.NoError(t, err)
@@ -277,7 +278,7 @@ func TestReliableCloseAndCancel(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	topic := redisson.NewReliableTopic[string](c, "rt:cancel", codec.String())
 
 	cancelled, cancel := context.WithCancel(ctx)
@@ -352,7 +353,7 @@ func TestReliableReadCount(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	for _, tc := range []struct {
 		name        string
 		opts        []pubsub.ReliableOption

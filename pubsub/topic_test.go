@@ -13,13 +13,14 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/slot"
 	"github.com/goredisson/redisson/pubsub"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // Each kind delivers what its publisher sends, to every local subscription,
 // and leaves nothing subscribed after Close.
 func TestKinds(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	cases := []struct {
@@ -111,7 +112,7 @@ func TestKinds(t *testing.T) {
 // plain one, even of the same name on the same client.
 func TestShardedAndPlainAreApart(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := t.Context()
 	plain := redisson.NewTopic[string](c, "orders", codec.String())
 	sharded := redisson.NewShardedTopic[string](c, "orders", codec.String())
@@ -138,7 +139,7 @@ func TestShardedAndPlainAreApart(t *testing.T) {
 // each kind receives what a raw connection publishes.
 func TestRawMessages(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	types := codec.NewTypes().MustRegister("com.example.Event", event{})
@@ -217,7 +218,7 @@ const javaPerson = `{"@class":"org.goredisson.interop.Person","active":true,"age
 // the Go struct is published as the same bytes.
 func TestJavaJsonMessage(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	cd := codec.JsonJackson(codec.NewTypes().MustRegister("org.goredisson.interop.Person", person{}))
@@ -250,7 +251,7 @@ func TestJavaJsonMessage(t *testing.T) {
 // counted and marked where they were lost; nothing else is held up.
 func TestOverflowDropsAndMarks(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := t.Context()
 	topic := redisson.NewTopic[int64](c, "burst", codec.Long())
 	s, err := topic.Subscribe(ctx, pubsub.WithBufferSize(2))
@@ -295,8 +296,8 @@ func TestOverflowDropsAndMarks(t *testing.T) {
 // acquires while the consumer is still parked.
 func TestParkedConsumerDoesNotDelayLockWakeUp(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)     // the parked consumer and the lock waiter
-	other := newClient(t, srv) // the holder: its unlock must travel by pub/sub
+	c := redissontest.ClientAt(t, srv.Addr())     // the parked consumer and the lock waiter
+	other := redissontest.ClientAt(t, srv.Addr()) // the holder: its unlock must travel by pub/sub
 	ctx := t.Context()
 	topic := redisson.NewTopic[string](c, "feed", codec.String())
 	parked, err := topic.Subscribe(ctx, pubsub.WithBufferSize(1))
@@ -333,7 +334,7 @@ func TestParkedConsumerDoesNotDelayLockWakeUp(t *testing.T) {
 // marker before the first message that follows.
 func TestGapAfterReconnect(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	for _, kind := range []string{"topic", "sharded topic"} {
@@ -459,7 +460,7 @@ func TestClose(t *testing.T) {
 // subscription behind.
 func TestSubscribeCancelled(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -479,7 +480,7 @@ func TestSubscribeCancelled(t *testing.T) {
 
 func TestInvalid(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := t.Context()
 	cases := []struct {
 		name string

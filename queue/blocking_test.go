@@ -16,13 +16,14 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestTakeWokenByPush: a waiting Take returns the element another client
 // (here a raw RPUSH, what Java's put sends) pushes; TakeLast takes the tail.
 func TestTakeWokenByPush(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	q := redisson.NewBlockingDeque[string](c, "bq", codec.String())
@@ -167,7 +168,7 @@ func TestTakeEndsOnClose(t *testing.T) {
 // lost, none is delivered twice.
 func TestCancelledTakeLosesNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	q := redisson.NewBlockingDeque[string](c, "race", codec.String())
@@ -241,7 +242,7 @@ func TestCancelledTakeLosesNothing(t *testing.T) {
 // waiting on the restarted server and gets the next element.
 func TestTakeRidesOutRestart(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv, redisson.WithRetry(redisson.RetryOptions{Attempts: 20, Delay: 100 * time.Millisecond}))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithRetry(redisson.RetryOptions{Attempts: 20, Delay: 100 * time.Millisecond}))
 	raw := redistest.Client(t, srv)
 	q := redisson.NewBlockingQueue[string](c, "bq", codec.String())
 	done := make(chan string, 1)
@@ -265,7 +266,7 @@ func TestTakeRidesOutRestart(t *testing.T) {
 func TestTakeRidesOutDemotion(t *testing.T) {
 	srv := redistest.StartServer(t)
 	other := redistest.StartServer(t)
-	c := newClient(t, srv, redisson.WithRetry(redisson.RetryOptions{Attempts: 100, Delay: 50 * time.Millisecond}))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithRetry(redisson.RetryOptions{Attempts: 100, Delay: 50 * time.Millisecond}))
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	q := redisson.NewBlockingQueue[string](c, "bq", codec.String())

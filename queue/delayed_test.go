@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestDelayedEntryLayout: an offer writes Redisson's packed entry to the
@@ -20,7 +21,7 @@ import (
 // the new head only.
 func TestDelayedEntryLayout(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	dq := redisson.NewDelayedQueue[string](c, "dq", codec.String())
@@ -82,8 +83,8 @@ func TestDelayedEntryLayout(t *testing.T) {
 // destination, each no earlier than its due time, earliest due first.
 func TestDelayedTransferNotBeforeDue(t *testing.T) {
 	srv := redistest.StartServer(t)
-	producer := newClient(t, srv)
-	consumer := newClient(t, srv)
+	producer := redissontest.ClientAt(t, srv.Addr())
+	consumer := redissontest.ClientAt(t, srv.Addr())
 	ctx := t.Context()
 	dq := redisson.NewDelayedQueue[string](producer, "jobs", codec.String())
 	defer dq.Destroy()
@@ -108,7 +109,7 @@ func TestDelayedTransferNotBeforeDue(t *testing.T) {
 // a new holder moves them all as soon as it has subscribed.
 func TestDelayedProducerGone(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	dq := redisson.NewDelayedQueue[string](c, "late", codec.String())
@@ -131,7 +132,7 @@ func TestDelayedProducerGone(t *testing.T) {
 // (the text Java sends, from the records) is moved by a Go task on time.
 func TestDelayedJavaProducer(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	dq := redisson.NewDelayedQueue[string](c, "dq", codec.String())
@@ -156,7 +157,7 @@ func TestDelayedJavaProducer(t *testing.T) {
 // and write nothing.
 func TestDelayedBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	dq := redisson.NewDelayedQueue[any](c, "dq", codec.JsonJackson(nil))
@@ -189,7 +190,7 @@ func TestDelayedBadInput(t *testing.T) {
 // restarts and moves what became due meanwhile.
 func TestDelayedTransferAfterRestart(t *testing.T) {
 	srv := redistest.StartServer(t, redistest.Options{Args: []string{"--appendonly", "yes", "--appendfsync", "always"}})
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	dq := redisson.NewDelayedQueue[string](c, "dq", codec.String())

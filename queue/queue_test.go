@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/queue"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestQueueRawState runs every Queue and Deque operation against a list of
@@ -21,7 +22,7 @@ import (
 // RDeque leave (collections.json records the commands).
 func TestQueueRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	type op struct {
@@ -92,7 +93,7 @@ func nilIfEmpty(s []string) []string {
 // element once, in order.
 func TestQueueIterate(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := t.Context()
 	q := redisson.NewQueue[int64](c, "numbers", codec.Long())
 	var want []int64
@@ -124,7 +125,7 @@ func TestQueueIterate(t *testing.T) {
 // TestQueueBadInput: every refusal names the object and sends nothing.
 func TestQueueBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 
@@ -182,7 +183,7 @@ func TestQueueBadInput(t *testing.T) {
 // TestQueueClosedClient: after Close every call fails with ErrClosed.
 func TestQueueClosedClient(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := t.Context()
 	q := redisson.NewBlockingDeque[string](c, "q", codec.String())
 	dq := redisson.NewDelayedQueue[string](c, "dq", codec.String())
@@ -214,7 +215,7 @@ func TestQueueClosedClient(t *testing.T) {
 // back where it was, never lost, and the call says why.
 func TestQueueDecodeFailurePutBack(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	require.NoError(t, raw.RPush(ctx, "n", "x", "7", "y").Err())

@@ -9,6 +9,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // An element popped for nobody (here one the codec cannot read) whose
@@ -17,7 +18,7 @@ import (
 // once memory is freed (it was lost, in the log only, before).
 func TestPutBackRefusedByOOMIsRetried(t *testing.T) {
 	srv := redistest.StartFullable(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	raw := redistest.Client(t, srv)
 	ctx := t.Context()
 	require.NoError(t, raw.RPush(ctx, "n", "x", "7", "y").Err())

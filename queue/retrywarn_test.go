@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // logRecords keeps what a logger was given, as attribute maps.
@@ -49,7 +50,7 @@ func (r *logRecords) find(msg string) map[string]any {
 func TestBlockingRetryWarningNamesObject(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rec := &logRecords{}
-	c := newClient(t, srv, redisson.WithLogger(slog.New(rec)),
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithLogger(slog.New(rec)),
 		redisson.WithRetry(redisson.RetryOptions{Attempts: 3, Delay: 20 * time.Millisecond}))
 	raw := redistest.Client(t, srv)
 	q := redisson.NewBlockingQueue[string](c, "jobs", codec.String())

@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/ratelimit"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // snapshot returns every key with its serialized value, to compare the
@@ -67,7 +68,7 @@ var configOps = []limiterOp{
 func TestWrongTypeKeys(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	cid := c.ID()
 
@@ -143,7 +144,7 @@ func TestWrongTypeKeys(t *testing.T) {
 func TestCorruptConfigField(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	tests := []struct {
@@ -185,7 +186,7 @@ func TestCorruptConfigField(t *testing.T) {
 func TestRefusedAcquireWritesNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	setRate := func(typ ratelimit.RateType, rate int64) func(t *testing.T, l *ratelimit.Limiter) {

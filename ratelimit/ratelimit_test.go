@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/ratelimit"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // grant is one member of a grants zset as the test reads it.
@@ -46,7 +47,7 @@ func TestRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	cid := c.ID()
 
 	for _, tc := range []struct {
@@ -119,7 +120,7 @@ func TestRawState(t *testing.T) {
 func TestAcquireWaitsForTheWindow(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
-	l := newClient(t, srv).RateLimiter("slow")
+	l := redissontest.ClientAt(t, srv.Addr()).RateLimiter("slow")
 	_, err := l.TrySetRate(ctx, ratelimit.Overall, 2, 400*time.Millisecond)
 	require.NoError(t, err)
 	require.NoError(t, l.Acquire(ctx, 2))
@@ -156,7 +157,7 @@ func TestAccuracy(t *testing.T) {
 		t.Run(typ.String(), func(t *testing.T) {
 			srv := redistest.StartServer(t)
 			ctx := context.Background()
-			clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
+			clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 			_, err := clients[0].RateLimiter("acc").TrySetRate(ctx, typ, rate, interval)
 			require.NoError(t, err)
 
@@ -224,7 +225,7 @@ func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	l := newClient(t, srv).RateLimiter("bad")
+	l := redissontest.ClientAt(t, srv.Addr()).RateLimiter("bad")
 	_, err := l.TrySetRate(ctx, ratelimit.Overall, 3, time.Second)
 	require.NoError(t, err)
 	before := raw.HGetAll(ctx, "bad").Val()
@@ -253,7 +254,7 @@ func TestBadInput(t *testing.T) {
 	}
 
 	require.NoError(t, raw.Set(ctx, "str", "x", 0).Err())
-	s := newClient(t, srv).RateLimiter("str")
+	s := redissontest.ClientAt(t, srv.Addr()).RateLimiter("str")
 	_, err = s.TryAcquire(ctx, 1)
 	require.ErrorIs(t, err, redisson.ErrWrongType)
 	_, err = s.TrySetRate(ctx, ratelimit.Overall, 1, time.Second)

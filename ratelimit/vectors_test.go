@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
 	"github.com/goredisson/redisson/ratelimit"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 type actor = vectors.Actor[*redisson.Client, struct{}]
@@ -46,7 +47,7 @@ func rateArgs(st vectors.Step) (ratelimit.RateType, int64, time.Duration, []rate
 // rateActions is what the records' RRateLimiter ops mean in Go.
 var rateActions = vectors.Actions[*redisson.Client, struct{}]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]call{

@@ -10,12 +10,13 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // BenchmarkLockUnlock: one uncontended lock+unlock pair per op.
 func BenchmarkLockUnlock(b *testing.B) {
 	srv := redistest.StartServer(b)
-	c := newClient(b, srv)
+	c := redissontest.ClientAt(b, srv.Addr())
 	lock := c.Lock("bench")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -39,10 +40,10 @@ func BenchmarkHandOff(b *testing.B) {
 	}{{"same-client", 1}, {"two-clients", 2}} {
 		b.Run(tc.name, func(b *testing.B) {
 			srv := redistest.StartServer(b)
-			holder := newClient(b, srv)
+			holder := redissontest.ClientAt(b, srv.Addr())
 			waiter := holder
 			if tc.clients == 2 {
-				waiter = newClient(b, srv)
+				waiter = redissontest.ClientAt(b, srv.Addr())
 			}
 			ctx := context.Background()
 			var samples []time.Duration
@@ -83,7 +84,7 @@ func BenchmarkHandOff(b *testing.B) {
 // section; reports top-level Redis commands per acquisition (MONITOR).
 func BenchmarkContended(b *testing.B) {
 	srv := redistest.StartServer(b)
-	clients := []*redisson.Client{newClient(b, srv), newClient(b, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(b, srv.Addr()), redissontest.ClientAt(b, srv.Addr())}
 	ctx := context.Background()
 	m, err := redistest.StartMonitor(srv.Addr())
 	if err != nil {
@@ -135,7 +136,7 @@ func BenchmarkContended(b *testing.B) {
 // by it. The context is renewed every 500 pairs, well before it ends.
 func BenchmarkLockUnlockDeadline(b *testing.B) {
 	srv := redistest.StartServer(b)
-	c := newClient(b, srv)
+	c := redissontest.ClientAt(b, srv.Addr())
 	lock := c.Lock("bench")
 	var ctx context.Context
 	var cancel context.CancelFunc = func() {}

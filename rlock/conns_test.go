@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestKilledConnections(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("killed")
 	field := func(id int64) string { return c.ID() + ":" + itoa(id) }

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestForceUnlockDeletesOnlyLocks(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	tests := []struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/renewal"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -42,8 +43,8 @@ func requireSendsNothing(t *testing.T, srv *redistest.Server, raw *redis.Client,
 func TestSecondUnlockSendsNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
-	other := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
+	other := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lease := rlock.WithLease(time.Minute)
 	take := func(t *testing.T, l *rlock.Lock, opts ...rlock.Option) *rlock.Hold {
@@ -113,8 +114,8 @@ func TestUnlockAfterLoss(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	const watchdog = 300 * time.Millisecond
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
-	other := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
+	other := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 	ctx := context.Background()
 
 	for _, tc := range []struct {
@@ -174,7 +175,7 @@ func TestUnlockAfterLoss(t *testing.T) {
 func TestReentryWithOwner(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	channel := keys.LockChannel("again")
 
@@ -222,7 +223,7 @@ func TestReentryWithOwner(t *testing.T) {
 func TestDefaultOwnersExclude(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("mutex")
 
@@ -275,7 +276,7 @@ func TestLockContext(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	const watchdog = 300 * time.Millisecond
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
 	defer cancel()
@@ -313,7 +314,7 @@ func TestLockContext(t *testing.T) {
 func TestInvalidOptions(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("bad-options")
 	msgs := redistest.Capture(t, raw)
@@ -377,7 +378,7 @@ func TestFixedLeaseEndsBeforeExpiry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			raw := redistest.Client(t, srv)
-			c := newClient(t, srv, redisson.WithLeaseMargin(tc.margin))
+			c := redissontest.ClientAt(t, srv.Addr(), redisson.WithLeaseMargin(tc.margin))
 			ctx := context.Background()
 			name := "fixed:" + tc.name
 			margin := renewal.Margin(tc.lease, c.Options().LeaseMargin, tick)
@@ -409,7 +410,7 @@ func TestFixedLeaseEndsBeforeExpiry(t *testing.T) {
 func TestLocalHandOffPublishesNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	const name, streak, waiters = "handoff", 16, 17
 	channel := keys.LockChannel(name)
@@ -476,7 +477,7 @@ func TestUnlockRefusedByRedisKeepsHold(t *testing.T) {
 	busy := redistest.Client(t, srv, func(o *redis.Options) { o.ReadTimeout = 10 * time.Second })
 	ctx := context.Background()
 	const watchdog = time.Second
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 	h, err := c.Lock("busy").Lock(ctx)
 	require.NoError(t, err)
 

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -25,7 +26,7 @@ import (
 func TestRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	cases := []struct{ name, channel, latch string }{
@@ -134,8 +135,8 @@ func regexpQuote(s string) string {
 
 func TestReentrancyAndOwners(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
-	other := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
+	other := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("reentrant")
 
@@ -195,7 +196,7 @@ func TestReentrancyAndOwners(t *testing.T) {
 func TestFixedLeaseExpires(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("leased")
 
@@ -234,7 +235,7 @@ func TestWatchdogOutlivesTimeout(t *testing.T) {
 	// third, reported lost 1% + 12 ms before the end): a test machine busy
 	// with other packages must not pass for a lapse.
 	const watchdog = time.Second
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 	ctx := context.Background()
 	lock := c.Lock("watched")
 
@@ -256,7 +257,7 @@ func TestLostLockEndsHold(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	const watchdog = 600 * time.Millisecond
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 	ctx := context.Background()
 
 	h, err := c.Lock("doomed").Lock(ctx)
@@ -297,7 +298,7 @@ func TestMutualExclusion(t *testing.T) {
 	var done atomic.Int64
 	errs := make(chan error, clients*workers)
 	for i := 0; i < clients; i++ {
-		c := newClient(t, srv)
+		c := redissontest.ClientAt(t, srv.Addr())
 		for w := 0; w < workers; w++ {
 			wg.Add(1)
 			go func() {
@@ -340,7 +341,7 @@ func TestMutualExclusion(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 
 	empty := c.Lock("")
@@ -393,7 +394,7 @@ func TestBadInput(t *testing.T) {
 func TestClosedClient(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("closing")
 	h, err := lock.Lock(ctx)
@@ -429,7 +430,7 @@ func TestClosedClient(t *testing.T) {
 // lock is held and succeeds when it is released during the wait.
 func TestTryLockWait(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("trylock")
 	h, err := lock.Lock(ctx)
@@ -464,7 +465,7 @@ func TestTryLockWait(t *testing.T) {
 // fresh owner).
 func TestLockOwnershipFromSeparateGoroutines(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	lock := c.Lock("shared-handle")
 	var inside atomic.Int32
 	var wg sync.WaitGroup

@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/lockable"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // A multi-lock member's Expire waits for a replica, as the acquire does:
@@ -22,7 +23,7 @@ func TestMemberExpireIsSynced(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = link.Close() })
 	redistest.StartReplicaVia(t, master, link.Addr())
-	c := newClient(t, master)
+	c := redissontest.ClientAt(t, master.Addr())
 	ctx := context.Background()
 	h, ok, err := c.Lock("m").TryAcquire(ctx, lockable.Request{Owner: 7, Wait: time.Second, Lease: 2 * time.Second})
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/faultproxy"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -30,7 +31,7 @@ const partitionTrials = 20
 func TestPartitionedHolderKnowsFirst(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	contender := newClient(t, srv, redisson.WithWatchdogTimeout(time.Second))
+	contender := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(time.Second))
 	const watchdog = time.Second
 	for _, fault := range []string{"stall", "cut"} {
 		t.Run(fault, func(t *testing.T) {

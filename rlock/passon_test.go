@@ -17,6 +17,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -97,7 +98,7 @@ func TestPassOnSendsNothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	const watchdog = 2 * time.Second
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 	ctx := context.Background()
 	const name = "passon"
 
@@ -153,7 +154,7 @@ func TestPassOnSendsNothing(t *testing.T) {
 func TestNoPassOnWhenOwnerKnown(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name          string
@@ -202,7 +203,7 @@ func TestPassOnExcludes(t *testing.T) {
 	const name, goroutines, rounds = "passon:excl", 8, 150
 	var inside, overlaps, done atomic.Int64
 	var wg sync.WaitGroup
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	for _, c := range clients {
 		lock := c.Lock(name)
 		for range goroutines {

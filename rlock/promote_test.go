@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -33,7 +34,7 @@ func TestPromotedReplica(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			master := redistest.StartServer(t)
 			replica := redistest.StartReplica(t, master)
-			c := newClient(t, replica, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
+			c := redissontest.ClientAt(t, replica.Addr(), redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
 			admin := redistest.Client(t, replica)
 			lock := c.Lock("promoted")
 			try := func() (*rlock.Hold, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // TestRoundTrips: an uncontended lock+unlock sends exactly two commands,
@@ -14,7 +15,7 @@ import (
 func TestRoundTrips(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("rt")
 	// Warm-up: the first use of a script answers NOSCRIPT once, and the

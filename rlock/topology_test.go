@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -104,7 +105,7 @@ func TestReplicaSync(t *testing.T) {
 	raw := redistest.Client(t, master)
 	rraw := redistest.Client(t, replica)
 	ctx := context.Background()
-	c := newClient(t, master)
+	c := redissontest.ClientAt(t, master.Addr())
 
 	waits := func() int {
 		info := redistest.ParseInfo(raw.Info(ctx, "commandstats").Val())
@@ -132,12 +133,12 @@ func TestReplicaSync(t *testing.T) {
 	require.ErrorIs(t, err, redisson.ErrNoSyncedReplicas)
 	require.Equal(t, int64(0), raw.Exists(ctx, "unsynced").Val(), "the failed acquire was undone")
 
-	lax := newClient(t, master, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{AllowUnsynced: true}))
+	lax := redissontest.ClientAt(t, master.Addr(), redisson.WithReplicaSync(redisson.ReplicaSyncOptions{AllowUnsynced: true}))
 	h, err = lax.Lock("unsynced").Lock(ctx)
 	require.NoError(t, err)
 	require.NoError(t, h.Unlock(ctx))
 
-	off := newClient(t, master, redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
+	off := redissontest.ClientAt(t, master.Addr(), redisson.WithReplicaSync(redisson.ReplicaSyncOptions{Disabled: true}))
 	before = waits()
 	h, err = off.Lock("nowait").Lock(ctx)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -21,7 +22,7 @@ type actor = vectors.Actor[*redisson.Client, *rlock.Hold]
 // thread's do; an unlock releases the actor's newest hold.
 var rlockActions = vectors.Actions[*redisson.Client, *rlock.Hold]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]vectors.Call[*redisson.Client, *rlock.Hold]{

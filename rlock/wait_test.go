@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rlock"
 )
 
@@ -24,8 +25,8 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	ctx := context.Background()
 	before := leakcheck.Current()
 
-	holder := newClient(t, srv)
-	c := newClient(t, srv)
+	holder := redissontest.ClientAt(t, srv.Addr())
+	c := redissontest.ClientAt(t, srv.Addr())
 	h, err := holder.Lock("busy").Lock(ctx)
 	require.NoError(t, err)
 
@@ -76,8 +77,8 @@ func TestLostMessageFallsBackToTTL(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	holder := newClient(t, srv)
-	c := newClient(t, srv)
+	holder := redissontest.ClientAt(t, srv.Addr())
+	c := redissontest.ClientAt(t, srv.Addr())
 
 	_, err := holder.Lock("silent").Lock(ctx, rlock.WithLease(time.Second))
 	require.NoError(t, err)
@@ -106,8 +107,8 @@ func TestResubscribeAfterPubSubKill(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	holder := newClient(t, srv)
-	c := newClient(t, srv)
+	holder := redissontest.ClientAt(t, srv.Addr())
+	c := redissontest.ClientAt(t, srv.Addr())
 	channel := keys.LockChannel("killed")
 
 	h, err := holder.Lock("killed").Lock(ctx)
@@ -140,8 +141,8 @@ func TestResubscribeAfterPubSubKill(t *testing.T) {
 func TestCancelledWaiterPassesWakeUp(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
-	holder := newClient(t, srv)
-	c := newClient(t, srv)
+	holder := redissontest.ClientAt(t, srv.Addr())
+	c := redissontest.ClientAt(t, srv.Addr())
 	h, err := holder.Lock("relay").Lock(ctx)
 	require.NoError(t, err)
 
@@ -168,8 +169,8 @@ func TestCancelledWaiterPassesWakeUp(t *testing.T) {
 func TestHandOffAcrossClients(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
-	a := newClient(t, srv)
-	b := newClient(t, srv)
+	a := redissontest.ClientAt(t, srv.Addr())
+	b := redissontest.ClientAt(t, srv.Addr())
 	h, err := a.Lock("relay2").Lock(ctx)
 	require.NoError(t, err)
 
@@ -204,7 +205,7 @@ func TestHandOffAcrossClients(t *testing.T) {
 func TestDeadlineBoundsLock(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	h, err := c.Lock("deadline").Lock(ctx)
 	require.NoError(t, err)
 	dctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
@@ -220,7 +221,7 @@ func TestDeadlineBoundsLock(t *testing.T) {
 // it slept for the 30 s watchdog TTL).
 func TestHandOffPingPong(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	ctx := context.Background()
 	lock := c.Lock("pingpong")
 	for i := 0; i < 1000; i++ {

@@ -14,6 +14,7 @@ import (
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -25,7 +26,7 @@ func TestUpgradeFailsAtOnce(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	rw := c.ReadWriteLock("up")
 	r, err := rw.ReadLock().Lock(ctx)
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func TestExclusion(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients*goroutines)
 	for i := 0; i < clients; i++ {
-		rw := newClient(t, srv).ReadWriteLock("x")
+		rw := redissontest.ClientAt(t, srv.Addr()).ReadWriteLock("x")
 		for g := 0; g < goroutines; g++ {
 			writer := g%4 == 0
 			wg.Add(1)
@@ -127,7 +128,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	before := leakcheck.Current()
-	holder, c := newClient(t, srv), newClient(t, srv)
+	holder, c := redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())
 	h, err := holder.ReadWriteLock("busy").WriteLock().Lock(ctx)
 	require.NoError(t, err)
 
@@ -168,7 +169,7 @@ func TestReadWatchdog(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(time.Second))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(time.Second))
 	r := c.ReadWriteLock("wd").ReadLock()
 	h1, err := r.Lock(ctx)
 	require.NoError(t, err)
@@ -192,7 +193,7 @@ func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, raw.Set(ctx, "str", "x", 0).Err())
 	tests := []struct {
 		name string

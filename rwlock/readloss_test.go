@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -38,7 +39,7 @@ func TestReadHoldLossEndsOnlyThatHold(t *testing.T) {
 			raw := redistest.Client(t, srv)
 			ctx := context.Background()
 			const watchdog = time.Second
-			c := newClient(t, srv, redisson.WithWatchdogTimeout(watchdog))
+			c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 			rw := c.ReadWriteLock("loss")
 			r := rw.ReadLock()
 			prefix := func(h *rwlock.Hold) string {
@@ -92,7 +93,7 @@ func TestReadHoldLossEndsOnlyThatHold(t *testing.T) {
 			})
 			require.NoError(t, kept.Unlock(ctx))
 			require.Zero(t, raw.Exists(ctx, "loss").Val(), "the lock is freed")
-			w, ok, err := newClient(t, srv).ReadWriteLock("loss").WriteLock().TryLock(ctx)
+			w, ok, err := redissontest.ClientAt(t, srv.Addr()).ReadWriteLock("loss").WriteLock().TryLock(ctx)
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.NoError(t, w.Unlock(ctx))

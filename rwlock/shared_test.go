@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -92,7 +93,7 @@ func TestSharedReadRelease(t *testing.T) {
 			srv := redistest.StartServer(t)
 			raw := redistest.Client(t, srv)
 			var logs warnLog
-			c := newClient(t, srv, redisson.WithLogger(slog.New(&logs)))
+			c := redissontest.ClientAt(t, srv.Addr(), redisson.WithLogger(slog.New(&logs)))
 			ctx := context.Background()
 			rw := c.ReadWriteLock("shared")
 			hs := tc.take(t, ctx, rw)

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/rwlock"
 )
 
@@ -84,7 +85,7 @@ func query(ctx context.Context, a *actor, object, q string) (any, error) {
 func rwActions(sc vectors.Scenario) vectors.Actions[*redisson.Client, *rwlock.Hold] {
 	acts := vectors.Actions[*redisson.Client, *rwlock.Hold]{
 		NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-			c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+			c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 			return c, c.ID()
 		},
 		Calls:   map[string]vectors.Call[*redisson.Client, *rwlock.Hold]{},

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -51,7 +52,7 @@ func TestExpirableRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	s := c.PermitExpirableSemaphore("jobs")
 	pub := redistest.Capture(t, raw)
 	const ch = "redisson_sc:{jobs}"
@@ -138,8 +139,8 @@ func TestExpiredPermitComesBack(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	holder := newClient(t, srv).PermitExpirableSemaphore("lease")
-	waiter := newClient(t, srv).PermitExpirableSemaphore("lease")
+	holder := redissontest.ClientAt(t, srv.Addr()).PermitExpirableSemaphore("lease")
+	waiter := redissontest.ClientAt(t, srv.Addr()).PermitExpirableSemaphore("lease")
 	_, err := holder.TrySetPermits(ctx, 1)
 	require.NoError(t, err)
 	old, err := holder.Acquire(ctx, semaphore.WithLease(300*time.Millisecond))
@@ -173,7 +174,7 @@ func TestExpiredPermitComesBack(t *testing.T) {
 func TestExpirableTryAcquireWait(t *testing.T) {
 	srv := redistest.StartServer(t)
 	ctx := context.Background()
-	s := newClient(t, srv).PermitExpirableSemaphore("w")
+	s := redissontest.ClientAt(t, srv.Addr()).PermitExpirableSemaphore("w")
 	_, err := s.TrySetPermits(ctx, 1)
 	require.NoError(t, err)
 	id, err := s.Acquire(ctx)
@@ -185,7 +186,7 @@ func TestExpirableTryAcquireWait(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
 
 	got := make(chan bool, 1)
-	other := newClient(t, srv).PermitExpirableSemaphore("w")
+	other := redissontest.ClientAt(t, srv.Addr()).PermitExpirableSemaphore("w")
 	go func() {
 		_, ok, err := other.TryAcquire(ctx, semaphore.WithWait(10*time.Second))
 		got <- ok && err == nil
@@ -204,7 +205,7 @@ func TestExpirableCancelledWaits(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	before := leakcheck.Current()
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	s := clients[0].PermitExpirableSemaphore("busy")
 	_, err := s.TrySetPermits(ctx, 1)
 	require.NoError(t, err)
@@ -257,7 +258,7 @@ func TestExpirableNoOverAdmission(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	const permits = 3
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	_, err := clients[0].PermitExpirableSemaphore("pool").TrySetPermits(ctx, permits)
 	require.NoError(t, err)
 
@@ -304,7 +305,7 @@ func TestExpirableBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	s := newClient(t, srv).PermitExpirableSemaphore("bad")
+	s := redissontest.ClientAt(t, srv.Addr()).PermitExpirableSemaphore("bad")
 	_, err := s.TrySetPermits(ctx, 1)
 	require.NoError(t, err)
 
@@ -342,7 +343,7 @@ func TestExpirableBadInput(t *testing.T) {
 	}
 
 	require.NoError(t, raw.HSet(ctx, "other", "f", "v").Err())
-	o := newClient(t, srv).PermitExpirableSemaphore("other")
+	o := redissontest.ClientAt(t, srv.Addr()).PermitExpirableSemaphore("other")
 	_, err = o.Acquire(ctx)
 	require.ErrorIs(t, err, redisson.ErrWrongType)
 	_, err = o.AvailablePermits(ctx)

@@ -6,21 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-
-	"github.com/goredisson/redisson"
-	"github.com/goredisson/redisson/internal/redistest"
 )
-
-// newClient returns a Client over its own go-redis client to srv; both are
-// closed when the test ends.
-func newClient(t testing.TB, srv *redistest.Server, opts ...redisson.Option) *redisson.Client {
-	t.Helper()
-	rdb := redistest.Client(t, srv)
-	c, err := redisson.New(rdb, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
 
 // rawValue reads a key raw: its value, or "" when absent.
 func rawValue(t testing.TB, raw *redis.Client, key string) string {

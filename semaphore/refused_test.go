@@ -10,6 +10,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/redissontest"
 )
 
 // aclClient returns a Client logged in as user, whom admin defines with
@@ -31,7 +32,7 @@ func TestReleaseRefusedByOOMCanBeRetried(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartFullable(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	sem := c.Semaphore("oom")
 	ok, err := sem.TrySetPermits(ctx, 2)
 	require.NoError(t, err)
@@ -152,7 +153,7 @@ func TestAddPermitsRefusesTotalsPastJavaInt(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	const maxInt, minInt = 2147483647, -2147483648
 	kinds := []struct {
 		name string

@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -27,7 +28,7 @@ func TestRawState(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	pub := redistest.Capture(t, raw)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	s := c.Semaphore("sem")
 	ctx := context.Background()
 	require.Equal(t, "redisson_sc:{sem}", keys.SemaphoreChannel("sem"))
@@ -102,8 +103,8 @@ func TestBadInput(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
-	closed := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
+	closed := redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, closed.Close())
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
@@ -181,7 +182,7 @@ func contains(list []string, s string) bool {
 func TestReleaseDespiteDoneContextAndClosedClient(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	s := c.Semaphore("sem")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -198,7 +199,7 @@ func TestWrongType(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	require.NoError(t, raw.HSet(ctx, "hash", "f", "v").Err())
 	require.NoError(t, raw.Set(ctx, "text", "abc", 0).Err())
 
@@ -241,7 +242,7 @@ func TestPermitsReleaseOnce(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	s := c.Semaphore("sem")
 	ok, err := s.TrySetPermits(ctx, 5)
 	require.NoError(t, err)

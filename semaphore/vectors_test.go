@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/internal/vectors"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -31,7 +32,7 @@ func permitsArg(st vectors.Step) (int, error) {
 // Permits have no owner, so actors only choose the client.
 var semaphoreActions = vectors.Actions[*redisson.Client, struct{}]{
 	NewClient: func(t testing.TB, srv *redistest.Server, sc vectors.Scenario) (*redisson.Client, string) {
-		c := newClient(t, srv, redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
+		c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(sc.WatchdogTimeout()))
 		return c, c.ID()
 	},
 	Calls: map[string]call{

@@ -15,6 +15,7 @@ import (
 	"github.com/goredisson/redisson/internal/leakcheck"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/keys"
+	"github.com/goredisson/redisson/redissontest"
 	"github.com/goredisson/redisson/semaphore"
 )
 
@@ -36,7 +37,7 @@ func TestCancelledWaitsLeaveNothing(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	before := leakcheck.Current()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	s := c.Semaphore("busy")
 	ok, err := s.TrySetPermits(ctx, 1)
 	require.NoError(t, err)
@@ -76,7 +77,7 @@ func TestCancelStorm(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	const permits = 2
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	ok, err := clients[0].Semaphore("storm").TrySetPermits(ctx, permits)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -134,7 +135,7 @@ func TestNoOverAdmission(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const permits, workers, total = 4, 16, 3000
-	clients := []*redisson.Client{newClient(t, srv), newClient(t, srv), newClient(t, srv)}
+	clients := []*redisson.Client{redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr()), redissontest.ClientAt(t, srv.Addr())}
 	ok, err := clients[0].Semaphore("pool").TrySetPermits(ctx, permits)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -193,8 +194,8 @@ func TestReleaseWakesWaiters(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	waiting := newClient(t, srv)
-	releaser := newClient(t, srv)
+	waiting := redissontest.ClientAt(t, srv.Addr())
+	releaser := redissontest.ClientAt(t, srv.Addr())
 	s := waiting.Semaphore("gate")
 
 	got := make(chan error, 5)
@@ -236,7 +237,7 @@ func TestTryAcquireWaitRunsOut(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	start := time.Now()
 	ok, err := c.Semaphore("empty").TryAcquire(ctx, 1, semaphore.WithWait(200*time.Millisecond))
 	require.NoError(t, err)
@@ -254,7 +255,7 @@ func TestLostMessageFallsBackToRecheck(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
-	c := newClient(t, srv, redisson.WithWatchdogTimeout(300*time.Millisecond))
+	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(300*time.Millisecond))
 	// A first try loads the acquire script, so that each try below is one
 	// command.
 	ok, err := c.Semaphore("silent").TryAcquire(ctx, 1)
@@ -285,7 +286,7 @@ func TestLostMessageFallsBackToRecheck(t *testing.T) {
 func TestCloseEndsWaits(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	c := newClient(t, srv)
+	c := redissontest.ClientAt(t, srv.Addr())
 	got := make(chan error, 1)
 	go func() { got <- c.Semaphore("closing").Acquire(context.Background(), 1) }()
 	redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool { return c.Stats().PubSub.Waiters == 1 })

@@ -11,9 +11,9 @@ import (
 )
 
 // The helpers below serve the tests of every package that talks to Redis.
-// They need nothing but a go-redis client: the library's own Client is made
-// by each package's tests (redistest must not import the root package, whose
-// dependencies' in-package tests import redistest).
+// They need nothing but a go-redis client: the library's own Client comes
+// from package redissontest, which wraps this one (redistest must not import
+// the root package, whose dependencies' in-package tests import redistest).
 
 // Eventually waits for cond, polling every few milliseconds, and fails the
 // test when it does not hold within within: wait on a condition with a
