@@ -239,6 +239,15 @@ func encodeErrorf(codec, format string, a ...any) error {
 	return encodeError(codec, fmt.Errorf(format, a...))
 }
 
+// typeError is ErrUnsupportedType for a value whose Go type a codec takes
+// none of, so that errors.Is finds the sentinel whatever the codec.
+type typeError struct{ msg string }
+
+func (e *typeError) Error() string { return e.msg }
+func (e *typeError) Unwrap() error { return ErrUnsupportedType }
+
+func typeErrorf(format string, a ...any) error { return &typeError{fmt.Sprintf(format, a...)} }
+
 func decodeErrorf(codec, format string, a ...any) error {
 	return decodeError(codec, fmt.Errorf(format, a...))
 }
@@ -408,7 +417,7 @@ func (longCodec) Encode(v any) ([]byte, error) {
 		}
 		return strconv.AppendUint(nil, rv.Uint(), 10), nil
 	}
-	return nil, encodeErrorf("Long", "unsupported Go type %T (want an integer)", v)
+	return nil, encodeError("Long", typeErrorf("unsupported Go type %T (want an integer)", v))
 }
 
 func (longCodec) Decode(data []byte, v any) error {
@@ -500,7 +509,7 @@ func (byteArrayCodec) Encode(v any) ([]byte, error) {
 	if rv.Kind() == reflect.String {
 		return []byte(rv.String()), nil
 	}
-	return nil, encodeErrorf("ByteArray", "unsupported Go type %T (want []byte)", v)
+	return nil, encodeError("ByteArray", typeErrorf("unsupported Go type %T (want []byte)", v))
 }
 
 func (byteArrayCodec) Decode(data []byte, v any) error {

@@ -59,7 +59,9 @@ func TestErrorsSayEachThingOnce(t *testing.T) {
 			[]error{codec.ErrEncode, codec.ErrUnsupportedType},
 			`codec String: cannot encode: unsupported Go type chan int: no text form (want a string, a number, a boolean, a time or a TextMarshaler)`},
 		{"Long", func() error { _, err := codec.Long().Encode("42"); return err },
-			[]error{codec.ErrEncode}, `codec Long: cannot encode: unsupported Go type string (want an integer)`},
+			[]error{codec.ErrEncode, codec.ErrUnsupportedType}, `codec Long: cannot encode: unsupported Go type string (want an integer)`},
+		{"ByteArray", func() error { _, err := codec.ByteArray().Encode(42); return err },
+			[]error{codec.ErrEncode, codec.ErrUnsupportedType}, `codec ByteArray: cannot encode: unsupported Go type int (want []byte)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.run()
