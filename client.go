@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/engine"
+	"github.com/goredisson/redisson/internal/eviction"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/retry"
 	"github.com/goredisson/redisson/latch"
@@ -80,6 +81,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		FairLockWaitTimeout: o.FairLockWaitTimeout,
 		Retry:               retryConfig(o.Retry),
 		Observer:            o.Observer,
+		CleanUp: eviction.Config{
+			MinDelay: o.CleanUp.MinDelay, MaxDelay: o.CleanUp.MaxDelay, KeysLimit: o.CleanUp.KeysAmount,
+		},
 		Sync: core.ReplicaSync{
 			Enabled:      !o.ReplicaSync.Disabled,
 			Timeout:      o.ReplicaSync.Timeout,

@@ -66,6 +66,15 @@ const (
 	// DefaultRetryDelay is RetryOptions.Delay's default (the base of
 	// retryDelay's EqualJitterDelay, Redisson 3.48+).
 	DefaultRetryDelay = time.Second
+	// DefaultCleanUpMinDelay is CleanUpOptions.MinDelay's default
+	// (Redisson's minCleanUpDelay).
+	DefaultCleanUpMinDelay = 5 * time.Second
+	// DefaultCleanUpMaxDelay is CleanUpOptions.MaxDelay's default
+	// (Redisson's maxCleanUpDelay).
+	DefaultCleanUpMaxDelay = 30 * time.Minute
+	// DefaultCleanUpKeysAmount is CleanUpOptions.KeysAmount's default
+	// (Redisson's cleanUpKeysAmount).
+	DefaultCleanUpKeysAmount = 100
 )
 
 // Options are a Client's settings. The zero value of a field means its
@@ -133,6 +142,51 @@ type Options struct {
 	// expires four periods after the last write, and Close deletes it. A
 	// lock call sends nothing for it. Default on. Not a Redisson setting.
 	Registration RegistrationOptions
+	// CleanUp paces the clean-up of expired entries that the client runs
+	// for every map cache and set cache it has handed out, as each
+	// Redisson client does (a run-once latch in Redis lets one client of
+	// many do each run). Default: Redisson's pacing.
+	CleanUp CleanUpOptions
+}
+
+// CleanUpOptions pace the clean-up of expired map-cache and set-cache
+// entries (Redisson's minCleanUpDelay, maxCleanUpDelay and
+// cleanUpKeysAmount). The delay starts at MinDelay and adapts between
+// MinDelay and MaxDelay to how much each run found, in whole seconds as
+// Redisson counts them.
+type CleanUpOptions struct {
+	// MinDelay is the first and shortest delay, at least a second.
+	// Default DefaultCleanUpMinDelay.
+	MinDelay time.Duration
+	// MaxDelay is the longest delay. Default DefaultCleanUpMaxDelay.
+	MaxDelay time.Duration
+	// KeysAmount is how many expired entries one run removes at most.
+	// Default DefaultCleanUpKeysAmount.
+	KeysAmount int
+}
+
+func (c *CleanUpOptions) applyDefaults() error {
+	switch {
+	case c.MinDelay < 0, c.MinDelay > 0 && c.MinDelay < time.Second:
+		return fmt.Errorf("%w: CleanUp.MinDelay %v (whole seconds, at least 1 s)", ErrInvalidArgument, c.MinDelay)
+	case c.MinDelay == 0:
+		c.MinDelay = DefaultCleanUpMinDelay
+	}
+	switch {
+	case c.MaxDelay < 0:
+		return fmt.Errorf("%w: CleanUp.MaxDelay %v", ErrInvalidArgument, c.MaxDelay)
+	case c.MaxDelay == 0:
+		c.MaxDelay = max(DefaultCleanUpMaxDelay, c.MinDelay)
+	case c.MaxDelay < c.MinDelay:
+		return fmt.Errorf("%w: CleanUp.MaxDelay %v is below MinDelay %v", ErrInvalidArgument, c.MaxDelay, c.MinDelay)
+	}
+	switch {
+	case c.KeysAmount < 0:
+		return fmt.Errorf("%w: CleanUp.KeysAmount %d", ErrInvalidArgument, c.KeysAmount)
+	case c.KeysAmount == 0:
+		c.KeysAmount = DefaultCleanUpKeysAmount
+	}
+	return nil
 }
 
 // RetryOptions configure how waiting calls ride out failures that may
@@ -227,6 +281,11 @@ func WithRegistration(r RegistrationOptions) Option {
 	return func(o *Options) { o.Registration = r }
 }
 
+// WithCleanUp sets Options.CleanUp.
+func WithCleanUp(c CleanUpOptions) Option {
+	return func(o *Options) { o.CleanUp = c }
+}
+
 // WithOptions replaces all options at once.
 func WithOptions(opts Options) Option {
 	return func(o *Options) { *o = opts }
@@ -291,5 +350,5 @@ func (o *Options) applyDefaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return nil
+	return o.CleanUp.applyDefaults()
 }

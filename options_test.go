@@ -30,6 +30,9 @@ func TestDefaultsAreTheConstants(t *testing.T) {
 		{"FairLockWaitTimeout", o.FairLockWaitTimeout, redisson.DefaultFairLockWaitTimeout, 300 * time.Second},
 		{"Retry.Attempts", o.Retry.Attempts, redisson.DefaultRetryAttempts, 4},
 		{"Retry.Delay", o.Retry.Delay, redisson.DefaultRetryDelay, time.Second},
+		{"CleanUp.MinDelay", o.CleanUp.MinDelay, redisson.DefaultCleanUpMinDelay, 5 * time.Second},
+		{"CleanUp.MaxDelay", o.CleanUp.MaxDelay, redisson.DefaultCleanUpMaxDelay, 30 * time.Minute},
+		{"CleanUp.KeysAmount", o.CleanUp.KeysAmount, redisson.DefaultCleanUpKeysAmount, 100},
 	} {
 		require.Equal(t, tc.constant, tc.got, tc.name)
 		require.EqualValues(t, tc.v, tc.constant, tc.name)
@@ -48,6 +51,9 @@ func TestMinimaAreTheBounds(t *testing.T) {
 	}{
 		{"WatchdogTimeout", redisson.WithWatchdogTimeout, redisson.MinWatchdogTimeout},
 		{"FairLockWaitTimeout", redisson.WithFairLockWaitTimeout, redisson.MinFairLockWaitTimeout},
+		{"CleanUp.MinDelay", func(d time.Duration) redisson.Option {
+			return redisson.WithCleanUp(redisson.CleanUpOptions{MinDelay: d})
+		}, time.Second},
 	} {
 		c, err := redisson.New(rdb, tc.with(tc.min))
 		require.NoError(t, err, tc.name)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/events"
+	"github.com/goredisson/redisson/internal/eviction"
 	"github.com/goredisson/redisson/internal/holds"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/inflight"
@@ -45,6 +46,9 @@ type Config struct {
 	Retry retry.Config
 	// Observer, when set, receives the client's events (package observe).
 	Observer *observe.Observer
+	// CleanUp paces the clean-up of expiring entries (map and set caches);
+	// its Timeout, Lifetime and Logger are the runtime's.
+	CleanUp eviction.Config
 }
 
 // Runtime is what every object of one Client shares: the Redis client, the
@@ -71,6 +75,7 @@ type Runtime struct {
 	evalMode EvalMode
 	requests requestIDs
 	inflight *inflight.Tracker
+	eviction *eviction.Scheduler
 	done     context.Context
 	cancel   context.CancelCauseFunc
 }
@@ -142,6 +147,9 @@ func New(cfg Config) *Runtime {
 		Closed: ErrClosed, LockLost: ErrLockLost, LeaseExpired: ErrLeaseExpired,
 		Object: func(kind, name string, err error) error { return &ObjectError{Kind: kind, Name: name, Err: err} },
 	})
+	ec := cfg.CleanUp
+	ec.Timeout, ec.Lifetime, ec.Logger = rt.timeout, rt.done, rt.logger
+	rt.eviction = eviction.New(ec)
 	rt.retry = retry.New(cfg.Retry, retry.Deps{
 		Redis: cfg.Redis, Hub: rt.hub, Events: rt.events, Lifetime: rt.done, Watchdog: rt.watchdogTimeout,
 		Retryable: Retryable, Closed: ErrClosed, Reason: retryReason,
@@ -169,12 +177,17 @@ func (rt *Runtime) Close() {
 		rt.logger.Error("redisson: Close stopped waiting for acquires in flight; Redis did not answer in time, and semaphore permits they took (if they ran) are missing until restored",
 			"inflight", left, "waited", waited)
 	}
+	rt.eviction.Close()
 	rt.conns.Close()
 	if rt.hub != nil {
 		rt.hub.Close()
 	}
 	rt.wheel.Close()
 }
+
+// Eviction runs the clean-up of expiring entries of the client's map and
+// set caches.
+func (rt *Runtime) Eviction() *eviction.Scheduler { return rt.eviction }
 
 // Redis returns the go-redis client.
 func (rt *Runtime) Redis() redis.UniversalClient { return rt.redis }
