@@ -651,7 +651,10 @@ public final class VectorCapture {
                     r = lcmReqs.get(m.group());
                 }
                 String rep = p != null ? "<" + p + ">" : r != null ? "<" + r + ">" : m.group();
-                if (p == null && r == null && extended) {
+                if (p == null && r == null && lcm) {
+                    // in the local cached map file the only 32-hex tokens are clear request ids ({N}:clear:<hex>)
+                    rep = "<" + lcmReqs.computeIfAbsent(m.group(), k -> "Q" + (lcmReqs.size() + 1)) + ">";
+                } else if (p == null && r == null && extended) {
                     rep = "<" + sub(m.group()) + ">";
                 }
                 m.appendReplacement(sb, Matcher.quoteReplacement(rep));
@@ -4538,6 +4541,37 @@ public final class VectorCapture {
                 }).commands("data")
                 .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
                 .note(lcmHashNote(json, "k1", "n"));
+
+        sc("localcachedmap", "lcm.clear_local_cache",
+                "clearLocalCache() (INVALIDATE) and clear() under storeMode LOCALCACHE: the caller empties its near"
+                        + " cache, sets the semaphore {N}:clear:<request id hex> to 0 permits (60 s TTL), PUBLISHes a clear"
+                        + " message with release_semaphore true and waits for PUBLISH's receiver count minus one permits;"
+                        + " every other instance empties its near cache and releases one permit"
+                        + " (redisson_sc:{N}:clear:<request id hex> carries the new count); then the semaphore is deleted."
+                        + " The map's hash is not touched",
+                r -> {
+                    LocalCachedMapOptions.StoreMode LC = LocalCachedMapOptions.StoreMode.LOCALCACHE;
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, null, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, null, null);
+                    lcmPut(r, "T1", m, S, "put", "k1", "v1");
+                    lcmGet(r, "T3", m3, S, "k1");
+                    lcmQuery(r, "T3", m3);
+                    r.callSettle("T1", "lcm", "clearLocalCache", null, "localCachedMap.clearLocalCache()", SETTLE,
+                            v(m::clearLocalCache));
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    RLocalCachedMap<Object, Object> l = lcmCreate(r, "T1", "lcl", sc, S, UPD, null, LC);
+                    RLocalCachedMap<Object, Object> l3 = lcmCreate(r, "T3", "lcl", sc, S, UPD, null, LC);
+                    lcmPut(r, "T1", l, S, "put", "k1", "v1");
+                    lcmQuery(r, "T3", l3);
+                    r.callSettle("T1", "lcl", "clear", null, "localCachedMap.clear()", SETTLE, v(l::clear));
+                    r.query("T3", "lcl", "getCachedMap", cached(l3));
+                }).quiet()
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note("quiet scenario: the recorder does not subscribe (its PSUBSCRIBE * would be counted by PUBLISH and"
+                        + " never release a permit, so the clear would wait 40 s); messages are the PUBLISH commands"
+                        + " MONITOR saw, and no command log is recorded (the semaphore acquire retries depend on timing)")
+                .note("instances: <I1> T1's lcm, <I2> T3's lcm, <I3> T1's lcl, <I4> T3's lcl (creation order)");
     }
 
     // ------------------------------------------------------------------------------------------------ issue 38 families
