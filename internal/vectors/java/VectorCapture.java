@@ -4606,6 +4606,7 @@ public final class VectorCapture {
         defineAtomicDouble();
         defineAdders();
         defineBuckets();
+        defineBucketTtl();
         defineBloomFilter();
         defineBitSet();
         defineHyperLogLog();
@@ -4848,6 +4849,55 @@ public final class VectorCapture {
                             "buckets.set(LinkedHashMap {j1=\"v\", j2=7})", v(() -> b1.set(m1)));
                     r.call("T1", "[j1,j2]", "get", A("codec", "JsonJacksonCodec", "keys", Arrays.asList("j1", "j2")),
                             "buckets.get(\"j1\", \"j2\")", () -> new TreeMap<>(b1.get("j1", "j2")));
+                }).commands("data");
+    }
+
+    static void defineBucketTtl() {
+        sc("buckets", "bucket.ttl",
+                "RBucket (StringCodec) TTL operations: set with a TTL, setAndKeepTTL, getAndExpire, getAndClearExpire,"
+                        + " setIfAbsent/setIfExists with a TTL, getAndSet with a TTL, expire, expireIfSet/IfNotSet,"
+                        + " clearExpire, remainTimeToLive, compareAndSet, size, getAndDelete",
+                r -> {
+                    RBucket<Object> b = r.obj("T1", "bucket", "bk", c -> c.getBucket("bk", StringCodec.INSTANCE));
+                    RBucket<Object> b3 = r.obj("T3", "bucket", "bk", c -> c.getBucket("bk", StringCodec.INSTANCE));
+                    String S = "StringCodec";
+                    r.call("T1", "bk", "set", A("codec", S, "value", "v1", "ttl_ms", 5000),
+                            "bucket.set(\"v1\", Duration.ofMillis(5000))", v(() -> b.set("v1", Duration.ofMillis(5000))));
+                    r.query("T3", "bk", "remainTimeToLive", q(() -> ttl(b3.remainTimeToLive())));
+                    r.call("T1", "bk", "setAndKeepTTL", A("codec", S, "value", "v2"), "bucket.setAndKeepTTL(\"v2\")",
+                            v(() -> b.setAndKeepTTL("v2")));
+                    r.call("T1", "bk", "getAndExpire", A("codec", S, "ttl_ms", 3000),
+                            "bucket.getAndExpire(Duration.ofMillis(3000))", () -> b.getAndExpire(Duration.ofMillis(3000)));
+                    r.call("T1", "bk", "getAndClearExpire", A("codec", S), "bucket.getAndClearExpire()",
+                            b::getAndClearExpire);
+                    r.call("T3", "bk", "setIfAbsent", A("codec", S, "value", "x", "ttl_ms", 2000),
+                            "bucket.setIfAbsent(\"x\", Duration.ofMillis(2000))",
+                            () -> b3.setIfAbsent("x", Duration.ofMillis(2000)));
+                    r.call("T3", "bk", "setIfExists", A("codec", S, "value", "v3", "ttl_ms", 2000),
+                            "bucket.setIfExists(\"v3\", Duration.ofMillis(2000))",
+                            () -> b3.setIfExists("v3", Duration.ofMillis(2000)));
+                    r.call("T3", "bk", "getAndSet", A("codec", S, "value", "v4", "ttl_ms", 4000),
+                            "bucket.getAndSet(\"v4\", Duration.ofMillis(4000))",
+                            () -> b3.getAndSet("v4", Duration.ofMillis(4000)));
+                    r.call("T1", "bk", "expireIfNotSet", A("ttl_ms", 10000),
+                            "bucket.expireIfNotSet(Duration.ofMillis(10000))",
+                            () -> b.expireIfNotSet(Duration.ofMillis(10000)));
+                    r.call("T1", "bk", "expireIfSet", A("ttl_ms", 10000), "bucket.expireIfSet(Duration.ofMillis(10000))",
+                            () -> b.expireIfSet(Duration.ofMillis(10000)));
+                    r.call("T1", "bk", "clearExpire", null, "bucket.clearExpire()", b::clearExpire);
+                    r.call("T1", "bk", "expire", A("ttl_ms", 6000), "bucket.expire(Duration.ofMillis(6000))",
+                            () -> b.expire(Duration.ofMillis(6000)));
+                    r.call("T3", "bk", "compareAndSet", A("codec", S, "expect", "v4", "update", "v5"),
+                            "bucket.compareAndSet(\"v4\", \"v5\")", () -> b3.compareAndSet("v4", "v5"));
+                    r.query("T3", "bk", "remainTimeToLive", q(() -> ttl(b3.remainTimeToLive())), "size", q(b3::size),
+                            "get", q(b3::get));
+                    r.call("T1", "bk", "getAndDelete", A("codec", S), "bucket.getAndDelete()", b::getAndDelete);
+                    r.call("T1", "bk", "setIfExists", A("codec", S, "value", "v6", "ttl_ms", 2000),
+                            "bucket.setIfExists(\"v6\", Duration.ofMillis(2000))",
+                            () -> b.setIfExists("v6", Duration.ofMillis(2000)));
+                    r.call("T1", "bk", "setIfAbsent", A("codec", S, "value", "v7", "ttl_ms", 2000),
+                            "bucket.setIfAbsent(\"v7\", Duration.ofMillis(2000))",
+                            () -> b.setIfAbsent("v7", Duration.ofMillis(2000)));
                 }).commands("data");
     }
 
