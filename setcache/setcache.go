@@ -123,9 +123,10 @@ func (s *SetCache[T]) Name() string {
 }
 
 // schedule starts the clean-up of the name, unless it runs already or
-// the handle is invalid.
+// the handle is invalid. The task is made only when none runs: writes call
+// this, and most find it running.
 func (s *SetCache[T]) schedule() {
-	if s.err == nil {
+	if s.err == nil && !s.rt.Eviction().Scheduled(s.name) {
 		s.rt.Eviction().Schedule(s.name, cleanUp(s.rt, s.name))
 	}
 }
