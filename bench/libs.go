@@ -246,6 +246,8 @@ func librarySettings(lib string) []Setting {
 		return topicSettings(lib) // topic.go
 	case libCollOurs, libCollRaw:
 		return collectionSettings(lib) // collections.go
+	case libCacheOurs, libCacheRaw:
+		return cacheSettings(lib) // caches.go
 	case libObsNone, libObsOtel:
 		return observerSettings(lib) // observer.go
 	case libSem:

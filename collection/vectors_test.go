@@ -33,8 +33,8 @@ func ann() person {
 }
 
 // The collection scenarios of collections.json this package replays
-// (set_cache and set_cache_eviction are RSetCache's, not built; the queue
-// scenarios belong to package queue).
+// (set_cache and set_cache_eviction are RSetCache's, replayed by package
+// setcache; the queue scenarios belong to package queue).
 var collectionScenarios = []string{
 	"collections.map_string", "collections.map_json", "collections.list",
 	"collections.list_json", "collections.set", "collections.scored_sorted_set",

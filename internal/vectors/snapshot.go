@@ -18,6 +18,11 @@ import (
 // so not part of a record's state.
 const registrationPrefix = "redisson-go:client:"
 
+// taskLatchPrefix starts the run-once latch of a clean-up task (the map
+// and set caches'), which §8.2 leaves out of the state: whether it exists
+// depends on when the periodic task last ran.
+const taskLatchPrefix = "redisson__execute_task_once_latch:"
+
 // Snapshot reads every key of the database and normalizes it into the
 // record's "state" object. Its reads take three round trips whatever the
 // number of keys (KEYS; TYPE and PTTL of each; their contents), a fourth
@@ -80,8 +85,11 @@ func snapshotKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
 	}
 	keys := all[:0]
 	for _, k := range all {
-		if !strings.HasPrefix(k, registrationPrefix) {
-			keys = append(keys, k) // not this library's own client record, which Java never writes or reads
+		switch {
+		case strings.HasPrefix(k, registrationPrefix): // this library's own client record, which Java never writes or reads
+		case strings.HasPrefix(k, taskLatchPrefix):
+		default:
+			keys = append(keys, k)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {

@@ -350,7 +350,8 @@ func (m *Messages) mark(ctx context.Context, p redis.Pipeliner) string {
 }
 
 // wait returns, in arrival order, every message that arrived before mark,
-// normalized.
+// normalized; a payload that is not text is recorded as hex (§4.1), as the
+// records write the clean-ups' packed members.
 func (m *Messages) wait(ctx context.Context, n *Normalizer, mark string) ([]any, error) {
 	out := []any{}
 	for {
@@ -368,7 +369,7 @@ func (m *Messages) wait(ctx context.Context, n *Normalizer, mark string) ([]any,
 			}
 			continue
 		}
-		out = append(out, []any{n.Text(pm.Channel), n.Text(pm.Payload)})
+		out = append(out, []any{n.Text(pm.Channel), n.textValue(pm.Payload)})
 	}
 }
 
