@@ -115,6 +115,7 @@ type Object struct {
 	Value        *int64               `json:"value"`
 	Queue        int64                `json:"queue"`
 	Acquired     *int64               `json:"acquired"`
+	Expired      *int64               `json:"expired"`
 	RateLimiter  *objinfo.RateLimiter `json:"rate_limiter"`
 	FencingToken *int64               `json:"fencing_token"`
 	Size         *int64               `json:"size"`
@@ -142,7 +143,7 @@ var lsKinds = map[string]string{
 	"group": classify.Group, "groupmultilock": classify.Group, "semaphore": classify.Semaphore, "pes": classify.Expirable,
 	"permitexpirablesemaphore": classify.Expirable, "latch": classify.Latch, "countdownlatch": classify.Latch,
 	"semaphoreorlatch": classify.SemOrLatch, "atomiclong": classify.AtomicLong, "ratelimiter": classify.RateLimiter,
-	"bucket": classify.Bucket, "none": classify.None, "unknown": "unknown",
+	"bucket": classify.Bucket, "map": classify.Map, "hash": classify.Map, "none": classify.None, "unknown": "unknown",
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -226,7 +227,7 @@ func Command(args []string) int {
 	// bounds each batch, not the whole listing.
 	budget := 4*cf.Timeout + time.Duration(o.MaxKeys/Batch+1)*cf.Timeout
 	if *watching {
-		return watch.Loop(fs.Name(), "redisson ls "+o.Pattern, *interval, budget, render)
+		return watch.Loop(fs.Name(), "redisson ls "+cliflag.Visible(o.Pattern), *interval, budget, render)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
@@ -442,6 +443,9 @@ func lsState(o *Object, fields map[string]string) string {
 		s = fmt.Sprintf("%d values held", len(o.Holders))
 	case classify.Expirable:
 		s = fmt.Sprintf("permits %d, acquired %d", *o.Value, *o.Acquired)
+		if *o.Expired > 0 {
+			s += fmt.Sprintf(", expired %d", *o.Expired)
+		}
 	case classify.Semaphore:
 		s = fmt.Sprintf("permits %d", *o.Value)
 	case classify.Latch:
@@ -452,6 +456,11 @@ func lsState(o *Object, fields map[string]string) string {
 		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, objinfo.FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
 	case classify.Bucket:
 		s = fmt.Sprintf("%d bytes", *o.Size)
+	case classify.Map:
+		s = "Redis hash"
+		if o.Size != nil {
+			s = fmt.Sprintf("%d field(s)", *o.Size)
+		}
 	case classify.None:
 		s = "no key"
 		if o.Queue > 0 {
@@ -497,7 +506,7 @@ func printLs(w io.Writer, r *Result) {
 		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {
 			client, heldFor = objinfo.ClientShort(o.Holders[0].Client), objinfo.HeldForText(o.Holders[0].HeldForMs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", cliflag.Visible(o.Name), o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d objects, %d keys scanned\n", len(r.Objects), r.ScannedKeys)
