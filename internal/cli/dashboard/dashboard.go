@@ -118,7 +118,7 @@ func Command(args []string) int {
 		return cliflag.UsageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
 	}
 	if o.token != "" && len(o.token) < MinTokenLen {
-		return cliflag.UsageError(fs, "--token (or $REDISSON_DASHBOARD_TOKEN) is %d bytes: it must be at least %d (make one with: openssl rand -hex 16)", len(o.token), MinTokenLen)
+		return cliflag.UsageError(fs, "--token (or $REDISSON_DASHBOARD_TOKEN) is too short: %d byte(s), at least %d needed (make one with: openssl rand -hex 16)", len(o.token), MinTokenLen)
 	}
 	o.ls = ls.Options{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
 	o.timeout = cf.Timeout
