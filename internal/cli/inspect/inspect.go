@@ -68,7 +68,7 @@ Kinds, from the key's Redis type:
                                                     [class, value]), string (UTF-8 text),
                                                     or bytes (ByteArrayCodec, or Kryo5Codec,
                                                     which Go cannot read)
-  no key, with a fair lock's queue or timeout        fair lock (free)
+  no key, with a fair lock's queue or timeout       fair lock (free)
   no key, with a fenced lock's token                lock (free)
   no key                                            none (exit 1 when nothing at all,
                                                     no derived key, no waiter, is there)
