@@ -32,13 +32,13 @@ GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find 
 
 .PHONY: test help check-go check-race ensure-redis fmt-check fmt vet staticcheck demo bench install integration consumer
 
-## test: install redis-server (and Chromium for the browser tests) if missing, check gofmt, go vet, staticcheck, then go test -race in every module (the integration suite in full, as make integration runs it)
+## test: install redis-server (and Chromium for the browser tests, promtool for the /metrics lint) if missing, check gofmt, go vet, staticcheck, then go test -race in every module (the integration suite in full, as make integration runs it)
 test: check-go check-race
 	@bash scripts/ensure-redis.sh
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
 	@$(MAKE) --no-print-directory staticcheck
-	REDISSON_INTEGRATION=full $(GO) test -race -count=1 -timeout 40m ./...
+	PROMTOOL="$$(bash scripts/ensure-promtool.sh)" REDISSON_REQUIRE_PROMTOOL=1 REDISSON_INTEGRATION=full $(GO) test -race -count=1 -timeout 40m ./...
 	@for m in $(MODULES); do \
 		if [[ "$$m" == browsertest* ]]; then bash scripts/ensure-chromium.sh; fi; \
 		echo "cd $$m && $(GO) test -race -count=1 -timeout 20m ./..."; \

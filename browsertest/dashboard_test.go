@@ -122,7 +122,7 @@ func TestFairQueueOrder(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	for _, s := range texts {
-		if !strings.Contains(s, "gives up in") || !strings.Contains(s, host) {
+		if !strings.Contains(s, "stale in") || !strings.Contains(s, "re-queued") || !strings.Contains(s, host) {
 			t.Errorf("waiter line %q lacks its timeout or host", s)
 		}
 	}
@@ -231,7 +231,7 @@ func TestWriteButtons(t *testing.T) {
 // first visit with ?token= opens the page and keeps it in a cookie.
 func TestTokenRefused(t *testing.T) {
 	addr, _ := startRedis(t)
-	base := startDashboard(t, addr, "--token", "tok-3f9a")
+	base := startDashboard(t, addr, "--token", "tok-3f9a-0b1c-2d3e")
 	for _, path := range []string{"", "events/ls", "metrics", "api/ls"} {
 		res, err := http.Get(base + path)
 		if err != nil {
@@ -251,7 +251,7 @@ func TestTokenRefused(t *testing.T) {
 	if err != nil || !strings.Contains(text, "a token is required") {
 		t.Errorf("page without the token: %q %v", text, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"?token="+url.QueryEscape("tok-3f9a"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"?token="+url.QueryEscape("tok-3f9a-0b1c-2d3e"))); err != nil {
 		t.Fatal(err)
 	}
 	live(t, ctx)

@@ -45,7 +45,7 @@ func TestInspectHeldByRun(t *testing.T) {
 		// watchdog) plus its wait.
 		t.Errorf("fair waiter with --wait 60s: %+v, stale in %v ms", q, ptrVal(q.StaleInMs))
 	}
-	if r := cli(t, 30*time.Second, "inspect", "--redis", url, "fair"); r.code != 0 || !strings.Contains(r.stdout, "gives up in") {
+	if r := cli(t, 30*time.Second, "inspect", "--redis", url, "fair"); r.code != 0 || !strings.Contains(r.stdout, "stale in ") || !strings.Contains(r.stdout, "re-queued at the tail") {
 		t.Errorf("inspect fair:\n%v", r)
 	}
 	if r := release(); r.code != 0 {

@@ -125,7 +125,17 @@ func TestInspectKinds(t *testing.T) {
 		}
 	}
 
-	rep := inspectJSON(t, "--redis", url, "missing")
+	// Nothing under the name: the report, and exit 1 with a one-line reason.
+	r := cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "missing")
+	var rep inspect.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 ||
+		r.stderr != "redisson inspect: missing: no such object (no key by that name, none Redisson derives from it, no waiter)\n" {
+		t.Errorf("inspect missing: want exit 1, the JSON and one line on stderr: %v (%v)", r, err)
+	}
+	if r := cli(t, 30*time.Second, "inspect", "--redis", url, "missing"); r.code != 1 || strings.Count(r.stderr, "\n") != 1 ||
+		!strings.Contains(r.stderr, "no such object") {
+		t.Errorf("inspect missing: %v", r)
+	}
 	if rep.Kind != "none" || rep.Type != "none" || rep.TTLms != -2 || len(rep.Holders) != 0 || len(rep.Keys) != 0 {
 		t.Errorf("missing key: %+v", rep)
 	}
@@ -230,7 +240,12 @@ func TestInspectKinds(t *testing.T) {
 	}
 
 	// A tagged name keeps its braces; the latch channel adds them anyway.
-	rep = inspectJSON(t, "--redis", url, "{t}x")
+	// (Nothing is there: exit 1.)
+	r = cli(t, 30*time.Second, "inspect", "--json", "--redis", url, "{t}x")
+	rep = inspect.Report{}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 {
+		t.Errorf("inspect {t}x: %v (%v)", r, err)
+	}
 	var chans []string
 	for _, c := range rep.Channels {
 		chans = append(chans, c.Channel)

@@ -142,7 +142,7 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 		"k:lock":    {kind: classify.Lock, state: "held", holder: owner(lock.Owner()), held: true},
 		"k:fair":    {kind: classify.FairLock, state: "held, queue 1", holder: owner(fair.Owner()), held: true, waiters: 1},
 		"k:rw":      {kind: classify.RWLock, state: "held (read)", holder: owner(rl.Owner()), held: true},
-		"k:fenced":  {kind: classify.None, state: "no key, token 1"},
+		"k:fenced":  {kind: classify.Lock, state: "free, token 1"}, // its token outlives every hold
 		"k:group":   {kind: classify.Group, state: "2 values held", holder: owner(g.Owner()), held: true},
 		"k:sem":     {kind: classify.Semaphore, state: "permits 4", waiters: 1},
 		"k:pes":     {kind: classify.Expirable, state: "permits 2, acquired 1", held: true},
@@ -239,7 +239,7 @@ func TestLsEveryKind(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--kind", "lock"}, "k:lock"},
+		{[]string{"--kind", "lock"}, "k:fenced k:lock"},
 		{[]string{"--kind", "fair lock"}, "k:fair"},
 		{[]string{"--kind", "rwlock"}, "k:rw"},
 		{[]string{"--kind", "semaphore"}, "k:long k:sem"}, // an integer nobody waits on may be one

@@ -307,7 +307,7 @@ func topicLine(m pubsub.Message[any], withChannel bool) (string, bool) {
 		if m.Err != nil {
 			return text + " (channel " + strconv.Quote(m.Channel) + ")", true
 		}
-		return m.Channel + "\t" + text, true
+		return cliflag.Visible(m.Channel) + "\t" + text, true
 	}
 	return text, true
 }

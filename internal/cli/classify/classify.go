@@ -31,6 +31,8 @@ const (
 	AtomicLong  = "atomiclong"
 	Bucket      = "bucket"
 	RateLimiter = "rate limiter"
+	// Map is a hash of no lock's shape: a Redisson map, or any other hash.
+	Map = "map"
 	// UnlockLatch is the short-lived key an unlock leaves its result in
 	// for a retry: part of a lock, not an object of its own.
 	UnlockLatch = "unlock latch"
@@ -79,6 +81,8 @@ type Facts struct {
 	Long  bool
 	// PESTimeout: the permit-expirable semaphore's timeout zset exists.
 	PESTimeout bool
+	// Token: a fenced lock's token key exists.
+	Token bool
 }
 
 // HashFields are the fields a reader of a big hash reads: enough for Of.
@@ -101,14 +105,46 @@ func Of(name string, f Facts) (kind string, value *int64) {
 		}
 		return stringKind(f.Value, f.PESTimeout)
 	case "none":
-		return None, nil
+		return freeKind(f), nil
 	}
 	return Unknown(f.Type), nil
+}
+
+// freeKind is the kind of a name without a key of its own: a free lock
+// whose derived keys remain. A fair lock's queue of waiters whose entries
+// went stale, or a fenced lock's token (it outlives every hold), say
+// which lock it is.
+func freeKind(f Facts) string {
+	switch {
+	case f.FairKeys:
+		return FairLock
+	case f.Token:
+		return Lock
+	}
+	return None
+}
+
+// Refine is the kind of a lock whose holders' registration records name
+// the kind each took it as (heldAs, "fair lock" for a fair lock): a fair
+// lock nobody waits for keeps no queue or timeout key, so its hash alone
+// reads as a plain lock's. Other kinds are returned as they are.
+func Refine(kind string, heldAs []string) string {
+	if kind != Lock {
+		return kind
+	}
+	for _, k := range heldAs {
+		if k == FairLock {
+			return FairLock
+		}
+	}
+	return kind
 }
 
 // hashKind tells a lock's hash from a read-write lock's, a group's, a rate
 // limiter's, and from a plain hash or a Redisson map, which hold other
 // fields: a lock's fields are all "<client uuid>:<owner id>" with a count.
+// Of a hash too big to read whole, only the read-write lock's mode and
+// the rate limiter's config can be told.
 func hashKind(f Facts) string {
 	switch {
 	case isReadWrite(f.Fields, f.Partial):
@@ -120,7 +156,7 @@ func hashKind(f Facts) string {
 	case isGroup(f.Fields):
 		return Group
 	case !isLock(f.Fields):
-		return Unknown("hash")
+		return Map
 	case f.FairKeys:
 		return FairLock
 	}
@@ -220,7 +256,7 @@ func Channels(kind string, d Names) []string {
 		return []string{d.SemChan}
 	case SemOrLatch:
 		return []string{d.SemChan, d.LatchChan}
-	case RateLimiter, Bucket, UnlockLatch:
+	case RateLimiter, Bucket, Map, UnlockLatch:
 		return []string{} // no pub/sub
 	}
 	return nil

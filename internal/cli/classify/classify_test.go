@@ -61,9 +61,19 @@ var kindCases = []kindCase{
 		})
 	}, classify.FairLock, true},
 	// A fair lock nobody waits for leaves no queue or timeout key: its hash
-	// is a lock's, and that is all Redis can say.
-	{"fair-alone", func(t *testing.T, c *redisson.Client, _ *redis.Client) {
+	// is a lock's, and the holder's registration record says the rest.
+	{"fair-alone", func(t *testing.T, c *redisson.Client, rdb *redis.Client) {
 		_, err := c.FairLock("fair-alone").Lock(t.Context())
+		must(t, err)
+		waitRecorded(t, rdb, c, "fair-alone")
+	}, classify.FairLock, true},
+	// Without a record (Java, or registration off), that is all Redis can
+	// say.
+	{"fair-alone-unregistered", func(t *testing.T, _ *redisson.Client, rdb *redis.Client) {
+		c, err := redisson.New(rdb, func(o *redisson.Options) { o.Registration.Disabled = true })
+		must(t, err)
+		t.Cleanup(func() { c.Close() })
+		_, err = c.FairLock("fair-alone-unregistered").Lock(t.Context())
 		must(t, err)
 	}, classify.Lock, true},
 	{"rw-read", func(t *testing.T, c *redisson.Client, _ *redis.Client) {
@@ -112,17 +122,17 @@ var kindCases = []kindCase{
 	{"map", func(t *testing.T, c *redisson.Client, _ *redis.Client) {
 		_, _, err := redisson.NewMap[string, string](c, "map", codec.String()).Put(t.Context(), "k", "v")
 		must(t, err)
-	}, classify.Unknown("hash"), true},
+	}, classify.Map, true},
 	{"hash", func(t *testing.T, _ *redisson.Client, rdb *redis.Client) {
 		must(t, rdb.HSet(context.Background(), "hash", "field", "1").Err())
-	}, classify.Unknown("hash"), true},
+	}, classify.Map, true},
 	// An owner-shaped field with no count is not a holder.
 	{"hash-owner", func(t *testing.T, c *redisson.Client, rdb *redis.Client) {
 		must(t, rdb.HSet(context.Background(), "hash-owner", c.ID()+":1", "x").Err())
-	}, classify.Unknown("hash"), true},
+	}, classify.Map, true},
 	{"hash-mode", func(t *testing.T, _ *redisson.Client, rdb *redis.Client) {
 		must(t, rdb.HSet(context.Background(), "hash-mode", "mode", "fast").Err())
-	}, classify.Unknown("hash"), true},
+	}, classify.Map, true},
 	{"list", func(t *testing.T, _ *redisson.Client, rdb *redis.Client) {
 		must(t, rdb.RPush(context.Background(), "list", "x").Err())
 	}, classify.Unknown("list"), true},

@@ -51,8 +51,11 @@ requests whose Host is a loopback name (against DNS rebinding). A --listen
 address that is not loopback requires --token (or $REDISSON_DASHBOARD_TOKEN):
 every request must then carry it, as "Authorization: Bearer TOKEN", a
 X-Redisson-Token header, or the cookie set by a first visit to
-/?token=TOKEN. Writes also need the header X-Redisson-Dashboard: 1, which
-a page of another site cannot send.
+/?token=TOKEN. A token shorter than 16 bytes is refused. Writes also need
+the header X-Redisson-Dashboard: 1, which a page of another site cannot
+send, and are refused (403) when their Origin is not the dashboard's own.
+Every response forbids framing (X-Frame-Options: DENY, CSP
+frame-ancestors 'none') and inline script.
 
 The ls state is read once per --interval while a page is open (one scan for
 all pages); an object page reads its object once per --interval. The
@@ -113,6 +116,9 @@ func Command(args []string) int {
 	}
 	if !loop && o.token == "" {
 		return cliflag.UsageError(fs, "--listen %q is not a loopback address: give --token (or $REDISSON_DASHBOARD_TOKEN), which every request must then carry", o.listen)
+	}
+	if o.token != "" && len(o.token) < MinTokenLen {
+		return cliflag.UsageError(fs, "--token (or $REDISSON_DASHBOARD_TOKEN) is too short: %d byte(s), at least %d needed (make one with: openssl rand -hex 16)", len(o.token), MinTokenLen)
 	}
 	o.ls = ls.Options{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
 	o.timeout = cf.Timeout
@@ -225,6 +231,7 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 		return t != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w.Header())
 		if d.loopback {
 			host := r.Host
 			if h, _, err := net.SplitHostPort(host); err == nil {
@@ -274,6 +281,25 @@ func (d *dashboard) guard(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// csp lets the pages run only the dashboard's own script and style files
+// (no inline script, no eval) and forbids every page from framing them.
+const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// securityHeaders go on every response, refusals included: a page of
+// another site that frames the dashboard could have its user click a
+// force-unlock (clickjacking), so no page may frame it.
+func securityHeaders(h http.Header) {
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// MinTokenLen is the shortest --token accepted, in bytes: a shorter one
+// is within reach of guessing over the network.
+const MinTokenLen = 16
 
 // budget bounds one read of the ls state.
 func (d *dashboard) budget() time.Duration {

@@ -381,7 +381,7 @@ func TestDashboardMetrics(t *testing.T) {
 		`redisson_lock_holders{name="m:lock",kind="lock"} 1` + "\n",
 		`redisson_waiters{name="m:sem",kind="semaphore"} 1` + "\n",
 		`redisson_semaphore_permits{name="m:sem",kind="semaphore"} 3` + "\n",
-		`redisson_latch_count{name="m:latch"} 2` + "\n",
+		`redisson_latch_remaining{name="m:latch"} 2` + "\n",
 		`redisson_objects{kind="lock"} 2` + "\n",
 		`redisson_lock_held{name="m:\"odd\"",kind="lock"} 1` + "\n",
 		"redisson_scan_truncated 0\n",

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/inspect"
@@ -24,10 +26,14 @@ type WriteResult struct {
 	Message string `json:"message"`
 }
 
-// write wraps a write handler: the anti-forgery header, a JSON body with a
-// name, and the answer as JSON.
+// write wraps a write handler: the anti-forgery header, the Origin, a
+// JSON body with a name, and the answer as JSON.
 func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string, int, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if msg, ok := sameOrigin(r); !ok {
+			writeJSON(w, http.StatusForbidden, WriteResult{Message: msg})
+			return
+		}
 		if r.Header.Get("X-Redisson-Dashboard") != "1" {
 			writeJSON(w, http.StatusForbidden, WriteResult{Message: "missing header X-Redisson-Dashboard: 1"})
 			return
@@ -46,6 +52,22 @@ func (d *dashboard) write(fn func(ctx context.Context, req writeRequest) (string
 		}
 		writeJSON(w, http.StatusOK, WriteResult{OK: true, Message: msg})
 	}
+}
+
+// sameOrigin checks a write's Origin: a browser sends one with every POST,
+// and a page of another origin must not write even when it managed to send
+// the header (a proxy that adds it, a browser bug). A request without
+// Origin is not a browser's (curl, a script): the header check covers it.
+func sameOrigin(r *http.Request) (string, bool) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return "", true
+	}
+	u, err := url.Parse(origin)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && strings.EqualFold(u.Host, r.Host) {
+		return "", true
+	}
+	return fmt.Sprintf("cross-origin write refused: Origin %q is not this dashboard's (host %q)", origin, r.Host), false
 }
 
 func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, int, error) {

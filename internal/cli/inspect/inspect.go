@@ -45,7 +45,11 @@ Kinds, from the key's Redis type:
                                                     values)): the values held, by field id
   hash, with redisson_lock_queue:{NAME} or
         redisson_lock_timeout:{NAME}                fair lock
-  other hash                                        lock
+  hash whose fields are all "<client uuid>:<owner>"
+        with a hold count                           lock, or fair lock when the holder's
+                                                    registration record says it took a
+                                                    fair lock
+  other hash                                        map (a Redisson map, or any hash)
   string integer, with the zset {NAME}:timeout      permit-expirable semaphore
   other string integer                              "semaphore" or "count-down latch" when
                                                     only one of redisson_sc:{NAME} and
@@ -64,7 +68,10 @@ Kinds, from the key's Redis type:
                                                     [class, value]), string (UTF-8 text),
                                                     or bytes (ByteArrayCodec, or Kryo5Codec,
                                                     which Go cannot read)
-  no key                                            none
+  no key, with a fair lock's queue or timeout       fair lock (free)
+  no key, with a fenced lock's token                lock (free)
+  no key                                            none (exit 1 when nothing at all,
+                                                    no derived key, no waiter, is there)
   anything else                                     unknown (<redis type>)
 
 --json prints one JSON object with these fields (always present):
@@ -87,8 +94,10 @@ Kinds, from the key's Redis type:
   queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
                  timeout_ms, stale, stale_in_ms, client}; timeout_ms = absolute time (ms since
                  the epoch, the waiter's clock; the ZSCORE in redisson_lock_timeout:{NAME})
-                 after which the waiter counts as gone; stale_in_ms = timeout_ms minus
-                 now (negative: stale for that long); both null when not in the zset;
+                 after which the entry is stale: Redisson drops a stale entry when it
+                 reaches the head, and its waiter, if it still waits, queues again at the
+                 tail; stale_in_ms = timeout_ms minus now (negative: stale for that
+                 long); both null when not in the zset;
                  client = the waiter's client, as for holders
   value          semaphore permits / latch count / atomic long (string integer);
                  else null
@@ -169,11 +178,13 @@ func Command(args []string) int {
 		return code
 	}
 	defer cn.Close()
+	var last *Report // the report of the last drawing
 	render := func(ctx context.Context, w io.Writer) error {
 		rep, err := Inspect(ctx, cn.RDB, name)
 		if err != nil {
 			return err
 		}
+		last = rep
 		if *asJSON {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
@@ -183,12 +194,21 @@ func Command(args []string) int {
 		return nil
 	}
 	if *watching {
-		return watch.Loop(fs.Name(), "redisson inspect "+name, *interval, 4*cf.Timeout, render)
+		return watch.Loop(fs.Name(), "redisson inspect "+cliflag.Visible(name), *interval, 4*cf.Timeout, render)
 	}
 	if err := render(ctx, os.Stdout); err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
+	if Missing(last) {
+		return cliflag.Errorf(fs.Name(), "%s: no such object (no key by that name, none Redisson derives from it, no waiter)", cliflag.Visible(name))
+	}
 	return cliflag.ExitOK
+}
+
+// Missing reports a report of nothing: no key, derived or own, and nobody
+// waiting on the name's channels.
+func Missing(rep *Report) bool {
+	return rep.Kind == classify.None && len(rep.Keys) == 0 && rep.Waiters == 0
 }
 
 // Inspect reads everything about name.
@@ -217,7 +237,8 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 	}
 	_, hasQueue := extra[d.Queue]
 	_, hasTimeout := extra[d.Timeout]
-	facts := classify.Facts{Type: head.Type, FairKeys: hasQueue || hasTimeout, PESTimeout: extra[d.PESTimeout].Type == "zset"}
+	_, hasToken := extra[d.Token]
+	facts := classify.Facts{Type: head.Type, FairKeys: hasQueue || hasTimeout, PESTimeout: extra[d.PESTimeout].Type == "zset", Token: hasToken}
 	channels, err := readKind(ctx, rdb, rep, facts, d)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 )
 
 func printReport(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "%s\n", r.Name)
+	fmt.Fprintf(w, "%s\n", cliflag.Visible(r.Name))
 	row := func(k, format string, a ...any) { fmt.Fprintf(w, "  %-12s %s\n", k, fmt.Sprintf(format, a...)) }
 	kind := r.Kind
 	switch {
@@ -94,9 +94,9 @@ func printQueue(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 			t := "no timeout"
 			if q.TimeoutMs != nil {
 				if q.Stale {
-					t = fmt.Sprintf("stale since %s", objinfo.FmtMillis(now-*q.TimeoutMs))
+					t = fmt.Sprintf("stale for %s: dropped at the head, re-queued at the tail if still waiting", objinfo.FmtMillis(now-*q.TimeoutMs))
 				} else {
-					t = fmt.Sprintf("gives up in %s", objinfo.FmtMillis(*q.TimeoutMs-now))
+					t = fmt.Sprintf("stale in %s, then re-queued at the tail if still waiting", objinfo.FmtMillis(*q.TimeoutMs-now))
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", ownerText(q.Field, q.ClientID, q.OwnerID), t)
@@ -138,7 +138,7 @@ func printPermits(w io.Writer, r *Report, row func(k, format string, a ...any)) 
 
 // printWaitersAndKeys prints the subscribers of each channel and the keys.
 func printWaitersAndKeys(w io.Writer, r *Report, row func(k, format string, a ...any)) {
-	if r.Kind != classify.Bucket && r.Kind != classify.RateLimiter {
+	if r.Kind != classify.Bucket && r.Kind != classify.RateLimiter && r.Kind != classify.Map {
 		row("waiters", "%d subscribed connection(s)", r.Waiters)
 	}
 	for _, c := range r.Channels {
@@ -146,12 +146,12 @@ func printWaitersAndKeys(w io.Writer, r *Report, row func(k, format string, a ..
 		if c.ShardSubscribers != nil {
 			shard = strconv.FormatInt(*c.ShardSubscribers, 10)
 		}
-		fmt.Fprintf(w, "    %s  SUBSCRIBE %d, SSUBSCRIBE %s\n", c.Channel, c.Subscribers, shard)
+		fmt.Fprintf(w, "    %s  SUBSCRIBE %d, SSUBSCRIBE %s\n", cliflag.Visible(c.Channel), c.Subscribers, shard)
 	}
 	if len(r.Keys) > 0 {
 		fmt.Fprintf(w, "  keys\n")
 		for _, k := range r.Keys {
-			fmt.Fprintf(w, "    %s  %s, ttl %s\n", k.Key, k.Type, ttlText(k.TTLms))
+			fmt.Fprintf(w, "    %s  %s, ttl %s\n", cliflag.Visible(k.Key), k.Type, ttlText(k.TTLms))
 		}
 	}
 }
@@ -320,6 +320,6 @@ func printGroup(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 		default:
 			exp = "expires in " + objinfo.FmtMillis(*g.ExpiresInMs)
 		}
-		fmt.Fprintf(w, "    %s  %s  holds %d  %s\n", g.Field, ownerText(g.Field, g.ClientID, g.OwnerID), g.Holds, exp)
+		fmt.Fprintf(w, "    %s  %s  holds %d  %s\n", cliflag.Visible(g.Field), ownerText(g.Field, g.ClientID, g.OwnerID), g.Holds, exp)
 	}
 }

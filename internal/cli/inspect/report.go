@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
@@ -43,5 +44,6 @@ func identify(ctx context.Context, rdb redis.UniversalClient, rep *Report) error
 		return fmt.Errorf("client records: %w", err)
 	}
 	recs.Annotate(rep.Name, rep.Holders, rep.Queue)
+	rep.Kind = classify.Refine(rep.Kind, recs.HeldAs(rep.Name, rep.Holders))
 	return nil
 }

@@ -20,6 +20,7 @@ type look struct {
 	head       objinfo.KeyInfo
 	hlen       *redis.IntCmd
 	zcard      *redis.IntCmd // permit-expirable semaphore's timeout zset
+	expired    *redis.IntCmd // its permits whose lease has passed
 	exists     *redis.IntCmd // fair lock's timeout zset
 	queue      *redis.StringSliceCmd
 	token      *redis.StringCmd
@@ -43,7 +44,7 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	for i, n := range names {
 		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
 	}
-	if err := readHeads(ctx, rdb, looks); err != nil {
+	if err := readHeads(ctx, rdb, looks, time.Now().UnixMilli()); err != nil {
 		return nil, err
 	}
 	if err := readFields(ctx, rdb, looks); err != nil {
@@ -77,6 +78,10 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	}
 	for i := range out {
 		recs.Annotate(out[i].Name, out[i].Holders, nil)
+		if k := classify.Refine(out[i].Kind, recs.HeldAs(out[i].Name, out[i].Holders)); k != out[i].Kind {
+			out[i].Kind = k
+			out[i].State = lsState(&out[i], looks[i].fieldsMap)
+		}
 	}
 	return out, nil
 }
@@ -84,8 +89,8 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 // readHeads reads, by each key's type, what its kind could need: a fair
 // lock's queue, timeout and token beside a hash (or no key), a hash's
 // length, a string's length and first bytes, a permit-expirable
-// semaphore's timeout zset.
-func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look) error {
+// semaphore's timeout zset and its permits expired by now.
+func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look, now int64) error {
 	pipe := rdb.Pipeline()
 	for i := range looks {
 		l := &looks[i]
@@ -104,6 +109,7 @@ func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look) err
 			fallthrough
 		case "none":
 			l.zcard = pipe.ZCard(ctx, l.d.PESTimeout)
+			l.expired = pipe.ZCount(ctx, l.d.PESTimeout, "-inf", strconv.FormatInt(now, 10))
 		}
 	}
 	return objinfo.ExecPipe(ctx, pipe)
@@ -143,10 +149,13 @@ func (l *look) classify() {
 			l.fieldsMap = l.fields.Val()
 		}
 		f.Fields = l.fieldsMap
-		f.FairKeys = len(l.queue.Val()) > 0 || l.exists.Val() > 0
 	case "string":
 		f.Value, f.Long = l.prefix.Val(), l.strlen.Val() > prefixLen-1
 		f.PESTimeout = l.zcard.Val() > 0
+	}
+	if l.queue != nil {
+		f.FairKeys = len(l.queue.Val()) > 0 || l.exists.Val() > 0
+		f.Token = l.token.Err() == nil
 	}
 	l.kind, l.value = classify.Of(l.name, f)
 	l.channels = classify.Channels(l.kind, l.d)
@@ -179,8 +188,11 @@ func (l *look) object(counts map[string]objinfo.ChannelSub, now int64) Object {
 		}
 	}
 	if l.zcard != nil && obj.Kind == classify.Expirable {
-		n := l.zcard.Val()
-		obj.Acquired = &n
+		// An expired permit is back in the pool at the semaphore's next
+		// use: it is held by nobody.
+		gone := l.expired.Val()
+		n := l.zcard.Val() - gone
+		obj.Acquired, obj.Expired = &n, &gone
 	}
 	switch obj.Kind {
 	case classify.Lock, classify.FairLock, classify.RWLock:
@@ -196,6 +208,11 @@ func (l *look) object(counts map[string]objinfo.ChannelSub, now int64) Object {
 	case classify.Bucket:
 		n := l.strlen.Val()
 		obj.Size = &n
+	case classify.Map:
+		if l.hlen != nil {
+			n := l.hlen.Val()
+			obj.Size = &n
+		}
 	}
 	obj.Held = len(obj.Holders) > 0 || obj.Acquired != nil && *obj.Acquired > 0
 	obj.State = lsState(&obj, l.fieldsMap)

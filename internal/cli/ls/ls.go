@@ -39,19 +39,24 @@ unlock latches redisson_unlock_latch:{N}:<id>, a read lock's
 {N}:<client>:<owner>:rwlock_timeout:<k>, a permit-expirable semaphore's
 {N}:timeout, a rate limiter's {N}:value[:<client>] and {N}:permits[:<client>]
 (each only with the Redis type Redisson gives it). A derived key matching
-PATTERN brings in its object even when N does not match; an object whose
-own key is gone but whose derived keys remain (a free fenced lock's token)
-is listed with kind "none" and what is left in its state.
+PATTERN brings in its object even when N does not match; a lock whose own
+key is gone but whose derived keys remain is listed free: a fenced lock's
+token (kind lock, "free, token N"), a fair lock's queue of stale entries
+(kind fair lock, "free, queue N"). An unlock latch is never a line of its
+own: a free lock with only latches left is not listed.
 
 Columns:
   NAME     the object's name (its key)
   KIND     lock, fair lock, read-write lock, group multi-lock, semaphore,
            permit-expirable semaphore, count-down latch, semaphore or latch,
-           atomiclong, rate limiter, bucket, none, unknown (<redis type>)
+           atomiclong, rate limiter, bucket, map (a hash of no lock's shape:
+           a Redisson map or any hash), none, unknown (<redis type>)
   STATE    free / held (a lock; read or write for a read-write lock), the
            fair-lock queue length, the values a group holds, permits (and
-           acquired ones), a latch's count, an integer's value, a rate
-           limiter's rate, a bucket's size, a fenced lock's last token
+           acquired ones; "expired N": acquired permits whose lease has
+           passed, back in the pool at the semaphore's next use), a latch's
+           count, an integer's value, a rate limiter's rate, a bucket's size,
+           a map's fields, a fenced lock's last token
   HOLDERS  the holder (client id:owner id, with the hold count) and how many
            more; a group multi-lock's value owners
   CLIENT   the first holder's client, program[pid]@host, from the record
@@ -68,19 +73,22 @@ semaphore channel (redisson_sc:{N}) alone has subscribers is a semaphore,
 whose latch channel alone has some a count-down latch; with none it is
 "atomiclong" (also maybe a semaphore, latch, or a bucket holding a number),
 with both "semaphore or latch". A plain, fenced and spin lock share one
-hash: a fenced lock shows its token in STATE. Other Redis keys are listed as
-"bucket" (a string) or "unknown (<type>)".
+hash: a fenced lock shows its token in STATE, and a fair lock nobody waits
+for is a "fair lock" only when its holder's registration record says so
+(a Java holder's reads as "lock"). Other Redis keys are listed as "bucket"
+(a string), "map" (a hash) or "unknown (<type>)".
 
 --kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
-rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, none,
-unknown); --kind semaphore and --kind latch also keep the integers that may
+rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, map,
+none, unknown); --kind semaphore and --kind latch also keep the integers that may
 be one. --held keeps the locks with a holder, groups holding a value and
 permit-expirable semaphores with an acquired permit.
 
 Cost: at most --max-keys keys are scanned (SCAN COUNT --scan-count); when
 the limit cuts the scan, the listing ends with a note saying so (in --json,
 "truncated": true) and the objects listed are those of the keys scanned.
-Hashes of more than 1000 fields are not read whole.
+Hashes of more than 1000 fields are not read whole. Names with control
+characters are printed quoted, with the characters escaped (\x1b, \n).
 
 --watch redraws every --interval (default 1s) until SIGINT or SIGTERM (exit
 0), marking with "*" the lines that changed since the previous drawing
@@ -90,12 +98,13 @@ The clients' records (redisson-go:client:<id>) are read for the holders,
 one pipelined GET and PTTL each, and never listed as objects.
 
 --json prints {pattern, objects, scanned_keys, max_keys, truncated}, objects
-being [] of {name, kind, type, state, held, holders, value, queue, acquired,
+being [] of {name, kind, type, state, held, holders, value, queue, acquired, expired,
 rate_limiter, fencing_token, size, ttl_ms, waiters, keys, alternatives}:
 holders as inspect's (read_ttls_ms null; client and held_for_ms as inspect's; a group's values as holders whose
 field is the value's id); value = permits, count or integer; queue = fair
 lock queue length; acquired = a permit-expirable semaphore's acquired
-permits; rate_limiter = inspect's without windows; size = bucket bytes;
+permits whose lease has not passed, expired = those whose lease has;
+rate_limiter = inspect's without windows; size = bucket bytes or map fields;
 keys = the object's keys the scan found (its own and the derived ones).`
 
 const lsExamples = `  redisson ls
@@ -115,6 +124,7 @@ type Object struct {
 	Value        *int64               `json:"value"`
 	Queue        int64                `json:"queue"`
 	Acquired     *int64               `json:"acquired"`
+	Expired      *int64               `json:"expired"`
 	RateLimiter  *objinfo.RateLimiter `json:"rate_limiter"`
 	FencingToken *int64               `json:"fencing_token"`
 	Size         *int64               `json:"size"`
@@ -142,7 +152,7 @@ var lsKinds = map[string]string{
 	"group": classify.Group, "groupmultilock": classify.Group, "semaphore": classify.Semaphore, "pes": classify.Expirable,
 	"permitexpirablesemaphore": classify.Expirable, "latch": classify.Latch, "countdownlatch": classify.Latch,
 	"semaphoreorlatch": classify.SemOrLatch, "atomiclong": classify.AtomicLong, "ratelimiter": classify.RateLimiter,
-	"bucket": classify.Bucket, "none": classify.None, "unknown": "unknown",
+	"bucket": classify.Bucket, "map": classify.Map, "hash": classify.Map, "none": classify.None, "unknown": "unknown",
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -226,7 +236,7 @@ func Command(args []string) int {
 	// bounds each batch, not the whole listing.
 	budget := 4*cf.Timeout + time.Duration(o.MaxKeys/Batch+1)*cf.Timeout
 	if *watching {
-		return watch.Loop(fs.Name(), "redisson ls "+o.Pattern, *interval, budget, render)
+		return watch.Loop(fs.Name(), "redisson ls "+cliflag.Visible(o.Pattern), *interval, budget, render)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
@@ -442,6 +452,9 @@ func lsState(o *Object, fields map[string]string) string {
 		s = fmt.Sprintf("%d values held", len(o.Holders))
 	case classify.Expirable:
 		s = fmt.Sprintf("permits %d, acquired %d", *o.Value, *o.Acquired)
+		if *o.Expired > 0 {
+			s += fmt.Sprintf(", expired %d", *o.Expired)
+		}
 	case classify.Semaphore:
 		s = fmt.Sprintf("permits %d", *o.Value)
 	case classify.Latch:
@@ -452,6 +465,11 @@ func lsState(o *Object, fields map[string]string) string {
 		s = fmt.Sprintf("rate %d per %s, %s", o.RateLimiter.Rate, objinfo.FmtMillis(o.RateLimiter.IntervalMs), o.RateLimiter.Type)
 	case classify.Bucket:
 		s = fmt.Sprintf("%d bytes", *o.Size)
+	case classify.Map:
+		s = "Redis hash"
+		if o.Size != nil {
+			s = fmt.Sprintf("%d field(s)", *o.Size)
+		}
 	case classify.None:
 		s = "no key"
 		if o.Queue > 0 {
@@ -497,7 +515,7 @@ func printLs(w io.Writer, r *Result) {
 		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {
 			client, heldFor = objinfo.ClientShort(o.Holders[0].Client), objinfo.HeldForText(o.Holders[0].HeldForMs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", o.Name, o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", cliflag.Visible(o.Name), o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d objects, %d keys scanned\n", len(r.Objects), r.ScannedKeys)

@@ -6,8 +6,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goredisson/redisson/internal/cli/classify"
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/ls"
 )
 
@@ -32,7 +34,7 @@ func Write(w io.Writer, res *ls.Result, took time.Duration, failed error) {
 		}
 	}
 	if failed != nil {
-		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ReplaceAll(failed.Error(), "\n", " "))
+		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ToValidUTF8(strings.ReplaceAll(failed.Error(), "\n", " "), "?"))
 	}
 	for _, f := range s.fams {
 		if len(f.samples) == 0 {
@@ -73,8 +75,9 @@ func families() []*metricFamily {
 		{name: "redisson_fair_lock_queue_length", help: "Waiters in a fair lock's queue."},
 		{name: "redisson_ttl_seconds", help: "Time to live of the object's key; absent when it has none."},
 		{name: "redisson_semaphore_permits", help: "Available permits of a semaphore or permit-expirable semaphore."},
-		{name: "redisson_semaphore_acquired_permits", help: "Acquired permits of a permit-expirable semaphore."},
-		{name: "redisson_latch_count", help: "Count of a count-down latch."},
+		{name: "redisson_semaphore_acquired_permits", help: "Acquired permits of a permit-expirable semaphore whose lease has not passed."},
+		{name: "redisson_semaphore_expired_permits", help: "Acquired permits of a permit-expirable semaphore whose lease has passed (back in the pool at its next use)."},
+		{name: "redisson_latch_remaining", help: "Count of a count-down latch: the count-downs it still waits for."},
 		{name: "redisson_integer_value", help: "Value of an integer string that may be an atomic long, semaphore or latch."},
 		{name: "redisson_rate_limiter_rate", help: "Permits a rate limiter grants per interval."},
 		{name: "redisson_rate_limiter_interval_seconds", help: "A rate limiter's interval."},
@@ -124,7 +127,7 @@ func (s *set) addObject(o ls.Object) {
 		s.add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
 		s.add("redisson_lock_holders", nk, float64(len(o.Holders)))
 	}
-	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && !classify.IsUnknown(o.Kind) {
+	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && o.Kind != classify.Map && !classify.IsUnknown(o.Kind) {
 		s.add("redisson_waiters", nk, float64(o.Waiters))
 	}
 	if o.Kind == classify.FairLock || o.Queue > 0 {
@@ -138,12 +141,15 @@ func (s *set) addObject(o ls.Object) {
 	case o.Kind == classify.Semaphore || o.Kind == classify.Expirable:
 		s.add("redisson_semaphore_permits", nk, float64(*o.Value))
 	case o.Kind == classify.Latch:
-		s.add("redisson_latch_count", []string{"name", o.Name}, float64(*o.Value))
+		s.add("redisson_latch_remaining", []string{"name", o.Name}, float64(*o.Value))
 	default:
 		s.add("redisson_integer_value", nk, float64(*o.Value))
 	}
 	if o.Acquired != nil {
 		s.add("redisson_semaphore_acquired_permits", []string{"name", o.Name}, float64(*o.Acquired))
+	}
+	if o.Expired != nil {
+		s.add("redisson_semaphore_expired_permits", []string{"name", o.Name}, float64(*o.Expired))
 	}
 	if rl := o.RateLimiter; rl != nil {
 		s.add("redisson_rate_limiter_rate", []string{"name", o.Name, "type", rl.Type}, float64(rl.Rate))
@@ -161,8 +167,15 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// escapeLabel escapes a label value: backslash, double quote, newline.
+// escapeLabel escapes a label value as the text format wants (backslash,
+// double quote, line feed). The format wants UTF-8: a value that is not
+// (a key is any bytes) is written as the CLI prints it, quoted with its
+// bytes escaped; so is one that starts with a quote, so that two keys
+// never share a label value.
 func escapeLabel(s string) string {
+	if !utf8.ValidString(s) || strings.HasPrefix(s, `"`) {
+		s = cliflag.Visible(s) // one to one: a quoted value is an escaped one
+	}
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/registry"
 )
 
@@ -142,7 +143,7 @@ func ClientText(c *ClientInfo) string {
 	if c == nil {
 		return unknownClient
 	}
-	return c.Program + " pid " + strconv.Itoa(c.PID) + " on " + c.Host
+	return cliflag.Visible(c.Program) + " pid " + strconv.Itoa(c.PID) + " on " + cliflag.Visible(c.Host)
 }
 
 // ClientShort is a client in one word for ls's table: program[pid]@host.
@@ -150,7 +151,7 @@ func ClientShort(c *ClientInfo) string {
 	if c == nil {
 		return unknownClient
 	}
-	return fmt.Sprintf("%s[%d]@%s", c.Program, c.PID, c.Host)
+	return fmt.Sprintf("%s[%d]@%s", cliflag.Visible(c.Program), c.PID, cliflag.Visible(c.Host))
 }
 
 // HeldForText is how long a hold has lasted, "-" when unknown.

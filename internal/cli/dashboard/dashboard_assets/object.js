@@ -35,6 +35,22 @@
     return moving(ms, -1);
   }
 
+  // readTTLs is one cell with a read holder's hold TTLs: "4.9s, 29.9s".
+  function readTTLs(ttls) {
+    return R.el("span", {class: "read-ttls"}, ...ttls.flatMap((t, i) => [i ? ", " : null, ttlValue(t)]));
+  }
+
+  // queueEntry says what happens to a fair-lock queue entry as Redisson
+  // runs it: at its timeout the entry goes stale; a stale entry is
+  // dropped when it reaches the head, and its waiter, still waiting,
+  // queues again at the tail.
+  function queueEntry(q) {
+    if (q.stale_in_ms === null) return R.el("span", {class: "muted"}, "no timeout");
+    const what = "Redisson drops a stale entry when it reaches the head; the waiter, if it still waits, queues again at the tail";
+    if (q.stale) return R.el("span", {class: "stale", title: what}, "stale: re-queued at the tail if still waiting");
+    return R.el("span", {title: what}, "stale in ", moving(q.stale_in_ms, -1), ", then re-queued");
+  }
+
   function chart(rl, grants) {
     const W = 600, H = 110;
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -137,9 +153,14 @@
       const label = {"semaphore": "Permits", "permit-expirable semaphore": "Available permits", "count-down latch": "Count"}[o.kind] || "Value";
       stats.append(stat(label, o.value));
     }
-    if (o.kind === "permit-expirable semaphore") stats.append(stat("Acquired", o.permits.length));
+    if (o.kind === "permit-expirable semaphore") {
+      // As the overview counts them: an expired permit is held by nobody.
+      const expired = o.permits.filter((p) => p.expired).length;
+      stats.append(stat("Acquired", o.permits.length - expired));
+      if (expired) stats.append(stat("Expired", expired));
+    }
     if (o.fencing_token !== null && o.fencing_token !== undefined) stats.append(stat("Fencing token", o.fencing_token));
-    if (o.kind !== "bucket" && o.kind !== "rate limiter") stats.append(stat("Waiters", o.waiters));
+    if (!["bucket", "rate limiter", "map"].includes(o.kind)) stats.append(stat("Waiters", o.waiters));
     parts.push(stats);
 
     const acts = actions(o);
@@ -149,14 +170,13 @@
       parts.push(section("Holders", o.holders.length ? table(["Client", "Holds", "Mode", "Held for", "Read holds expire in"],
         o.holders.map((h) => [R.who(h.field, h.client), h.holds, h.mode,
           h.held_for_ms !== null ? moving(h.held_for_ms, 1) : R.el("span", {class: "muted"}, "–"),
-          h.read_ttls_ms ? h.read_ttls_ms.map((t, i) => [i ? ", " : "", ttlValue(t)]) : R.el("span", {class: "muted"}, "–")]), [1, 3])
+          h.read_ttls_ms ? readTTLs(h.read_ttls_ms) : R.el("span", {class: "muted"}, "–")]), [1, 3])
         : R.el("p", {class: "muted"}, "Nobody holds it.")));
     }
     if (o.queue && o.queue.length) {
       parts.push(section("Queue (head first; Redis order)", R.el("ol", {class: "queue", id: "queue"}, o.queue.map((q) =>
         R.el("li", {"data-field": q.field}, R.el("div", {class: "grow"}, R.who(q.field, q.client)),
-          q.stale_in_ms === null ? R.el("span", {class: "muted"}, "no timeout")
-            : q.stale ? R.el("span", {class: "stale"}, "stale") : R.el("span", {}, "gives up in ", moving(q.stale_in_ms, -1)))))));
+          queueEntry(q))))));
     }
     if (o.kind === "permit-expirable semaphore") {
       parts.push(section("Acquired permits", o.permits.length ? table(["Permit id", "Expires in", "Expires at (UTC)"],
