@@ -4572,6 +4572,56 @@ public final class VectorCapture {
                         + " never release a permit, so the clear would wait 40 s); messages are the PUBLISH commands"
                         + " MONITOR saw, and no command log is recorded (the semaphore acquire retries depend on timing)")
                 .note("instances: <I1> T1's lcm, <I2> T3's lcm, <I3> T1's lcl, <I4> T3's lcl (creation order)");
+
+        sc("localcachedmap", "lcm.other_writes",
+                "INVALIDATE, StringCodec: the other RMap writes and reads of a local cached map: putIfAbsent,"
+                        + " fastPutIfAbsent, putIfExists, fastPutIfExists, replace, replace(k, old, new), fastReplace,"
+                        + " remove(k, v), addAndGet, containsKey (served by the near cache when cached), readAllMap;"
+                        + " C2's near cache after each group of writes",
+                r -> {
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, null, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, null, null);
+                    lcmPut(r, "T1", m, S, "put", "k1", "v1");
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2", "n")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\", \"n\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2", "n")))));
+                    r.callSettle("T1", "lcm", "putIfAbsent", A("codec", S, "key", "k1", "value", "x"),
+                            "localCachedMap.putIfAbsent(\"k1\", \"x\")", SETTLE, () -> m.putIfAbsent("k1", "x"));
+                    r.callSettle("T1", "lcm", "putIfAbsent", A("codec", S, "key", "k2", "value", "v2"),
+                            "localCachedMap.putIfAbsent(\"k2\", \"v2\")", SETTLE, () -> m.putIfAbsent("k2", "v2"));
+                    r.callSettle("T1", "lcm", "fastPutIfAbsent", A("codec", S, "key", "k2", "value", "x"),
+                            "localCachedMap.fastPutIfAbsent(\"k2\", \"x\")", SETTLE, () -> m.fastPutIfAbsent("k2", "x"));
+                    r.callSettle("T1", "lcm", "putIfExists", A("codec", S, "key", "k1", "value", "v1b"),
+                            "localCachedMap.putIfExists(\"k1\", \"v1b\")", SETTLE, () -> m.putIfExists("k1", "v1b"));
+                    r.callSettle("T1", "lcm", "fastPutIfExists", A("codec", S, "key", "k9", "value", "x"),
+                            "localCachedMap.fastPutIfExists(\"k9\", \"x\")", SETTLE, () -> m.fastPutIfExists("k9", "x"));
+                    lcmQuery(r, "T3", m3);
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2")))));
+                    r.callSettle("T1", "lcm", "replace", A("codec", S, "key", "k1", "value", "v1c"),
+                            "localCachedMap.replace(\"k1\", \"v1c\")", SETTLE, () -> m.replace("k1", "v1c"));
+                    r.callSettle("T1", "lcm", "replace", A("codec", S, "key", "k2", "old", "nope", "value", "x"),
+                            "localCachedMap.replace(\"k2\", \"nope\", \"x\")", SETTLE, () -> m.replace("k2", "nope", "x"));
+                    r.callSettle("T1", "lcm", "replace", A("codec", S, "key", "k2", "old", "v2", "value", "v2b"),
+                            "localCachedMap.replace(\"k2\", \"v2\", \"v2b\")", SETTLE, () -> m.replace("k2", "v2", "v2b"));
+                    r.callSettle("T1", "lcm", "fastReplace", A("codec", S, "key", "k9", "value", "x"),
+                            "localCachedMap.fastReplace(\"k9\", \"x\")", SETTLE, () -> m.fastReplace("k9", "x"));
+                    lcmQuery(r, "T3", m3);
+                    r.callSettle("T1", "lcm", "remove", A("codec", S, "key", "k1", "value", "nope"),
+                            "localCachedMap.remove(\"k1\", \"nope\")", SETTLE, () -> m.remove("k1", "nope"));
+                    r.callSettle("T1", "lcm", "remove", A("codec", S, "key", "k1", "value", "v1c"),
+                            "localCachedMap.remove(\"k1\", \"v1c\")", SETTLE, () -> m.remove("k1", "v1c"));
+                    r.call("T3", "lcm", "get", A("codec", S, "key", "k2"), "localCachedMap.get(\"k2\")", () -> m3.get("k2"));
+                    r.callSettle("T1", "lcm", "addAndGet", A("codec", S, "key", "n", "delta", 5),
+                            "localCachedMap.addAndGet(\"n\", 5)", SETTLE, () -> m.addAndGet("n", 5));
+                    r.query("T3", "lcm", "containsKey(\"k2\")", q(() -> m3.containsKey("k2")),
+                            "containsKey(\"k1\")", q(() -> m3.containsKey("k1")),
+                            "getCachedMap", cached(m3),
+                            "readAllMap", q(() -> new TreeMap<>(m3.readAllMap())));
+                }).commands("data")
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note(lcmHashNote(sc, "k1", "k2", "k9", "n"));
     }
 
     // ------------------------------------------------------------------------------------------------ issue 38 families
