@@ -1436,7 +1436,7 @@ public final class VectorCapture {
                     shown.add(one("now_plus_ms", ((NowPlus) a).ms));
                 } else if (a instanceof byte[]) {
                     sent[i] = a;
-                    Object d = norm.delayed((byte[]) a);
+                    Object d = norm.lcm ? norm.lcmMessage((byte[]) a) : norm.delayed((byte[]) a);
                     shown.add(d != null ? d : norm.value((byte[]) a));
                 } else {
                     sent[i] = String.valueOf(a);
@@ -4323,12 +4323,45 @@ public final class VectorCapture {
             f.setAccessible(true);
             String id = hex((byte[]) f.get(m));
             synchronized (r.norm) {
-                r.norm.lcmInstances.put(id, "I" + (r.norm.lcmInstances.size() + 1));
+                long n = r.norm.lcmInstances.values().stream().filter(x -> x.startsWith("I")).count();
+                r.norm.lcmInstances.put(id, "I" + (n + 1));
             }
             holder[0] = m;
         }));
         r.objects.put(actor + "|lcm|" + name, holder[0]);
         return (RLocalCachedMap<Object, Object>) holder[0];
+    }
+
+    /** The instance id the foreign_messages scenario publishes with (as another client would). */
+    static final byte[] GO_ID = new byte[] {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+        0x11, 0x11, 0x11, 0x11};
+
+    static byte[] unhex(String h) {
+        byte[] b = new byte[h.length() / 2];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
+        }
+        return b;
+    }
+
+    static byte[] lcmInvalidate(byte[] id, String keyHashHex) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 4 + 16);
+        b.put((byte) 1).put(id).putInt(1).put(unhex(keyHashHex));
+        return b.array();
+    }
+
+    static byte[] lcmUpdate(byte[] id, String key, String value) {
+        byte[] k = utf8(key);
+        byte[] v = utf8(value);
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 4 + k.length + 4 + v.length);
+        b.put((byte) 2).put(id).putInt(k.length).put(k).putInt(v.length).put(v);
+        return b.array();
+    }
+
+    static byte[] lcmClear(byte[] id, byte[] request) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 16 + 1);
+        b.put((byte) 0).put(id).put(request).put((byte) 0);
+        return b.array();
     }
 
     static Callable<Object> cached(RLocalCachedMap<Object, Object> m) {
@@ -4622,6 +4655,42 @@ public final class VectorCapture {
                 }).commands("data")
                 .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
                 .note(lcmHashNote(sc, "k1", "k2", "k9", "n"));
+
+        sc("localcachedmap", "lcm.foreign_messages",
+                "what Java instances do with messages another client (e.g. Go) PUBLISHes on {lcm}:topic with its own"
+                        + " instance id <GO> (16 bytes 0x11): an invalidate drops the key from both Java near caches, an"
+                        + " update stores the value in them without touching Redis (a get then answers it locally), a"
+                        + " clear (release_semaphore false) empties them",
+                r -> {
+                    r.norm.lcmInstances.put(hex(GO_ID), "GO");
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, null, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, null, null);
+                    lcmPutAll(r, "T1", m, S, "k1", "v1", "k2", "v2");
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2")))));
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    r.raw("an invalidate message for k1 from another client's instance", "PUBLISH", "{lcm}:topic",
+                            lcmInvalidate(GO_ID, lcmKeyHash(sc, "k1")));
+                    r.sleep(250, "the listeners run");
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    r.raw("an update message k2 -> vX from another client's instance (Redis keeps v2)", "PUBLISH",
+                            "{lcm}:topic", lcmUpdate(GO_ID, "k2", "vX"));
+                    r.sleep(250, "the listeners run");
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    lcmGet(r, "T3", m3, S, "k2");
+                    r.raw("a clear message (release_semaphore false) from another client's instance", "PUBLISH",
+                            "{lcm}:topic", lcmClear(GO_ID, new byte[16]));
+                    r.sleep(250, "the listeners run");
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    lcmGet(r, "T3", m3, S, "k2");
+                }).commands("data")
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note(lcmHashNote(sc, "k1", "k2"))
+                .note("the foreign instance id 11111111111111111111111111111111 is recorded as <GO>; the clear's request"
+                        + " id is 16 zero bytes (<Q1>)");
     }
 
     // ------------------------------------------------------------------------------------------------ issue 38 families
