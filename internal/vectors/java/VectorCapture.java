@@ -636,8 +636,9 @@ public final class VectorCapture {
             sb = new StringBuffer();
             while (m.find()) {
                 String t = threads.get(Long.parseLong(m.group(1)));
-                // Redisson names the thread that completed the command's future (one of its own), not the caller
-                m.appendReplacement(sb, Matcher.quoteReplacement("held by thread <" + (t == null ? "other" : t) + ">"));
+                // Redisson names the thread that completed the command's future: one of its own or, when the
+                // future was already complete, the caller's, so the id is not stable
+                m.appendReplacement(sb, Matcher.quoteReplacement("held by thread <thread>"));
             }
             m.appendTail(sb);
             s = sb.toString();
@@ -991,6 +992,11 @@ public final class VectorCapture {
         boolean semaphoreFilter;
 
         Scenario semaphoreFilter() { this.semaphoreFilter = true; return this; }
+
+        /** Command arguments that are wall-clock times more than one grid step in the past: {"clock_ms": "past"}. */
+        boolean pastClock;
+
+        Scenario pastClock() { this.pastClock = true; return this; }
 
         boolean extended() { return EXTENDED_FILES.contains(file); }
     }
@@ -1464,6 +1470,51 @@ public final class VectorCapture {
             return reply;
         }
 
+        /**
+         * Cuts a client's subscriber connection (the one subscribed to channel) and keeps it from reconnecting: sets
+         * maxclients to one below the number of connections, then CLIENT KILLs it, so Redis refuses every new
+         * connection until maxclients is restored (reconnect(): a raw CONFIG SET maxclients 10000).
+         */
+        void cutSubscriber(String client, String channel) throws Exception {
+            Map<String, Object> rec = newRec("raw", null, null, null, null, null);
+            String id = null;
+            for (String l : str(insp.cmd("CLIENT", "LIST")).split("\n")) {
+                String cid = null;
+                String name = "";
+                for (String f : l.trim().split(" ")) {
+                    if (f.startsWith("id=")) {
+                        cid = f.substring(3);
+                    } else if (f.startsWith("name=")) {
+                        name = f.substring(5);
+                    }
+                }
+                if (name.equals(client) && cid != null) {
+                    // the client's connection with channel subscriptions (its pattern subscriptions may be on another)
+                    if (l.matches(".* sub=[1-9]\\d* .*")) {
+                        id = cid;
+                    }
+                }
+            }
+            if (id == null) {
+                throw new IllegalStateException("no subscriber connection of " + client);
+            }
+            String info = str(insp.cmd("INFO", "clients"));
+            long connected = 0;
+            for (String l : info.split("\r\n")) {
+                if (l.startsWith("connected_clients:")) {
+                    connected = Long.parseLong(l.substring("connected_clients:".length()).trim());
+                }
+            }
+            insp.cmd("CONFIG", "SET", "maxclients", String.valueOf(connected - 1));
+            Object reply = insp.cmd("CLIENT", "KILL", "ID", id);
+            rec.put("command", Arrays.asList("CONFIG", "SET", "maxclients", "<connected clients - 1>", "+",
+                    "CLIENT", "KILL", "ID", "<" + client + "'s connection subscribed to " + channel + ">"));
+            rec.put("why", "cut " + client + "'s subscriber connection and refuse new connections, so that it"
+                    + " misses the next messages and cannot resubscribe until maxclients is restored");
+            rec.put("reply", reply instanceof RespError ? one("error", ((RespError) reply).text) : reply);
+            finish(rec);
+        }
+
         /** Channels with subscribers, number of patterns (without the recorder's own "*") and shard channels. */
         Map<String, Object> pubsubState() throws IOException {
             Map<String, Object> p = new LinkedHashMap<>();
@@ -1522,6 +1573,10 @@ public final class VectorCapture {
             List<String> owners = new ArrayList<>();   // per entry of out: the client it belongs to
             String lastClient = "?";
             for (MonLine l : lines) {
+                if (!"lua".equals(l.source) && CMD_IGNORED.contains(l.name())) {
+                    // connection housekeeping (also of connections that closed before CLIENT LIST could name them)
+                    continue;
+                }
                 String who = "lua".equals(l.source) ? "lua" : owner(l.source);
                 if ("-".equals(who)) {
                     continue;
@@ -1666,6 +1721,10 @@ public final class VectorCapture {
             }
             Object w = norm.wall(t, now, sc.grid);
             if (w != t) {
+                if (sc.pastClock && Long.parseLong(t) < now - sc.grid) {
+                    // e.g. a local cached map's time of its last message, read back after a reconnection
+                    return one("clock_ms", "past");
+                }
                 return w;
             }
             return norm.key(t);
@@ -4735,6 +4794,50 @@ public final class VectorCapture {
                 .note(lcmHashNote(sc, "k1", "k2"))
                 .note("the foreign instance id 11111111111111111111111111111111 is recorded as <GO>; the clear's request"
                         + " id is 16 zero bytes (<Q1>)");
+
+        sc("localcachedmap", "lcm.reconnection_load_resubscribe",
+                "reconnectionStrategy LOAD after a real reconnection: C2's subscriber connection is cut and new"
+                        + " connections are refused while C1 overwrites k1 (C2 misses the message; the write is in the"
+                        + " updates log); when C2 resubscribes it checks that the map exists and reads the log from the"
+                        + " time of the last message it had received (ZRANGEBYSCORE <that time> +inf) and drops those"
+                        + " keys from its near cache; k2 stays cached",
+                r -> {
+                    LocalCachedMapOptions.ReconnectionStrategy LOAD = LocalCachedMapOptions.ReconnectionStrategy.LOAD;
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, LOAD, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, LOAD, null);
+                    lcmPutAll(r, "T1", m, S, "k1", "v1", "k2", "v2");
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2")))));
+                    r.cutSubscriber("C2", "{lcm}:topic");
+                    lcmPut(r, "T1", m, S, "put", "k1", "v1b");
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    r.raw("restore maxclients (the default): C2 reconnects and resubscribes", "CONFIG", "SET",
+                            "maxclients", "10000");
+                    r.query("T3", "lcm", "resubscribed", q(() -> {
+                        try (Resp c = new Resp()) {
+                            synchronized (r.connOwner) {
+                                r.connOwner.put("127.0.0.1:" + c.sock.getLocalPort(), "-");
+                            }
+                            long deadline = System.currentTimeMillis() + 30000;
+                            while ((Long) list(c.cmd("PUBSUB", "NUMSUB", "{lcm}:topic")).get(1) < 2) {
+                                if (System.currentTimeMillis() > deadline) {
+                                    return false;
+                                }
+                                Thread.sleep(5);
+                            }
+                        }
+                        Thread.sleep(SETTLE);
+                        return true;
+                    }), "getCachedMap", cached(m3));
+                    lcmGet(r, "T3", m3, S, "k1");
+                }).commands("data").pastClock()
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note(lcmHashNote(sc, "k1", "k2"))
+                .note("'resubscribed' waits (polling PUBSUB NUMSUB {lcm}:topic from its own connection) until both"
+                        + " instances are subscribed again, then 250 ms for the log read; how long C2 takes to"
+                        + " reconnect depends on Redisson's back-off, so the time C2 passes to ZRANGEBYSCORE is recorded"
+                        + " as {\"clock_ms\": \"past\"}");
     }
 
     // ------------------------------------------------------------------------------------------------ issue 38 families
