@@ -636,8 +636,9 @@ public final class VectorCapture {
             sb = new StringBuffer();
             while (m.find()) {
                 String t = threads.get(Long.parseLong(m.group(1)));
-                // Redisson names the thread that completed the command's future (one of its own), not the caller
-                m.appendReplacement(sb, Matcher.quoteReplacement("held by thread <" + (t == null ? "other" : t) + ">"));
+                // Redisson names the thread that completed the command's future: one of its own or, when the
+                // future was already complete, the caller's, so the id is not stable
+                m.appendReplacement(sb, Matcher.quoteReplacement("held by thread <thread>"));
             }
             m.appendTail(sb);
             s = sb.toString();
@@ -982,6 +983,20 @@ public final class VectorCapture {
         boolean quiet;
 
         Scenario quiet() { this.quiet = true; if (commands == null) { commands = "data"; } return this; }
+
+        /**
+         * A quiet scenario whose command log is recorded without the parts that depend on timing: RSemaphore acquire
+         * attempts (EVALSHA with one key ending in ":semaphore", with their script lines), (UN)SUBSCRIBEs of
+         * redisson_sc:* channels, and the permit count a release PUBLISHes ("<permits>"). Used by the adders.
+         */
+        boolean semaphoreFilter;
+
+        Scenario semaphoreFilter() { this.semaphoreFilter = true; return this; }
+
+        /** Command arguments that are wall-clock times more than one grid step in the past: {"clock_ms": "past"}. */
+        boolean pastClock;
+
+        Scenario pastClock() { this.pastClock = true; return this; }
 
         boolean extended() { return EXTENDED_FILES.contains(file); }
     }
@@ -1376,7 +1391,9 @@ public final class VectorCapture {
                 m.add(Arrays.asList(norm.text(str(x[0])), payload));
             }
             rec.put("messages", m);
-            if (cmdMon != null && !sc.quiet) {
+            if (cmdMon != null && sc.semaphoreFilter) {
+                rec.put("commands", semaphoreFiltered(commandLog(lines)));
+            } else if (cmdMon != null && !sc.quiet) {
                 // quiet scenarios use MONITOR for their messages only: their command logs (semaphore acquire
                 // retries, which client releases first) depend on timing
                 rec.put("commands", commandLog(lines));
@@ -1436,7 +1453,7 @@ public final class VectorCapture {
                     shown.add(one("now_plus_ms", ((NowPlus) a).ms));
                 } else if (a instanceof byte[]) {
                     sent[i] = a;
-                    Object d = norm.delayed((byte[]) a);
+                    Object d = norm.lcm ? norm.lcmMessage((byte[]) a) : norm.delayed((byte[]) a);
                     shown.add(d != null ? d : norm.value((byte[]) a));
                 } else {
                     sent[i] = String.valueOf(a);
@@ -1451,6 +1468,51 @@ public final class VectorCapture {
             rec.put("reply", r);
             finish(rec);
             return reply;
+        }
+
+        /**
+         * Cuts a client's subscriber connection (the one subscribed to channel) and keeps it from reconnecting: sets
+         * maxclients to one below the number of connections, then CLIENT KILLs it, so Redis refuses every new
+         * connection until maxclients is restored (reconnect(): a raw CONFIG SET maxclients 10000).
+         */
+        void cutSubscriber(String client, String channel) throws Exception {
+            Map<String, Object> rec = newRec("raw", null, null, null, null, null);
+            String id = null;
+            for (String l : str(insp.cmd("CLIENT", "LIST")).split("\n")) {
+                String cid = null;
+                String name = "";
+                for (String f : l.trim().split(" ")) {
+                    if (f.startsWith("id=")) {
+                        cid = f.substring(3);
+                    } else if (f.startsWith("name=")) {
+                        name = f.substring(5);
+                    }
+                }
+                if (name.equals(client) && cid != null) {
+                    // the client's connection with channel subscriptions (its pattern subscriptions may be on another)
+                    if (l.matches(".* sub=[1-9]\\d* .*")) {
+                        id = cid;
+                    }
+                }
+            }
+            if (id == null) {
+                throw new IllegalStateException("no subscriber connection of " + client);
+            }
+            String info = str(insp.cmd("INFO", "clients"));
+            long connected = 0;
+            for (String l : info.split("\r\n")) {
+                if (l.startsWith("connected_clients:")) {
+                    connected = Long.parseLong(l.substring("connected_clients:".length()).trim());
+                }
+            }
+            insp.cmd("CONFIG", "SET", "maxclients", String.valueOf(connected - 1));
+            Object reply = insp.cmd("CLIENT", "KILL", "ID", id);
+            rec.put("command", Arrays.asList("CONFIG", "SET", "maxclients", "<connected clients - 1>", "+",
+                    "CLIENT", "KILL", "ID", "<" + client + "'s connection subscribed to " + channel + ">"));
+            rec.put("why", "cut " + client + "'s subscriber connection and refuse new connections, so that it"
+                    + " misses the next messages and cannot resubscribe until maxclients is restored");
+            rec.put("reply", reply instanceof RespError ? one("error", ((RespError) reply).text) : reply);
+            finish(rec);
         }
 
         /** Channels with subscribers, number of patterns (without the recorder's own "*") and shard channels. */
@@ -1511,6 +1573,10 @@ public final class VectorCapture {
             List<String> owners = new ArrayList<>();   // per entry of out: the client it belongs to
             String lastClient = "?";
             for (MonLine l : lines) {
+                if (!"lua".equals(l.source) && CMD_IGNORED.contains(l.name())) {
+                    // connection housekeeping (also of connections that closed before CLIENT LIST could name them)
+                    continue;
+                }
                 String who = "lua".equals(l.source) ? "lua" : owner(l.source);
                 if ("-".equals(who)) {
                     continue;
@@ -1568,6 +1634,39 @@ public final class VectorCapture {
             return res;
         }
 
+        /** See Scenario.semaphoreFilter. */
+        List<Object> semaphoreFiltered(List<Object> log) {
+            List<Object> out = new ArrayList<>();
+            boolean dropping = false;
+            for (Object o : log) {
+                @SuppressWarnings("unchecked")
+                List<Object> c = (List<Object>) o;
+                String src = String.valueOf(c.get(0));
+                String name = String.valueOf(c.get(1)).toUpperCase();
+                if (!src.equals("lua")) {
+                    dropping = false;
+                }
+                if (dropping) {
+                    continue;
+                }
+                if (name.startsWith("EVALSHA") && c.size() == 6 && "1".equals(c.get(3))
+                        && String.valueOf(c.get(4)).endsWith(":semaphore")) {
+                    dropping = true;
+                    continue;
+                }
+                if ((name.equals("SUBSCRIBE") || name.equals("UNSUBSCRIBE"))
+                        && String.valueOf(c.get(2)).startsWith("redisson_sc:")) {
+                    continue;
+                }
+                if (name.equals("PUBLISH") && c.size() == 4 && String.valueOf(c.get(2)).startsWith("redisson_sc:")) {
+                    c = new ArrayList<>(c);
+                    c.set(3, "<permits>");
+                }
+                out.add(c);
+            }
+            return out;
+        }
+
         /**
          * A command that names an unlock latch (redisson_unlock_latch:...): its TTL argument is a random 16000-20000 ms
          * (README 4.7), recorded as "<latch ttl>".
@@ -1622,6 +1721,10 @@ public final class VectorCapture {
             }
             Object w = norm.wall(t, now, sc.grid);
             if (w != t) {
+                if (sc.pastClock && Long.parseLong(t) < now - sc.grid) {
+                    // e.g. a local cached map's time of its last message, read back after a reconnection
+                    return one("clock_ms", "past");
+                }
                 return w;
             }
             return norm.key(t);
@@ -4323,12 +4426,45 @@ public final class VectorCapture {
             f.setAccessible(true);
             String id = hex((byte[]) f.get(m));
             synchronized (r.norm) {
-                r.norm.lcmInstances.put(id, "I" + (r.norm.lcmInstances.size() + 1));
+                long n = r.norm.lcmInstances.values().stream().filter(x -> x.startsWith("I")).count();
+                r.norm.lcmInstances.put(id, "I" + (n + 1));
             }
             holder[0] = m;
         }));
         r.objects.put(actor + "|lcm|" + name, holder[0]);
         return (RLocalCachedMap<Object, Object>) holder[0];
+    }
+
+    /** The instance id the foreign_messages scenario publishes with (as another client would). */
+    static final byte[] GO_ID = new byte[] {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+        0x11, 0x11, 0x11, 0x11};
+
+    static byte[] unhex(String h) {
+        byte[] b = new byte[h.length() / 2];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
+        }
+        return b;
+    }
+
+    static byte[] lcmInvalidate(byte[] id, String keyHashHex) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 4 + 16);
+        b.put((byte) 1).put(id).putInt(1).put(unhex(keyHashHex));
+        return b.array();
+    }
+
+    static byte[] lcmUpdate(byte[] id, String key, String value) {
+        byte[] k = utf8(key);
+        byte[] v = utf8(value);
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 4 + k.length + 4 + v.length);
+        b.put((byte) 2).put(id).putInt(k.length).put(k).putInt(v.length).put(v);
+        return b.array();
+    }
+
+    static byte[] lcmClear(byte[] id, byte[] request) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 16 + 1);
+        b.put((byte) 0).put(id).put(request).put((byte) 0);
+        return b.array();
     }
 
     static Callable<Object> cached(RLocalCachedMap<Object, Object> m) {
@@ -4572,6 +4708,136 @@ public final class VectorCapture {
                         + " never release a permit, so the clear would wait 40 s); messages are the PUBLISH commands"
                         + " MONITOR saw, and no command log is recorded (the semaphore acquire retries depend on timing)")
                 .note("instances: <I1> T1's lcm, <I2> T3's lcm, <I3> T1's lcl, <I4> T3's lcl (creation order)");
+
+        sc("localcachedmap", "lcm.other_writes",
+                "INVALIDATE, StringCodec: the other RMap writes and reads of a local cached map: putIfAbsent,"
+                        + " fastPutIfAbsent, putIfExists, fastPutIfExists, replace, replace(k, old, new), fastReplace,"
+                        + " remove(k, v), addAndGet, containsKey (served by the near cache when cached), readAllMap;"
+                        + " C2's near cache after each group of writes",
+                r -> {
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, null, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, null, null);
+                    lcmPut(r, "T1", m, S, "put", "k1", "v1");
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2", "n")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\", \"n\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2", "n")))));
+                    r.callSettle("T1", "lcm", "putIfAbsent", A("codec", S, "key", "k1", "value", "x"),
+                            "localCachedMap.putIfAbsent(\"k1\", \"x\")", SETTLE, () -> m.putIfAbsent("k1", "x"));
+                    r.callSettle("T1", "lcm", "putIfAbsent", A("codec", S, "key", "k2", "value", "v2"),
+                            "localCachedMap.putIfAbsent(\"k2\", \"v2\")", SETTLE, () -> m.putIfAbsent("k2", "v2"));
+                    r.callSettle("T1", "lcm", "fastPutIfAbsent", A("codec", S, "key", "k2", "value", "x"),
+                            "localCachedMap.fastPutIfAbsent(\"k2\", \"x\")", SETTLE, () -> m.fastPutIfAbsent("k2", "x"));
+                    r.callSettle("T1", "lcm", "putIfExists", A("codec", S, "key", "k1", "value", "v1b"),
+                            "localCachedMap.putIfExists(\"k1\", \"v1b\")", SETTLE, () -> m.putIfExists("k1", "v1b"));
+                    r.callSettle("T1", "lcm", "fastPutIfExists", A("codec", S, "key", "k9", "value", "x"),
+                            "localCachedMap.fastPutIfExists(\"k9\", \"x\")", SETTLE, () -> m.fastPutIfExists("k9", "x"));
+                    lcmQuery(r, "T3", m3);
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2")))));
+                    r.callSettle("T1", "lcm", "replace", A("codec", S, "key", "k1", "value", "v1c"),
+                            "localCachedMap.replace(\"k1\", \"v1c\")", SETTLE, () -> m.replace("k1", "v1c"));
+                    r.callSettle("T1", "lcm", "replace", A("codec", S, "key", "k2", "old", "nope", "value", "x"),
+                            "localCachedMap.replace(\"k2\", \"nope\", \"x\")", SETTLE, () -> m.replace("k2", "nope", "x"));
+                    r.callSettle("T1", "lcm", "replace", A("codec", S, "key", "k2", "old", "v2", "value", "v2b"),
+                            "localCachedMap.replace(\"k2\", \"v2\", \"v2b\")", SETTLE, () -> m.replace("k2", "v2", "v2b"));
+                    r.callSettle("T1", "lcm", "fastReplace", A("codec", S, "key", "k9", "value", "x"),
+                            "localCachedMap.fastReplace(\"k9\", \"x\")", SETTLE, () -> m.fastReplace("k9", "x"));
+                    lcmQuery(r, "T3", m3);
+                    r.callSettle("T1", "lcm", "remove", A("codec", S, "key", "k1", "value", "nope"),
+                            "localCachedMap.remove(\"k1\", \"nope\")", SETTLE, () -> m.remove("k1", "nope"));
+                    r.callSettle("T1", "lcm", "remove", A("codec", S, "key", "k1", "value", "v1c"),
+                            "localCachedMap.remove(\"k1\", \"v1c\")", SETTLE, () -> m.remove("k1", "v1c"));
+                    r.call("T3", "lcm", "get", A("codec", S, "key", "k2"), "localCachedMap.get(\"k2\")", () -> m3.get("k2"));
+                    r.callSettle("T1", "lcm", "addAndGet", A("codec", S, "key", "n", "delta", 5),
+                            "localCachedMap.addAndGet(\"n\", 5)", SETTLE, () -> m.addAndGet("n", 5));
+                    r.query("T3", "lcm", "containsKey(\"k2\")", q(() -> m3.containsKey("k2")),
+                            "containsKey(\"k1\")", q(() -> m3.containsKey("k1")),
+                            "getCachedMap", cached(m3),
+                            "readAllMap", q(() -> new TreeMap<>(m3.readAllMap())));
+                }).commands("data")
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note(lcmHashNote(sc, "k1", "k2", "k9", "n"));
+
+        sc("localcachedmap", "lcm.foreign_messages",
+                "what Java instances do with messages another client (e.g. Go) PUBLISHes on {lcm}:topic with its own"
+                        + " instance id <GO> (16 bytes 0x11): an invalidate drops the key from both Java near caches, an"
+                        + " update stores the value in them without touching Redis (a get then answers it locally), a"
+                        + " clear (release_semaphore false) empties them",
+                r -> {
+                    r.norm.lcmInstances.put(hex(GO_ID), "GO");
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, null, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, null, null);
+                    lcmPutAll(r, "T1", m, S, "k1", "v1", "k2", "v2");
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2")))));
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    r.raw("an invalidate message for k1 from another client's instance", "PUBLISH", "{lcm}:topic",
+                            lcmInvalidate(GO_ID, lcmKeyHash(sc, "k1")));
+                    r.sleep(250, "the listeners run");
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    r.raw("an update message k2 -> vX from another client's instance (Redis keeps v2)", "PUBLISH",
+                            "{lcm}:topic", lcmUpdate(GO_ID, "k2", "vX"));
+                    r.sleep(250, "the listeners run");
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    lcmGet(r, "T3", m3, S, "k2");
+                    r.raw("a clear message (release_semaphore false) from another client's instance", "PUBLISH",
+                            "{lcm}:topic", lcmClear(GO_ID, new byte[16]));
+                    r.sleep(250, "the listeners run");
+                    r.query("T1", "lcm", "getCachedMap", cached(m));
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    lcmGet(r, "T3", m3, S, "k2");
+                }).commands("data")
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note(lcmHashNote(sc, "k1", "k2"))
+                .note("the foreign instance id 11111111111111111111111111111111 is recorded as <GO>; the clear's request"
+                        + " id is 16 zero bytes (<Q1>)");
+
+        sc("localcachedmap", "lcm.reconnection_load_resubscribe",
+                "reconnectionStrategy LOAD after a real reconnection: C2's subscriber connection is cut and new"
+                        + " connections are refused while C1 overwrites k1 (C2 misses the message; the write is in the"
+                        + " updates log); when C2 resubscribes it checks that the map exists and reads the log from the"
+                        + " time of the last message it had received (ZRANGEBYSCORE <that time> +inf) and drops those"
+                        + " keys from its near cache; k2 stays cached",
+                r -> {
+                    LocalCachedMapOptions.ReconnectionStrategy LOAD = LocalCachedMapOptions.ReconnectionStrategy.LOAD;
+                    RLocalCachedMap<Object, Object> m = lcmCreate(r, "T1", "lcm", sc, S, INV, LOAD, null);
+                    RLocalCachedMap<Object, Object> m3 = lcmCreate(r, "T3", "lcm", sc, S, INV, LOAD, null);
+                    lcmPutAll(r, "T1", m, S, "k1", "v1", "k2", "v2");
+                    r.call("T3", "lcm", "getAll", A("codec", S, "keys", Arrays.asList("k1", "k2")),
+                            "localCachedMap.getAll(Set {\"k1\", \"k2\"})",
+                            () -> new TreeMap<>(m3.getAll(new LinkedHashSet<>(Arrays.asList("k1", "k2")))));
+                    r.cutSubscriber("C2", "{lcm}:topic");
+                    lcmPut(r, "T1", m, S, "put", "k1", "v1b");
+                    r.query("T3", "lcm", "getCachedMap", cached(m3));
+                    r.raw("restore maxclients (the default): C2 reconnects and resubscribes", "CONFIG", "SET",
+                            "maxclients", "10000");
+                    r.query("T3", "lcm", "resubscribed", q(() -> {
+                        try (Resp c = new Resp()) {
+                            synchronized (r.connOwner) {
+                                r.connOwner.put("127.0.0.1:" + c.sock.getLocalPort(), "-");
+                            }
+                            long deadline = System.currentTimeMillis() + 30000;
+                            while ((Long) list(c.cmd("PUBSUB", "NUMSUB", "{lcm}:topic")).get(1) < 2) {
+                                if (System.currentTimeMillis() > deadline) {
+                                    return false;
+                                }
+                                Thread.sleep(5);
+                            }
+                        }
+                        Thread.sleep(SETTLE);
+                        return true;
+                    }), "getCachedMap", cached(m3));
+                    lcmGet(r, "T3", m3, S, "k1");
+                }).commands("data").pastClock()
+                .config("minCleanUpDelay_s", 3600, c -> c.setMinCleanUpDelay(3600))
+                .note(lcmHashNote(sc, "k1", "k2"))
+                .note("'resubscribed' waits (polling PUBSUB NUMSUB {lcm}:topic from its own connection) until both"
+                        + " instances are subscribed again, then 250 ms for the log read; how long C2 takes to"
+                        + " reconnect depends on Redisson's back-off, so the time C2 passes to ZRANGEBYSCORE is recorded"
+                        + " as {\"clock_ms\": \"past\"}");
     }
 
     // ------------------------------------------------------------------------------------------------ issue 38 families
@@ -4785,10 +5051,12 @@ public final class VectorCapture {
                     r.call("T1", "la", "destroy", null, "longAdder.destroy()", v(a1::destroy));
                     r.call("T3", "la", "add", A("delta", 3), "longAdder.add(3)", v(() -> a3.add(3)));
                     r.call("T3", "la", "sum", null, "longAdder.sum()", a3::sum);
-                }).quiet()
+                }).quiet().semaphoreFilter()
                 .note("quiet scenario: the recorder does not subscribe (a PSUBSCRIBE * would be counted by PUBLISH and"
                         + " never answer, so sum() would wait for ever); messages are the PUBLISH commands MONITOR saw;"
-                        + " the request ids (32 hex) become <S1>, <S2>, ... in record order");
+                        + " the request ids (32 hex) become <S1>, <S2>, ... in record order")
+                .note("commands without the summer's semaphore acquire attempts, the redisson_sc:* (UN)SUBSCRIBEs and"
+                        + " the permit count in a release's PUBLISH (\"<permits>\"): those depend on timing");
 
         sc("doubleadder", "doubleadder.sum_reset",
                 "RDoubleAdder: as RLongAdder, with INCRBYFLOAT on {da}:<id>:counter",
@@ -4803,8 +5071,8 @@ public final class VectorCapture {
                     r.call("T1", "da", "sum", null, "doubleAdder.sum()", a1::sum);
                     r.call("T1", "da", "reset", null, "doubleAdder.reset()", v(a1::reset));
                     r.call("T3", "da", "sum", null, "doubleAdder.sum()", a3::sum);
-                }).quiet()
-                .note("quiet scenario (see longadder.sum_reset)");
+                }).quiet().semaphoreFilter()
+                .note("quiet scenario with filtered commands (see longadder.sum_reset)");
     }
 
     static void defineBuckets() {
