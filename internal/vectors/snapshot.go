@@ -18,6 +18,11 @@ import (
 // so not part of a record's state.
 const registrationPrefix = "redisson-go:client:"
 
+// taskLatchPrefix starts the run-once latch of an eviction task, which the
+// records leave out of the state (§8.2): whether it exists depends on when
+// the periodic task last ran.
+const taskLatchPrefix = "redisson__execute_task_once_latch:"
+
 // Snapshot reads every key of the database and normalizes it into the
 // record's "state" object. Its reads take three round trips whatever the
 // number of keys (KEYS; TYPE and PTTL of each; their contents), a fourth
@@ -80,7 +85,7 @@ func snapshotKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
 	}
 	keys := all[:0]
 	for _, k := range all {
-		if !strings.HasPrefix(k, registrationPrefix) {
+		if !strings.HasPrefix(k, registrationPrefix) && !strings.HasPrefix(k, taskLatchPrefix) {
 			keys = append(keys, k) // not this library's own client record, which Java never writes or reads
 		}
 	}

@@ -368,7 +368,7 @@ func (m *Messages) wait(ctx context.Context, n *Normalizer, mark string) ([]any,
 			}
 			continue
 		}
-		out = append(out, []any{n.Text(pm.Channel), n.Text(pm.Payload)})
+		out = append(out, []any{n.Text(pm.Channel), n.textValue(pm.Payload)}) // binary payloads as hex (§4.1)
 	}
 }
 
