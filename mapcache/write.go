@@ -119,6 +119,8 @@ func (m *MapCache[K, V]) Put(ctx context.Context, key K, v V, opts ...EntryOptio
 
 // FastPut stores v under key and reports whether the key was new or
 // expired (Redisson's fastPut); it does not return the previous value.
+// Without options, a live entry keeps its TTL and loses its max idle time,
+// as in Java (Put drops both).
 func (m *MapCache[K, V]) FastPut(ctx context.Context, key K, v V, opts ...EntryOption) (bool, error) {
 	if m == nil {
 		return false, core.NilHandle(kind, "fast put")
