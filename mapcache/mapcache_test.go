@@ -442,3 +442,32 @@ func TestCluster(t *testing.T) {
 		require.True(t, deleted)
 	}
 }
+
+// Redisson's putIfAbsent without a TTL, over an expired entry, stores the
+// value but leaves the old expiry in the timeout set, so the new value
+// reads as expired; a Java peer's reads do the same (docs/caches.md).
+func TestPutIfAbsentOverExpiredKeepsRedissonsQuirk(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c, rdb := newClient(t, srv, noCleanUp)
+	ctx := t.Context()
+	m := strCache(c, "q")
+	_, err := m.FastPut(ctx, "k", "old", mapcache.WithTTL(time.Millisecond))
+	require.NoError(t, err)
+	redistest.Eventually(t, 5*time.Second, "the entry expired", func() bool {
+		ok, err := m.ContainsKey(ctx, "k")
+		return err == nil && !ok
+	})
+	_, ok, err := m.PutIfAbsent(ctx, "k", "new")
+	require.NoError(t, err)
+	require.False(t, ok, "stored")
+	assert.Equal(t, "new", rdb.HGet(ctx, "q", "k").Val()[16:])
+	_, ok, err = m.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, ok, "the old TTL score still applies")
+	_, _, err = m.Put(ctx, "k", "new")
+	require.NoError(t, err)
+	v, ok, err := m.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "new", v)
+}
