@@ -111,6 +111,32 @@ func TestGetRestartsMaxIdle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, d, 59*time.Minute)
 	assert.LessOrEqual(t, d, time.Hour)
+
+	// So does iterating, as Java's iterator does after each page.
+	after := rdb.ZScore(ctx, "redisson__idle__set:{idle}", "k").Val()
+	redistest.Eventually(t, 5*time.Second, "the clock moved", func() bool {
+		return float64(time.Now().UnixMilli())+float64(time.Hour.Milliseconds()) > after
+	})
+	for e, err := range m.Entries(ctx) {
+		require.NoError(t, err)
+		assert.Equal(t, "v", e.Value)
+	}
+	assert.Greater(t, rdb.ZScore(ctx, "redisson__idle__set:{idle}", "k").Val(), after)
+}
+
+// WithKeyCodec stores keys with their own codec, as a Java CompositeCodec.
+func TestKeyCodec(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c, rdb := newClient(t, srv, noCleanUp)
+	ctx := t.Context()
+	m := redisson.NewMapCache[string, int64](c, "kc", codec.JsonJackson(nil), mapcache.WithKeyCodec(codec.String()))
+	_, _, err := m.Put(ctx, "a", 7)
+	require.NoError(t, err)
+	raw := rdb.HGet(ctx, "kc", "a").Val()
+	assert.Equal(t, `["java.lang.Long",7]`, raw[16:])
+	all, err := m.ReadAll(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"a": 7}, all)
 }
 
 func TestWrites(t *testing.T) {
@@ -242,10 +268,12 @@ func TestListeners(t *testing.T) {
 	srv := redistest.StartServer(t)
 	c, rdb := newClient(t, srv, redisson.WithCleanUp(redisson.CleanUpOptions{MinDelay: time.Second}))
 	ctx := t.Context()
-	m := strCache(c, "ev")
+	listening := strCache(c, "ev")
+	writer, _ := newClient(t, srv, noCleanUp)
+	m := strCache(writer, "ev") // another client's writes
 	var ls []*mapcache.Listener[string, string]
 	for _, typ := range []mapcache.EventType{mapcache.EntryCreated, mapcache.EntryUpdated, mapcache.EntryRemoved, mapcache.EntryExpired} {
-		l, err := m.AddListener(ctx, typ)
+		l, err := listening.AddListener(ctx, typ)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = l.Close() })
 		ls = append(ls, l)
