@@ -109,7 +109,9 @@ func (m *MapCache[K, V]) SetMaxSize(ctx context.Context, maxSize int, mode Evict
 	if err := m.sizeArgs(op, maxSize, mode); err != nil {
 		return err
 	}
-	err := m.rdb().HMSet(ctx, m.k.options, "max-size", maxSize, "mode", mode.String()).Err()
+	_, err := bounded(ctx, m.rt, func(ctx context.Context) (bool, error) {
+		return m.rdb().HMSet(ctx, m.k.options, "max-size", maxSize, "mode", mode.String()).Result()
+	})
 	if isWrongType(err) {
 		return m.named(op, core.WrongTypeError(ctx, m.rdb(), m.k.options, "hash"))
 	}
@@ -179,7 +181,7 @@ func (m *MapCache[K, V]) RemainTTL(ctx context.Context) (time.Duration, error) {
 	if err := m.check(ctx, op); err != nil {
 		return 0, err
 	}
-	d, err := m.rdb().PTTL(ctx, m.name).Result()
+	d, err := bounded(ctx, m.rt, func(ctx context.Context) (time.Duration, error) { return m.rdb().PTTL(ctx, m.name).Result() })
 	if err != nil {
 		return 0, m.fail(ctx, op, err)
 	}
@@ -198,7 +200,9 @@ func (m *MapCache[K, V]) Delete(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	n := m.k
-	count, err := m.rdb().Del(ctx, m.name, n.timeout, n.idle, n.lastAccess, n.options).Result()
+	count, err := bounded(ctx, m.rt, func(ctx context.Context) (int64, error) {
+		return m.rdb().Del(ctx, m.name, n.timeout, n.idle, n.lastAccess, n.options).Result()
+	})
 	if err != nil {
 		return false, m.fail(ctx, op, err)
 	}

@@ -117,7 +117,10 @@ func (m *MapCache[K, V]) AddListener(ctx context.Context, t EventType) (*Listene
 	if ch == "" {
 		return nil, m.invalid(op, "unknown event type %d", int(t))
 	}
-	if err := m.rdb().HSet(ctx, m.k.options, "has-listeners", 1).Err(); err != nil {
+	_, err := bounded(ctx, m.rt, func(ctx context.Context) (int64, error) {
+		return m.rdb().HSet(ctx, m.k.options, "has-listeners", 1).Result()
+	})
+	if err != nil {
 		if isWrongType(err) {
 			err = core.WrongTypeError(ctx, m.rdb(), m.k.options, "hash")
 		}

@@ -193,7 +193,13 @@ func (m *MapCache[K, V]) eval(ctx context.Context, s *core.Script, write bool, k
 		}
 		return s.Run(ctx, m.rdb(), keys, args...)
 	}
-	if !m.rt.Conns().NeedsBound(ctx) {
+	return bounded(ctx, m.rt, call)
+}
+
+// bounded runs a plain command so that it returns by ctx's end even when
+// go-redis would wait for its own ReadTimeout (see conns.Bounded).
+func bounded[T any](ctx context.Context, rt *core.Runtime, call func(context.Context) (T, error)) (T, error) {
+	if !rt.Conns().NeedsBound(ctx) {
 		return call(ctx)
 	}
 	return conns.Bounded(ctx, call)

@@ -102,7 +102,7 @@ func (m *MapCache[K, V]) Size(ctx context.Context) (int64, error) {
 	if err := m.check(ctx, op); err != nil {
 		return 0, err
 	}
-	n, err := m.rdb().HLen(ctx, m.name).Result()
+	n, err := bounded(ctx, m.rt, func(ctx context.Context) (int64, error) { return m.rdb().HLen(ctx, m.name).Result() })
 	if err != nil {
 		return 0, m.fail(ctx, op, err)
 	}
