@@ -74,6 +74,10 @@ func TestExpiredEntryInvisibleBeforeCleanUp(t *testing.T) {
 		keys = append(keys, k)
 	}
 	assert.Equal(t, []string{"live"}, keys)
+	for e, err := range m.Entries(ctx, mapcache.WithMatch("t*")) {
+		require.NoError(t, err)
+		t.Errorf("the only key matching t* has expired, got %v", e)
+	}
 	for v, err := range m.Values(ctx, mapcache.WithPageSize(1)) {
 		require.NoError(t, err)
 		assert.Equal(t, "3", v)
