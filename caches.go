@@ -2,6 +2,7 @@ package redisson
 
 import (
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/mapcache"
 	"github.com/goredisson/redisson/setcache"
 )
 
@@ -12,4 +13,14 @@ import (
 // call fails with ErrClosed.
 func NewSetCache[T any](c *Client, name string, cd codec.Codec) *setcache.SetCache[T] {
 	return setcache.New[T](c.Source(), name, cd)
+}
+
+// NewMapCache returns the map cache called name (Redisson's
+// getMapCache(name, codec)): a map whose entries may each have a TTL and a
+// max idle time, keys of type K and values of type V encoded with cd, which
+// must match the codec of the Java services sharing it. The client cleans
+// up its expired entries (Options.CleanUp) while it runs. After c.Close
+// every call fails with ErrClosed.
+func NewMapCache[K comparable, V any](c *Client, name string, cd codec.Codec, opts ...mapcache.Option) *mapcache.MapCache[K, V] {
+	return mapcache.New[K, V](c.Source(), name, cd, opts...)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/collection"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
+	"github.com/goredisson/redisson/mapcache"
 	"github.com/goredisson/redisson/queue"
 	"github.com/goredisson/redisson/ratelimit"
 	"github.com/goredisson/redisson/semaphore"
@@ -70,6 +71,9 @@ func TestNilArgumentsSyncObjects(t *testing.T) {
 		{"map", redisson.NewMap[string, string](c, "nil-args-map", codec.String()), redisson.ErrInvalidArgument},
 		{"nil map", (*collection.Map[string, string])(nil), redisson.ErrInvalidArgument},
 		{"map of a nil client", redisson.NewMap[string, string](nil, "nil-args-map", codec.String()), redisson.ErrInvalidArgument},
+		{"map cache", redisson.NewMapCache[string, string](c, "nil-args-mc", codec.String()), redisson.ErrInvalidArgument},
+		{"nil map cache", (*mapcache.MapCache[string, string])(nil), redisson.ErrInvalidArgument},
+		{"map cache of a nil client", redisson.NewMapCache[string, string](nil, "nil-args-mc", codec.String()), redisson.ErrInvalidArgument},
 		{"list", redisson.NewList[string](c, "nil-args-list", codec.String()), redisson.ErrInvalidArgument},
 		{"nil list", (*collection.List[string])(nil), redisson.ErrInvalidArgument},
 		{"set", redisson.NewSet[string](c, "nil-args-set", codec.String()), redisson.ErrInvalidArgument},

@@ -104,6 +104,11 @@ func TestObjectErrorOfEveryKind(t *testing.T) {
 			_, _, err := redisson.NewMap[string, string](c, "e-map", codec.String()).Get(ctx, "k")
 			return err
 		}},
+		{"map cache", "e-mapcache", "get", redisson.ErrWrongType, func(t *testing.T) error {
+			onString(t, "e-mapcache")
+			_, _, err := redisson.NewMapCache[string, string](c, "e-mapcache", codec.String()).Get(ctx, "k")
+			return err
+		}},
 		{"queue", "e-queue", "offer", redisson.ErrWrongType, func(t *testing.T) error {
 			onString(t, "e-queue")
 			return redisson.NewQueue[string](c, "e-queue", codec.String()).Offer(ctx, "v")

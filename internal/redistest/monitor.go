@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -106,10 +107,44 @@ func splitQuoted(s string) []string {
 		for i++; i < len(s) && s[i] != '"'; i++ {
 			if s[i] == '\\' && i+1 < len(s) {
 				i++
+				i += unescape(&b, s[i:]) - 1
+				continue
 			}
 			b.WriteByte(s[i])
 		}
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// unescape writes the byte of the escape sequence at the start of s (what
+// follows a backslash in MONITOR's sdscatrepr quoting: \xHH, \n, \r, \t,
+// \a, \b, or a character standing for itself) and returns its length.
+func unescape(b *strings.Builder, s string) int {
+	switch s[0] {
+	case 'x':
+		if len(s) >= 3 {
+			if v, err := strconv.ParseUint(s[1:3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				return 3
+			}
+		}
+	case 'n':
+		b.WriteByte('\n')
+		return 1
+	case 'r':
+		b.WriteByte('\r')
+		return 1
+	case 't':
+		b.WriteByte('\t')
+		return 1
+	case 'a':
+		b.WriteByte('\a')
+		return 1
+	case 'b':
+		b.WriteByte('\b')
+		return 1
+	}
+	b.WriteByte(s[0])
+	return 1
 }

@@ -87,26 +87,16 @@ func (l *commandLog) begin(step int) {
 
 // end returns the pub/sub commands of C1, then of C2 (all commands with
 // l.all), each in the order Redis executed them, as [client, COMMAND,
-// args...], once the step's end marker was sent (replay.endStep); names
-// maps connection addresses to client names.
+// args...], with the pub/sub commands their scripts made as ["lua",
+// COMMAND, args...] after the script (§8.1: Redisson's scripts publish with
+// the command named in their arguments, PUBLISH or SPUBLISH), once the
+// step's end marker was sent (replay.endStep); names maps connection
+// addresses to client names.
 func (l *commandLog) end(step int, names map[string]string, n *Normalizer) []any {
 	if l.all {
-		return l.endAll(step, names, n)
+		return l.endAll(step, names, n, nil)
 	}
-	lines := redistest.CommandsBetween(l.t, l.m, marker(step, "begin"), marker(step, "end"))
-	byClient := map[string][]any{}
-	for _, c := range lines {
-		name := names[c.Client]
-		if (name != "C1" && name != "C2") || !pubsubCommands[c.Command] {
-			continue
-		}
-		cmd := []any{name, strings.ToUpper(c.Command)}
-		for _, a := range c.Args {
-			cmd = append(cmd, n.Text(a))
-		}
-		byClient[name] = append(byClient[name], cmd)
-	}
-	return append(append([]any{}, byClient["C1"]...), byClient["C2"]...)
+	return l.endAll(step, names, n, func(ml redistest.MonitorLine) bool { return pubsubCommands[ml.Command] })
 }
 
 // clientNames maps each connection's address in a CLIENT LIST reply to
@@ -136,10 +126,11 @@ var skippedCommands = map[string]bool{
 	"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true, "script": true,
 }
 
-// endAll returns every command of C1, then of C2, with their scripts'
-// calls ("lua") after the script that made them; decimal arguments within
-// 10¹⁰ ms of the line's own MONITOR time become {"rel": [lo, hi]} (§8.2).
-func (l *commandLog) endAll(step int, names map[string]string, n *Normalizer) []any {
+// endAll returns every command of C1, then of C2 (those keep keeps, when
+// set), with their scripts' calls ("lua") after the script that made them;
+// decimal arguments within 10¹⁰ ms of the line's own MONITOR time become
+// {"rel": [lo, hi]} (§8.2).
+func (l *commandLog) endAll(step int, names map[string]string, n *Normalizer, keep func(redistest.MonitorLine) bool) []any {
 	begin, end := marker(step, "begin"), marker(step, "end")
 	type line struct {
 		ms int64
@@ -186,14 +177,21 @@ collect:
 	last := "" // the client of the script a "lua" line belongs to: the line before
 	for _, ln := range lines {
 		if !ln.l.TopLevel() {
-			if last != "" {
-				byClient[last] = append(byClient[last], l.entry("lua", ln.l, ln.ms, n))
+			if last != "" && (keep == nil || keep(ln.l)) {
+				e := l.entry("lua", ln.l, ln.ms, n)
+				if keep != nil {
+					e[1] = strings.ToUpper(ln.l.Command)
+				}
+				byClient[last] = append(byClient[last], e)
 			}
 			continue
 		}
 		last = names[ln.l.Client]
 		if last != "C1" && last != "C2" {
 			last = ""
+			continue
+		}
+		if keep != nil && !keep(ln.l) {
 			continue
 		}
 		if !skippedCommands[ln.l.Command] && !registration(ln.l) {
@@ -223,7 +221,7 @@ func (l *commandLog) entry(source string, ml redistest.MonitorLine, ms int64, n 
 				continue
 			}
 		}
-		cmd = append(cmd, n.Text(a))
+		cmd = append(cmd, n.textValue(a)) // binary arguments as hex (§4.1)
 	}
 	return cmd
 }

@@ -4,8 +4,11 @@
 // and Java peers know it by. The records are checked against the list
 // too, for the scripts that are Redisson's text.
 //
-// A line of the list: SHA1, package directory, origin ("redisson" or
-// "ours", as the file's header says), file in the package's lua/, name.
+// A line of the list: SHA1, package directory, origin, file in the
+// package's lua/, name. The origin is "ours", or Redisson's text byte for
+// byte: "redisson" (sent by Redisson 3.52.0 and 4.7.0 in the records),
+// "redisson-4.7" (4.7.0's text, in its records only; 3.52.0 sent another)
+// or "redisson-source" (both tags' source, in no record).
 // A deliberate change to one of our scripts changes its SHA1 here in the
 // same commit; a Redisson script's text is never changed.
 package luatest
@@ -31,17 +34,20 @@ type Script interface {
 type Entry struct {
 	SHA1    string // of the text sent
 	Package string // the directory of the package that declares it
-	Origin  string // "redisson" (Redisson's text, byte for byte) or "ours"
+	Origin  string // "redisson", "redisson-4.7", "redisson-source" (Redisson's text, byte for byte) or "ours"
 	File    string // in the package's lua directory
 	Name    string // the script's name, as core.NewScript was given it
 }
+
+// origins are the origins a line of the golden list may name.
+var origins = map[string]bool{"redisson": true, "redisson-4.7": true, "redisson-source": true, "ours": true}
 
 // Golden returns the golden list: every script of the library.
 func Golden() ([]Entry, error) {
 	var out []Entry
 	for i, line := range strings.Split(strings.TrimSpace(golden), "\n") {
 		f := strings.SplitN(line, " ", 5)
-		if len(f) != 5 || len(f[0]) != 40 || (f[2] != "redisson" && f[2] != "ours") || !strings.HasSuffix(f[3], ".lua") {
+		if len(f) != 5 || len(f[0]) != 40 || !origins[f[2]] || !strings.HasSuffix(f[3], ".lua") {
 			return nil, fmt.Errorf("scripts.golden line %d: %q", i+1, line)
 		}
 		out = append(out, Entry{SHA1: f[0], Package: f[1], Origin: f[2], File: f[3], Name: f[4]})

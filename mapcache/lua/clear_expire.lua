@@ -1,0 +1,3 @@
+-- Redisson 3.52.0 and 4.7.0: RedissonMapCache.clearExpireAsync, byte for byte from both tags' source
+-- (no record sends it).
+local maxSize = tonumber(redis.call('hget', KEYS[5], 'max-size')); if maxSize ~= nil and maxSize ~= 0 then     redis.call('persist', KEYS[5]);     redis.call('zrem', KEYS[4], 92233720368547758, 'redisson__expiretag');     redis.call('persist', KEYS[4]); end; redis.call('zrem', KEYS[2], 'redisson__expiretag'); redis.call('persist', KEYS[2]); redis.call('zrem', KEYS[3], 'redisson__expiretag'); redis.call('persist', KEYS[3]); return redis.call('persist', KEYS[1]); 

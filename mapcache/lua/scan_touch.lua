@@ -1,0 +1,3 @@
+-- Redisson 3.52.0 and 4.7.0: RedissonMapCache.scanIteratorAsync (the max-idle restart of a page's idle keys), byte for byte from both tags' source
+-- (no record sends it).
+local currentTime = tonumber(table.remove(ARGV, 1)); local map = redis.call('hmget', KEYS[1], unpack(ARGV)); for i = #map, 1, -1 do local value = map[i]; if value ~= false then local key = ARGV[i]; local t, val = struct.unpack('dLc0', value); if t ~= 0 then local expireIdle = redis.call('zscore', KEYS[2], key); if expireIdle ~= false then if tonumber(expireIdle) > currentTime then redis.call('zadd', KEYS[2], t + currentTime, key); end; end; end; end; end; 

@@ -1,0 +1,19 @@
+package mapcache
+
+import (
+	"testing"
+
+	"github.com/goredisson/redisson/internal/lua/luatest"
+)
+
+// TestScriptText: every script of the package sends the text (SHA1) it
+// always has; Redis, the interop records and Java peers know it by it.
+func TestScriptText(t *testing.T) {
+	luatest.Check(t, "mapcache",
+		putScript, putTTLScript, fastPutScript, fastPutTTLScript,
+		putIfAbsentScript, putIfAbsentTTLScript, fastPutIfAbsentScript, fastPutIfAbsentTTLScript,
+		fastPutIfExistsScript, replaceScript, getScript, getAllScript, containsKeyScript,
+		remainTimeToLiveScript, removeScript, fastRemoveScript, readAllScript, scanScript,
+		scanTouchScript, trySetMaxSizeScript, expireScript, clearExpireScript, evictScript,
+	)
+}
