@@ -149,7 +149,7 @@ func (b *BitSet) many(ctx context.Context, op, sub string, indexes []int64, valu
 		if err := b.index(op, i); err != nil {
 			return nil, err
 		}
-		args = append(append(args, sub, "u1", i), value...)
+		args = append(append(args, sub, "u1", i), value...) // lower case, as Java sends these
 	}
 	res, err := b.rdb.Do(ctx, args...).Int64Slice()
 	if err != nil {

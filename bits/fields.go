@@ -40,7 +40,7 @@ func (b *BitSet) GetSigned(ctx context.Context, size int, offset int64) (int64, 
 	if b == nil {
 		return 0, core.NilHandle(kind, "get signed")
 	}
-	return b.bitfield(ctx, "get signed", "get", true, size, offset)
+	return b.bitfield(ctx, "get signed", "GET", true, size, offset)
 }
 
 // SetSigned writes the signed field and returns its old value (BITFIELD
@@ -49,7 +49,7 @@ func (b *BitSet) SetSigned(ctx context.Context, size int, offset, v int64) (int6
 	if b == nil {
 		return 0, core.NilHandle(kind, "set signed")
 	}
-	return b.bitfield(ctx, "set signed", "set", true, size, offset, v)
+	return b.bitfield(ctx, "set signed", "SET", true, size, offset, v)
 }
 
 // IncrementSigned adds delta to the signed field (wrapping on overflow, as
@@ -58,7 +58,7 @@ func (b *BitSet) IncrementSigned(ctx context.Context, size int, offset, delta in
 	if b == nil {
 		return 0, core.NilHandle(kind, "increment signed")
 	}
-	return b.bitfield(ctx, "increment signed", "incrby", true, size, offset, delta)
+	return b.bitfield(ctx, "increment signed", "INCRBY", true, size, offset, delta)
 }
 
 // GetUnsigned reads the unsigned field of size bits (1 to 63) at bit
@@ -67,7 +67,7 @@ func (b *BitSet) GetUnsigned(ctx context.Context, size int, offset int64) (int64
 	if b == nil {
 		return 0, core.NilHandle(kind, "get unsigned")
 	}
-	return b.bitfield(ctx, "get unsigned", "get", false, size, offset)
+	return b.bitfield(ctx, "get unsigned", "GET", false, size, offset)
 }
 
 // SetUnsigned writes the unsigned field and returns its old value
@@ -76,7 +76,7 @@ func (b *BitSet) SetUnsigned(ctx context.Context, size int, offset, v int64) (in
 	if b == nil {
 		return 0, core.NilHandle(kind, "set unsigned")
 	}
-	return b.bitfield(ctx, "set unsigned", "set", false, size, offset, v)
+	return b.bitfield(ctx, "set unsigned", "SET", false, size, offset, v)
 }
 
 // IncrementUnsigned adds delta to the unsigned field and returns the new
@@ -85,7 +85,7 @@ func (b *BitSet) IncrementUnsigned(ctx context.Context, size int, offset, delta 
 	if b == nil {
 		return 0, core.NilHandle(kind, "increment unsigned")
 	}
-	return b.bitfield(ctx, "increment unsigned", "incrby", false, size, offset, delta)
+	return b.bitfield(ctx, "increment unsigned", "INCRBY", false, size, offset, delta)
 }
 
 // GetByte reads the byte-wide signed field at bit offset (Java's getByte:
@@ -94,7 +94,7 @@ func (b *BitSet) GetByte(ctx context.Context, offset int64) (int8, error) {
 	if b == nil {
 		return 0, core.NilHandle(kind, "get byte")
 	}
-	n, err := b.bitfield(ctx, "get byte", "get", true, 8, offset)
+	n, err := b.bitfield(ctx, "get byte", "GET", true, 8, offset)
 	return int8(n), err
 }
 
@@ -104,7 +104,7 @@ func (b *BitSet) SetByte(ctx context.Context, offset int64, v int8) (int8, error
 	if b == nil {
 		return 0, core.NilHandle(kind, "set byte")
 	}
-	n, err := b.bitfield(ctx, "set byte", "set", true, 8, offset, int64(v))
+	n, err := b.bitfield(ctx, "set byte", "SET", true, 8, offset, int64(v))
 	return int8(n), err
 }
 

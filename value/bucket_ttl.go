@@ -130,7 +130,7 @@ func (b *Bucket[T]) SetKeepTTL(ctx context.Context, v T) error {
 	if err != nil {
 		return err
 	}
-	return b.fail(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "keepttl").Err())
+	return b.fail(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "KEEPTTL").Err())
 }
 
 // GetAndExpire returns the value and sets the key's time to live, at least
@@ -147,7 +147,7 @@ func (b *Bucket[T]) GetAndExpire(ctx context.Context, ttl time.Duration) (T, boo
 	if err != nil {
 		return *new(T), false, err
 	}
-	data, err := b.rdb.Do(ctx, "getex", b.name, "px", ms).Text()
+	data, err := b.rdb.Do(ctx, "getex", b.name, "PX", ms).Text()
 	return b.decode(ctx, op, data, err)
 }
 
@@ -161,7 +161,7 @@ func (b *Bucket[T]) GetAndClearExpire(ctx context.Context) (T, bool, error) {
 	if err := b.check(ctx, op); err != nil {
 		return *new(T), false, err
 	}
-	data, err := b.rdb.Do(ctx, "getex", b.name, "persist").Text()
+	data, err := b.rdb.Do(ctx, "getex", b.name, "PERSIST").Text()
 	return b.decode(ctx, op, data, err)
 }
 
