@@ -49,7 +49,9 @@ func TestHyperLogLogCounts(t *testing.T) {
 		{"a", func() (int64, error) { return redisson.NewHyperLogLog[int64](c2, "visits:a", codec.Long()).Count(ctx) }, 100},
 		{"b", func() (int64, error) { return b.Count(ctx) }, 3},
 		{"a with b", func() (int64, error) { return a.CountWith(ctx, "visits:b") }, 102},
-		{"none", func() (int64, error) { return redisson.NewHyperLogLog[int64](c1, "visits:none", codec.Long()).Count(ctx) }, 0},
+		{"none", func() (int64, error) {
+			return redisson.NewHyperLogLog[int64](c1, "visits:none", codec.Long()).Count(ctx)
+		}, 0},
 	} {
 		n, err := tc.got()
 		require.NoError(t, err, tc.name)

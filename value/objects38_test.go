@@ -140,7 +140,10 @@ func TestObjects38WrongType(t *testing.T) {
 		op   func() error
 		says string
 	}{
-		{"bucket get and expire", func() error { _, _, err := value.NewBucket[string](src, "h", codec.String()).GetAndExpire(ctx, time.Second); return err }, "a hash"},
+		{"bucket get and expire", func() error {
+			_, _, err := value.NewBucket[string](src, "h", codec.String()).GetAndExpire(ctx, time.Second)
+			return err
+		}, "a hash"},
 		{"bucket size", func() error { _, err := value.NewBucket[string](src, "h", codec.String()).Size(ctx); return err }, "a hash"},
 		{"double get of a hash", func() error { _, err := value.NewAtomicDouble(src, "h").Get(ctx); return err }, "a hash"},
 		{"double get of text", func() error { _, err := value.NewAtomicDouble(src, "s").Get(ctx); return err }, "abc"},

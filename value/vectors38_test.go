@@ -258,4 +258,3 @@ func namedClient() func(t testing.TB, srv *redistest.Server, sc vectors.Scenario
 		return c, c.ID()
 	}
 }
-
