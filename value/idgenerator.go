@@ -67,7 +67,9 @@ func (g *IdGenerator) TryInit(ctx context.Context, first, allocationSize int64) 
 
 // NextID returns the next id: from the handle's block, or from a new block
 // taken from Redis when the block is used up. Callers wait their turn
-// (while one takes a block) until ctx is done.
+// (while one takes a block) until ctx is done. A call whose reply is lost
+// (ctx done, connection cut) while it takes a block leaves that block
+// unused: ids may be skipped, never handed out twice.
 func (g *IdGenerator) NextID(ctx context.Context) (int64, error) {
 	if g == nil {
 		return 0, core.NilHandle("id generator", "next id")
