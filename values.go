@@ -1,7 +1,9 @@
 package redisson
 
 import (
+	"github.com/goredisson/redisson/bits"
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/hll"
 	"github.com/goredisson/redisson/value"
 )
 
@@ -22,4 +24,35 @@ func NewBucket[T any](c *Client, name string, cd codec.Codec) *value.Bucket[T] {
 // value.NewAtomicLong(c.Source(), name) is the same object.
 func (c *Client) AtomicLong(name string) *value.AtomicLong {
 	return value.NewAtomicLong(c.Source(), name)
+}
+
+// NewBuckets returns the buckets of c encoded with cd (Redisson's
+// getBuckets(codec)): many buckets read and written in one command (MGET,
+// MSET, MSETNX).
+func NewBuckets[T any](c *Client, cd codec.Codec) *value.Buckets[T] {
+	return value.NewBuckets[T](c.Source(), cd)
+}
+
+// AtomicDouble returns the number called name (Redisson's
+// getAtomicDouble(name)): a decimal string under the key name.
+func (c *Client) AtomicDouble(name string) *value.AtomicDouble {
+	return value.NewAtomicDouble(c.Source(), name)
+}
+
+// IdGenerator returns the id generator called name (Redisson's
+// getIdGenerator(name)). The handle keeps its block of ids: make one and
+// share it.
+func (c *Client) IdGenerator(name string) *value.IdGenerator {
+	return value.NewIdGenerator(c.Source(), name)
+}
+
+// BitSet returns the bit set called name (Redisson's getBitSet(name)).
+func (c *Client) BitSet(name string) *bits.BitSet {
+	return bits.New(c.Source(), name)
+}
+
+// NewHyperLogLog returns the HyperLogLog called name, its elements encoded
+// with cd (Redisson's getHyperLogLog(name, codec)).
+func NewHyperLogLog[T any](c *Client, name string, cd codec.Codec) *hll.HyperLogLog[T] {
+	return hll.New[T](c.Source(), name, cd)
 }

@@ -207,7 +207,7 @@ func (b *Bucket[T]) SetIfAbsentTTL(ctx context.Context, v T, ttl time.Duration) 
 	if b == nil {
 		return false, core.NilHandle("bucket", "set if absent ttl")
 	}
-	return b.setWithMode(ctx, "set if absent with TTL", v, ttl, "nx")
+	return b.setWithMode(ctx, "set if absent with TTL", v, ttl, "NX")
 }
 
 // SetIfExists replaces the value when the key exists and reports whether it
@@ -229,7 +229,7 @@ func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "xx").Err())
+	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "XX").Err())
 }
 
 // SetIfExistsTTL replaces the value and sets a TTL when the key exists and
@@ -238,7 +238,7 @@ func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) 
 	if b == nil {
 		return false, core.NilHandle("bucket", "set if exists ttl")
 	}
-	return b.setWithMode(ctx, "set if exists with TTL", v, ttl, "xx")
+	return b.setWithMode(ctx, "set if exists with TTL", v, ttl, "XX")
 }
 
 func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Duration, mode string) (bool, error) {
@@ -256,7 +256,7 @@ func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Du
 	if err != nil {
 		return false, err
 	}
-	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "px", ms, mode).Err())
+	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "PX", ms, mode).Err())
 }
 
 // setReply maps a conditional SET reply: OK → true, nil → false.

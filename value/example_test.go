@@ -75,3 +75,87 @@ func ExampleAtomicLong() {
 	fmt.Println(first, next, ok, last)
 	// Output: 1 10 true 100
 }
+
+// Many buckets in one command, shared with Java's
+// redisson.getBuckets(StringCodec.INSTANCE).
+func ExampleBuckets() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	prices := redisson.NewBuckets[string](client, codec.String())
+	_ = prices.Set(ctx, map[string]string{"price:a": "10", "price:b": "12"})        // MSET
+	set, _ := prices.TrySet(ctx, map[string]string{"price:b": "0", "price:c": "7"}) // MSETNX: b exists
+	got, _ := prices.Get(ctx, "price:a", "price:b", "price:c")                      // MGET
+	fmt.Println(set, got)
+	_, _ = rdb.Del(ctx, "price:a", "price:b").Result()
+	// Output: false map[price:a:10 price:b:12]
+}
+
+// A float counter shared with Java's redisson.getAtomicDouble("load").
+func ExampleAtomicDouble() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	load := client.AtomicDouble("load")
+	_ = load.Set(ctx, 1.5)                      // SET load 1.5
+	n, _ := load.AddAndGet(ctx, 2.25)           // INCRBYFLOAT load 2.25
+	ok, _ := load.CompareAndSet(ctx, 3.75, 0.5) // compares numbers
+	last, _ := load.GetAndDelete(ctx)
+	fmt.Println(n, ok, last)
+	// Output: 3.75 true 0.5
+}
+
+// Order numbers from blocks of 100, shared with Java's
+// redisson.getIdGenerator("order-ids").
+func ExampleIdGenerator() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	ids := client.IdGenerator("order-ids") // one handle, shared: it keeps its block
+	defer ids.Delete(ctx)
+	_, _ = ids.TryInit(ctx, 1000, 100) // first id 1000, blocks of 100
+	a, _ := ids.NextID(ctx)            // takes 1000..1099 from Redis
+	b, _ := ids.NextID(ctx)            // local
+	fmt.Println(a, b)
+	// Output: 1000 1001
+}
+
+// Bucket TTL operations: keep, read and change a key's time to live.
+func ExampleBucket_GetAndExpire() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	session := value.NewBucket[string](client.Source(), "session:9", codec.String())
+	_ = session.SetTTL(ctx, "alice", time.Minute)
+	_ = session.SetKeepTTL(ctx, "alice2")                            // SET ... KEEPTTL
+	v, _, _ := session.GetAndExpire(ctx, 30*time.Minute)             // GETEX ... PX
+	set, _ := session.ExpireIf(ctx, time.Hour, value.ExpireIfNotSet) // it has one: false
+	cleared, _ := session.ClearExpire(ctx)                           // PERSIST
+	_, _ = session.Delete(ctx)
+	fmt.Println(v, set, cleared)
+	// Output: alice2 false true
+}

@@ -30,3 +30,23 @@ var (
 	// one; an absent counter counts as 0.
 	longCompareAndSetScript = core.NewScript("value.longCompareAndSet", lua.MustText(luaFiles, "lua/long_compare_and_set.lua"))
 )
+
+// The expiry scripts of RedissonExpirable, for every value object: KEYS are
+// the object's keys, ARGV[1] the TTL in ms (expireAt: epoch ms), ARGV[2]
+// the PEXPIRE mode or "".
+var (
+	expireScript   = core.NewScript("value.expire", lua.MustText(luaFiles, "lua/expire.lua"))
+	expireAtScript = core.NewScript("value.expireAt", lua.MustText(luaFiles, "lua/expire_at.lua"))
+)
+
+// doubleCompareAndSetScript: ARGV[1] the expected number, ARGV[2] the new
+// one, both as Java's BigDecimal.toPlainString writes them.
+var doubleCompareAndSetScript = core.NewScript("value.doubleCompareAndSet", lua.MustText(luaFiles, "lua/double_compare_and_set.lua"))
+
+// The id generator's scripts: KEYS[1] the name (the next free id), KEYS[2]
+// {name}:allocation (the block size). idTryInitScript's ARGV are the first
+// id and the size.
+var (
+	idTryInitScript   = core.NewScript("value.idTryInit", lua.MustText(luaFiles, "lua/id_try_init.lua"))
+	idNextBlockScript = core.NewScript("value.idNextBlock", lua.MustText(luaFiles, "lua/id_next_block.lua"))
+)

@@ -16,5 +16,10 @@ func TestScriptText(t *testing.T) {
 		getAndDeleteScript,
 		getAndSetTTLScript,
 		longCompareAndSetScript,
+		expireScript,
+		expireAtScript,
+		doubleCompareAndSetScript,
+		idTryInitScript,
+		idNextBlockScript,
 	)
 }
