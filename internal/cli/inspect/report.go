@@ -26,6 +26,10 @@ type Report struct {
 	GroupValues  []objinfo.GroupValue `json:"group_values"`
 	Channels     []objinfo.ChannelSub `json:"channels"`
 	Waiters      int64                `json:"waiters"`
+	// Waiting counts the goroutines the waiting clients' records list;
+	// WaiterConnections the subscribed connections no record accounts for.
+	Waiting           int64 `json:"waiting"`
+	WaiterConnections int64 `json:"waiter_connections"`
 	Keys         []objinfo.KeyInfo    `json:"keys"`
 	Alternatives []string             `json:"alternatives"`
 	Codec        *string              `json:"codec"`
@@ -36,12 +40,33 @@ type Report struct {
 	decodeErr error  // bucket: why the guessed codec could not decode them
 }
 
-// identify reads the clients of a report's holders and waiters.
+// identify reads the clients of a report's holders, value owners and
+// waiters, and counts the waiters as their records tell (every record is
+// read when the object has subscribers).
 func identify(ctx context.Context, rdb redis.UniversalClient, rep *Report) error {
-	recs, err := objinfo.ReadClients(ctx, rdb, objinfo.HolderClients(rep.Holders, rep.Queue))
+	ids := objinfo.HolderClients(rep.Holders, rep.Queue)
+	for _, g := range rep.GroupValues {
+		if g.ClientID != nil {
+			ids = append(ids, *g.ClientID)
+		}
+	}
+	recs, err := objinfo.ReadClients(ctx, rdb, ids)
 	if err != nil {
 		return fmt.Errorf("client records: %w", err)
 	}
 	recs.Annotate(rep.Name, rep.Holders, rep.Queue)
+	recs.AnnotateGroup(rep.GroupValues)
+	if rep.Waiters == 0 {
+		return nil
+	}
+	if err := recs.ReadAllClients(ctx, rdb); err != nil {
+		return fmt.Errorf("client records: %w", err)
+	}
+	chans := make([]string, len(rep.Channels))
+	for i, c := range rep.Channels {
+		chans[i] = c.Channel
+	}
+	w := recs.Waiting(chans, func(ch string) int64 { return objinfo.ChannelWaiters(rep.Channels, ch) })
+	rep.Waiting, rep.WaiterConnections = w.Goroutines, w.Connections
 	return nil
 }

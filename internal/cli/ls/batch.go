@@ -38,7 +38,7 @@ const prefixLen = 64
 
 // classifyBatch classifies the objects names (their keys' TYPE and PTTL in
 // infos) with pipelined look-ups, through the classifier inspect uses.
-func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo) ([]Object, error) {
+func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo, all *objinfo.Clients) ([]Object, error) {
 	looks := make([]look, len(names))
 	for i, n := range names {
 		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
@@ -78,7 +78,28 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	for i := range out {
 		recs.Annotate(out[i].Name, out[i].Holders, nil)
 	}
-	return out, nil
+	return out, countWaiting(ctx, rdb, looks, out, counts, all)
+}
+
+// countWaiting fills in the objects' waiters as the clients' records count
+// them, reading every record (once per listing, into all) when an object
+// has subscribers.
+func countWaiting(ctx context.Context, rdb redis.UniversalClient, looks []look, out []Object, counts map[string]objinfo.ChannelSub, all *objinfo.Clients) error {
+	subs := func(ch string) int64 { return objinfo.ChannelWaiters([]objinfo.ChannelSub{counts[ch]}, ch) }
+	for i := range out {
+		if out[i].Waiters == 0 {
+			continue
+		}
+		if *all == nil {
+			*all = objinfo.Clients{}
+			if err := all.ReadAllClients(ctx, rdb); err != nil {
+				return fmt.Errorf("client records: %w", err)
+			}
+		}
+		w := all.Waiting(looks[i].channels, subs)
+		out[i].Waiting, out[i].WaiterConnections = w.Goroutines, w.Connections
+	}
+	return nil
 }
 
 // readHeads reads, by each key's type, what its kind could need: a fair

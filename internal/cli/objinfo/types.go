@@ -29,6 +29,8 @@ type GroupValue struct {
 	ExpiresMs   *int64  `json:"expires_ms"`
 	ExpiresInMs *int64  `json:"expires_in_ms"`
 	Expired     bool    `json:"expired"`
+	// Client is the owner's client from its registration record.
+	Client *ClientInfo `json:"client"`
 }
 
 // Queued is one waiter of a fair lock.

@@ -139,7 +139,7 @@
     }
     if (o.kind === "permit-expirable semaphore") stats.append(stat("Acquired", o.permits.length));
     if (o.fencing_token !== null && o.fencing_token !== undefined) stats.append(stat("Fencing token", o.fencing_token));
-    if (o.kind !== "bucket" && o.kind !== "rate limiter") stats.append(stat("Waiters", o.waiters));
+    if (o.kind !== "bucket" && o.kind !== "rate limiter") stats.append(stat("Waiters", R.waiters(o)));
     parts.push(stats);
 
     const acts = actions(o);
@@ -167,7 +167,7 @@
     }
     if (o.group_values && o.group_values.length) {
       parts.push(section("Values held", table(["Value id", "Client", "Holds", "Expires in"],
-        o.group_values.map((g) => [R.el("span", {class: "mono"}, g.field), R.who(g.client_id ? g.client_id + ":" + g.owner_id : "?", null),
+        o.group_values.map((g) => [R.el("span", {class: "mono"}, g.field), R.who(g.client_id ? g.client_id + ":" + g.owner_id : "?", g.client),
           g.holds, g.expires_in_ms === null ? "–" : g.expired ? R.el("span", {class: "stale"}, "expired") : moving(g.expires_in_ms, -1)]), [2, 3])));
     }
     if (o.rate_limiter) {
