@@ -28,13 +28,13 @@ type Report struct {
 	Waiters      int64                `json:"waiters"`
 	// Waiting counts the goroutines the waiting clients' records list;
 	// WaiterConnections the subscribed connections no record accounts for.
-	Waiting           int64 `json:"waiting"`
-	WaiterConnections int64 `json:"waiter_connections"`
-	Keys         []objinfo.KeyInfo    `json:"keys"`
-	Alternatives []string             `json:"alternatives"`
-	Codec        *string              `json:"codec"`
-	Decoded      any                  `json:"decoded"`
-	Size         *int64               `json:"size"`
+	Waiting           int64             `json:"waiting"`
+	WaiterConnections int64             `json:"waiter_connections"`
+	Keys              []objinfo.KeyInfo `json:"keys"`
+	Alternatives      []string          `json:"alternatives"`
+	Codec             *string           `json:"codec"`
+	Decoded           any               `json:"decoded"`
+	Size              *int64            `json:"size"`
 
 	raw       []byte // bucket: the stored bytes
 	decodeErr error  // bucket: why the guessed codec could not decode them

@@ -143,7 +143,7 @@ type Object struct {
 	Waiting           int64    `json:"waiting"`
 	WaiterConnections int64    `json:"waiter_connections"`
 	Keys              []string `json:"keys"`
-	Alternatives []string             `json:"alternatives"`
+	Alternatives      []string `json:"alternatives"`
 }
 
 // Result is what ls prints with --json.
