@@ -13,7 +13,9 @@ import (
 // The record is a string key "redisson-go:client:<client id>" holding JSON:
 // host, pid, program, start time, library version (Version, and the
 // module version of the build) and Go version, each hold (lock key, owner
-// field, since when), how many goroutines wait on each channel, the time
+// field, since when), the semaphore permits it took and has not given back
+// (by semaphore; a permit-expirable semaphore's by id), how many
+// goroutines wait on each channel, the time
 // of the write (the client's last-seen time) and the refresh period. It is
 // written in the background when the client starts, after its holds change
 // (at most 4 writes a second) and every refresh period: WatchdogTimeout/3,
@@ -60,6 +62,14 @@ func startRegistration(rt *core.Runtime, o Options) func() {
 		Held:    rt.Holds().Held,
 		Changed: rt.Holds().HeldChanged(),
 		Waiters: rt.Hub().WaitersByChannel,
+		Permits: func() []registry.PermitHold {
+			held := rt.Permits().Held()
+			out := make([]registry.PermitHold, len(held))
+			for i, h := range held {
+				out[i] = registry.PermitHold{Key: h.Name, Count: h.Count, IDs: h.IDs}
+			}
+			return out
+		},
 		Period:  period,
 		TTL:     max(4*period, registry.Tombstone),
 		MinGap:  registrationMinGap,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,4 +180,38 @@ func TestRegistrationDisabled(t *testing.T) {
 	}
 	require.Positive(t, lockCalls, "the lock calls were seen")
 	require.Nil(t, readRecord(t, rdb, c.ID()))
+}
+
+// TestRegistrationPermits: the record lists the semaphore permits the
+// client took and has not given back, a permit-expirable semaphore's by
+// id, within a refresh period.
+func TestRegistrationPermits(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	ctx := context.Background()
+	c, err := redisson.New(rdb, redisson.WithWatchdogTimeout(3*time.Second))
+	require.NoError(t, err)
+	defer c.Close()
+	sem := c.Semaphore("reg:sem")
+	_, err = sem.TrySetPermits(ctx, 5)
+	require.NoError(t, err)
+	require.NoError(t, sem.Acquire(ctx, 3))
+	pes := c.PermitExpirableSemaphore("reg:pes")
+	_, err = pes.TrySetPermits(ctx, 2)
+	require.NoError(t, err)
+	id, err := pes.Acquire(ctx)
+	require.NoError(t, err)
+
+	want := []registry.PermitHold{{Key: "reg:pes", Count: 1, IDs: []string{id}}, {Key: "reg:sem", Count: 3}}
+	var rec *registry.Record
+	redistest.Eventually(t, 10*time.Second, "the permits in the record", func() bool {
+		rec = readRecord(t, rdb, c.ID())
+		return rec != nil && reflect.DeepEqual(rec.Permits, want)
+	})
+	require.NoError(t, sem.Release(ctx, 1))
+	require.NoError(t, pes.Release(ctx, id))
+	redistest.Eventually(t, 10*time.Second, "the released permits leave the record", func() bool {
+		rec = readRecord(t, rdb, c.ID())
+		return rec != nil && reflect.DeepEqual(rec.Permits, []registry.PermitHold{{Key: "reg:sem", Count: 2}})
+	})
 }

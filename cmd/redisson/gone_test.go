@@ -20,10 +20,12 @@ import (
 	"github.com/goredisson/redisson/internal/registry"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
+	"github.com/goredisson/redisson/semaphore"
 )
 
 // goneWorkerEnv makes the test binary a holder process: it holds
-// gone:lock, queues for gone:fair, says READY and waits to be killed.
+// gone:lock, queues for gone:fair, takes permits of gone:sem and gone:pes,
+// says READY and waits to be killed.
 const goneWorkerEnv = "REDISSON_CLI_GONE_WORKER"
 
 // goneWatchdog is the holder's watchdog timeout: a refresh period of 1 s,
@@ -45,6 +47,26 @@ func goneWorker(addr string) int {
 		return 1
 	}
 	go func() { _, _ = c.FairLock("gone:fair").Lock(ctx) }()
+	// Permits of a semaphore and of a permit-expirable semaphore (leased
+	// past the test), which only its record ties to it.
+	sem := c.Semaphore("gone:sem")
+	pes := c.PermitExpirableSemaphore("gone:pes")
+	if _, err := sem.TrySetPermits(ctx, 3); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	if _, err := pes.TrySetPermits(ctx, 2); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	if err := sem.Acquire(ctx, 2); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	if _, err := pes.Acquire(ctx, semaphore.WithLease(10*time.Minute)); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
 	fmt.Println("READY")
 	select {}
 }
@@ -156,6 +178,12 @@ func TestGoneHolder(t *testing.T) {
 	if rep.Queue[0].Client.Gone {
 		t.Fatalf("a live waiter: %+v", rep.Queue[0].Client)
 	}
+	waitFor(t, 30*time.Second, "the holder's permits in its record", func() (bool, string) {
+		sem, out := inspectReport(t, url, "gone:sem")
+		pes, out2 := inspectReport(t, url, "gone:pes")
+		return len(sem.PermitHolders) == 1 && sem.PermitHolders[0].Permits == 2 && sem.PermitHolders[0].Client != nil &&
+			!sem.PermitHolders[0].Client.Gone && len(pes.Permits) == 1 && pes.Permits[0].Client != nil, out + out2
+	})
 	data, err := rdb.Get(ctx, registry.Key(*rep.Queue[0].ClientID)).Bytes()
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +209,14 @@ func TestGoneHolder(t *testing.T) {
 	if len(rep.Queue) != 1 || rep.Queue[0].Client == nil || !rep.Queue[0].Client.Gone {
 		t.Errorf("the fair-queue entry of the gone client:\n%s", out)
 	}
+	rep, out = inspectReport(t, url, "gone:sem")
+	if len(rep.PermitHolders) != 1 || rep.PermitHolders[0].Client == nil || !rep.PermitHolders[0].Client.Gone || rep.Kind != "semaphore" {
+		t.Errorf("the semaphore permits of the gone client:\n%s", out)
+	}
+	rep, out = inspectReport(t, url, "gone:pes")
+	if len(rep.Permits) != 1 || rep.Permits[0].Client == nil || !rep.Permits[0].Client.Gone {
+		t.Errorf("the permit of the gone client:\n%s", out)
+	}
 	r := cli(t, 30*time.Second, "inspect", "--redis", url, "gone:lock")
 	if !strings.Contains(r.stdout, "GONE: ") || !strings.Contains(r.stdout, "not seen for ") {
 		t.Errorf("inspect text of a gone holder:\n%v", r)
@@ -195,6 +231,9 @@ func TestGoneHolder(t *testing.T) {
 	t.Logf("ls:\n%s", r.stdout)
 	if line := lineWith(r.stdout, "gone:lock "); !strings.Contains(line, " GONE ") {
 		t.Errorf("ls row of a gone holder: %q\n%v", line, r)
+	}
+	if line := lineWith(r.stdout, "gone:sem "); !strings.Contains(line, " GONE ") || !strings.Contains(line, "×2 permits") {
+		t.Errorf("ls row of a gone permit holder: %q\n%v", line, r)
 	}
 	if line := lineWith(r.stdout, "gone:fair "); strings.Contains(line, " GONE ") {
 		t.Errorf("ls row of a live holder marked gone: %q\n%v", line, r)

@@ -94,6 +94,10 @@ type Record struct {
 	// write; nil when none wait, or in records of older clients. At most
 	// MaxWaiters channels are listed.
 	Waiters map[string]int `json:"waiters,omitempty"`
+	// Permits lists the semaphore permits the client took and has not
+	// given back, by semaphore (at most MaxHolds); nil when none, or in
+	// records of older clients.
+	Permits []PermitHold `json:"permits,omitempty"`
 	// Holds lists at most MaxHolds of the client's holds, oldest first.
 	Holds      []Hold `json:"holds"`
 	HoldsTotal int    `json:"holds_total"`
@@ -108,6 +112,16 @@ type Hold struct {
 	// SinceMs is when the owner's outermost hold was asked for.
 	SinceMs int64 `json:"since_ms"`
 	Depth   int   `json:"depth"`
+}
+
+// PermitHold is a client's permits of one semaphore.
+type PermitHold struct {
+	// Key is the semaphore's name (its key).
+	Key   string `json:"key"`
+	Count int    `json:"count"`
+	// IDs are a permit-expirable semaphore's permit ids (hex, as the
+	// zset's members read as hex); empty for a plain semaphore.
+	IDs []string `json:"ids,omitempty"`
 }
 
 // Find returns the hold of owner field on key, if the record lists it.
@@ -219,6 +233,9 @@ type Config struct {
 	// Waiters counts the client's waiting goroutines by channel; nil
 	// lists none.
 	Waiters func() map[string]int
+	// Permits lists the semaphore permits the client holds; nil lists
+	// none.
+	Permits func() []PermitHold
 	// Period is the time between two refreshes; TTL the record's PX.
 	Period, TTL time.Duration
 	// MinGap is the least time between two writes: changes that come
@@ -366,6 +383,11 @@ func (r *Registrar) Snapshot() Record {
 	}
 	if r.cfg.Waiters != nil {
 		rec.Waiters = capWaiters(r.cfg.Waiters())
+	}
+	if r.cfg.Permits != nil {
+		if ps := r.cfg.Permits(); len(ps) > 0 {
+			rec.Permits = ps[:min(len(ps), MaxHolds)]
+		}
 	}
 	rec.WrittenMs = time.Now().UnixMilli()
 	return rec

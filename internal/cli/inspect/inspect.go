@@ -103,7 +103,12 @@ Kinds, from the key's Redis type:
                  acquiring client's clock; the ZSCORE in {NAME}:timeout), null = no
                  lease; expires_in_ms = expires_ms minus now (negative: expired that
                  long ago), null = no lease; expired = the lease has passed (the
-                 permit returns to "value" when the next script runs)
+                 permit returns to "value" when the next script runs); client_id and
+                 client = its holder when a client's record lists the permit, else null
+  permit_holders semaphore (or an integer that may be one): [] of {client_id, permits,
+                 client}: the clients whose records list permits of it that they took
+                 and have not given back (a plain semaphore's permits have no owner in
+                 Redis; the record says who took them), client as for holders
   rate_limiter   rate limiter: {rate, interval_ms, type, keep_alive_ms, windows};
                  type "OVERALL" or "PER_CLIENT"; keep_alive_ms 0 = none; windows =
                  the shared window (OVERALL) or each client's (PER_CLIENT, found by

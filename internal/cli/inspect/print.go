@@ -132,6 +132,15 @@ func printPermits(w io.Writer, r *Report, row func(k, format string, a ...any)) 
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
+			if p.ClientID != nil {
+				fmt.Fprintf(w, "      client %s: %s\n", *p.ClientID, objinfo.ClientText(p.Client))
+			}
+		}
+	}
+	if len(r.PermitHolders) > 0 {
+		row("holders", "%d client(s) hold permits, from their records", len(r.PermitHolders))
+		for _, h := range r.PermitHolders {
+			fmt.Fprintf(w, "    client %s  holds %d permit(s)\n      %s\n", h.ClientID, h.Permits, objinfo.ClientText(h.Client))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
@@ -28,13 +29,16 @@ type Report struct {
 	Waiters      int64                `json:"waiters"`
 	// Waiting counts the goroutines the waiting clients' records list;
 	// WaiterConnections the subscribed connections no record accounts for.
-	Waiting           int64             `json:"waiting"`
-	WaiterConnections int64             `json:"waiter_connections"`
-	Keys              []objinfo.KeyInfo `json:"keys"`
-	Alternatives      []string          `json:"alternatives"`
-	Codec             *string           `json:"codec"`
-	Decoded           any               `json:"decoded"`
-	Size              *int64            `json:"size"`
+	Waiting           int64 `json:"waiting"`
+	WaiterConnections int64 `json:"waiter_connections"`
+	// PermitHolders are the clients whose records say they hold permits
+	// of the semaphore.
+	PermitHolders []objinfo.PermitHolder `json:"permit_holders"`
+	Keys          []objinfo.KeyInfo      `json:"keys"`
+	Alternatives  []string               `json:"alternatives"`
+	Codec         *string                `json:"codec"`
+	Decoded       any                    `json:"decoded"`
+	Size          *int64                 `json:"size"`
 
 	raw       []byte // bucket: the stored bytes
 	decodeErr error  // bucket: why the guessed codec could not decode them
@@ -56,11 +60,25 @@ func identify(ctx context.Context, rdb redis.UniversalClient, rep *Report) error
 	}
 	recs.Annotate(rep.Name, rep.Holders, rep.Queue)
 	recs.AnnotateGroup(rep.GroupValues)
-	if rep.Waiters == 0 {
+	rep.PermitHolders = []objinfo.PermitHolder{}
+	// An integer may be a semaphore whose holders only the records know.
+	semaphore := rep.Value != nil && rep.Kind != classify.Latch
+	if rep.Waiters == 0 && !semaphore {
 		return nil
 	}
 	if err := recs.ReadAllClients(ctx, rdb); err != nil {
 		return fmt.Errorf("client records: %w", err)
+	}
+	if semaphore {
+		rep.PermitHolders = recs.PermitHolders(rep.Name)
+		recs.AnnotatePermits(rep.Name, rep.Permits)
+		if len(rep.PermitHolders) > 0 && (rep.Kind == classify.AtomicLong || rep.Kind == classify.SemOrLatch) {
+			// A record says permits of it were taken: a semaphore.
+			rep.Kind, rep.Alternatives = classify.Semaphore, []string{}
+		}
+	}
+	if rep.Waiters == 0 {
+		return nil
 	}
 	chans := make([]string, len(rep.Channels))
 	for i, c := range rep.Channels {

@@ -82,12 +82,14 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 }
 
 // countWaiting fills in the objects' waiters as the clients' records count
-// them, reading every record (once per listing, into all) when an object
-// has subscribers.
+// them, and a semaphore's permit holders (an integer may be one), reading
+// every record (once per listing, into all) when an object needs them.
 func countWaiting(ctx context.Context, rdb redis.UniversalClient, looks []look, out []Object, counts map[string]objinfo.ChannelSub, all *objinfo.Clients) error {
 	subs := func(ch string) int64 { return objinfo.ChannelWaiters([]objinfo.ChannelSub{counts[ch]}, ch) }
 	for i := range out {
-		if out[i].Waiters == 0 {
+		o := &out[i]
+		semaphore := o.Value != nil && o.Kind != classify.Latch
+		if o.Waiters == 0 && !semaphore {
 			continue
 		}
 		if *all == nil {
@@ -96,8 +98,19 @@ func countWaiting(ctx context.Context, rdb redis.UniversalClient, looks []look, 
 				return fmt.Errorf("client records: %w", err)
 			}
 		}
+		if semaphore {
+			if ps := all.PermitHolders(o.Name); len(ps) > 0 {
+				o.Holders = objinfo.PermitHolderList(ps)
+				o.Held = true
+				if o.Kind == classify.AtomicLong || o.Kind == classify.SemOrLatch {
+					// A record says permits of it were taken: a semaphore.
+					o.Kind, o.Alternatives = classify.Semaphore, []string{}
+					o.State = lsState(o, nil)
+				}
+			}
+		}
 		w := all.Waiting(looks[i].channels, subs)
-		out[i].Waiting, out[i].WaiterConnections = w.Goroutines, w.Connections
+		o.Waiting, o.WaiterConnections = w.Goroutines, w.Connections
 	}
 	return nil
 }

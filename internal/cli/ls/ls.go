@@ -52,7 +52,8 @@ Columns:
            acquired ones), a latch's count, an integer's value, a rate
            limiter's rate, a bucket's size, a fenced lock's last token
   HOLDERS  the holder (client id:owner id, with the hold count) and how many
-           more; a group multi-lock's value owners
+           more; a group multi-lock's value owners; the clients holding a
+           semaphore's permits, as their records say (client id ×N permits)
   CLIENT   the first holder's client, program[pid]@host, from the record
            redisson-go clients keep under redisson-go:client:<client id>;
            "unknown client (Java, or registration off)" without one;
@@ -78,8 +79,9 @@ hash: a fenced lock shows its token in STATE. Other Redis keys are listed as
 --kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
 rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, none,
 unknown); --kind semaphore and --kind latch also keep the integers that may
-be one. --held keeps the locks with a holder, groups holding a value and
-permit-expirable semaphores with an acquired permit.
+be one. --held keeps the locks with a holder, groups holding a value,
+permit-expirable semaphores with an acquired permit and semaphores whose
+permits a client's record says it holds.
 
 Cost: the scan (SCAN COUNT --scan-count) goes through every key matching
 PATTERN, but only the first --max-keys keys are read and listed. Past the
@@ -485,8 +487,11 @@ func lsHolders(o Object) string {
 	if h.ClientID != nil && h.OwnerID != nil {
 		s = fmt.Sprintf("%s:%d ×%d", *h.ClientID, *h.OwnerID, h.Holds)
 	}
-	if h.Mode == "write" {
+	switch h.Mode {
+	case "write":
 		s += " write"
+	case "permits":
+		s = fmt.Sprintf("%s ×%d permits", h.Field, h.Holds)
 	}
 	if len(o.Holders) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(o.Holders)-1)

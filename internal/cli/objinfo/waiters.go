@@ -3,6 +3,7 @@ package objinfo
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -118,6 +119,53 @@ func (m Clients) HeldKeys() []string {
 		for _, h := range cr.rec.Holds {
 			out = append(out, h.Key)
 		}
+	}
+	return out
+}
+
+// PermitHolders lists the clients whose records say they hold permits of
+// the semaphore name, by client id.
+func (m Clients) PermitHolders(name string) []PermitHolder {
+	out := []PermitHolder{}
+	for id, cr := range m {
+		for _, p := range cr.rec.Permits {
+			if p.Key == name && p.Count > 0 {
+				out = append(out, PermitHolder{ClientID: id, Permits: p.Count, Client: m.info(&id)})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ClientID < out[j].ClientID })
+	return out
+}
+
+// AnnotatePermits fills in the holders of a permit-expirable semaphore's
+// permits that the records list by id.
+func (m Clients) AnnotatePermits(name string, ps []Permit) {
+	holder := map[string]string{}
+	for id, cr := range m {
+		for _, p := range cr.rec.Permits {
+			if p.Key == name {
+				for _, pid := range p.IDs {
+					holder[pid] = id
+				}
+			}
+		}
+	}
+	for i := range ps {
+		if id, ok := holder[ps[i].ID]; ok {
+			ps[i].ClientID = &id
+			ps[i].Client = m.info(&id)
+		}
+	}
+}
+
+// PermitHolderList is the permit holders as lock-like holders (field =
+// client id, mode "permits"), for ls's columns.
+func PermitHolderList(ps []PermitHolder) []Holder {
+	out := make([]Holder, len(ps))
+	for i, p := range ps {
+		id := p.ClientID
+		out[i] = Holder{Field: id, ClientID: &id, Holds: int64(p.Permits), Mode: "permits", Client: p.Client}
 	}
 	return out
 }

@@ -70,7 +70,7 @@
       previous.set(o.name, sig);
       let who = R.el("span", {class: "muted"}, "–");
       if (h) {
-        who = R.who(h.field + " ×" + h.holds + (h.mode === "write" ? " write" : ""), h.client,
+        who = R.who(h.field + " ×" + h.holds + (h.mode === "write" ? " write" : h.mode === "permits" ? " permits" : ""), h.client,
           o.holders.length > 1 ? `(+${o.holders.length - 1} more)` : "");
       }
       const stateClass = o.held ? "state-held" : /^free/.test(o.state) ? "state-free" : "";

@@ -159,11 +159,15 @@
             : q.stale ? R.el("span", {class: "stale"}, "stale") : R.el("span", {}, "gives up in ", moving(q.stale_in_ms, -1)))))));
     }
     if (o.kind === "permit-expirable semaphore") {
-      parts.push(section("Acquired permits", o.permits.length ? table(["Permit id", "Expires in", "Expires at (UTC)"],
-        o.permits.map((p) => [R.el("span", {class: "mono"}, p.id),
+      parts.push(section("Acquired permits", o.permits.length ? table(["Permit id", "Holder", "Expires in", "Expires at (UTC)"],
+        o.permits.map((p) => [R.el("span", {class: "mono"}, p.id), p.client_id ? R.who(p.client_id, p.client) : R.el("span", {class: "muted"}, "not in a record"),
           p.expires_in_ms === null ? "no lease" : p.expired ? R.el("span", {class: "stale"}, "expired") : moving(p.expires_in_ms, -1),
-          p.expires_ms === null ? "–" : new Date(p.expires_ms).toISOString()]), [1])
+          p.expires_ms === null ? "–" : new Date(p.expires_ms).toISOString()]), [2])
         : R.el("p", {class: "muted"}, "No permit acquired.")));
+    }
+    if (o.permit_holders && o.permit_holders.length) {
+      parts.push(section("Permit holders (from their records)", table(["Client", "Permits"],
+        o.permit_holders.map((h) => [R.who(h.client_id, h.client), h.permits]), [1])));
     }
     if (o.group_values && o.group_values.length) {
       parts.push(section("Values held", table(["Value id", "Client", "Holds", "Expires in"],
