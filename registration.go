@@ -17,8 +17,8 @@ import (
 // (by semaphore; a permit-expirable semaphore's by id), how many
 // goroutines wait on each channel, the time
 // of the write (the client's last-seen time) and the refresh period. It is
-// written in the background when the client starts, after its holds change
-// (at most 4 writes a second) and every refresh period: WatchdogTimeout/3,
+// written in the background when the client starts, after its holds or
+// permits change (at most 4 writes a second) and every refresh period: WatchdogTimeout/3,
 // between 1 s and 5 s (5 s by default). Tools show the holds of a client
 // not seen for two periods (at least one period and 3 s) as a gone
 // client's. The record expires 15 minutes after the last write (a
@@ -70,11 +70,12 @@ func startRegistration(rt *core.Runtime, o Options) func() {
 			}
 			return out
 		},
-		Period:  period,
-		TTL:     max(4*period, registry.Tombstone),
-		MinGap:  registrationMinGap,
-		Timeout: o.Timeout,
-		Logger:  o.Logger,
+		PermitsChanged: rt.Permits().Changed(),
+		Period:         period,
+		TTL:            max(4*period, registry.Tombstone),
+		MinGap:         registrationMinGap,
+		Timeout:        o.Timeout,
+		Logger:         o.Logger,
 	})
 	return r.Close
 }

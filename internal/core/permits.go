@@ -17,8 +17,9 @@ const MaxPermitIDs = 1000
 // its count only goes down to zero; a permit-expirable semaphore's permits
 // are listed by id.
 type PermitLedger struct {
-	mu sync.Mutex
-	m  map[string]*permitEntry
+	mu      sync.Mutex
+	m       map[string]*permitEntry
+	changed chan struct{}
 }
 
 type permitEntry struct {
@@ -33,6 +34,25 @@ type PermitsHeld struct {
 	// IDs are a permit-expirable semaphore's permit ids (hex), oldest
 	// first; nil for a plain semaphore.
 	IDs []string
+}
+
+// Changed returns a channel that receives a token (at most one waits)
+// after the ledger changes: a hint to write the record again.
+func (p *PermitLedger) Changed() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{}, 1)
+	}
+	return p.changed
+}
+
+// signal drops a token in changed; p.mu is held.
+func (p *PermitLedger) signal() {
+	select {
+	case p.changed <- struct{}{}:
+	default: // nil (nobody listens) or a token already waits
+	}
 }
 
 // Took records n permits of the semaphore name taken, with their ids for a
@@ -57,6 +77,7 @@ func (p *PermitLedger) Took(name string, n int, ids []string) {
 	} else {
 		e.count += n
 	}
+	p.signal()
 }
 
 // Gave records n permits of name given back: the permit id of a
@@ -82,6 +103,7 @@ func (p *PermitLedger) Gave(name string, n int, id string) {
 	if e.count == 0 {
 		delete(p.m, name)
 	}
+	p.signal()
 }
 
 // Held lists what the ledger holds, by name.

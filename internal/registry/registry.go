@@ -234,8 +234,9 @@ type Config struct {
 	// lists none.
 	Waiters func() map[string]int
 	// Permits lists the semaphore permits the client holds; nil lists
-	// none.
-	Permits func() []PermitHold
+	// none. PermitsChanged gets a token after they change.
+	Permits        func() []PermitHold
+	PermitsChanged <-chan struct{}
 	// Period is the time between two refreshes; TTL the record's PX.
 	Period, TTL time.Duration
 	// MinGap is the least time between two writes: changes that come
@@ -324,6 +325,18 @@ func (r *Registrar) loop() {
 			r.cfg.Logger.Debug("redisson: registration record written again", "key", Key(r.cfg.ID))
 		}
 	}
+	changed := func() {
+		if gapC != nil {
+			return // a write is already due
+		}
+		wait := r.cfg.MinGap - time.Since(last)
+		if wait <= 0 {
+			write()
+			return
+		}
+		gap = time.NewTimer(wait)
+		gapC = gap.C
+	}
 	write()
 	for {
 		select {
@@ -335,16 +348,9 @@ func (r *Registrar) loop() {
 		case <-tick.C:
 			write()
 		case <-r.cfg.Changed:
-			if gapC != nil {
-				continue // a write is already due
-			}
-			wait := r.cfg.MinGap - time.Since(last)
-			if wait <= 0 {
-				write()
-				continue
-			}
-			gap = time.NewTimer(wait)
-			gapC = gap.C
+			changed()
+		case <-r.cfg.PermitsChanged:
+			changed()
 		case <-gapC:
 			gap, gapC = nil, nil
 			write()
