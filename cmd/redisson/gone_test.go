@@ -193,6 +193,7 @@ func TestGoneHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	watchOut, stopWatch := runWatch(t, "inspect", "--watch", "--interval", "200ms", "--redis", url, "gone:lock")
 	p.kill()
 	// The last refresh was at most now; the client counts as gone
 	// GoneAfter later. The slack covers the CLI runs of one poll.
@@ -208,6 +209,13 @@ func TestGoneHolder(t *testing.T) {
 	rep, out := inspectReport(t, url, "gone:fair")
 	if len(rep.Queue) != 1 || rep.Queue[0].Client == nil || !rep.Queue[0].Client.Gone {
 		t.Errorf("the fair-queue entry of the gone client:\n%s", out)
+	}
+	waitFor(t, 30*time.Second, "inspect --watch to mark the holder gone", func() (bool, string) {
+		out := watchOut.String()
+		return strings.Contains(out, "*       GONE: "), out
+	})
+	if r := stopWatch(); r.code != 0 {
+		t.Errorf("inspect --watch after SIGINT: want exit 0:\n%v", r)
 	}
 	rep, out = inspectReport(t, url, "gone:sem")
 	if len(rep.PermitHolders) != 1 || rep.PermitHolders[0].Client == nil || !rep.PermitHolders[0].Client.Gone || rep.Kind != "semaphore" {
