@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,12 +59,15 @@ func TestRegistrationRecord(t *testing.T) {
 	require.Equal(t, redisson.Version, rec.Version)
 	require.NotEmpty(t, rec.Go)
 	require.InDelta(t, before.UnixMilli(), rec.StartedMs, 5000)
-	require.Equal(t, int64(4000), rec.TTLms) // 4 refresh periods of WatchdogTimeout/3
+	require.Equal(t, int64(1000), rec.PeriodMs) // WatchdogTimeout/3
+	require.Equal(t, registry.Tombstone.Milliseconds(), rec.TTLms)
 	require.Empty(t, rec.Holds)
 	ttl, err := rdb.PTTL(ctx, registry.Key(c.ID())).Result()
 	require.NoError(t, err)
 	require.Positive(t, ttl)
-	require.LessOrEqual(t, ttl, 4*time.Second)
+	require.LessOrEqual(t, ttl, registry.Tombstone)
+	gone, _ := rec.Gone(ttl)
+	require.False(t, gone, "a live client")
 
 	// Holds appear with their owner field and since when.
 	h, err := c.Lock("reg:lock").Lock(ctx)
@@ -87,6 +92,25 @@ func TestRegistrationRecord(t *testing.T) {
 	n, err := rdb.HGet(ctx, "reg:lock", lh.Owner).Int()
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
+
+	// Goroutines waiting for the lock are counted on its channel.
+	wctx, stopWaiting := context.WithCancel(ctx)
+	var waiting sync.WaitGroup
+	for range 3 {
+		waiting.Add(1)
+		go func() {
+			defer waiting.Done()
+			if h, err := c.Lock("reg:lock").Lock(wctx); err == nil {
+				_ = h.Unlock(ctx)
+			}
+		}()
+	}
+	redistest.Eventually(t, 10*time.Second, "3 waiters in the record", func() bool {
+		rec = readRecord(t, rdb, c.ID())
+		return rec != nil && rec.Waiters["redisson_lock__channel:{reg:lock}"] == 3
+	})
+	stopWaiting()
+	waiting.Wait()
 
 	require.NoError(t, h.Unlock(ctx))
 	require.NoError(t, w.Unlock(ctx))
@@ -156,4 +180,38 @@ func TestRegistrationDisabled(t *testing.T) {
 	}
 	require.Positive(t, lockCalls, "the lock calls were seen")
 	require.Nil(t, readRecord(t, rdb, c.ID()))
+}
+
+// TestRegistrationPermits: the record lists the semaphore permits the
+// client took and has not given back, a permit-expirable semaphore's by
+// id, within a refresh period.
+func TestRegistrationPermits(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	ctx := context.Background()
+	c, err := redisson.New(rdb, redisson.WithWatchdogTimeout(3*time.Second))
+	require.NoError(t, err)
+	defer c.Close()
+	sem := c.Semaphore("reg:sem")
+	_, err = sem.TrySetPermits(ctx, 5)
+	require.NoError(t, err)
+	require.NoError(t, sem.Acquire(ctx, 3))
+	pes := c.PermitExpirableSemaphore("reg:pes")
+	_, err = pes.TrySetPermits(ctx, 2)
+	require.NoError(t, err)
+	id, err := pes.Acquire(ctx)
+	require.NoError(t, err)
+
+	want := []registry.PermitHold{{Key: "reg:pes", Count: 1, IDs: []string{id}}, {Key: "reg:sem", Count: 3}}
+	var rec *registry.Record
+	redistest.Eventually(t, 10*time.Second, "the permits in the record", func() bool {
+		rec = readRecord(t, rdb, c.ID())
+		return rec != nil && reflect.DeepEqual(rec.Permits, want)
+	})
+	require.NoError(t, sem.Release(ctx, 1))
+	require.NoError(t, pes.Release(ctx, id))
+	redistest.Eventually(t, 10*time.Second, "the released permits leave the record", func() bool {
+		rec = readRecord(t, rdb, c.ID())
+		return rec != nil && reflect.DeepEqual(rec.Permits, []registry.PermitHold{{Key: "reg:sem", Count: 2}})
+	})
 }

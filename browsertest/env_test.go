@@ -39,6 +39,9 @@ var (
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	if addr := os.Getenv(holderEnv); addr != "" {
+		return holderMain(addr)
+	}
 	chromiumPath = os.Getenv("CHROMIUM")
 	if chromiumPath == "" {
 		chromiumPath = "/usr/bin/chromium"

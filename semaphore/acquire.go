@@ -56,6 +56,9 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, wait bool, bu
 	}
 	octx, ob := s.rt.Events().StartAcquire(ctx, "semaphore", s.name, wait, int64(n))
 	ok, err := s.acquireObserved(octx, op, n, wait, budget, &ob)
+	if ok && n > 0 {
+		s.rt.Permits().Took(s.name, n, nil) // for the registration record
+	}
 	if ob.On() {
 		ob.End(ctx, ok, err, wait)
 		if ok && n > 0 {

@@ -234,6 +234,9 @@ func (e *ExpirableSemaphore) acquire(ctx context.Context, op string, n int, fore
 	waits := forever || o.wait > 0
 	octx, ob := e.s.rt.Events().StartAcquire(ctx, kind, e.s.name, waits, int64(n))
 	ids, ok, err := e.acquireObserved(octx, op, n, forever, o, &ob)
+	if ok && len(ids) > 0 {
+		e.s.rt.Permits().Took(e.s.name, len(ids), ids) // for the registration record
+	}
 	if ob.On() {
 		ob.End(ctx, ok, err, waits)
 		if ok && n > 0 {
@@ -573,6 +576,9 @@ func (e *ExpirableSemaphore) release(ctx context.Context, id string) (bool, erro
 	dctx, cancel := e.s.rt.ForRelease(ctx)
 	defer cancel()
 	ok, err := e.releaseOn(dctx, id)
+	if err == nil {
+		e.s.rt.Permits().Gave(e.s.name, 1, id) // released, or not held any more
+	}
 	if ok && err == nil {
 		e.s.rt.Events().Permits(ctx, "permit-expirable semaphore", e.s.name, observe.PermitsReleased, 1)
 	}

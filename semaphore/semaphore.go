@@ -312,6 +312,7 @@ func (s *Semaphore) release(ctx context.Context, n int) error {
 	defer cancel()
 	err := s.releaseOn(dctx, n)
 	if err == nil {
+		s.rt.Permits().Gave(s.name, n, "")
 		s.rt.Events().Permits(ctx, "semaphore", s.name, observe.PermitsReleased, int64(n))
 	}
 	return err

@@ -71,7 +71,10 @@ func TestHolderIdentity(t *testing.T) {
 		if got.StartedMs < before.UnixMilli()-1000 || got.StartedMs > time.Now().UnixMilli() || !strings.HasPrefix(got.Go, "go") {
 			t.Errorf("%s: client %+v", what, got)
 		}
-		got.StartedMs, got.Go = 0, ""
+		if got.SeenMs < got.StartedMs || got.SeenAgoMs < 0 {
+			t.Errorf("%s: last seen %+v", what, got)
+		}
+		got.StartedMs, got.Go, got.SeenMs, got.SeenAgoMs = 0, "", 0, 0
 		if got != want {
 			t.Errorf("%s: client %+v, want %+v", what, got, want)
 		}

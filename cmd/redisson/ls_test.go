@@ -21,6 +21,7 @@ import (
 	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/cli/watch"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/internal/registry"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/ratelimit"
@@ -116,8 +117,20 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 	pes := client.PermitExpirableSemaphore("k:pes")
 	_, err = pes.TrySetPermits(ctx, 3)
 	must(err)
-	_, err = pes.Acquire(ctx, semaphore.WithLease(time.Minute))
+	permit, err := pes.Acquire(ctx, semaphore.WithLease(time.Minute))
 	must(err)
+	// The client's record lists the permit (written in the background).
+	waitFor(t, 30*time.Second, "the permit in the client's record", func() (bool, string) {
+		data, err := rdb.Get(ctx, registry.Key(client.ID())).Bytes()
+		if err != nil {
+			return false, err.Error()
+		}
+		rec, err := registry.Parse(data)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(rec.Permits) == 1 && len(rec.Permits[0].IDs) == 1 && rec.Permits[0].IDs[0] == permit, string(data)
+	})
 
 	_, err = client.CountDownLatch("k:latch").TrySetCount(ctx, 2)
 	must(err)
@@ -145,7 +158,7 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 		"k:fenced":  {kind: classify.Lock, state: "free, token 1"}, // its token outlives every hold
 		"k:group":   {kind: classify.Group, state: "2 values held", holder: owner(g.Owner()), held: true},
 		"k:sem":     {kind: classify.Semaphore, state: "permits 4", waiters: 1},
-		"k:pes":     {kind: classify.Expirable, state: "permits 2, acquired 1", held: true},
+		"k:pes":     {kind: classify.Expirable, state: "permits 2, acquired 1", held: true, permitHolder: client.ID()},
 		"k:latch":   {kind: classify.Latch, state: "count 2", waiters: 1},
 		"k:long":    {kind: classify.AtomicLong, state: "value 42"},
 		"k:rate":    {kind: classify.RateLimiter, state: "rate 10 per 1s, OVERALL"},
@@ -159,6 +172,7 @@ func makeEveryKind(t *testing.T, rdb redis.UniversalClient) map[string]lsWant {
 
 type lsWant struct {
 	kind, state, holder string
+	permitHolder        string // the client id of a semaphore's permit holder
 	held                bool
 	waiters             int64
 	absent              bool
@@ -195,6 +209,11 @@ func checkEveryKind(t *testing.T, res ls.Result, want map[string]lsWant) {
 			if len(o.Holders) == 0 || o.Holders[0].ClientID == nil ||
 				fmt.Sprintf("%s:%d", *o.Holders[0].ClientID, *o.Holders[0].OwnerID) != w.holder {
 				t.Errorf("%s: holders %+v, want %s", name, o.Holders, w.holder)
+			}
+		} else if w.permitHolder != "" {
+			if len(o.Holders) != 1 || o.Holders[0].Mode != "permits" || o.Holders[0].ClientID == nil ||
+				*o.Holders[0].ClientID != w.permitHolder || o.Holders[0].Holds != 1 || o.Holders[0].Client == nil {
+				t.Errorf("%s: holders %+v, want %s holding 1 permit", name, o.Holders, w.permitHolder)
 			}
 		} else if len(o.Holders) != 0 {
 			t.Errorf("%s: holders %+v, want none", name, o.Holders)
@@ -363,7 +382,10 @@ func TestLsCluster(t *testing.T) {
 	if len(masters) < 2 {
 		t.Errorf("the objects are on %d master(s); the test wants several", len(masters))
 	}
-	if res := lsJSON(t, "--cluster", "--redis", url, "--max-keys", "3"); !res.Truncated || res.ScannedKeys != 3 {
+	// Cut at 3: the keys of held and waited-on objects are kept past the
+	// limit, the others left out.
+	if res := lsJSON(t, "--cluster", "--redis", url, "--max-keys", "3"); !res.Truncated || res.ScannedKeys-res.KeptPastLimit != 3 ||
+		res.LeftOut != res.MatchedKeys-res.ScannedKeys || res.LeftOut == 0 {
 		t.Errorf("cluster, --max-keys 3: %+v", res)
 	}
 }

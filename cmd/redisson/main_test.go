@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	if addr := os.Getenv(goneWorkerEnv); addr != "" {
+		return goneWorker(addr)
+	}
 	dir, err := os.MkdirTemp("", "redisson-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -70,6 +70,7 @@ type Runtime struct {
 
 	conns    *conns.Pool
 	holds    *holds.Registry
+	permits  PermitLedger
 	events   *events.Sink
 	retry    *retry.Policy
 	evalMode EvalMode
@@ -210,6 +211,9 @@ func (rt *Runtime) Conns() *conns.Pool { return rt.conns }
 
 // Holds returns what the client holds.
 func (rt *Runtime) Holds() *holds.Registry { return rt.holds }
+
+// Permits returns the ledger of the semaphore permits this client holds.
+func (rt *Runtime) Permits() *PermitLedger { return &rt.permits }
 
 // Events returns where the client's events go (observer, Debug log).
 func (rt *Runtime) Events() *events.Sink { return rt.events }

@@ -370,6 +370,24 @@ func (h *Hub) Close() {
 	}
 }
 
+// WaitersByChannel counts the registered waiters of each channel that has
+// some (the client's registration record lists them, so that tools count
+// waiting goroutines rather than subscribed connections).
+func (h *Hub) WaitersByChannel() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out map[string]int
+	for k, e := range h.entries {
+		if e.n > 0 {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[k.name] += e.n
+		}
+	}
+	return out
+}
+
 // Stats describes the hub's current load.
 type Stats struct {
 	Connections int // Redis connections carrying subscriptions

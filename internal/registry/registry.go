@@ -1,8 +1,11 @@
-// Package registry publishes who a client is and what it holds, for the
-// operators' tools (redisson inspect, ls, dashboard): one string key per
-// client, KeyPrefix + client id, holding a JSON Record, written with a PX
-// expiry and refreshed in the background, so that the record of a process
-// that died is gone within a few refresh periods.
+// Package registry publishes who a client is, what it holds and how many
+// of its goroutines wait, for the operators' tools (redisson inspect, ls,
+// dashboard): one string key per client, KeyPrefix + client id, holding a
+// JSON Record, rewritten every refresh period with a PX expiry far longer
+// than the period. A reader tells a live client from a dead one by the
+// time since the last write (Record.Gone); the longer expiry keeps a dead
+// client's record readable, as a tombstone, while what it held or queued
+// for may still be in Redis.
 //
 // The key is this library's own: Redisson derives no key from a name that
 // starts with "redisson-go:" (its derived keys start with "redisson_" or
@@ -39,6 +42,23 @@ const Module = "github.com/goredisson/redisson"
 // there were.
 const MaxHolds = 1000
 
+// MaxWaiters bounds the channels one record lists waiters for.
+const MaxWaiters = 1000
+
+// Tombstone is the least PX of a record. Far longer than a refresh period,
+// it keeps a dead client's record readable, so that tools show its holds
+// and queue entries as a gone client's rather than an unknown one's, for
+// as long as they may matter: a watchdog lease (30 s by default) and a
+// fair-lock queue entry (stale after the 5 min of Redisson's wait timeout)
+// end well within it, and it spans the dashboard's history window. Longer,
+// the records of a process restarting in a loop would pile up.
+const Tombstone = 15 * time.Minute
+
+// MinGrace is the least time past a refresh period before a client
+// counts as gone: a write held up by a slow Redis or a paused process is
+// not a death.
+const MinGrace = 3 * time.Second
+
 // Key returns the key of the record of client id.
 func Key(id string) string { return KeyPrefix + id }
 
@@ -62,10 +82,22 @@ type Record struct {
 	// unknown.
 	Version string `json:"version,omitempty"`
 	Go      string `json:"go"`
-	// WrittenMs is when this version of the record was written; TTLms the
-	// PX it was written with.
+	// WrittenMs is when this version of the record was written: the
+	// client's last-seen time. TTLms is the PX it was written with.
 	WrittenMs int64 `json:"written_ms"`
 	TTLms     int64 `json:"ttl_ms"`
+	// PeriodMs is the time between two refreshes; 0 in records of clients
+	// older than the field, whose TTL was 4 periods (see Period).
+	PeriodMs int64 `json:"period_ms,omitempty"`
+	// Waiters counts the client's goroutines waiting on each channel (a
+	// lock's, a fair-lock waiter's, a semaphore's or a latch's), as of the
+	// write; nil when none wait, or in records of older clients. At most
+	// MaxWaiters channels are listed.
+	Waiters map[string]int `json:"waiters,omitempty"`
+	// Permits lists the semaphore permits the client took and has not
+	// given back, by semaphore (at most MaxHolds); nil when none, or in
+	// records of older clients.
+	Permits []PermitHold `json:"permits,omitempty"`
 	// Holds lists at most MaxHolds of the client's holds, oldest first.
 	Holds      []Hold `json:"holds"`
 	HoldsTotal int    `json:"holds_total"`
@@ -80,6 +112,16 @@ type Hold struct {
 	// SinceMs is when the owner's outermost hold was asked for.
 	SinceMs int64 `json:"since_ms"`
 	Depth   int   `json:"depth"`
+}
+
+// PermitHold is a client's permits of one semaphore.
+type PermitHold struct {
+	// Key is the semaphore's name (its key).
+	Key   string `json:"key"`
+	Count int    `json:"count"`
+	// IDs are a permit-expirable semaphore's permit ids (hex, as the
+	// zset's members read as hex); empty for a plain semaphore.
+	IDs []string `json:"ids,omitempty"`
 }
 
 // Find returns the hold of owner field on key, if the record lists it.
@@ -104,6 +146,39 @@ func (r *Record) Age(atMs int64, pttl time.Duration) time.Duration {
 		}
 	}
 	return max(d, 0)
+}
+
+// Period is the client's refresh period: PeriodMs, or for a record of an
+// older client (TTL of 4 periods) a quarter of its TTL.
+func (r *Record) Period() time.Duration {
+	if r.PeriodMs > 0 {
+		return time.Duration(r.PeriodMs) * time.Millisecond
+	}
+	return time.Duration(r.TTLms) * time.Millisecond / 4
+}
+
+// GoneAfter is how long after its last write a client counts as gone: one
+// refresh period plus a grace of another (at least MinGrace).
+func (r *Record) GoneAfter() time.Duration {
+	p := r.Period()
+	return p + max(p, MinGrace)
+}
+
+// Silence returns how long ago the record was written, by its TTL and the
+// key's remaining PTTL (no clock is compared); ok is false when pttl is
+// unknown (< 0).
+func (r *Record) Silence(pttl time.Duration) (time.Duration, bool) {
+	if pttl < 0 || r.TTLms <= 0 {
+		return 0, false
+	}
+	return max(time.Duration(r.TTLms)*time.Millisecond-pttl, 0), true
+}
+
+// Gone reports whether the client has not been seen for longer than
+// GoneAfter, and how long ago it was last seen.
+func (r *Record) Gone(pttl time.Duration) (gone bool, silent time.Duration) {
+	silent, ok := r.Silence(pttl)
+	return ok && silent > r.GoneAfter(), silent
 }
 
 // Parse decodes a record's value.
@@ -155,6 +230,13 @@ type Config struct {
 	// change.
 	Held    func() []holds.Held
 	Changed <-chan struct{}
+	// Waiters counts the client's waiting goroutines by channel; nil
+	// lists none.
+	Waiters func() map[string]int
+	// Permits lists the semaphore permits the client holds; nil lists
+	// none. PermitsChanged gets a token after they change.
+	Permits        func() []PermitHold
+	PermitsChanged <-chan struct{}
 	// Period is the time between two refreshes; TTL the record's PX.
 	Period, TTL time.Duration
 	// MinGap is the least time between two writes: changes that come
@@ -198,7 +280,7 @@ func Start(cfg Config) *Registrar {
 		base: Record{
 			ID: cfg.ID, Host: host, PID: os.Getpid(), Program: filepath.Base(os.Args[0]),
 			StartedMs: time.Now().UnixMilli(), Library: LibraryVersion(), Version: cfg.Version,
-			Go: runtime.Version(), TTLms: cfg.TTL.Milliseconds(),
+			Go: runtime.Version(), TTLms: cfg.TTL.Milliseconds(), PeriodMs: cfg.Period.Milliseconds(),
 		},
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
@@ -243,6 +325,18 @@ func (r *Registrar) loop() {
 			r.cfg.Logger.Debug("redisson: registration record written again", "key", Key(r.cfg.ID))
 		}
 	}
+	changed := func() {
+		if gapC != nil {
+			return // a write is already due
+		}
+		wait := r.cfg.MinGap - time.Since(last)
+		if wait <= 0 {
+			write()
+			return
+		}
+		gap = time.NewTimer(wait)
+		gapC = gap.C
+	}
 	write()
 	for {
 		select {
@@ -254,16 +348,9 @@ func (r *Registrar) loop() {
 		case <-tick.C:
 			write()
 		case <-r.cfg.Changed:
-			if gapC != nil {
-				continue // a write is already due
-			}
-			wait := r.cfg.MinGap - time.Since(last)
-			if wait <= 0 {
-				write()
-				continue
-			}
-			gap = time.NewTimer(wait)
-			gapC = gap.C
+			changed()
+		case <-r.cfg.PermitsChanged:
+			changed()
 		case <-gapC:
 			gap, gapC = nil, nil
 			write()
@@ -300,8 +387,42 @@ func (r *Registrar) Snapshot() Record {
 	for i, h := range held {
 		rec.Holds[i] = Hold{Key: h.Key, Owner: h.Owner, Object: h.Object, SinceMs: h.Since.UnixMilli(), Depth: h.Depth}
 	}
+	if r.cfg.Waiters != nil {
+		rec.Waiters = capWaiters(r.cfg.Waiters())
+	}
+	if r.cfg.Permits != nil {
+		if ps := r.cfg.Permits(); len(ps) > 0 {
+			rec.Permits = ps[:min(len(ps), MaxHolds)]
+		}
+	}
 	rec.WrittenMs = time.Now().UnixMilli()
 	return rec
+}
+
+// capWaiters keeps the MaxWaiters channels with the most waiters (by name
+// among equals); nil when none wait.
+func capWaiters(w map[string]int) map[string]int {
+	if len(w) == 0 {
+		return nil
+	}
+	if len(w) <= MaxWaiters {
+		return w
+	}
+	chans := make([]string, 0, len(w))
+	for c := range w {
+		chans = append(chans, c)
+	}
+	sort.Slice(chans, func(i, j int) bool {
+		if w[chans[i]] != w[chans[j]] {
+			return w[chans[i]] > w[chans[j]]
+		}
+		return chans[i] < chans[j]
+	})
+	out := make(map[string]int, MaxWaiters)
+	for _, c := range chans[:MaxWaiters] {
+		out[c] = w[c]
+	}
+	return out
 }
 
 func (r *Registrar) write(ctx context.Context) error {

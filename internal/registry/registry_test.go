@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -218,4 +220,96 @@ func TestLibraryVersion(t *testing.T) {
 	require.Equal(t, "(devel)", registry.LibraryVersion())
 	require.True(t, registry.IsKey(registry.Key("x")))
 	require.False(t, registry.IsKey("redisson_lock__channel:{x}"))
+}
+
+// TestGone: a client counts as gone once its record has not been written
+// for a period plus a grace of another period (at least MinGrace); a
+// record of an older client, without period_ms, had a TTL of 4 periods.
+func TestGone(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		rec        registry.Record
+		pttl       time.Duration
+		gone       bool
+		silent     time.Duration
+		goneAfter  time.Duration
+		wantPeriod time.Duration
+	}{
+		{"just written", registry.Record{TTLms: 900_000, PeriodMs: 5000}, 900 * time.Second, false, 0, 10 * time.Second, 5 * time.Second},
+		{"one period late", registry.Record{TTLms: 900_000, PeriodMs: 5000}, 891 * time.Second, false, 9 * time.Second, 10 * time.Second, 5 * time.Second},
+		{"two periods late", registry.Record{TTLms: 900_000, PeriodMs: 5000}, 889 * time.Second, true, 11 * time.Second, 10 * time.Second, 5 * time.Second},
+		{"short period, grace floor", registry.Record{TTLms: 900_000, PeriodMs: 1000}, 897 * time.Second, false, 3 * time.Second, 4 * time.Second, time.Second},
+		{"short period, past grace", registry.Record{TTLms: 900_000, PeriodMs: 1000}, 895 * time.Second, true, 5 * time.Second, 4 * time.Second, time.Second},
+		{"older writer", registry.Record{TTLms: 40_000}, 15 * time.Second, true, 25 * time.Second, 20 * time.Second, 10 * time.Second},
+		{"PTTL unknown", registry.Record{TTLms: 900_000, PeriodMs: 1000}, -1, false, 0, 4 * time.Second, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gone, silent := tc.rec.Gone(tc.pttl)
+			require.Equal(t, tc.gone, gone)
+			require.Equal(t, tc.silent, silent)
+			require.Equal(t, tc.goneAfter, tc.rec.GoneAfter())
+			require.Equal(t, tc.wantPeriod, tc.rec.Period())
+		})
+	}
+}
+
+// TestWaitersAndPeriod: the record carries the refresh period and the
+// waiters by channel; an older reader's decoding ignores both.
+func TestWaitersAndPeriod(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	src := newHolds()
+	var mu sync.Mutex
+	waiters := map[string]int{"redisson_lock__channel:{a}": 3}
+	r := registry.Start(registry.Config{Redis: rdb, ID: "id-w", Held: src.Held, Changed: src.changed,
+		Waiters: func() map[string]int {
+			mu.Lock()
+			defer mu.Unlock()
+			return maps.Clone(waiters)
+		},
+		Period: 100 * time.Millisecond, TTL: time.Hour, Timeout: time.Second})
+	defer r.Close()
+	var rec *registry.Record
+	redistest.Eventually(t, 5*time.Second, "the record with its waiters", func() bool {
+		rec = get(t, rdb, "id-w")
+		return rec != nil && rec.Waiters["redisson_lock__channel:{a}"] == 3
+	})
+	require.Equal(t, int64(100), rec.PeriodMs)
+	require.Equal(t, int64(time.Hour/time.Millisecond), rec.TTLms)
+	mu.Lock()
+	waiters = nil
+	mu.Unlock()
+	redistest.Eventually(t, 5*time.Second, "no waiters after the next refresh", func() bool {
+		rec = get(t, rdb, "id-w")
+		return rec != nil && rec.Waiters == nil
+	})
+	data, err := rdb.Get(context.Background(), registry.Key("id-w")).Bytes()
+	require.NoError(t, err)
+	require.NotContains(t, string(data), `"waiters"`, "omitted when none wait")
+	var older struct {
+		ID        string `json:"id"`
+		WrittenMs int64  `json:"written_ms"`
+		TTLms     int64  `json:"ttl_ms"`
+	}
+	require.NoError(t, json.Unmarshal(data, &older))
+	require.Equal(t, "id-w", older.ID)
+	require.Equal(t, rec.WrittenMs, older.WrittenMs)
+}
+
+// TestWaitersCapped: past MaxWaiters channels, those with the most waiters
+// are kept.
+func TestWaitersCapped(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	src := newHolds()
+	w := map[string]int{"busy": 50}
+	for i := range registry.MaxWaiters + 10 {
+		w[fmt.Sprintf("ch%05d", i)] = 1
+	}
+	r := registry.Start(registry.Config{Redis: rdb, ID: "id-c", Held: src.Held, Changed: src.changed,
+		Waiters: func() map[string]int { return w }, Period: time.Hour, TTL: time.Hour, Timeout: time.Second})
+	defer r.Close()
+	rec := r.Snapshot()
+	require.Len(t, rec.Waiters, registry.MaxWaiters)
+	require.Equal(t, 50, rec.Waiters["busy"])
 }

@@ -39,7 +39,10 @@ permits and each expirable permit's expiry, the latch count, the rate
 limiter's grants over the last interval as a small chart, TTLs counting
 down. /metrics on the same server exports the same state in Prometheus
 text format (locks held, holders, waiters, queue lengths, permits, counts),
-bounded like ls by --max-keys.
+bounded like ls by --max-keys: past it, held, waited-on and --pin'ned
+objects are kept and the page says how many keys were left out. A holder
+whose client has not refreshed its record for two refresh periods is
+marked gone, with how long ago it was last seen.
 
 The page is read-only unless --allow-writes is given, which adds
 force-unlock (plain, fair and read-write locks), set/add permits
@@ -91,7 +94,9 @@ func Command(args []string) int {
 	fs.StringVar(&o.token, "token", os.Getenv("REDISSON_DASHBOARD_TOKEN"), "`secret` every request must carry (default $REDISSON_DASHBOARD_TOKEN)")
 	fs.BoolVar(&o.allowWrites, "allow-writes", false, "add force-unlock, set/add permits and delete, each behind a confirmation")
 	pattern := fs.String("pattern", "*", "SCAN MATCH `glob` of the objects listed")
-	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys` per refresh (also /metrics)")
+	maxKeys := fs.Int("max-keys", 10000, "read at most this many `keys` per refresh, plus those of held, waited-on and pinned objects (also /metrics)")
+	var pins ls.Pins
+	fs.Var(&pins, "pin", "never leave out the keys this `NAME or PATTERN` matches (repeatable)")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
 	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
@@ -120,7 +125,7 @@ func Command(args []string) int {
 	if o.token != "" && len(o.token) < MinTokenLen {
 		return cliflag.UsageError(fs, "--token (or $REDISSON_DASHBOARD_TOKEN) is too short: %d byte(s), at least %d needed (make one with: openssl rand -hex 16)", len(o.token), MinTokenLen)
 	}
-	o.ls = ls.Options{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o.ls = ls.Options{Pattern: *pattern, MaxKeys: *maxKeys, ScanCount: *scanCount, Pins: pins}
 	o.timeout = cf.Timeout
 
 	cn, code := conn.ConnectOrExit(context.Background(), fs, &cf, nil)

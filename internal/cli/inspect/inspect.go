@@ -29,7 +29,9 @@ Shows what Redis holds under NAME and the keys and channels Redisson derives
 from it: the kind of object, its TTL, the holders of a lock (client id, owner
 id, hold count, and from the holder's registration record its host, pid,
 program and how long it has held; "unknown client (Java, or registration
-off)" without one), the fair-lock queue, semaphore permits (with each acquired
+off)" without one; "GONE:", with when it was last seen, when the client
+has not refreshed its record for two refresh periods: it died or lost
+Redis, and its holds last until their lease ends), the fair-lock queue, semaphore permits (with each acquired
 permit's expiry for a permit-expirable semaphore) or the latch count, a rate
 limiter's config and the state of its window(s), the values a group
 multi-lock holds (by field id, with owner and expiry), a bucket's value decoded
@@ -88,8 +90,11 @@ Kinds, from the key's Redis type:
                  read_ttls_ms = PTTL of each read hold's timeout key, else null;
                  client = the holder's client from its registration record
                  (redisson-go:client:<client id>): {host, pid, program, started_ms,
-                 library, go}, null for an unknown client (Java, or registration
-                 off); held_for_ms = how long the hold has lasted (by the holder's
+                 library, go, gone, seen_ago_ms, seen_ms}, null for an unknown
+                 client (Java, or registration off); gone = not seen for longer
+                 than two refresh periods (at least one and 3 s): died or cut off;
+                 seen_ago_ms = since its last refresh (by the record's TTL and
+                 PTTL); seen_ms = when (its clock); held_for_ms = how long the hold has lasted (by the holder's
                  clock and the record's TTL), null when unknown
   queue          fair-lock waiters, head first: [] of {field, client_id, owner_id,
                  timeout_ms, stale, stale_in_ms, client}; timeout_ms = absolute time (ms since
@@ -107,7 +112,12 @@ Kinds, from the key's Redis type:
                  acquiring client's clock; the ZSCORE in {NAME}:timeout), null = no
                  lease; expires_in_ms = expires_ms minus now (negative: expired that
                  long ago), null = no lease; expired = the lease has passed (the
-                 permit returns to "value" when the next script runs)
+                 permit returns to "value" when the next script runs); client_id and
+                 client = its holder when a client's record lists the permit, else null
+  permit_holders semaphore (or an integer that may be one): [] of {client_id, permits,
+                 client}: the clients whose records list permits of it that they took
+                 and have not given back (a plain semaphore's permits have no owner in
+                 Redis; the record says who took them), client as for holders
   rate_limiter   rate limiter: {rate, interval_ms, type, keep_alive_ms, windows};
                  type "OVERALL" or "PER_CLIENT"; keep_alive_ms 0 = none; windows =
                  the shared window (OVERALL) or each client's (PER_CLIENT, found by
@@ -127,7 +137,8 @@ Kinds, from the key's Redis type:
                  the value itself cannot be read back); client_id and owner_id from
                  the owner stored under it; holds = its lock_count; expires_ms = its
                  expire_time (ms since the epoch, the holder's clock), expires_in_ms =
-                 that minus now, expired = passed (another owner may take it); else []
+                 that minus now, expired = passed (another owner may take it);
+                 client = the owner's client, as for holders; else []
   channels       [] of {channel, subscribers, shard_subscribers}: PUBSUB NUMSUB and
                  PUBSUB SHARDNUMSUB (null where unsupported, Redis < 7) of each
                  channel of the kind (all candidate channels when the kind is none
@@ -136,6 +147,11 @@ Kinds, from the key's Redis type:
   waiters        sum of the subscribers and shard_subscribers of those channels:
                  connections subscribed, one per waiting client (a Redisson client
                  shares one subscription among all its waiting threads)
+  waiting        goroutines waiting on those channels, as the records of live
+                 redisson-go clients count them (written every refresh period)
+  waiter_connections
+                 the subscribed connections no live record accounts for: one per
+                 waiting client without a record (Java, registration off)
   keys           [] of {key, type, ttl_ms}: NAME and each derived key that exists
   alternatives   [] of the other kinds the same state fits: for "atomiclong",
                  "semaphore", "count-down latch" and "bucket"; else []

@@ -132,6 +132,15 @@ func printPermits(w io.Writer, r *Report, row func(k, format string, a ...any)) 
 				}
 			}
 			fmt.Fprintf(w, "    %s  %s\n", p.ID, t)
+			if p.ClientID != nil {
+				fmt.Fprintf(w, "      client %s: %s\n", *p.ClientID, objinfo.ClientText(p.Client))
+			}
+		}
+	}
+	if len(r.PermitHolders) > 0 {
+		row("holders", "%d client(s) hold permits, from their records", len(r.PermitHolders))
+		for _, h := range r.PermitHolders {
+			fmt.Fprintf(w, "    client %s  holds %d permit(s)\n      %s\n", h.ClientID, h.Permits, objinfo.ClientText(h.Client))
 		}
 	}
 }
@@ -139,7 +148,7 @@ func printPermits(w io.Writer, r *Report, row func(k, format string, a ...any)) 
 // printWaitersAndKeys prints the subscribers of each channel and the keys.
 func printWaitersAndKeys(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 	if r.Kind != classify.Bucket && r.Kind != classify.RateLimiter && r.Kind != classify.Map {
-		row("waiters", "%d subscribed connection(s)", r.Waiters)
+		row("waiters", "%s", waitersText(r))
 	}
 	for _, c := range r.Channels {
 		shard := "n/a"
@@ -154,6 +163,21 @@ func printWaitersAndKeys(w io.Writer, r *Report, row func(k, format string, a ..
 			fmt.Fprintf(w, "    %s  %s, ttl %s\n", cliflag.Visible(k.Key), k.Type, ttlText(k.TTLms))
 		}
 	}
+}
+
+// waitersText counts the waiting goroutines where the clients' records
+// list them, and the subscribed connections of clients without one.
+func waitersText(r *Report) string {
+	switch {
+	case r.Waiters == 0:
+		return "0 subscribed connection(s)"
+	case r.Waiting == 0:
+		return fmt.Sprintf("%d subscribed connection(s), one per waiting client without a record (Java, registration off)", r.WaiterConnections)
+	case r.WaiterConnections == 0:
+		return fmt.Sprintf("%d goroutine(s) waiting, as the clients' records count them", r.Waiting)
+	}
+	return fmt.Sprintf("%d goroutine(s) waiting, as the clients' records count them, and %d subscribed connection(s) "+
+		"of clients without a record (Java, registration off), one per waiting client", r.Waiting, r.WaiterConnections)
 }
 
 // bucketLines and bucketBytes bound a bucket's value as inspect prints it;
@@ -321,5 +345,8 @@ func printGroup(w io.Writer, r *Report, row func(k, format string, a ...any)) {
 			exp = "expires in " + objinfo.FmtMillis(*g.ExpiresInMs)
 		}
 		fmt.Fprintf(w, "    %s  %s  holds %d  %s\n", cliflag.Visible(g.Field), ownerText(g.Field, g.ClientID, g.OwnerID), g.Holds, exp)
+		if g.ClientID != nil {
+			fmt.Fprintf(w, "      %s\n", objinfo.ClientText(g.Client))
+		}
 	}
 }

@@ -27,23 +27,65 @@ type Report struct {
 	GroupValues  []objinfo.GroupValue `json:"group_values"`
 	Channels     []objinfo.ChannelSub `json:"channels"`
 	Waiters      int64                `json:"waiters"`
-	Keys         []objinfo.KeyInfo    `json:"keys"`
-	Alternatives []string             `json:"alternatives"`
-	Codec        *string              `json:"codec"`
-	Decoded      any                  `json:"decoded"`
-	Size         *int64               `json:"size"`
+	// Waiting counts the goroutines the waiting clients' records list;
+	// WaiterConnections the subscribed connections no record accounts for.
+	Waiting           int64 `json:"waiting"`
+	WaiterConnections int64 `json:"waiter_connections"`
+	// PermitHolders are the clients whose records say they hold permits
+	// of the semaphore.
+	PermitHolders []objinfo.PermitHolder `json:"permit_holders"`
+	Keys          []objinfo.KeyInfo      `json:"keys"`
+	Alternatives  []string               `json:"alternatives"`
+	Codec         *string                `json:"codec"`
+	Decoded       any                    `json:"decoded"`
+	Size          *int64                 `json:"size"`
 
 	raw       []byte // bucket: the stored bytes
 	decodeErr error  // bucket: why the guessed codec could not decode them
 }
 
-// identify reads the clients of a report's holders and waiters.
+// identify reads the clients of a report's holders, value owners and
+// waiters, and counts the waiters as their records tell (every record is
+// read when the object has subscribers).
 func identify(ctx context.Context, rdb redis.UniversalClient, rep *Report) error {
-	recs, err := objinfo.ReadClients(ctx, rdb, objinfo.HolderClients(rep.Holders, rep.Queue))
+	ids := objinfo.HolderClients(rep.Holders, rep.Queue)
+	for _, g := range rep.GroupValues {
+		if g.ClientID != nil {
+			ids = append(ids, *g.ClientID)
+		}
+	}
+	recs, err := objinfo.ReadClients(ctx, rdb, ids)
 	if err != nil {
 		return fmt.Errorf("client records: %w", err)
 	}
 	recs.Annotate(rep.Name, rep.Holders, rep.Queue)
 	rep.Kind = classify.Refine(rep.Kind, recs.HeldAs(rep.Name, rep.Holders))
+	recs.AnnotateGroup(rep.GroupValues)
+	rep.PermitHolders = []objinfo.PermitHolder{}
+	// An integer may be a semaphore whose holders only the records know.
+	semaphore := rep.Value != nil && rep.Kind != classify.Latch
+	if rep.Waiters == 0 && !semaphore {
+		return nil
+	}
+	if err := recs.ReadAllClients(ctx, rdb); err != nil {
+		return fmt.Errorf("client records: %w", err)
+	}
+	if semaphore {
+		rep.PermitHolders = recs.PermitHolders(rep.Name)
+		recs.AnnotatePermits(rep.Name, rep.Permits)
+		if len(rep.PermitHolders) > 0 && (rep.Kind == classify.AtomicLong || rep.Kind == classify.SemOrLatch) {
+			// A record says permits of it were taken: a semaphore.
+			rep.Kind, rep.Alternatives = classify.Semaphore, []string{}
+		}
+	}
+	if rep.Waiters == 0 {
+		return nil
+	}
+	chans := make([]string, len(rep.Channels))
+	for i, c := range rep.Channels {
+		chans[i] = c.Channel
+	}
+	w := recs.Waiting(chans, func(ch string) int64 { return objinfo.ChannelWaiters(rep.Channels, ch) })
+	rep.Waiting, rep.WaiterConnections = w.Goroutines, w.Connections
 	return nil
 }

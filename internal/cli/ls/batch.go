@@ -39,7 +39,7 @@ const prefixLen = 64
 
 // classifyBatch classifies the objects names (their keys' TYPE and PTTL in
 // infos) with pipelined look-ups, through the classifier inspect uses.
-func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo) ([]Object, error) {
+func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo, all *objinfo.Clients) ([]Object, error) {
 	looks := make([]look, len(names))
 	for i, n := range names {
 		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
@@ -83,7 +83,41 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 			out[i].State = lsState(&out[i], looks[i].fieldsMap)
 		}
 	}
-	return out, nil
+	return out, countWaiting(ctx, rdb, looks, out, counts, all)
+}
+
+// countWaiting fills in the objects' waiters as the clients' records count
+// them, and a semaphore's permit holders (an integer may be one), reading
+// every record (once per listing, into all) when an object needs them.
+func countWaiting(ctx context.Context, rdb redis.UniversalClient, looks []look, out []Object, counts map[string]objinfo.ChannelSub, all *objinfo.Clients) error {
+	subs := func(ch string) int64 { return objinfo.ChannelWaiters([]objinfo.ChannelSub{counts[ch]}, ch) }
+	for i := range out {
+		o := &out[i]
+		semaphore := o.Value != nil && o.Kind != classify.Latch
+		if o.Waiters == 0 && !semaphore {
+			continue
+		}
+		if *all == nil {
+			*all = objinfo.Clients{}
+			if err := all.ReadAllClients(ctx, rdb); err != nil {
+				return fmt.Errorf("client records: %w", err)
+			}
+		}
+		if semaphore {
+			if ps := all.PermitHolders(o.Name); len(ps) > 0 {
+				o.Holders = objinfo.PermitHolderList(ps)
+				o.Held = true
+				if o.Kind == classify.AtomicLong || o.Kind == classify.SemOrLatch {
+					// A record says permits of it were taken: a semaphore.
+					o.Kind, o.Alternatives = classify.Semaphore, []string{}
+					o.State = lsState(o, nil)
+				}
+			}
+		}
+		w := all.Waiting(looks[i].channels, subs)
+		o.Waiting, o.WaiterConnections = w.Goroutines, w.Connections
+	}
+	return nil
 }
 
 // readHeads reads, by each key's type, what its kind could need: a fair

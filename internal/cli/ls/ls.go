@@ -10,7 +10,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -58,14 +57,20 @@ Columns:
            count, an integer's value, a rate limiter's rate, a bucket's size,
            a map's fields, a fenced lock's last token
   HOLDERS  the holder (client id:owner id, with the hold count) and how many
-           more; a group multi-lock's value owners
+           more; a group multi-lock's value owners; the clients holding a
+           semaphore's permits, as their records say (client id ×N permits)
   CLIENT   the first holder's client, program[pid]@host, from the record
            redisson-go clients keep under redisson-go:client:<client id>;
-           "unknown client (Java, or registration off)" without one
+           "unknown client (Java, or registration off)" without one;
+           "GONE <time>" after it when the client has not refreshed its
+           record for two refresh periods (it died, or lost Redis): how
+           long ago it was last seen
   HELD     how long the first holder has held it, when its record says
   TTL      the key's time to live; - when it has none
-  WAITERS  connections subscribed to the object's channels (PUBSUB NUMSUB
-           and SHARDNUMSUB): one per waiting client
+  WAITERS  goroutines waiting, as the waiting clients' records count them
+           (redisson-go), and "N conn": connections subscribed to the
+           object's channels (PUBSUB NUMSUB and SHARDNUMSUB) that no record
+           accounts for, one per waiting client without a record (Java)
 
 What ls cannot tell apart is what inspect cannot: a semaphore, a count-down
 latch and an atomic long are all integer strings. An integer whose
@@ -81,14 +86,23 @@ for is a "fair lock" only when its holder's registration record says so
 --kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
 rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, map,
 none, unknown); --kind semaphore and --kind latch also keep the integers that may
-be one. --held keeps the locks with a holder, groups holding a value and
-permit-expirable semaphores with an acquired permit.
+be one. --held keeps the locks with a holder, groups holding a value,
+permit-expirable semaphores with an acquired permit and semaphores whose
+permits a client's record says it holds.
 
-Cost: at most --max-keys keys are scanned (SCAN COUNT --scan-count); when
-the limit cuts the scan, the listing ends with a note saying so (in --json,
-"truncated": true) and the objects listed are those of the keys scanned.
-Hashes of more than 1000 fields are not read whole. Names with control
-characters are printed quoted, with the characters escaped (\x1b, \n).
+Cost: the scan (SCAN COUNT --scan-count) goes through every key matching
+PATTERN, but only the first --max-keys keys are read and listed. Past the
+limit, what matters is never cut: the keys that say an object is held or
+waited on by their names (a fair lock's queue and timeout, a read hold's
+timeout, a permit-expirable semaphore's timeout), every object with
+waiters (PUBSUB CHANNELS), every lock a registered client's record lists
+as held, and every key a --pin NAME or --pin PATTERN (a glob, repeatable)
+matches are kept; the other keys are left out, and the listing ends with a
+note saying how many and how to see them (in --json, "truncated": true and
+"left_out_keys"). A lock held by a client without a record (Java) and
+without waiters can be left out: --pin it. Hashes of more than 1000 fields
+are not read whole. Names with control characters are printed quoted,
+with the characters escaped (\x1b, \n).
 
 --watch redraws every --interval (default 1s) until SIGINT or SIGTERM (exit
 0), marking with "*" the lines that changed since the previous drawing
@@ -97,9 +111,15 @@ characters are printed quoted, with the characters escaped (\x1b, \n).
 The clients' records (redisson-go:client:<id>) are read for the holders,
 one pipelined GET and PTTL each, and never listed as objects.
 
---json prints {pattern, objects, scanned_keys, max_keys, truncated}, objects
-being [] of {name, kind, type, state, held, holders, value, queue, acquired, expired,
-rate_limiter, fencing_token, size, ttl_ms, waiters, keys, alternatives}:
+--json prints {pattern, objects, scanned_keys, max_keys, truncated,
+matched_keys, left_out_keys, kept_past_limit}: scanned_keys = keys read,
+matched_keys = keys matching PATTERN, left_out_keys = of them not read,
+kept_past_limit = read although past --max-keys; objects being [] of
+{name, kind, type, state, held, holders, value, queue, acquired, expired,
+rate_limiter, fencing_token, size, ttl_ms, waiters, waiting,
+waiter_connections, keys, alternatives}: waiters = subscribed connections,
+waiting = goroutines the records count, waiter_connections = connections
+no record accounts for;
 holders as inspect's (read_ttls_ms null; client and held_for_ms as inspect's; a group's values as holders whose
 field is the value's id); value = permits, count or integer; queue = fair
 lock queue length; acquired = a permit-expirable semaphore's acquired
@@ -130,8 +150,12 @@ type Object struct {
 	Size         *int64               `json:"size"`
 	TTLms        int64                `json:"ttl_ms"`
 	Waiters      int64                `json:"waiters"`
-	Keys         []string             `json:"keys"`
-	Alternatives []string             `json:"alternatives"`
+	// Waiting counts the goroutines the waiting clients' records list;
+	// WaiterConnections the subscribed connections no record accounts for.
+	Waiting           int64    `json:"waiting"`
+	WaiterConnections int64    `json:"waiter_connections"`
+	Keys              []string `json:"keys"`
+	Alternatives      []string `json:"alternatives"`
 }
 
 // Result is what ls prints with --json.
@@ -141,6 +165,12 @@ type Result struct {
 	ScannedKeys int      `json:"scanned_keys"`
 	MaxKeys     int      `json:"max_keys"`
 	Truncated   bool     `json:"truncated"`
+	// MatchedKeys counts the keys matching the pattern; LeftOut those of
+	// them not read (past --max-keys, mattering to nobody); KeptPastLimit
+	// those read although past --max-keys.
+	MatchedKeys   int `json:"matched_keys"`
+	LeftOut       int `json:"left_out_keys"`
+	KeptPastLimit int `json:"kept_past_limit"`
 }
 
 // Batch is how many objects one round of pipelined look-ups covers.
@@ -168,6 +198,22 @@ type Options struct {
 	held      bool
 	MaxKeys   int
 	ScanCount int64
+	// Pins are names and globs whose keys are never cut.
+	Pins []string
+}
+
+// Pins is a repeatable --pin flag.
+type Pins []string
+
+func (p *Pins) String() string { return strings.Join(*p, ",") }
+
+// Set adds a pin.
+func (p *Pins) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty --pin")
+	}
+	*p = append(*p, v)
+	return nil
 }
 
 // Command runs "redisson ls" with its arguments and returns the exit code.
@@ -179,7 +225,9 @@ func Command(args []string) int {
 	kind := fs.String("kind", "", "list only the objects of this `kind` (see above)")
 	held := fs.Bool("held", false, "list only held locks, groups holding a value, permit-expirable semaphores with acquired permits")
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
-	maxKeys := fs.Int("max-keys", 10000, "scan at most this many `keys`; a note says when the limit cut the scan")
+	maxKeys := fs.Int("max-keys", 10000, "read at most this many `keys`, plus those of held, waited-on and pinned objects; a note says how many were left out")
+	var pins Pins
+	fs.Var(&pins, "pin", "never leave out the keys this `NAME or PATTERN` matches (repeatable)")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
 	watching := fs.Bool("watch", false, "redraw every --interval, marking changed lines with *")
 	interval := fs.Duration("interval", time.Second, "--watch: time between drawings")
@@ -187,7 +235,7 @@ func Command(args []string) int {
 	if done {
 		return code
 	}
-	o := Options{Pattern: "*", held: *held, MaxKeys: *maxKeys, ScanCount: *scanCount}
+	o := Options{Pattern: "*", held: *held, MaxKeys: *maxKeys, ScanCount: *scanCount, Pins: pins}
 	switch {
 	case len(pos) > 1:
 		return cliflag.UsageError(fs, "one PATTERN at most, got %d: %q", len(pos), pos)
@@ -280,15 +328,21 @@ func fold(keys []string, infos map[string]objinfo.KeyInfo) map[string][]string {
 
 // List scans, groups and classifies.
 func List(ctx context.Context, rdb redis.UniversalClient, o Options) (*Result, error) {
-	keys, truncated, err := scanKeys(ctx, rdb, o.Pattern, o.ScanCount, o.MaxKeys)
+	sc, err := scanKeys(ctx, rdb, o)
 	if err != nil {
 		return nil, err
 	}
+	keys := sc.keys
 	infos, err := keyInfos(ctx, rdb, keys)
 	if err != nil {
 		return nil, err
 	}
 	found := fold(keys, infos)
+	for _, n := range sc.names {
+		if _, ok := found[n]; !ok {
+			found[n] = []string{} // waited on or held: read by name
+		}
+	}
 	var names, unknown []string
 	for n := range found {
 		names = append(names, n)
@@ -304,10 +358,12 @@ func List(ctx context.Context, rdb redis.UniversalClient, o Options) (*Result, e
 	for k, v := range more {
 		infos[k] = v
 	}
-	res := &Result{Pattern: o.Pattern, Objects: []Object{}, ScannedKeys: len(keys), MaxKeys: o.MaxKeys, Truncated: truncated}
+	res := &Result{Pattern: o.Pattern, Objects: []Object{}, ScannedKeys: len(keys), MaxKeys: o.MaxKeys, Truncated: sc.leftOut > 0,
+		MatchedKeys: sc.matched, LeftOut: sc.leftOut, KeptPastLimit: sc.kept}
+	var all objinfo.Clients // every record, read once when an object has waiters
 	for start := 0; start < len(names); start += Batch {
 		end := min(start+Batch, len(names))
-		objs, err := classifyBatch(ctx, rdb, names[start:end], infos)
+		objs, err := classifyBatch(ctx, rdb, names[start:end], infos, &all)
 		if err != nil {
 			return nil, err
 		}
@@ -345,57 +401,6 @@ func (o Options) keep(obj Object) bool {
 		}
 	}
 	return false
-}
-
-// scanKeys returns the distinct keys matching pattern, at most max of them,
-// scanning the server or every master of a cluster; truncated when the
-// limit stopped the scan before its end.
-func scanKeys(ctx context.Context, rdb redis.UniversalClient, pattern string, count int64, max int) ([]string, bool, error) {
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	truncated := false
-	scan := func(ctx context.Context, node redis.UniversalClient) error {
-		var cursor uint64
-		for {
-			keys, next, err := node.Scan(ctx, cursor, pattern, count).Result()
-			if err != nil {
-				return fmt.Errorf("SCAN %s: %w", pattern, err)
-			}
-			mu.Lock()
-			for _, k := range keys {
-				if seen[k] {
-					continue
-				}
-				if len(seen) >= max {
-					truncated = true // a key left out
-					break
-				}
-				seen[k] = true
-			}
-			// Full with more to scan: keys may be left out.
-			full := len(seen) >= max && next != 0
-			truncated = truncated || full
-			mu.Unlock()
-			if cursor = next; cursor == 0 || full {
-				return nil
-			}
-		}
-	}
-	var err error
-	if c, ok := rdb.(*redis.ClusterClient); ok {
-		err = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
-	} else {
-		err = scan(ctx, rdb)
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	keys := make([]string, 0, len(seen))
-	for k := range seen {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys, truncated, nil
 }
 
 // keyInfos reads TYPE and PTTL of keys, pipelined.
@@ -484,6 +489,12 @@ func lsState(o *Object, fields map[string]string) string {
 	return s
 }
 
+// LeftOutText says how many keys the cut left out: "12000 of 22004 keys
+// matching "*" left out".
+func LeftOutText(r *Result) string {
+	return fmt.Sprintf("%d of %d keys matching %q left out", r.LeftOut, r.MatchedKeys, r.Pattern)
+}
+
 // lsHolders is the HOLDERS column.
 func lsHolders(o Object) string {
 	if len(o.Holders) == 0 {
@@ -494,8 +505,11 @@ func lsHolders(o Object) string {
 	if h.ClientID != nil && h.OwnerID != nil {
 		s = fmt.Sprintf("%s:%d ×%d", *h.ClientID, *h.OwnerID, h.Holds)
 	}
-	if h.Mode == "write" {
+	switch h.Mode {
+	case "write":
 		s += " write"
+	case "permits":
+		s = fmt.Sprintf("%s ×%d permits", h.Field, h.Holds)
 	}
 	if len(o.Holders) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(o.Holders)-1)
@@ -515,11 +529,13 @@ func printLs(w io.Writer, r *Result) {
 		if len(o.Holders) > 0 && o.Holders[0].ClientID != nil {
 			client, heldFor = objinfo.ClientShort(o.Holders[0].Client), objinfo.HeldForText(o.Holders[0].HeldForMs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", cliflag.Visible(o.Name), o.Kind, o.State, lsHolders(o), client, heldFor, ttl, o.Waiters)
+		waiting := objinfo.Waiting{Goroutines: o.Waiting, Connections: o.WaiterConnections}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cliflag.Visible(o.Name), o.Kind, o.State, lsHolders(o), client, heldFor, ttl, waiting.Text())
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d objects, %d keys scanned\n", len(r.Objects), r.ScannedKeys)
 	if r.Truncated {
-		fmt.Fprintf(w, "note: --max-keys %d cut the scan: more keys match %q; narrow PATTERN or raise --max-keys\n", r.MaxKeys, r.Pattern)
+		fmt.Fprintf(w, "note: --max-keys %d cut the scan: %s; held, waited-on and pinned objects are all listed; "+
+			"to see the others raise --max-keys, narrow PATTERN, or --pin NAME\n", r.MaxKeys, LeftOutText(r))
 	}
 }

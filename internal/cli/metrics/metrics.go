@@ -71,6 +71,7 @@ func families() []*metricFamily {
 		{name: "redisson_objects", help: "Redisson objects found, by kind."},
 		{name: "redisson_lock_held", help: "1 when the lock (plain, fair, read-write) or group multi-lock has a holder."},
 		{name: "redisson_lock_holders", help: "Owners holding the lock (hash fields)."},
+		{name: "redisson_lock_gone_holders", help: "Owners holding the lock whose client has not refreshed its registration record for two refresh periods (died or cut off)."},
 		{name: "redisson_waiters", help: "Connections subscribed to the object's channels: one per waiting client."},
 		{name: "redisson_fair_lock_queue_length", help: "Waiters in a fair lock's queue."},
 		{name: "redisson_ttl_seconds", help: "Time to live of the object's key; absent when it has none."},
@@ -126,6 +127,13 @@ func (s *set) addObject(o ls.Object) {
 	case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:
 		s.add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
 		s.add("redisson_lock_holders", nk, float64(len(o.Holders)))
+		gone := 0
+		for _, h := range o.Holders {
+			if h.Client != nil && h.Client.Gone {
+				gone++
+			}
+		}
+		s.add("redisson_lock_gone_holders", nk, float64(gone))
 	}
 	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && o.Kind != classify.Map && !classify.IsUnknown(o.Kind) {
 		s.add("redisson_waiters", nk, float64(o.Waiters))

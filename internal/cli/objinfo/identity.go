@@ -24,6 +24,14 @@ type ClientInfo struct {
 	// record predates the field.
 	Version string `json:"version,omitempty"`
 	Go      string `json:"go"`
+	// Gone says the client has not refreshed its record for longer than
+	// its refresh period and a grace (registry.Record.Gone): it died, or
+	// lost Redis. SeenAgoMs is how long ago it last wrote the record (by
+	// the record's TTL and the key's PTTL), SeenMs when (the client's
+	// clock).
+	Gone      bool  `json:"gone"`
+	SeenAgoMs int64 `json:"seen_ago_ms"`
+	SeenMs    int64 `json:"seen_ms"`
 }
 
 // LibraryText names the client's library version: the release version and,
@@ -114,8 +122,9 @@ func (m Clients) info(id *string) *ClientInfo {
 		return nil
 	}
 	r := cr.rec
+	gone, silent := r.Gone(cr.pttl)
 	return &ClientInfo{Host: r.Host, PID: r.PID, Program: r.Program, StartedMs: r.StartedMs, Library: r.Library,
-		Version: r.Version, Go: r.Go}
+		Version: r.Version, Go: r.Go, Gone: gone, SeenAgoMs: silent.Milliseconds(), SeenMs: r.WrittenMs}
 }
 
 // Annotate fills in the holders' clients and, when the record lists the
@@ -138,12 +147,30 @@ func (m Clients) Annotate(key string, hs []Holder, qs []Queued) {
 	}
 }
 
+// AnnotateGroup fills in the clients of a group's value owners.
+func (m Clients) AnnotateGroup(gs []GroupValue) {
+	for i := range gs {
+		gs[i].Client = m.info(gs[i].ClientID)
+	}
+}
+
 // ClientText is a client in a few words: "report.sh pid 4242 on web-3".
 func ClientText(c *ClientInfo) string {
 	if c == nil {
 		return unknownClient
 	}
-	return cliflag.Visible(c.Program) + " pid " + strconv.Itoa(c.PID) + " on " + cliflag.Visible(c.Host)
+	s := cliflag.Visible(c.Program) + " pid " + strconv.Itoa(c.PID) + " on " + cliflag.Visible(c.Host)
+	if c.Gone {
+		s = "GONE: " + s + ", " + GoneText(c)
+	}
+	return s
+}
+
+// GoneText says since when a gone client has not been seen: "not seen for
+// 12s (last seen 2026-12-02T01:02:03Z, its clock)".
+func GoneText(c *ClientInfo) string {
+	return "not seen for " + FmtMillis(c.SeenAgoMs) + " (last seen " +
+		time.UnixMilli(c.SeenMs).UTC().Format("2006-01-02T15:04:05Z") + ", its clock)"
 }
 
 // ClientShort is a client in one word for ls's table: program[pid]@host.
@@ -151,7 +178,11 @@ func ClientShort(c *ClientInfo) string {
 	if c == nil {
 		return unknownClient
 	}
-	return fmt.Sprintf("%s[%d]@%s", cliflag.Visible(c.Program), c.PID, cliflag.Visible(c.Host))
+	s := fmt.Sprintf("%s[%d]@%s", cliflag.Visible(c.Program), c.PID, cliflag.Visible(c.Host))
+	if c.Gone {
+		s += " GONE " + FmtMillis(c.SeenAgoMs)
+	}
+	return s
 }
 
 // HeldForText is how long a hold has lasted, "-" when unknown.

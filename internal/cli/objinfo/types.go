@@ -29,6 +29,8 @@ type GroupValue struct {
 	ExpiresMs   *int64  `json:"expires_ms"`
 	ExpiresInMs *int64  `json:"expires_in_ms"`
 	Expired     bool    `json:"expired"`
+	// Client is the owner's client from its registration record.
+	Client *ClientInfo `json:"client"`
 }
 
 // Queued is one waiter of a fair lock.
@@ -49,6 +51,18 @@ type Permit struct {
 	ExpiresMs   *int64 `json:"expires_ms"`
 	ExpiresInMs *int64 `json:"expires_in_ms"`
 	Expired     bool   `json:"expired"`
+	// ClientID and Client are the permit's holder, when a client's
+	// registration record lists the permit; else null.
+	ClientID *string     `json:"client_id"`
+	Client   *ClientInfo `json:"client"`
+}
+
+// PermitHolder is a client that holds permits of a semaphore, as its
+// registration record says.
+type PermitHolder struct {
+	ClientID string      `json:"client_id"`
+	Permits  int         `json:"permits"`
+	Client   *ClientInfo `json:"client"`
 }
 
 // ChannelSub is the subscriber count of one channel.

@@ -43,11 +43,30 @@ R.who = function (field, client, extra) {
   const box = R.el("div", {class: "who"});
   if (client) {
     box.append(R.el("span", {class: "host"}, `${client.program} · pid ${client.pid} · ${client.host}`));
+    if (client.gone) box.append(R.gone(client));
   } else {
     box.append(R.el("span", {class: "unknown"}, "unknown client (Java, or registration off)"));
   }
   box.append(R.el("span", {class: "id"}, field + (extra ? "  " + extra : "")));
   return box;
+};
+
+// gone marks a client that stopped refreshing its record (died, or lost
+// Redis): how long ago it was last seen, and when by its clock.
+R.gone = function (client) {
+  const at = new Date(client.seen_ms).toISOString().replace(/\.\d+Z$/, "Z");
+  return R.el("span", {class: "gone", title: "its registration record has not been refreshed for two refresh periods"},
+    `gone · not seen for ${R.dur(client.seen_ago_ms)} (since ${at})`);
+};
+
+// waiters is an object's waiters: goroutines where the clients' records
+// count them, "N conn" for subscribed connections no record accounts for
+// (Java clients).
+R.waiters = function (o) {
+  const g = o.waiting || 0, c = o.waiter_connections || 0;
+  if (!g && !c) return String(o.waiters);
+  if (!c) return String(g);
+  return (g ? g + " + " : "") + c + " conn";
 };
 
 // post sends a write with the anti-forgery header the server wants (a page

@@ -22,7 +22,7 @@
       case "holder": return h ? (h.client ? h.client.program + h.client.host + h.client.pid : "~" + h.field) : "~~";
       case "held": return h && h.held_for_ms !== null ? h.held_for_ms : -1;
       case "ttl": return o.ttl_ms < 0 ? Infinity : o.ttl_ms;
-      case "waiters": return o.waiters;
+      case "waiters": return (o.waiting || 0) + (o.waiter_connections || 0) || o.waiters;
       default: return String(o[key]).toLowerCase();
     }
   }
@@ -32,12 +32,12 @@
     const q = filter.value.trim().toLowerCase();
     if (!q) return true;
     const h = holder(o);
-    const text = [o.name, o.kind, o.state, h ? h.field : "", h && h.client ? `${h.client.program} ${h.client.pid} ${h.client.host}` : ""].join(" ").toLowerCase();
+    const text = [o.name, o.kind, o.state, h ? h.field : "", h && h.client ? `${h.client.program} ${h.client.pid} ${h.client.host}${h.client.gone ? " gone" : ""}` : ""].join(" ").toLowerCase();
     return q.split(/\s+/).every((w) => text.includes(w));
   }
   function signature(o) {
     const h = holder(o);
-    return [o.kind, o.state, o.waiters, o.holders.map((x) => x.field + x.holds).join(","), h && h.client ? h.client.pid : ""].join("|");
+    return [o.kind, o.state, R.waiters(o), o.holders.map((x) => x.field + x.holds).join(","), h && h.client ? h.client.pid + (h.client.gone ? " gone" : "") : ""].join("|");
   }
 
   function render() {
@@ -56,7 +56,7 @@
     const notes = document.getElementById("notes");
     notes.replaceChildren();
     if (view.error) notes.append(R.el("div", {class: "error"}, "Cannot read Redis: " + view.error));
-    if (view.truncated) notes.append(R.el("div", {class: "note"}, `--max-keys ${view.max_keys} cut the scan: more keys match ${view.pattern}; objects may be missing.`));
+    if (view.truncated) notes.append(R.el("div", {class: "note", id: "cut-note"}, `--max-keys ${view.max_keys} cut the scan: ${view.left_out_keys} of ${view.matched_keys} keys matching ${view.pattern} left out; held, waited-on and pinned objects are all listed. To see the others, restart with a higher --max-keys, a narrower --pattern, or --pin NAME.`));
 
     if (!list.length) {
       rows.replaceChildren(R.el("tr", {}, R.el("td", {colspan: 7, class: "empty"},
@@ -70,7 +70,7 @@
       previous.set(o.name, sig);
       let who = R.el("span", {class: "muted"}, "–");
       if (h) {
-        who = R.who(h.field + " ×" + h.holds + (h.mode === "write" ? " write" : ""), h.client,
+        who = R.who(h.field + " ×" + h.holds + (h.mode === "write" ? " write" : h.mode === "permits" ? " permits" : ""), h.client,
           o.holders.length > 1 ? `(+${o.holders.length - 1} more)` : "");
       }
       const stateClass = o.held ? "state-held" : /^free/.test(o.state) ? "state-free" : "";
@@ -81,7 +81,7 @@
         R.el("td", {class: "holder"}, who),
         R.el("td", {class: "num held-for", "data-base": h && h.held_for_ms !== null ? h.held_for_ms : "", "data-dir": "1"}, ""),
         R.el("td", {class: "num ttl", "data-base": o.ttl_ms >= 0 ? o.ttl_ms : "", "data-dir": "-1"}, ""),
-        R.el("td", {class: "num waiters"}, o.waiters));
+        R.el("td", {class: "num waiters"}, R.waiters(o)));
     });
     rows.replaceChildren(...out);
     tick();

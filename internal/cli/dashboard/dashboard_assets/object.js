@@ -160,7 +160,7 @@
       if (expired) stats.append(stat("Expired", expired));
     }
     if (o.fencing_token !== null && o.fencing_token !== undefined) stats.append(stat("Fencing token", o.fencing_token));
-    if (!["bucket", "rate limiter", "map"].includes(o.kind)) stats.append(stat("Waiters", o.waiters));
+    if (!["bucket", "rate limiter", "map"].includes(o.kind)) stats.append(stat("Waiters", R.waiters(o)));
     parts.push(stats);
 
     const acts = actions(o);
@@ -179,15 +179,19 @@
           queueEntry(q))))));
     }
     if (o.kind === "permit-expirable semaphore") {
-      parts.push(section("Acquired permits", o.permits.length ? table(["Permit id", "Expires in", "Expires at (UTC)"],
-        o.permits.map((p) => [R.el("span", {class: "mono"}, p.id),
+      parts.push(section("Acquired permits", o.permits.length ? table(["Permit id", "Holder", "Expires in", "Expires at (UTC)"],
+        o.permits.map((p) => [R.el("span", {class: "mono"}, p.id), p.client_id ? R.who(p.client_id, p.client) : R.el("span", {class: "muted"}, "not in a record"),
           p.expires_in_ms === null ? "no lease" : p.expired ? R.el("span", {class: "stale"}, "expired") : moving(p.expires_in_ms, -1),
-          p.expires_ms === null ? "–" : new Date(p.expires_ms).toISOString()]), [1])
+          p.expires_ms === null ? "–" : new Date(p.expires_ms).toISOString()]), [2])
         : R.el("p", {class: "muted"}, "No permit acquired.")));
+    }
+    if (o.permit_holders && o.permit_holders.length) {
+      parts.push(section("Permit holders (from their records)", table(["Client", "Permits"],
+        o.permit_holders.map((h) => [R.who(h.client_id, h.client), h.permits]), [1])));
     }
     if (o.group_values && o.group_values.length) {
       parts.push(section("Values held", table(["Value id", "Client", "Holds", "Expires in"],
-        o.group_values.map((g) => [R.el("span", {class: "mono"}, g.field), R.who(g.client_id ? g.client_id + ":" + g.owner_id : "?", null),
+        o.group_values.map((g) => [R.el("span", {class: "mono"}, g.field), R.who(g.client_id ? g.client_id + ":" + g.owner_id : "?", g.client),
           g.holds, g.expires_in_ms === null ? "–" : g.expired ? R.el("span", {class: "stale"}, "expired") : moving(g.expires_in_ms, -1)]), [2, 3])));
     }
     if (o.rate_limiter) {
