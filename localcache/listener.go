@@ -71,9 +71,6 @@ func (m *LocalCachedMap[K, V]) ensure(ctx context.Context, op string) error {
 	if l := m.lis.Load(); l != nil && !l.ended.Load() {
 		return nil
 	}
-	if m.opts.Sync == SyncNone && m.opts.Reconnection == ReconnectNone {
-		return nil // Redisson subscribes to nothing then
-	}
 	m.life.Lock()
 	defer m.life.Unlock()
 	if m.closed.Load() {
@@ -123,7 +120,8 @@ func (m *LocalCachedMap[K, V]) Close() error {
 func (m *LocalCachedMap[K, V]) Destroy() error { return m.Close() }
 
 // listen subscribes, as Redisson's instance does: the pattern of expired
-// keys (the map's key expiring clears the near cache) and the map's topic.
+// keys (the map's key expiring clears the near cache) and, unless SyncNone
+// without a reconnection strategy, the map's topic.
 func (l *listener[K, V]) listen(ctx context.Context) error {
 	m := l.m
 	fail := func(what string, err error) error {
@@ -136,6 +134,10 @@ func (l *listener[K, V]) listen(ctx context.Context) error {
 	if err != nil {
 		return fail(expiredPattern, err)
 	}
+	l.hx = hx
+	if m.opts.Sync == SyncNone && m.opts.Reconnection == ReconnectNone {
+		return nil // the topic would tell it nothing it uses
+	}
 	kind := hub.Channel
 	if m.rt.PublishCommand() == "SPUBLISH" {
 		kind = hub.Shard
@@ -145,7 +147,7 @@ func (l *listener[K, V]) listen(ctx context.Context) error {
 		hx.Close()
 		return fail(m.topic(), err)
 	}
-	l.hx, l.hl = hx, hl
+	l.hl = hl
 	return nil
 }
 
@@ -170,7 +172,9 @@ func (expirySink[K, V]) End(error) {}
 
 func (l *listener[K, V]) close() {
 	l.hx.Close()
-	l.hl.Close()
+	if l.hl != nil {
+		l.hl.Close()
+	}
 	select {
 	case <-l.stop:
 	default:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -72,6 +73,9 @@ type MonitorLine struct {
 	Client  string   // "127.0.0.1:port", or "lua" for a call made by a script
 	Command string   // lower-case command name
 	Args    []string // the arguments after the name, unquoted
+	// Sent is the command name as it was sent: a script's redis.call
+	// keeps the case its text (or its argument) gave it.
+	Sent string
 }
 
 // TopLevel reports whether the command came from a client, not a script.
@@ -92,10 +96,12 @@ func ParseMonitorLine(line string) (MonitorLine, bool) {
 	if len(words) == 0 {
 		return MonitorLine{}, false
 	}
-	return MonitorLine{Client: head[1], Command: strings.ToLower(words[0]), Args: words[1:]}, true
+	return MonitorLine{Client: head[1], Command: strings.ToLower(words[0]), Args: words[1:], Sent: words[0]}, true
 }
 
-// splitQuoted splits MONITOR's `"a" "b\"c"` argument list.
+// splitQuoted splits MONITOR's `"a" "b\"c"` argument list, undoing the
+// escapes Redis writes there (sdscatrepr: \xHH for other bytes, \n \r \t
+// \a \b, and \" \\), so that a binary argument reads back as its bytes.
 func splitQuoted(s string) []string {
 	var out []string
 	for i := 0; i < len(s); i++ {
@@ -106,10 +112,39 @@ func splitQuoted(s string) []string {
 		for i++; i < len(s) && s[i] != '"'; i++ {
 			if s[i] == '\\' && i+1 < len(s) {
 				i++
+				if c, n := unescape(s[i:]); n > 0 {
+					b.WriteByte(c)
+					i += n - 1
+					continue
+				}
 			}
 			b.WriteByte(s[i])
 		}
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// unescape reads the escape after a backslash: its byte and how many
+// characters it took, or 0 for a character taken as it is.
+func unescape(s string) (byte, int) {
+	switch s[0] {
+	case 'n':
+		return '\n', 1
+	case 'r':
+		return '\r', 1
+	case 't':
+		return '\t', 1
+	case 'a':
+		return '\a', 1
+	case 'b':
+		return '\b', 1
+	case 'x':
+		if len(s) >= 3 {
+			if v, err := strconv.ParseUint(s[1:3], 16, 8); err == nil {
+				return byte(v), 3
+			}
+		}
+	}
+	return 0, 0
 }

@@ -52,6 +52,10 @@ func (a *Actor[C, H]) PermitID(placeholder string) (string, bool) {
 	return "", false
 }
 
+// Normalizer returns the replay's normalizer, for a call that has ids of
+// its own to number (Normalizer.AddInstance).
+func (a *Actor[C, H]) Normalizer() *Normalizer { return a.norm }
+
 // Push records a hold of object taken by the actor.
 func (a *Actor[C, H]) Push(object string, h H) {
 	a.mu.Lock()
@@ -106,6 +110,8 @@ type Deviation struct {
 	// State replaces the record's expected state of these keys at this
 	// step; a nil value expects the key to be absent.
 	State map[string]any
+	// Commands, when set, replaces the step's expected "commands".
+	Commands []any
 }
 
 // Actions is one object type's table for the replay: how to make a client,
@@ -129,6 +135,10 @@ type Actions[C, H any] struct {
 	// StreamIDs numbers reliable-topic subscriber ids and stream entry
 	// ids (§8.2, Normalizer.NumberStreamIDs).
 	StreamIDs bool
+	// CommandsFirst reads a step's commands before its state, so that
+	// ids numbered as first seen (§10's log entries) are numbered in
+	// the commands' order, as the recorder did.
+	CommandsFirst bool
 	// AllCommands compares every command of a "commands" record (§8.1),
 	// the scripts' own Redis calls ("lua") included, but not the EVALSHA
 	// lines themselves: this library's scripts make Redisson's calls with
@@ -312,12 +322,15 @@ func (r *replay[C, H]) observe(st Step) (map[string]any, time.Duration) {
 	// Read just before the snapshot reads the clock its buckets count
 	// from.
 	over := r.clock.Overhead()
+	if r.cmds != nil && r.acts.CommandsFirst {
+		got["commands"] = r.cmds.end(st.Step, end.names, r.n)
+	}
 	state, err := r.n.Snapshot(r.ctx, r.raw)
 	if err != nil {
 		t.Fatalf("step %d: %v", st.Step, err)
 	}
 	got["state"] = state
-	if r.cmds != nil {
+	if r.cmds != nil && !r.acts.CommandsFirst {
 		got["commands"] = r.cmds.end(st.Step, end.names, r.n)
 	}
 	if withPubSub {
@@ -584,6 +597,9 @@ func (r *replay[C, H]) deviate(st Step, d Deviation) map[string]any {
 		msgs = slices.Delete(msgs, i, i+1)
 	}
 	want["messages"] = msgs
+	if d.Commands != nil {
+		want["commands"] = d.Commands
+	}
 	if d.State != nil {
 		recorded, _ := st.Raw["state"].(map[string]any)
 		state := make(map[string]any, len(recorded))

@@ -1,0 +1,133 @@
+package vectors
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
+
+// lcmState is the local cached map rules of testdata/README.md §10: the
+// instances' ids, clear requests and updates-log entries, numbered as
+// first seen.
+type lcmState struct {
+	instances map[string]string // 16 raw bytes → "I1"
+	requests  map[string]string // a clear's 16 raw bytes → "Q1"
+	logIDs    map[string]string // a log entry's 8 random bytes → "L1"
+}
+
+// lcmLog is the prefix of a local cached map's updates log.
+const lcmLog = "redisson__cache_updates_log:"
+
+// LocalCachedMap turns on the rules of §10: messages on "…:topic" and the
+// same bytes as command arguments decoded, updates-log members as
+// log_entry objects, their scores as {"clock_ms": "past"}.
+func (n *Normalizer) LocalCachedMap() {
+	n.lcm = &lcmState{instances: map[string]string{}, requests: map[string]string{}, logIDs: map[string]string{}}
+}
+
+// AddInstance numbers a local cached map instance's 16-byte id as the next
+// <In>, in creation order as the records do.
+func (n *Normalizer) AddInstance(id [16]byte) {
+	if n.lcm == nil {
+		n.LocalCachedMap()
+	}
+	if _, ok := n.lcm.instances[string(id[:])]; !ok {
+		n.lcm.instances[string(id[:])] = "I" + strconv.Itoa(len(n.lcm.instances)+1)
+	}
+}
+
+// Payload normalizes a published message: a local cached map message on
+// its topic decoded (§10), anything else as Text.
+func (n *Normalizer) Payload(channel, payload string) any {
+	if n.lcm != nil && strings.HasSuffix(channel, ":topic") {
+		if v, ok := n.lcmValue(payload); ok {
+			return v
+		}
+	}
+	return n.Text(payload)
+}
+
+// arg normalizes a command argument: a local cached map message or log
+// entry decoded (§10), anything else as Text.
+func (n *Normalizer) arg(a string) any {
+	if n.lcm != nil {
+		if v, ok := n.lcmValue(a); ok {
+			return v
+		}
+	}
+	return n.Text(a)
+}
+
+func numbered(m map[string]string, prefix, raw string) string {
+	id, ok := m[raw]
+	if !ok {
+		id = prefix + strconv.Itoa(len(m)+1)
+		m[raw] = id
+	}
+	return "<" + id + ">"
+}
+
+// lcmValue decodes a message of a known instance, or an updates-log
+// member.
+func (n *Normalizer) lcmValue(s string) (any, bool) {
+	b := []byte(s)
+	if len(b) == 25 && b[16] == ':' {
+		id := numbered(n.lcm.logIDs, "L", s[17:])
+		h := hex.EncodeToString(b[:16])
+		return map[string]any{"log_entry": map[string]any{"key_hash": h, "id": id}, "hex": h + "3a" + id}, true
+	}
+	if len(b) < 17 || b[0] > 2 {
+		return nil, false
+	}
+	inst, ok := n.lcm.instances[s[1:17]]
+	if !ok {
+		return nil, false
+	}
+	inst = "<" + inst + ">"
+	rest := b[17:]
+	head := hex.EncodeToString(b[:1]) + inst
+	switch b[0] {
+	case 0x00:
+		if len(rest) != 17 {
+			return nil, false
+		}
+		q := numbered(n.lcm.requests, "Q", string(rest[:16]))
+		return map[string]any{"lcm": map[string]any{"type": "clear", "instance": inst, "request": q, "release_semaphore": rest[16] != 0},
+			"hex": head + q + hex.EncodeToString(rest[16:])}, true
+	case 0x01:
+		if len(rest) < 4 || len(rest) != 4+16*int(binary.BigEndian.Uint32(rest)) {
+			return nil, false
+		}
+		hashes := []any{}
+		for i := 4; i < len(rest); i += 16 {
+			hashes = append(hashes, hex.EncodeToString(rest[i:i+16]))
+		}
+		return map[string]any{"lcm": map[string]any{"type": "invalidate", "instance": inst, "key_hashes": hashes},
+			"hex": head + hex.EncodeToString(rest)}, true
+	}
+	entries := []any{}
+	for r := rest; len(r) > 0; {
+		var kv [2]any
+		for j := range kv {
+			if len(r) < 4 || len(r) < 4+int(binary.BigEndian.Uint32(r)) {
+				return nil, false
+			}
+			l := int(binary.BigEndian.Uint32(r))
+			kv[j] = n.textValue(string(r[4 : 4+l]))
+			r = r[4+l:]
+		}
+		entries = append(entries, []any{kv[0], kv[1]})
+	}
+	return map[string]any{"lcm": map[string]any{"type": "update", "instance": inst, "entries": entries},
+		"hex": head + hex.EncodeToString(rest)}, true
+}
+
+// lcmScore records an updates-log score: "past" when it is not later than
+// now and at most 10 minutes old (§10).
+func lcmScore(s float64, now int64) any {
+	if int64(s) <= now && int64(s) >= now-600_000 {
+		return map[string]any{"clock_ms": "past"}
+	}
+	return s
+}
