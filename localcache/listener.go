@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/observe"
 )
 
 // clearReleaseScript answers a Java clearLocalCache: the clearing
@@ -162,7 +163,7 @@ type expirySink[K comparable, V any] struct{ l *listener[K, V] }
 
 func (s expirySink[K, V]) Message(hm hub.Message) bool {
 	if hm.Payload == s.l.m.name {
-		s.l.m.invalidations.Add(uint64(s.l.m.clearLocal()))
+		s.l.m.dropped(observe.LocalCacheClear, s.l.m.clearLocal())
 	}
 	return true
 }
@@ -201,7 +202,7 @@ func (l *listener[K, V]) handle(payload []byte) {
 	msg, err := decode(payload)
 	if err != nil {
 		// Not understood: it may have said anything about any key.
-		m.invalidations.Add(uint64(m.clearLocal()))
+		m.dropped(observe.LocalCacheGarbled, m.clearLocal())
 		m.rt.Logger().Warn("redisson local cached map: a message it does not understand; near cache cleared",
 			"name", m.name, "bytes", len(payload))
 		return
@@ -210,7 +211,7 @@ func (l *listener[K, V]) handle(payload []byte) {
 	switch msg.kind {
 	case msgClear:
 		if !own {
-			m.invalidations.Add(uint64(m.clearLocal()))
+			m.dropped(observe.LocalCacheClear, m.clearLocal())
 			if msg.release {
 				l.queue(func(ctx context.Context) { l.releaseClear(ctx, msg.request) })
 			}
@@ -220,7 +221,7 @@ func (l *listener[K, V]) handle(payload []byte) {
 			for _, h := range msg.hashes {
 				m.changed(h)
 			}
-			m.invalidations.Add(uint64(m.store.drop(msg.hashes)))
+			m.dropped(observe.LocalCacheInvalidate, m.store.drop(msg.hashes))
 		}
 	case msgUpdate:
 		if !own {
@@ -238,6 +239,8 @@ func (l *listener[K, V]) handle(payload []byte) {
 // does not decode is dropped instead.
 func (l *listener[K, V]) update(entries []update) {
 	m := l.m
+	stored := 0
+	defer func() { m.observe(observe.LocalCacheUpdate, stored) }()
 	for _, e := range entries {
 		h := keyHash(e.key)
 		m.changed(h)
@@ -251,6 +254,7 @@ func (l *listener[K, V]) update(entries []update) {
 		s.mu.Lock()
 		if !l.disabled(h) {
 			s.putLocked(key, h, v)
+			stored++
 		}
 		s.mu.Unlock()
 	}
@@ -270,7 +274,7 @@ func (l *listener[K, V]) Gap() {
 		l.queue(func(ctx context.Context) { l.reload(ctx, since, losses) })
 		return
 	}
-	m.invalidations.Add(uint64(m.clearLocal()))
+	m.dropped(observe.LocalCacheGap, m.clearLocal())
 	l.lastSeen.Store(time.Now().UnixMilli())
 	m.down.Store(false)
 }
@@ -341,19 +345,19 @@ func (l *listener[K, V]) reload(ctx context.Context, since time.Time, losses uin
 		}
 	}()
 	if time.Since(since) > logWindow {
-		m.invalidations.Add(uint64(m.clearLocal()))
+		m.dropped(observe.LocalCacheGap, m.clearLocal())
 		return
 	}
 	rdb := m.rt.Redis()
 	n, err := rdb.Exists(ctx, m.name).Result()
 	if err != nil || n == 0 {
-		m.invalidations.Add(uint64(m.clearLocal()))
+		m.dropped(observe.LocalCacheGap, m.clearLocal())
 		return
 	}
 	from := since.Add(-logMargin).UnixMilli()
 	entries, err := rdb.ZRangeByScore(ctx, m.updatesLog(), &redis.ZRangeBy{Min: strconv.FormatInt(from, 10), Max: "+inf"}).Result()
 	if err != nil {
-		m.invalidations.Add(uint64(m.clearLocal()))
+		m.dropped(observe.LocalCacheGap, m.clearLocal())
 		return
 	}
 	hashes := make([]hash, 0, len(entries))
@@ -366,7 +370,7 @@ func (l *listener[K, V]) reload(ctx context.Context, since time.Time, losses uin
 		m.changed(h)
 		hashes = append(hashes, h)
 	}
-	m.invalidations.Add(uint64(m.store.drop(hashes)))
+	m.dropped(observe.LocalCacheGap, m.store.drop(hashes))
 }
 
 // releaseClear answers a clear that asks for it: one permit of the
@@ -414,10 +418,11 @@ func (l *listener[K, V]) disable(msg message) {
 	for _, h := range msg.hashes {
 		m.changed(h)
 	}
-	m.invalidations.Add(uint64(m.store.drop(msg.hashes)))
+	n := m.store.drop(msg.hashes)
 	if msg.all {
-		m.invalidations.Add(uint64(m.clearLocal()))
+		n += m.clearLocal()
 	}
+	m.dropped(observe.LocalCacheDisable, n)
 	hashes := msg.hashes
 	time.AfterFunc(time.Duration(msg.timeout)*time.Millisecond, func() { l.expire(msg.reqID, hashes, msg.all, gen) })
 }
@@ -518,4 +523,18 @@ func (m *LocalCachedMap[K, V]) Start(ctx context.Context) error {
 		return core.NilHandle(kind, "start")
 	}
 	return m.begin(ctx, "start")
+}
+
+// dropped counts n entries another instance's message (or a gap) dropped
+// and tells the observer.
+func (m *LocalCachedMap[K, V]) dropped(cause observe.LocalCacheCause, n int) {
+	m.invalidations.Add(uint64(n))
+	m.observe(cause, n)
+}
+
+// observe tells the client's observer, if it wants LocalCache events.
+func (m *LocalCachedMap[K, V]) observe(cause observe.LocalCacheCause, n int) {
+	if o := m.rt.Events().Observer(); o != nil && o.LocalCache != nil {
+		o.LocalCache(observe.LocalCache{Name: m.name, Cause: cause, Entries: n})
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/localcache"
+	"github.com/goredisson/redisson/observe"
 )
 
 // within bounds every wait for a message to arrive.
@@ -445,4 +446,29 @@ func TestFailures(t *testing.T) {
 	_, _, err = cm.Get(ctx, "k")
 	require.ErrorIs(t, err, redisson.ErrClosed)
 	require.True(t, errors.Is(err, redisson.ErrClosed))
+}
+
+// The observer hears of every change another instance caused.
+func TestObserverHearsInvalidations(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	events := make(chan observe.LocalCache, 16)
+	rdb := redistest.Client(t, e.srv)
+	c, err := redisson.New(rdb, redisson.WithObserver(&observe.Observer{LocalCache: func(ev observe.LocalCache) { events <- ev }}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	m := newMap(t, c, "observed", localcache.Options{})
+	writer := newMap(t, e.c1, "observed", localcache.Options{})
+	require.NoError(t, e.raw.HSet(ctx, "observed", "k1", "v1").Err())
+	_, _, err = m.Get(ctx, "k1")
+	require.NoError(t, err)
+	_, _, err = writer.Put(ctx, "k1", "v2")
+	require.NoError(t, err)
+	select {
+	case ev := <-events:
+		require.Equal(t, observe.LocalCache{Name: "observed", Cause: observe.LocalCacheInvalidate, Entries: 1}, ev)
+	case <-time.After(within):
+		t.Fatal("no event")
+	}
+	require.Equal(t, uint64(1), m.Stats().Invalidations)
 }
