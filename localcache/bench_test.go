@@ -90,3 +90,21 @@ func newBenchEnv(b *testing.B) *redisson.Client {
 }
 
 func stringCodec() codec.Codec { return codec.String() }
+
+// BenchmarkGetRedis is the same read without a near cache (CacheSize -1):
+// an HGET round trip, what a hit saves.
+func BenchmarkGetRedis(b *testing.B) {
+	e := newBenchEnv(b)
+	ctx := b.Context()
+	m := localcache.New[string, string](e.Source(), "bench:redis", stringCodec(), localcache.Options{CacheSize: -1})
+	defer m.Close()
+	if _, err := m.FastPut(ctx, "k", "v"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := m.Get(ctx, "k"); !ok || err != nil {
+			b.Fatal("no value")
+		}
+	}
+}
