@@ -271,8 +271,10 @@ func (l *listener[K, V]) Gap() {
 		m.gen.Add(1)
 		losses := l.losses.Load()
 		since := time.UnixMilli(l.lastSeen.Load())
-		l.queue(func(ctx context.Context) { l.reload(ctx, since, losses) })
-		return
+		if l.queue(func(ctx context.Context) { l.reload(ctx, since, losses) }) {
+			return
+		}
+		// No room for the reload: clear instead.
 	}
 	m.dropped(observe.LocalCacheGap, m.clearLocal())
 	l.lastSeen.Store(time.Now().UnixMilli())
@@ -296,14 +298,16 @@ func (l *listener[K, V]) End(error) {
 	l.m.clearLocal()
 }
 
-// queue hands a task to the worker; when it is that far behind, the task
-// is dropped (an ack or a release a Java peer then waits out), except a
-// reload, which the worker's clear replaces.
-func (l *listener[K, V]) queue(task func(context.Context)) {
+// queue hands a task to the worker and reports whether it took it; when
+// it is that far behind, the task is dropped (an ack or a release a Java
+// peer then waits out; a reload Gap replaces by a clear).
+func (l *listener[K, V]) queue(task func(context.Context)) bool {
 	select {
 	case l.tasks <- task:
+		return true
 	default:
 		l.m.rt.Logger().Warn("redisson local cached map: too much to do for its messages; one dropped", "name", l.m.name)
+		return false
 	}
 }
 
