@@ -105,6 +105,9 @@ func New[K comparable, V any](src *source.Source, name string, cd codec.Codec, o
 	switch {
 	case name == "":
 		m.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	case core.CheckName(name, m.topic(), m.updatesLog()) != nil:
+		// The scripts name the map, its topic and its log: one slot.
+		m.err = core.CheckName(name, m.topic(), m.updatesLog())
 	case m.rt == nil || m.rt.Redis() == nil || m.rt.Hub() == nil:
 		m.err = fmt.Errorf("%w: no client (make it with redisson.NewLocalCachedMap)", core.ErrInvalidArgument)
 	case cd == nil:

@@ -393,6 +393,7 @@ func TestFailures(t *testing.T) {
 		is   error
 	}{
 		{"empty name", redisson.NewLocalCachedMap[string, string](e.c1, "", codec.String(), localcache.Options{}), redisson.ErrInvalidName},
+		{"split name", redisson.NewLocalCachedMap[string, string](e.c1, "x}y", codec.String(), localcache.Options{}), redisson.ErrInvalidName},
 		{"nil codec", redisson.NewLocalCachedMap[string, string](e.c1, "x", nil, localcache.Options{}), redisson.ErrInvalidArgument},
 		{"bad size", redisson.NewLocalCachedMap[string, string](e.c1, "x", codec.String(), localcache.Options{CacheSize: -2}), redisson.ErrInvalidArgument},
 		{"bad ttl", redisson.NewLocalCachedMap[string, string](e.c1, "x", codec.String(), localcache.Options{TTL: -time.Second}), redisson.ErrInvalidArgument},
