@@ -216,6 +216,9 @@ func TestJavaVectors(t *testing.T) {
 		v47 := f.RedissonVersion == "4.7.0"
 		for _, sc := range f.Scenarios {
 			t.Run(f.RedissonVersion+"/"+sc.Name, func(t *testing.T) {
+				if why, ok := notReplayed[sc.Name]; ok {
+					t.Skip(why)
+				}
 				vectors.ReplayFresh(t, srv, sc, func(testing.TB) vectors.Actions[*redisson.Client, struct{}] {
 					r := &lcmReplay{t: t, v47: v47, maps: map[string]*localcache.LocalCachedMap[string, any]{}}
 					acts := r.actions()
@@ -226,6 +229,19 @@ func TestJavaVectors(t *testing.T) {
 				})
 			})
 		}
-		require.Len(t, f.Scenarios, 6, file)
+		require.Len(t, f.Scenarios, 10, file) // a scenario added later is replayed or listed in notReplayed
 	}
+}
+
+// notReplayed are the scenarios the Java recorder added after this replay
+// was written, with what each needs first.
+var notReplayed = map[string]string{
+	"lcm.clear_local_cache": "Go's ClearLocalCache publishes the clear without the semaphore and does not wait " +
+		"(docs/caches.md); replaying it needs that wait, or a deviation for its semaphore messages",
+	"lcm.other_writes": "putIfExists, fastPutIfAbsent, replace, remove(k, v), addAndGet and readAllMap are not offered yet",
+	"lcm.foreign_messages": "its raw steps publish decoded §10 messages (instance <GO>): the replay's raw step " +
+		"must encode them back first (internal/vectors)",
+	"lcm.reconnection_load_resubscribe": "its resubscription's commands and the log read's time argument " +
+		"(clock_ms past) need normalizer rules of their own; TestKilledSubscriptionLeavesNoStaleValue and " +
+		"TestReconnectLoadLog cover the behaviour meanwhile",
 }
