@@ -239,8 +239,6 @@ var notReplayed = map[string]string{
 	"lcm.clear_local_cache": "Go's ClearLocalCache publishes the clear without the semaphore and does not wait " +
 		"(docs/caches.md); replaying it needs that wait, or a deviation for its semaphore messages",
 	"lcm.other_writes": "putIfExists, fastPutIfAbsent, replace, remove(k, v), addAndGet and readAllMap are not offered yet",
-	"lcm.foreign_messages": "its raw steps publish decoded §10 messages (instance <GO>): the replay's raw step " +
-		"must encode them back first (internal/vectors)",
 	"lcm.reconnection_load_resubscribe": "its resubscription's commands and the log read's time argument " +
 		"(clock_ms past) need normalizer rules of their own; TestKilledSubscriptionLeavesNoStaleValue and " +
 		"TestReconnectLoadLog cover the behaviour meanwhile",

@@ -81,6 +81,9 @@ func (n *Normalizer) lcmValue(s string) (any, bool) {
 		return nil, false
 	}
 	inst, ok := n.lcm.instances[s[1:17]]
+	if !ok && s[1:17] == goInstance {
+		inst, ok = "GO", true
+	}
 	if !ok {
 		return nil, false
 	}
@@ -130,4 +133,51 @@ func lcmScore(s float64, now int64) any {
 		return map[string]any{"clock_ms": "past"}
 	}
 	return s
+}
+
+// goInstance is the instance id of the messages a record's raw steps
+// publish as another client would (§10, lcm.foreign_messages): 16 bytes
+// 0x11, written <GO>.
+var goInstance = strings.Repeat("\x11", 16)
+
+// rawArgs turns a raw step's arguments back into what to send: a decoded
+// §10 message ({"hex": …}) becomes its bytes, <GO> the raw instance id, a
+// known <Qn> its request id and a new one 16 zero bytes (numbered so).
+func (n *Normalizer) rawArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+		m, ok := a.(map[string]any)
+		if !ok || n.lcm == nil {
+			continue
+		}
+		h, _ := m["hex"].(string)
+		if h == "" {
+			continue
+		}
+		h = strings.ReplaceAll(h, "<GO>", hex.EncodeToString([]byte(goInstance)))
+		for raw, id := range n.lcm.instances {
+			h = strings.ReplaceAll(h, "<"+id+">", hex.EncodeToString([]byte(raw)))
+		}
+		for strings.Contains(h, "<Q") {
+			start := strings.Index(h, "<Q")
+			end := start + strings.Index(h[start:], ">")
+			ph := h[start : end+1]
+			raw := ""
+			for r, id := range n.lcm.requests {
+				if "<"+id+">" == ph {
+					raw = r
+				}
+			}
+			if raw == "" {
+				raw = string(make([]byte, 16))
+				n.lcm.requests[raw] = ph[1 : len(ph)-1]
+			}
+			h = strings.Replace(h, ph, hex.EncodeToString([]byte(raw)), 1)
+		}
+		if b, err := hex.DecodeString(h); err == nil {
+			out[i] = string(b)
+		}
+	}
+	return out
 }

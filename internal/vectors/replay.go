@@ -495,7 +495,7 @@ func (r *replay[C, H]) step(st Step) map[string]any {
 		r.clock.AddNominal(d)
 	case "raw":
 		// What a Go service would send, over the recorder's connection.
-		args := st.Raw["command"].([]any)
+		args := r.n.rawArgs(st.Raw["command"].([]any))
 		reply, err := r.raw.Do(r.ctx, args...).Result()
 		if err != nil {
 			reply = fmt.Sprintf("raw %v failed: %v", args, err) // differs from any recorded reply
