@@ -242,15 +242,15 @@ type scripts struct {
 	latchPrefix string
 	// Script arguments that are the same on most calls, boxed once: each
 	// boxing is an allocation on the lock path.
-	nameKeys  []string // [name]
+	nameKeys []string // [name]
 	// acquire is the acquire script; with reentry set (the non-reentrant
 	// lock), it takes that error reply as its third argument.
 	acquire   *core.Script
 	reentry   any
-	wdLease   int64    // the watchdog lease, ms
-	wdArg     any      // wdLease
-	latchArg  any      // engine.LatchTTL, ms
-	publisher any      // PUBLISH or SPUBLISH
+	wdLease   int64 // the watchdog lease, ms
+	wdArg     any   // wdLease
+	latchArg  any   // engine.LatchTTL, ms
+	publisher any   // PUBLISH or SPUBLISH
 }
 
 func newScripts(rt *core.Runtime, name, channel string) *scripts {

@@ -347,8 +347,8 @@ func (a *acquisition) subscribe() (bool, error) {
 func (a *acquisition) wait() (bool, error) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	woken := false // by a message or a local wake-up, not a timer
-	heard := false // by a message
+	woken := false               // by a message or a local wake-up, not a timer
+	heard := false               // by a message
 	var messages <-chan struct{} // nil while polling: never ready
 	if a.sub != nil {
 		messages = a.sub.C()
