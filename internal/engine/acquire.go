@@ -40,7 +40,10 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	r.queueFor = l.queueFor(ctx, r)
 	ok, err := l.acquire(octx, &a, h, r, ob)
 	ob = a.ob
-	if !ok && h.l != nil {
+	// A re-entry a non-reentrant kind refused was refused before its
+	// script wrote anything: the owner holds the lock, so it is in no
+	// queue, and Redisson sends nothing more either.
+	if !ok && h.l != nil && !errors.Is(err, core.ErrNonReentrant) {
 		l.leaveQueue(octx, h, r)
 		if h.unsure && r.Owner == 0 {
 			lease := r.Lease
