@@ -178,8 +178,8 @@ func TestNonReentrantLockJavaVectors(t *testing.T) {
 				// client is answered without a round trip, as for every
 				// lock that hands off locally (docs/interop.md).
 				Scenario: "nonreentrantlock.basic", Step: 6,
-				Why:      "a try while another owner of the client holds the lock asks no one",
-				Fields:   map[string]any{"commands": []any{}},
+				Why:    "a try while another owner of the client holds the lock asks no one",
+				Fields: map[string]any{"commands": []any{}},
 			}, unlockWithoutHold("nonreentrantlock.basic", 10)})
 			vectors.ReplayFresh(t, srv, sc, acts)
 		})
