@@ -163,6 +163,29 @@ func (c *Client) Lock(name string) *rlock.Lock { return rlock.New(c.Source(), na
 // cheap and safe for concurrent use.
 func (c *Client) FairLock(name string) *fairlock.Lock { return fairlock.New(c.Source(), name) }
 
+// SpinLock returns the spin lock called name (Redisson's getSpinLock): the
+// lock's hash without pub/sub, whose waiters poll with a back-off
+// (rlock.WithBackOff; Redisson's exponential default otherwise). The handle
+// is cheap and safe for concurrent use.
+func (c *Client) SpinLock(name string, opts ...rlock.SpinOption) *rlock.SpinLock {
+	return rlock.NewSpin(c.Source(), name, opts...)
+}
+
+// NonReentrantLock returns the non-reentrant lock called name (Redisson
+// 4's getNonReentrantLock): its holder's second acquisition fails with
+// ErrNonReentrant. The handle is cheap and safe for concurrent use.
+func (c *Client) NonReentrantLock(name string) *rlock.NonReentrantLock {
+	return rlock.NewNonReentrant(c.Source(), name)
+}
+
+// NonReentrantFairLock returns the non-reentrant fair lock called name
+// (Redisson 4's getNonReentrantFairLock): a fair lock whose holder's
+// second acquisition fails with ErrNonReentrant. The handle is cheap and
+// safe for concurrent use.
+func (c *Client) NonReentrantFairLock(name string) *fairlock.NonReentrantLock {
+	return fairlock.NewNonReentrant(c.Source(), name)
+}
+
 // Semaphore returns the semaphore called name (Redisson's getSemaphore).
 // The handle is cheap and safe for concurrent use.
 func (c *Client) Semaphore(name string) *semaphore.Semaphore { return semaphore.New(c.Source(), name) }

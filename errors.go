@@ -43,6 +43,10 @@ var (
 	// ErrUpgrade is returned when an owner holding a read lock asks for the
 	// write lock of the same read-write lock: Redisson would deadlock.
 	ErrUpgrade = core.ErrUpgrade
+	// ErrNonReentrant is returned when the owner that holds a non-reentrant
+	// lock (NonReentrantLock, NonReentrantFairLock) asks for it again,
+	// where Redisson throws IllegalMonitorStateException; nothing changes.
+	ErrNonReentrant = core.ErrNonReentrant
 	// ErrNoPermission is wrapped by an error whose cause is Redis' NOPERM
 	// reply: the ACL user may not use a key, channel or command the call
 	// needs (docs/acl.md lists them per object). Nothing the refused command

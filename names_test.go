@@ -71,6 +71,15 @@ func nameKinds() []nameKind {
 			_, err := c.FencedLock(n).Delete(ctx)
 			return err
 		}},
+		{kind: "spin lock", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			return lockRound(ctx, func(ctx context.Context) (unlocker, bool, error) { return c.SpinLock(n).TryLock(ctx) })
+		}},
+		{kind: "non-reentrant lock", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			return lockRound(ctx, func(ctx context.Context) (unlocker, bool, error) { return c.NonReentrantLock(n).TryLock(ctx) })
+		}},
+		{kind: "non-reentrant fair lock", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			return lockRound(ctx, func(ctx context.Context) (unlocker, bool, error) { return c.NonReentrantFairLock(n).TryLock(ctx) })
+		}},
 		{kind: "read lock", use: func(ctx context.Context, c *redisson.Client, n string) error {
 			return lockRound(ctx, func(ctx context.Context) (unlocker, bool, error) { return c.ReadWriteLock(n).ReadLock().TryLock(ctx) })
 		}},

@@ -44,6 +44,7 @@ func TestLockNilArguments(t *testing.T) {
 	}
 	asHold := func(h holdAPI, err error) (holdAPI, error) { return h, err }
 	rl, fl, rw, fe := c.Lock("nil:r"), c.FairLock("nil:f"), c.ReadWriteLock("nil:rw"), c.FencedLock("nil:fe")
+	sl, nr, nf := c.SpinLock("nil:s"), c.NonReentrantLock("nil:nr"), c.NonReentrantFairLock("nil:nf")
 	ml := multilock.New(c.Lock("nil:m1"), c.Lock("nil:m2"))
 	gr := c.MultiLockGroup("nil:g", "a", "b")
 	kinds := []kind{
@@ -73,6 +74,20 @@ func TestLockNilArguments(t *testing.T) {
 				"Token":  func(ctx context.Context) error { _, err := fe.Token(ctx); return err },
 				"Delete": func(ctx context.Context) error { _, err := fe.Delete(ctx); return err },
 			}},
+		{"spin lock", func(ctx context.Context) (holdAPI, error) { return asHold(sl.Lock(ctx)) },
+			func(ctx context.Context) (holdAPI, error) { h, _, err := sl.TryLock(ctx); return h, err },
+			map[string]func(context.Context) error{
+				"ForceUnlock": func(ctx context.Context) error { _, err := sl.ForceUnlock(ctx); return err },
+				"IsLocked":    func(ctx context.Context) error { _, err := sl.IsLocked(ctx); return err },
+			}},
+		{"non-reentrant lock", func(ctx context.Context) (holdAPI, error) { return asHold(nr.Lock(ctx)) },
+			func(ctx context.Context) (holdAPI, error) { h, _, err := nr.TryLock(ctx); return h, err },
+			map[string]func(context.Context) error{
+				"IsHeldByOwner": func(ctx context.Context) error { _, err := nr.IsHeldByOwner(ctx, 1); return err },
+			}},
+		{"non-reentrant fair lock", func(ctx context.Context) (holdAPI, error) { return asHold(nf.Lock(ctx)) },
+			func(ctx context.Context) (holdAPI, error) { h, _, err := nf.TryLock(ctx); return h, err },
+			nil},
 		{"multi-lock", func(ctx context.Context) (holdAPI, error) { return asHold(ml.Lock(ctx)) },
 			func(ctx context.Context) (holdAPI, error) { h, _, err := ml.TryLock(ctx); return h, err },
 			nil},

@@ -101,6 +101,9 @@ func (l *kindLocker) Mutex(key string) Mutex {
 	case libWrite:
 		wl := l.c.ReadWriteLock(key).WriteLock()
 		return &kindMutex{lock: func(ctx context.Context) (unlocker, error) { return wl.Lock(ctx) }}
+	case libSpin:
+		sl := l.c.SpinLock(key)
+		return &kindMutex{lock: func(ctx context.Context) (unlocker, error) { return sl.Lock(ctx) }}
 	}
 	panic(fmt.Sprintf("kindLocker: unknown library %q", l.lib))
 }
@@ -139,6 +142,7 @@ func kindSettings(lib string) []Setting {
 		libFenced: "client.FencedLock(key).Lock(ctx): watchdog; every acquisition also increments redisson_lock_token:{key}",
 		libRead:   "client.ReadWriteLock(key).ReadLock().Lock(ctx): watchdog; a read hold also writes its rwlock_timeout key",
 		libWrite:  "client.ReadWriteLock(key).WriteLock().Lock(ctx): watchdog",
+		libSpin:   "client.SpinLock(key).Lock(ctx): watchdog; waiters poll with Redisson's default back-off (exponential 1 ms to 128 ms), no pub/sub, no local hand-off",
 	}[lib]
 	return []Setting{
 		{"acquire", acquire},

@@ -171,8 +171,8 @@ func openLocker(lib, addr string, rec *addrRecorder) (Locker, error) {
 		return newFloorLocker(lib, addr, rec), nil
 	case libRedLock, libRedsyncRedLock, libMulti10, libGroup10:
 		return openMultiLocker(lib, addr, rec) // redlock.go
-	case libFenced, libRead, libWrite:
-		return openKindLocker(lib, addr, rec) // kinds.go
+	case libFenced, libRead, libWrite, libSpin:
+		return openKindLocker(lib, addr, rec) // kinds.go, spin.go
 	case libClusterOurs, libClusterRedsync, libClusterRedislock, libClusterRueidis:
 		return openClusterLocker(lib, addr, rec) // cluster.go
 	}
@@ -297,7 +297,7 @@ func librarySettings(lib string) []Setting {
 		}, goRedisSettings()...)
 	case libRedLock, libRedsyncRedLock, libMulti10, libGroup10:
 		return multiLibSettings(lib) // redlock.go
-	case libFenced, libRead, libWrite:
+	case libFenced, libRead, libWrite, libSpin:
 		return kindSettings(lib) // kinds.go
 	case libClusterOurs, libClusterRedsync, libClusterRedislock, libClusterRueidis:
 		return clusterSettings(lib) // cluster.go

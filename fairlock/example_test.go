@@ -2,6 +2,7 @@ package fairlock_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -55,4 +56,27 @@ func Example() {
 	// holding example:fairlock:queue
 	// next owner holds it: true
 	// locked: false
+}
+
+// A non-reentrant fair lock queues its waiters as a fair lock does and
+// refuses its holder a second acquisition.
+func ExampleNonReentrantLock() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
+	defer rdb.Close()
+	client, err := redisson.New(rdb)
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	lock := client.NonReentrantFairLock("example:nonreentrant:fair")
+	h, err := lock.Lock(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer h.Unlock(context.Background())
+	_, _, err = lock.TryLock(ctx, fairlock.WithOwner(h.Owner()))
+	fmt.Println("re-entry refused:", errors.Is(err, redisson.ErrNonReentrant))
+	// Output: re-entry refused: true
 }

@@ -58,6 +58,7 @@ type Lock struct {
 	l      *engine.Lock
 	rt     *core.Runtime
 	s      *scripts
+	kind   string // as errors name it
 }
 
 // client is the lock's client, found by the multi-lock.
@@ -66,7 +67,15 @@ type client = lockkit.Client
 // New returns the fair lock called name (Redisson's getFairLock) of src's
 // client. It panics for a nil or zero src.
 func New(src *source.Source, name string) *Lock {
-	e := (*handle.Source)(src).LockEngine("fairlock.New")
+	l := new(Lock)
+	l.init(src, "fairlock.New", "fair lock", name, tryOnceScript, waitingScript, nil)
+	return l
+}
+
+// init makes l the fair lock kind called kind, with the acquire scripts
+// tryOnce and waiting; reentry, when set, is their last argument.
+func (l *Lock) init(src *source.Source, caller, kind, name string, tryOnce, waiting *core.Script, reentry any) {
+	e := (*handle.Source)(src).LockEngine(caller)
 	rt := e.Runtime()
 	s := &scripts{
 		rt:          rt,
@@ -75,10 +84,13 @@ func New(src *source.Source, name string) *Lock {
 		timeout:     keys.FairLockTimeout(name),
 		channel:     keys.LockChannel(name),
 		latchPrefix: keys.UnlockLatchPrefix(name) + ":",
+		tryOnce:     tryOnce,
+		waiting:     waiting,
+		reentry:     reentry,
 	}
-	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, s: s}
+	*l = Lock{client: lockkit.ClientOf(rt), rt: rt, s: s, kind: kind}
 	l.l = e.Lock(engine.Config{
-		Kind:       "fair lock",
+		Kind:       kind,
 		Name:       name,
 		ChannelFor: func(field string) string { return s.channel + ":" + field },
 		Derived:    []string{s.queue, s.timeout, s.channel, s.latchPrefix},
@@ -88,7 +100,6 @@ func New(src *source.Source, name string) *Lock {
 		RedisQueue: true,
 		Scripts:    s,
 	})
-	return l
 }
 
 // Name returns the lock's name (its Redis key).
@@ -178,8 +189,17 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 // IsHeldByOwner reports whether owner holds the lock through this client
 // (Redisson's isHeldByThread).
 func (l *Lock) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
-	n, err := l.holdCount(ctx, "is held by owner", owner)
-	return n > 0, err
+	const op = "is held by owner"
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err(op, err)
+	}
+	held, err := conns.Bounded(ctx, func(ctx context.Context) (bool, error) {
+		return l.rt.Redis().HExists(ctx, l.s.name, l.l.Field(owner)).Result()
+	})
+	if err != nil {
+		return false, l.l.Err(op, l.s.wrongType(ctx, err))
+	}
+	return held, nil
 }
 
 // HoldCount returns how many times owner holds the lock through this client:
@@ -243,6 +263,22 @@ type scripts struct {
 	rt                            *core.Runtime
 	name, queue, timeout, channel string
 	latchPrefix                   string
+	// The acquire scripts; with reentry set (the non-reentrant fair
+	// lock), they take it as their last argument.
+	tryOnce, waiting *core.Script
+	reentry          any
+}
+
+// run sends an acquire script with args, and reentry after them when set.
+func (s *scripts) run(ctx context.Context, script *core.Script, field string, args ...any) (any, core.SyncResult, error) {
+	if s.reentry != nil {
+		args = append(args, s.reentry)
+	}
+	res, sync, err := s.rt.Run(ctx, script, core.RunOpts{Synced: true, NoRetry: true}, s.keys(), args...)
+	if s.reentry != nil {
+		err = reentryErr(err, field)
+	}
+	return res, sync, err
 }
 
 // waitMS is the queue interval of an acquisition bounded by wait (0: Lock).
@@ -257,8 +293,7 @@ func (s *scripts) keys() []string { return []string{s.name, s.queue, s.timeout} 
 
 // Acquire is the try-once variant.
 func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
-	res, sync, err := s.rt.Run(ctx, tryOnceScript, core.RunOpts{Synced: true, NoRetry: true}, s.keys(),
-		lease.Milliseconds(), field, nowMS(), s.waitMS(0))
+	res, sync, err := s.run(ctx, s.tryOnce, field, lease.Milliseconds(), field, nowMS(), s.waitMS(0))
 	if err != nil {
 		return engine.AcquireReply{Sync: sync}, s.wrongType(ctx, err)
 	}
@@ -268,8 +303,7 @@ func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration
 
 // AcquireQueued is the waiting variant.
 func (s *scripts) AcquireQueued(ctx context.Context, field string, lease, wait time.Duration) (engine.AcquireReply, error) {
-	res, sync, err := s.rt.Run(ctx, waitingScript, core.RunOpts{Synced: true, NoRetry: true}, s.keys(),
-		lease.Milliseconds(), field, s.waitMS(wait), nowMS())
+	res, sync, err := s.run(ctx, s.waiting, field, lease.Milliseconds(), field, s.waitMS(wait), nowMS())
 	if err != nil {
 		return engine.AcquireReply{Sync: sync}, s.wrongType(ctx, err)
 	}

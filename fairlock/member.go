@@ -13,7 +13,7 @@ var _ lockable.Lock = (*Lock)(nil)
 
 // LockID identifies the lock among the members of a multi-lock: its kind,
 // its client's id and its name (lockable.Lock).
-func (l *Lock) LockID() string { return "fair lock\x00" + l.rt.ID() + "\x00" + l.s.name }
+func (l *Lock) LockID() string { return l.kind + "\x00" + l.rt.ID() + "\x00" + l.s.name }
 
 // ClientID returns the id of the lock's client (lockable.Lock).
 func (l *Lock) ClientID() string { return l.rt.ID() }

@@ -67,3 +67,22 @@ var forceUnlockScript = core.NewScript("fairlock.forceUnlock", lua.MustText(luaF
 // holdCountScript reads an owner's hold count on the master.
 // KEYS: [name]. ARGV: [owner field]. Reply: the count, or nil.
 var holdCountScript = core.NewScript("fairlock.holdCount", lua.MustText(luaFiles, "lua/hold_count.lua"))
+
+// The non-reentrant fair lock's acquire scripts (Redisson 4.7's
+// RedissonNonReentrantFairLock) make RFairLock's calls without its
+// re-entry: the holder's second acquisition is refused with the error
+// reply their last argument names, "NON_REENTRANT_REACQUIRE", and nothing
+// changes. They leave out the check of another kind's hash that ours make
+// (own_hash), so that they send Redisson's calls and no other.
+
+// nonReentrantTryOnceScript is tryOnceScript without re-entry.
+// KEYS: [name, queue, timeout]. ARGV: [lease ms, owner field, now, wait,
+// "NON_REENTRANT_REACQUIRE"]. Reply: nil = acquired, 1 = not acquired, or
+// the error reply.
+var nonReentrantTryOnceScript = core.NewScript("fairlock.nonReentrantTryOnce", lua.MustText(luaFiles, "lua/nonreentrant_try_once.lua"))
+
+// nonReentrantWaitingScript is waitingScript without re-entry.
+// KEYS: [name, queue, timeout]. ARGV: [lease ms, owner field, wait, now,
+// "NON_REENTRANT_REACQUIRE"]. Reply: as waitingScript's, or the error
+// reply.
+var nonReentrantWaitingScript = core.NewScript("fairlock.nonReentrantWaiting", lua.MustText(luaFiles, "lua/nonreentrant_waiting.lua"))

@@ -13,6 +13,8 @@ func TestScriptText(t *testing.T) {
 		acquireFailedScript,
 		forceUnlockScript,
 		holdCountScript,
+		nonReentrantTryOnceScript,
+		nonReentrantWaitingScript,
 		tryOnceScript,
 		unlockScript,
 		waitingScript,

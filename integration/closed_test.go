@@ -40,7 +40,7 @@ func TestRedisClientClosedDuringWait(t *testing.T) {
 				_, err := wk.acquire(ctx, c, "closed", 0, redisson.NewOwnerID())
 				errc <- err
 			}()
-			redistest.Eventually(t, 10*time.Second, "the waiter registered", func() bool { return c.Stats().PubSub.Waiters >= 1 })
+			redistest.Eventually(t, 10*time.Second, "the waiter registered", waiting(t, wk, e.raw, c))
 			start := time.Now()
 			require.NoError(t, rdb.Close())
 			select {

@@ -102,7 +102,11 @@ func TestHolderKilled(t *testing.T) {
 				h, err := wk.acquire(ctx, c, name, 0, redisson.NewOwnerID())
 				got <- result{time.Now(), h, err}
 			}()
-			redistest.Eventually(t, 10*time.Second, "the waiter waits", func() bool { return c.Stats().PubSub.Waiters == 1 })
+			waits := func() bool { return c.Stats().PubSub.Waiters == 1 }
+			if wk.polls {
+				waits = waiting(t, wk, e.raw, c)
+			}
+			redistest.Eventually(t, 10*time.Second, "the waiter waits", waits)
 			if row.watchdog {
 				// Kill after the watchdog renewed the lease: once the
 				// first lease would have run out, the key must still be

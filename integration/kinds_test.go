@@ -3,7 +3,13 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
@@ -58,6 +64,9 @@ type kind struct {
 	// key is the Redis key whose TTL bounds a dead holder's hold (the
 	// member whose expiry frees the set, for multi-locks); nil: name.
 	key func(name string) string
+	// polls: waiters poll instead of subscribing (the spin lock), so the
+	// faults of pub/sub do not reach them.
+	polls bool
 }
 
 // leaseKey returns the key whose TTL bounds a dead holder's hold.
@@ -138,6 +147,33 @@ var kinds = []kind{
 		},
 	},
 	{
+		// No channel: its waiters poll.
+		name: "SpinLock", role: "x", lease: true, setup: noSetup, polls: true,
+		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
+			return rlockAcquire(ctx, c.SpinLock(name), c, lease, owner)
+		},
+	},
+	{
+		name: "NonReentrantLock", role: "x", lease: true, channel: func(name, _ string) string { return keys.LockChannel(name) }, setup: noSetup,
+		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
+			return rlockAcquire(ctx, c.NonReentrantLock(name), c, lease, owner)
+		},
+	},
+	{
+		name: "NonReentrantFairLock", role: "x", lease: true, channel: keys.FairLockChannel, setup: noSetup,
+		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
+			opts := []fairlock.Option{fairlock.WithOwner(owner)}
+			if lease > 0 {
+				opts = append(opts, fairlock.WithLease(lease))
+			}
+			h, err := c.NonReentrantFairLock(name).Lock(ctx, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return lockHold{h.Unlock, h.Done(), field(c, owner), 0}, nil
+		},
+	},
+	{
 		name: "FairLock", role: "x", lease: true, channel: keys.FairLockChannel, setup: noSetup,
 		acquire: func(ctx context.Context, c *redisson.Client, name string, lease time.Duration, owner int64) (hold, error) {
 			opts := []fairlock.Option{fairlock.WithOwner(owner)}
@@ -196,6 +232,59 @@ var kinds = []kind{
 			return lockHold{func(ctx context.Context) error { return s.Release(ctx, id) }, nil, "", 0}, nil
 		},
 	},
+}
+
+// rlockAcquire acquires a lock kind of package rlock.
+func rlockAcquire(ctx context.Context, l interface {
+	Lock(context.Context, ...rlock.Option) (*rlock.Hold, error)
+}, c *redisson.Client, lease time.Duration, owner int64) (hold, error) {
+	opts := []rlock.Option{rlock.WithOwner(owner)}
+	if lease > 0 {
+		opts = append(opts, rlock.WithLease(lease))
+	}
+	h, err := l.Lock(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return lockHold{h.Unlock, h.Done(), field(c, owner), 0}, nil
+}
+
+// waiting returns the condition "the waiters of clients (one each) of
+// kind k wait": subscribed, or, for a kind whose waiters poll, polling
+// (Redis ran scripts since waiting was called, two per waiter at least)
+// with no subscription.
+func waiting(t *testing.T, k kind, raw *redis.Client, clients ...*redisson.Client) func() bool {
+	n := int64(len(clients))
+	if k.polls {
+		before := scriptCalls(t, raw)
+		return func() bool { return subscriptions(t, raw) == 0 && scriptCalls(t, raw)-before >= 2*n }
+	}
+	return func() bool {
+		var w int64
+		for _, c := range clients {
+			w += int64(c.Stats().PubSub.Waiters)
+		}
+		return w == n && subscriptions(t, raw) == n
+	}
+}
+
+// scriptCalls reads how many scripts Redis ran (INFO commandstats).
+func scriptCalls(t *testing.T, raw *redis.Client) int64 {
+	t.Helper()
+	info, err := raw.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	var n int64
+	for _, line := range strings.Split(info, "\n") {
+		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, "calls=")
+		v, _, _ := strings.Cut(rest, ",")
+		c, err := strconv.ParseInt(v, 10, 64)
+		require.NoError(t, err)
+		n += c
+	}
+	return n
 }
 
 func rwAcquire(ctx context.Context, l *rwlock.Lock, c *redisson.Client, lease time.Duration, owner int64) (hold, error) {

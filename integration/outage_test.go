@@ -165,9 +165,11 @@ func outageCase(t *testing.T, row string, fromStart bool) {
 		got <- result{time.Now(), err}
 	}()
 	subscribed := func() {
-		redistest.Eventually(t, 20*time.Second, "the waiter waits, subscribed", func() bool {
-			return waiterC.Stats().PubSub.Waiters == 1 && subscriptions(t, e.raw) == 1
-		})
+		wk, _ := kindByName(row) // the latch is no row: it subscribes
+		if wk.waiter != "" {
+			wk, _ = kindByName(wk.waiter)
+		}
+		redistest.Eventually(t, 20*time.Second, "the waiter waits, subscribed", waiting(t, wk, e.raw, waiterC))
 	}
 	if !fromStart {
 		subscribed()

@@ -88,9 +88,7 @@ func networkFaultCase(t *testing.T, k kind, fault string) {
 	}
 	directGot := wait(direct, wk, time.Minute)
 	waiterGot := wait(waiterC, wk, 20*time.Second)
-	redistest.Eventually(t, 10*time.Second, "both wait, subscribed", func() bool {
-		return direct.Stats().PubSub.Waiters == 1 && waiterC.Stats().PubSub.Waiters == 1 && subscriptions(t, e.raw) == 2
-	})
+	redistest.Eventually(t, 10*time.Second, "both wait, subscribed", waiting(t, wk, e.raw, direct, waiterC))
 
 	// The loss signal's time is taken by a goroutine of its own, as the
 	// other client's acquisition is.

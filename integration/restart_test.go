@@ -63,9 +63,7 @@ func restartCase(t *testing.T, k kind) {
 		h, err := wk.acquire(ctx, waiterC, name, 0, redisson.NewOwnerID())
 		got <- result{time.Now(), h, err}
 	}()
-	redistest.Eventually(t, 10*time.Second, "the waiter waits, subscribed", func() bool {
-		return waiterC.Stats().PubSub.Waiters == 1 && subscriptions(t, e.raw) == 1
-	})
+	redistest.Eventually(t, 10*time.Second, "the waiter waits, subscribed", waiting(t, wk, e.raw, waiterC))
 
 	start := time.Now()
 	require.NoError(t, e.srv.Restart(ctx))

@@ -52,6 +52,7 @@ type Lock struct {
 	rt      *core.Runtime
 	name    string
 	channel string
+	kind    string // as errors name it: "lock", "spin lock", ...
 }
 
 // client is the lock's client, found by the multi-lock.
@@ -60,11 +61,20 @@ type client = lockkit.Client
 // New returns the reentrant lock called name (Redisson's getLock) of src's
 // client. It panics for a nil or zero src.
 func New(src *source.Source, name string) *Lock {
-	e := (*handle.Source)(src).LockEngine("rlock.New")
+	l := new(Lock)
+	l.init(src, "rlock.New", "lock", name, func(*scripts, *engine.Config) {})
+	return l
+}
+
+// init makes l the lock kind called kind on the RLock hash name; adapt
+// changes its scripts and config from RLock's.
+func (l *Lock) init(src *source.Source, caller, kind, name string, adapt func(*scripts, *engine.Config)) {
+	e := (*handle.Source)(src).LockEngine(caller)
 	rt := e.Runtime()
-	l := &Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: keys.LockChannel(name)}
-	l.l = e.Lock(engine.Config{
-		Kind:    "lock",
+	*l = Lock{client: lockkit.ClientOf(rt), rt: rt, name: name, channel: keys.LockChannel(name), kind: kind}
+	s := newScripts(rt, name, l.channel)
+	cfg := engine.Config{
+		Kind:    kind,
 		Name:    name,
 		Channel: l.channel,
 		Derived: []string{keys.UnlockLatchPrefix(name)},
@@ -72,9 +82,10 @@ func New(src *source.Source, name string) *Lock {
 		Renew:   engine.PlainRenewal{RT: rt},
 		HandOff: true,
 		PassOn:  true,
-		Scripts: newScripts(rt, name, l.channel),
-	})
-	return l
+		Scripts: s,
+	}
+	adapt(s, &cfg)
+	l.l = e.Lock(cfg)
 }
 
 // Name returns the lock's name (its Redis key).
@@ -153,8 +164,17 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 // IsHeldByOwner reports whether owner holds the lock through this client
 // (Redisson's isHeldByThread).
 func (l *Lock) IsHeldByOwner(ctx context.Context, owner int64) (bool, error) {
-	n, err := l.holdCount(ctx, "is held by owner", owner)
-	return n > 0, err
+	const op = "is held by owner"
+	if err := l.l.Check(ctx); err != nil {
+		return false, l.l.Err(op, err)
+	}
+	held, err := conns.Bounded(ctx, func(ctx context.Context) (bool, error) {
+		return l.rt.Redis().HExists(ctx, l.name, l.l.Field(owner)).Result()
+	})
+	if err != nil {
+		return false, l.l.Err(op, l.wrongType(ctx, err))
+	}
+	return held, nil
 }
 
 // HoldCount returns how many times owner holds the lock through this client
@@ -222,18 +242,22 @@ type scripts struct {
 	latchPrefix string
 	// Script arguments that are the same on most calls, boxed once: each
 	// boxing is an allocation on the lock path.
-	nameKeys  []string // [name]
-	wdLease   int64    // the watchdog lease, ms
-	wdArg     any      // wdLease
-	latchArg  any      // engine.LatchTTL, ms
-	publisher any      // PUBLISH or SPUBLISH
+	nameKeys []string // [name]
+	// acquire is the acquire script; with reentry set (the non-reentrant
+	// lock), it takes that error reply as its third argument.
+	acquire   *core.Script
+	reentry   any
+	wdLease   int64 // the watchdog lease, ms
+	wdArg     any   // wdLease
+	latchArg  any   // engine.LatchTTL, ms
+	publisher any   // PUBLISH or SPUBLISH
 }
 
 func newScripts(rt *core.Runtime, name, channel string) *scripts {
 	wd := rt.WatchdogTimeout().Milliseconds()
 	return &scripts{
 		rt: rt, name: name, channel: channel, latchPrefix: keys.UnlockLatchPrefix(name) + ":",
-		nameKeys: []string{name}, wdLease: wd, wdArg: wd,
+		nameKeys: []string{name}, acquire: acquireScript, wdLease: wd, wdArg: wd,
 		latchArg: engine.LatchTTL(rt).Milliseconds(), publisher: rt.PublishCommand(),
 	}
 }
@@ -247,14 +271,28 @@ func (s *scripts) leaseArg(lease time.Duration) any {
 }
 
 func (s *scripts) Acquire(ctx context.Context, field string, lease time.Duration) (engine.AcquireReply, error) {
-	res, sync, err := s.rt.Run(ctx, acquireScript, core.RunOpts{Synced: true, NoRetry: true}, s.nameKeys, s.leaseArg(lease), field)
+	opts := core.RunOpts{Synced: true, NoRetry: true}
+	var (
+		res  any
+		sync core.SyncResult
+		err  error
+	)
+	if s.reentry != nil {
+		res, sync, err = s.rt.Run(ctx, s.acquire, opts, s.nameKeys, s.leaseArg(lease), field, s.reentry)
+		err = reentryErr(err, field)
+	} else {
+		res, sync, err = s.rt.Run(ctx, s.acquire, opts, s.nameKeys, s.leaseArg(lease), field)
+	}
 	if err != nil {
 		return engine.AcquireReply{Sync: sync}, err
 	}
 	pttl, ok := res.(int64)
 	switch {
+	case res == nil:
+		// Redisson's own acquire scripts (the spin lock's) answer nil.
+		return engine.AcquireReply{OK: true, Sync: sync}, nil
 	case !ok:
-		return engine.AcquireReply{Sync: sync}, fmt.Errorf("script %s: unexpected reply %v", acquireScript.Name(), res)
+		return engine.AcquireReply{Sync: sync}, fmt.Errorf("script %s: unexpected reply %v", s.acquire.Name(), res)
 	case pttl == acquiredReply:
 		return engine.AcquireReply{OK: true, Sync: sync}, nil
 	}

@@ -63,3 +63,27 @@ var unlockHandOffScript = core.NewScript("rlock.unlockHandOff", lua.MustText(lua
 // holdCountScript reads an owner's hold count on the master.
 // KEYS: [name]. ARGV: [owner field]. Reply: the count, or nil.
 var holdCountScript = core.NewScript("rlock.holdCount", lua.MustText(luaFiles, "lua/hold_count.lua"))
+
+// The spin lock's scripts are Redisson's text (docs/protocol.md): Java's
+// spin lock and ours poll the same hash and never publish.
+
+// spinAcquireScript takes or re-enters the spin lock.
+// KEYS: [name]. ARGV: [lease ms, owner field].
+// Reply: nil when held by the caller now, else the holder's PTTL.
+var spinAcquireScript = core.NewScript("rlock.spinAcquire", lua.MustText(luaFiles, "lua/spin_acquire.lua"))
+
+// spinUnlockScript releases one hold of the spin lock; the last one deletes
+// it. Nothing is published: waiters poll.
+// KEYS: [name, latch]. ARGV: [lease ms, owner field, latch TTL ms].
+// Reply: nil = not the owner, 0 = still held, 1 = released.
+var spinUnlockScript = core.NewScript("rlock.spinUnlock", lua.MustText(luaFiles, "lua/spin_unlock.lua"))
+
+// spinForceUnlockScript deletes the spin lock's key, whatever it holds.
+// KEYS: [name]. Reply: 1 = deleted, 0 = there was none.
+var spinForceUnlockScript = core.NewScript("rlock.spinForceUnlock", lua.MustText(luaFiles, "lua/spin_force_unlock.lua"))
+
+// nonReentrantAcquireScript takes the non-reentrant lock, or refuses its
+// holder's second acquisition with the error reply ARGV[3].
+// KEYS: [name]. ARGV: [lease ms, owner field, "NON_REENTRANT_REACQUIRE"].
+// Reply: acquiredReply, the holder's PTTL, or the error reply.
+var nonReentrantAcquireScript = core.NewScript("rlock.nonReentrantAcquire", lua.MustText(luaFiles, "lua/nonreentrant_acquire.lua"))

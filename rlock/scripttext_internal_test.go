@@ -13,6 +13,10 @@ func TestScriptText(t *testing.T) {
 		acquireScript,
 		forceUnlockScript,
 		holdCountScript,
+		nonReentrantAcquireScript,
+		spinAcquireScript,
+		spinForceUnlockScript,
+		spinUnlockScript,
 		unlockHandOffScript,
 		unlockScript,
 	)

@@ -51,6 +51,10 @@ var (
 	// the same read-write lock with the same owner: Redisson would wait for
 	// itself forever.
 	ErrUpgrade = errors.New("a read holder cannot take the write lock (no upgrade)")
+	// ErrNonReentrant is returned when the owner that holds a non-reentrant
+	// lock asks for it again (Redisson's IllegalMonitorStateException from
+	// RedissonNonReentrantLock): nothing is changed.
+	ErrNonReentrant = errors.New("the owner already holds this non-reentrant lock")
 	// ErrNoPermission is wrapped by every error whose cause is Redis' NOPERM
 	// reply: the connection's ACL user may not use a key, a channel or a
 	// command the call needs. The error names what was refused; docs/acl.md

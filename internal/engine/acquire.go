@@ -40,7 +40,10 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	r.queueFor = l.queueFor(ctx, r)
 	ok, err := l.acquire(octx, &a, h, r, ob)
 	ob = a.ob
-	if !ok && h.l != nil {
+	// A re-entry a non-reentrant kind refused was refused before its
+	// script wrote anything: the owner holds the lock, so it is in no
+	// queue, and Redisson sends nothing more either.
+	if !ok && h.l != nil && !errors.Is(err, core.ErrNonReentrant) {
 		l.leaveQueue(octx, h, r)
 		if h.unsure && r.Owner == 0 {
 			lease := r.Lease
@@ -156,6 +159,13 @@ func (l *Lock) acquire(ctx context.Context, a *acquisition, h *Hold, r Request, 
 		a.q = ref.value()
 	}
 	a.park()
+	if l.cfg.Poll != nil {
+		// No subscription: the first turn sleeps before it tries again,
+		// as Redisson's spin lock does after its first try.
+		a.poll = l.cfg.Poll()
+		a.pollFirst = true
+		return a.wait()
+	}
 	if ok, err := a.subscribe(); !ok {
 		return l.abandon(ctx, a.q, a.w, err)
 	}
@@ -190,6 +200,10 @@ type acquisition struct {
 	w        *localq.Waiter[*Hold]
 	sub      *hub.Waiter
 	acquired bool // the hold is the caller's: the subscription is passed on
+	// poll, for an object that polls (Config.Poll), paces the tries in
+	// place of a subscription; pollFirst: no try since the first.
+	poll      func() time.Duration
+	pollFirst bool
 }
 
 // newAcquisition fills h's owner and a with what r asks for.
@@ -336,8 +350,12 @@ func (a *acquisition) subscribe() (bool, error) {
 func (a *acquisition) wait() (bool, error) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	woken := false // by a message or a local wake-up, not a timer
-	heard := false // by a message
+	woken := false               // by a message or a local wake-up, not a timer
+	heard := false               // by a message
+	var messages <-chan struct{} // nil while polling: never ready
+	if a.sub != nil {
+		messages = a.sub.C()
+	}
 	for {
 		s := a.step(woken, heard)
 		if s.done {
@@ -358,7 +376,7 @@ func (a *acquisition) wait() (bool, error) {
 		timer.Reset(s.sleep)
 		woken, heard = false, false
 		select {
-		case <-a.sub.C():
+		case <-messages:
 			// A message (or a resubscription) means Redis answers: a
 			// back-off ends here.
 			woken, heard, a.retryAt = true, true, time.Time{}
@@ -395,6 +413,10 @@ func (a *acquisition) step(woken, heard bool) stepped {
 			func() bool { return l.reentering(a.field) })
 	}
 	sleep := l.rt.WatchdogTimeout()
+	if a.pollFirst {
+		a.pollFirst = false
+		t.Attempt, sleep = false, a.poll()
+	}
 	switch {
 	case t.State == localq.Handed:
 		return a.handedOff()
@@ -467,7 +489,7 @@ func (a *acquisition) attempt() stepped {
 		a.acquired = true
 		ok, err := a.done(start, o.Value)
 		return stepped{done: true, ok: ok, err: err}
-	case a.sub.Err() != nil:
+	case a.sub != nil && a.sub.Err() != nil:
 		// Redis refused the channel when the hub subscribed it again (an
 		// ACL changed): no release message can come. Fail as a refused
 		// first subscribe does.
@@ -475,6 +497,9 @@ func (a *acquisition) attempt() stepped {
 		return stepped{done: true, ok: ok, err: err}
 	}
 	a.retry.Reset()
+	if a.poll != nil {
+		return stepped{sleep: a.poll()}
+	}
 	return stepped{sleep: l.sleepFor(o.TTL)}
 }
 

@@ -209,7 +209,14 @@ type Config struct {
 	// a hold the lost script took lives until its lease ends (availability,
 	// not safety). Nil means field's counts are its own.
 	Overlaps func(field string) bool
-	Scripts  Scripts
+	// Poll, when set, makes a waiting acquisition poll instead of
+	// subscribing to Channel (the spin lock, for deployments where pub/sub
+	// is not allowed): each one calls Poll once for its pacing and, after
+	// every try that finds the lock held, sleeps for what the returned
+	// function gives before the next. Such an object has no Channel,
+	// ChannelFor or HandOff.
+	Poll    func() func() time.Duration
+	Scripts Scripts
 }
 
 // Lock is one named lock-like object on the engine. It is cheap and safe

@@ -100,6 +100,12 @@ func ObserveKind(kind string) observe.Kind {
 		return observe.KindWriteLock
 	case "fenced lock":
 		return observe.KindFencedLock
+	case "spin lock":
+		return observe.KindSpinLock
+	case "non-reentrant lock":
+		return observe.KindNonReentrantLock
+	case "non-reentrant fair lock":
+		return observe.KindNonReentrantFair
 	case "group multi-lock":
 		return observe.KindGroupMultiLock
 	case "multi-lock":

@@ -1,0 +1,3 @@
+-- Redisson 3.52.0 and 4.7.0: RedissonSpinLock.tryLockInnerAsync, byte for byte (records:
+-- spinlock.json, spinlock.basic, lock and tryLock).
+if (redis.call('exists', KEYS[1]) == 0) then redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; return redis.call('pttl', KEYS[1]);
