@@ -28,6 +28,9 @@ type lsState struct {
 type lsRow struct {
 	name string
 	obj  *ls.Object
+	now  int64
+	// The JSON is made only for the rows some page shows (see encode).
+	once sync.Once
 	json []byte
 	// sig is the row's JSON without the durations that move on by
 	// themselves; deadline and since are the instants those durations
@@ -47,7 +50,7 @@ func newLsState(v LsView) *lsState {
 	s := &lsState{view: v, rows: make([]lsRow, len(v.Objects))}
 	kinds := map[string]bool{}
 	for i := range v.Objects {
-		s.rows[i] = newLsRow(&v.Objects[i], v.NowMs)
+		s.rows[i].init(&v.Objects[i], v.NowMs)
 		kinds[v.Objects[i].Kind] = true
 	}
 	for k := range kinds {
@@ -60,24 +63,12 @@ func newLsState(v LsView) *lsState {
 	return s
 }
 
-func newLsRow(o *ls.Object, now int64) lsRow {
-	r := lsRow{name: o.Name, obj: o, lname: strings.ToLower(o.Name), heldFor: -1, ttl: math.Inf(1), deadline: -1}
-	r.json, _ = json.Marshal(o)
-	still := *o
-	still.TTLms = 0
+func (r *lsRow) init(o *ls.Object, now int64) {
+	r.name, r.obj, r.now, r.lname, r.heldFor, r.ttl, r.deadline = o.Name, o, now, strings.ToLower(o.Name), -1, math.Inf(1), -1
 	if o.TTLms >= 0 {
 		r.deadline = now + o.TTLms
 		r.ttl = float64(o.TTLms)
 	}
-	still.Holders = slices.Clone(o.Holders)
-	for i := range still.Holders {
-		if h := still.Holders[i].HeldForMs; h != nil {
-			r.since = append(r.since, now-*h)
-			still.Holders[i].HeldForMs = nil
-		}
-	}
-	sig, _ := json.Marshal(still)
-	r.sig = string(sig)
 	words := []string{o.Name, o.Kind, o.State}
 	r.holderKey = "~~"
 	if len(o.Holders) > 0 {
@@ -93,7 +84,25 @@ func newLsRow(o *ls.Object, now int64) lsRow {
 		}
 	}
 	r.text = strings.ToLower(strings.Join(words, " "))
-	return r
+}
+
+// encode makes the row's JSON and signature, once, when a page shows it:
+// a state is read every interval and most rows are on no page.
+func (r *lsRow) encode() {
+	r.once.Do(func() {
+		r.json, _ = json.Marshal(r.obj)
+		still := *r.obj
+		still.TTLms = 0
+		still.Holders = slices.Clone(r.obj.Holders)
+		for i := range still.Holders {
+			if h := still.Holders[i].HeldForMs; h != nil {
+				r.since = append(r.since, r.now-*h)
+				still.Holders[i].HeldForMs = nil
+			}
+		}
+		sig, _ := json.Marshal(still)
+		r.sig = string(sig)
+	})
 }
 
 // fullJSON is the whole state, as /events/ls sends it.
@@ -293,6 +302,7 @@ func (v *viewer) next(s *lsState) (string, *overviewEvent) {
 	upsert := map[string]json.RawMessage{}
 	for i, r := range page {
 		order[i] = r.name
+		r.encode()
 		old, had := v.sent[r.name]
 		if !had || !old.same(r) {
 			upsert[r.name] = r.json
