@@ -158,6 +158,14 @@ var dashURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`)
 // the Redis at addr and returns its base URL ("http://127.0.0.1:N/").
 func startDashboard(t *testing.T, addr string, args ...string) string {
 	t.Helper()
+	u, _ := startDashboardProc(t, addr, args...)
+	return u
+}
+
+// startDashboardProc is startDashboard that also returns the dashboard's
+// process id.
+func startDashboardProc(t *testing.T, addr string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(cliPath, append([]string{"dashboard", "--redis", "redis://" + addr, "--listen", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -196,13 +204,13 @@ func startDashboard(t *testing.T, addr string, args ...string) string {
 	select {
 	case l, ok := <-lines:
 		if u := dashURL.FindString(l); ok && u != "" {
-			return u
+			return u, cmd.Process.Pid
 		}
 		t.Fatalf("dashboard printed %q; stderr:\n%s", l, stderr.String())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("dashboard did not start; stderr:\n%s", stderr.String())
 	}
-	return ""
+	return "", 0
 }
 
 // browser starts a headless Chromium with a fresh profile for the test.

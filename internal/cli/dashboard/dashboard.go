@@ -214,6 +214,7 @@ func (d *dashboard) handler() http.Handler {
 	mux.HandleFunc("GET /api/ls", d.apiLs)
 	mux.HandleFunc("GET /api/object", d.apiObject)
 	mux.HandleFunc("GET /events/ls", d.eventsLs)
+	mux.HandleFunc("GET /events/overview", d.eventsOverview)
 	mux.HandleFunc("GET /events/object", d.eventsObject)
 	mux.HandleFunc("GET /metrics", d.metrics)
 	if d.o.allowWrites {

@@ -44,13 +44,7 @@ func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 	if fl == nil {
 		return
 	}
-	d.feedOnce.Do(func() {
-		d.feed = newFeed(d.o.interval, func() []byte {
-			data, _ := json.Marshal(d.readLs(context.Background()))
-			return data
-		})
-	})
-	ch, cancel := d.feed.subscribe()
+	ch, cancel := d.lsFeed().subscribe()
 	defer cancel()
 	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
@@ -60,8 +54,57 @@ func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-d.stopped():
 			return
-		case data := <-ch:
-			if sendEvent(w, fl, "ls", data) != nil {
+		case st := <-ch:
+			if sendEvent(w, fl, "ls", st.fullJSON()) != nil {
+				return
+			}
+		case <-beat.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+}
+
+// lsFeed is the one scan every list page shares.
+func (d *dashboard) lsFeed() *feed {
+	d.feedOnce.Do(func() {
+		d.feed = newFeed(d.o.interval, func() *lsState {
+			return newLsState(d.readLs(context.Background()))
+		})
+	})
+	return d.feed
+}
+
+// eventsOverview streams the overview page's rows: the page asks for its
+// filter, sort and slice with query parameters (see parseViewQuery); the
+// stream sends a snapshot of those rows, then after each read only the
+// rows added, changed or removed, so that neither the stream nor the page
+// grows with the number of objects.
+func (d *dashboard) eventsOverview(w http.ResponseWriter, r *http.Request) {
+	v := newViewer(parseViewQuery(r.URL.Query()))
+	fl := sse(w)
+	if fl == nil {
+		return
+	}
+	ch, cancel := d.lsFeed().subscribe()
+	defer cancel()
+	beat := time.NewTicker(heartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-d.stopped():
+			return
+		case st := <-ch:
+			name, ev := v.next(st)
+			if ev == nil {
+				continue
+			}
+			data, _ := json.Marshal(ev)
+			if sendEvent(w, fl, name, data) != nil {
 				return
 			}
 		case <-beat.C:
@@ -147,20 +190,20 @@ func sameButTime(a, b []byte) bool {
 // latest to every listener (a slow listener skips states, never blocks).
 type feed struct {
 	interval time.Duration
-	read     func() []byte
+	read     func() *lsState
 
 	mu      sync.Mutex
-	subs    map[chan []byte]struct{}
-	last    []byte
+	subs    map[chan *lsState]struct{}
+	last    *lsState
 	running bool
 }
 
-func newFeed(interval time.Duration, read func() []byte) *feed {
-	return &feed{interval: interval, read: read, subs: map[chan []byte]struct{}{}}
+func newFeed(interval time.Duration, read func() *lsState) *feed {
+	return &feed{interval: interval, read: read, subs: map[chan *lsState]struct{}{}}
 }
 
-func (f *feed) subscribe() (<-chan []byte, func()) {
-	ch := make(chan []byte, 1)
+func (f *feed) subscribe() (<-chan *lsState, func()) {
+	ch := make(chan *lsState, 1)
 	f.mu.Lock()
 	f.subs[ch] = struct{}{}
 	if f.last != nil {

@@ -1,102 +1,133 @@
-// The list page: the ls table, live, with filter and sort.
+// The list page: the ls table, live. The server filters, sorts and pages
+// (/events/overview?q=&kind=&held=&sort=&dir=&offset=): the stream sends
+// the page's rows once, then only the rows added, changed or removed, and
+// the page touches only those rows.
 "use strict";
 
 (function () {
-  let view = null, receivedAt = 0;
-  let sortKey = "name", sortDir = 1;
-  const previous = new Map(); // name -> row signature, to flash changes
+  let sortKey = "name", sortDir = 1, offset = 0, limit = 200;
+  let es = null, head = null, kindsShown = "";
+  let order = [];
+  const trs = new Map(); // name -> the row's <tr>
   const filter = document.getElementById("filter");
   const kindSel = document.getElementById("kind");
   const heldBox = document.getElementById("held");
   const rows = document.getElementById("rows");
+  const live = document.getElementById("live"), liveText = document.getElementById("live-text");
 
   // Restore the filter from the address (?q=&kind=&held=1).
   const params = new URLSearchParams(location.search);
   filter.value = params.get("q") || "";
   heldBox.checked = params.get("held") === "1";
+  let kindWanted = params.get("kind") || "";
 
-  function holder(o) { return o.holders.length ? o.holders[0] : null; }
-  function sortValue(o, key) {
-    const h = holder(o);
-    switch (key) {
-      case "holder": return h ? (h.client ? h.client.program + h.client.host + h.client.pid : "~" + h.field) : "~~";
-      case "held": return h && h.held_for_ms !== null ? h.held_for_ms : -1;
-      case "ttl": return o.ttl_ms < 0 ? Infinity : o.ttl_ms;
-      case "waiters": return (o.waiting || 0) + (o.waiter_connections || 0) || o.waiters;
-      default: return String(o[key]).toLowerCase();
+  function row(o, at, changed) {
+    const h = o.holders.length ? o.holders[0] : null;
+    let who = R.el("span", {class: "muted"}, "–");
+    if (h) {
+      who = R.who(h.field + " ×" + h.holds + (h.mode === "write" ? " write" : h.mode === "permits" ? " permits" : ""), h.client,
+        o.holders.length > 1 ? `(+${o.holders.length - 1} more)` : "");
     }
-  }
-  function matches(o) {
-    if (heldBox.checked && !o.held) return false;
-    if (kindSel.value && o.kind !== kindSel.value) return false;
-    const q = filter.value.trim().toLowerCase();
-    if (!q) return true;
-    const h = holder(o);
-    const text = [o.name, o.kind, o.state, h ? h.field : "", h && h.client ? `${h.client.program} ${h.client.pid} ${h.client.host}${h.client.gone ? " gone" : ""}` : ""].join(" ").toLowerCase();
-    return q.split(/\s+/).every((w) => text.includes(w));
-  }
-  function signature(o) {
-    const h = holder(o);
-    return [o.kind, o.state, R.waiters(o), o.holders.map((x) => x.field + x.holds).join(","), h && h.client ? h.client.pid + (h.client.gone ? " gone" : "") : ""].join("|");
+    const stateClass = o.held ? "state-held" : /^free/.test(o.state) ? "state-free" : "";
+    return R.el("tr", {"data-name": o.name, class: changed ? "changed" : null},
+      R.el("td", {class: "name"}, R.el("a", {href: "/object?name=" + encodeURIComponent(o.name)}, o.name)),
+      R.el("td", {}, R.el("span", {class: R.kindClass(o.kind)}, o.kind)),
+      R.el("td", {class: stateClass}, o.state),
+      R.el("td", {class: "holder"}, who),
+      R.el("td", {class: "num held-for", "data-base": h && h.held_for_ms !== null ? h.held_for_ms : "", "data-at": at, "data-dir": "1"}, ""),
+      R.el("td", {class: "num ttl", "data-base": o.ttl_ms >= 0 ? o.ttl_ms : "", "data-at": at, "data-dir": "-1"}, ""),
+      R.el("td", {class: "num waiters"}, R.waiters(o)));
   }
 
-  function render() {
-    if (!view) return;
-    const kinds = [...new Set(view.objects.map((o) => o.kind))].sort();
-    const chosen = kindSel.value || params.get("kind") || "";
-    kindSel.replaceChildren(R.el("option", {value: ""}, "every kind"), ...kinds.map((k) => R.el("option", {value: k, selected: k === chosen}, k)));
-    if (chosen && !kinds.includes(chosen)) kindSel.append(R.el("option", {value: chosen, selected: true}, chosen));
-
-    const list = view.objects.filter(matches).sort((a, b) => {
-      const x = sortValue(a, sortKey), y = sortValue(b, sortKey);
-      return (x < y ? -1 : x > y ? 1 : a.name < b.name ? -1 : 1) * sortDir;
-    });
+  function renderHead() {
+    const kinds = head.kinds.join(",") + "|" + kindWanted;
+    if (kinds !== kindsShown) {
+      kindsShown = kinds;
+      kindSel.replaceChildren(R.el("option", {value: ""}, "every kind"),
+        ...head.kinds.map((k) => R.el("option", {value: k, selected: k === kindWanted}, k)));
+      if (kindWanted && !head.kinds.includes(kindWanted)) kindSel.append(R.el("option", {value: kindWanted, selected: true}, kindWanted));
+    }
     document.getElementById("summary").textContent =
-      `${list.length} of ${view.objects.length} objects · ${view.scanned_keys} keys scanned`;
+      `${head.matched} of ${head.total} objects · ${head.scanned_keys} keys scanned`;
     const notes = document.getElementById("notes");
     notes.replaceChildren();
-    if (view.error) notes.append(R.el("div", {class: "error"}, "Cannot read Redis: " + view.error));
-    if (view.truncated) notes.append(R.el("div", {class: "note", id: "cut-note"}, `--max-keys ${view.max_keys} cut the scan: ${view.left_out_keys} of ${view.matched_keys} keys matching ${view.pattern} left out; held, waited-on and pinned objects are all listed. To see the others, restart with a higher --max-keys, a narrower --pattern, or --pin NAME.`));
+    if (head.error) notes.append(R.el("div", {class: "error"}, "Cannot read Redis: " + head.error));
+    if (head.truncated) notes.append(R.el("div", {class: "note", id: "cut-note"}, `--max-keys ${head.max_keys} cut the scan: ${head.left_out_keys} of ${head.matched_keys} keys matching ${head.pattern} left out; held, waited-on and pinned objects are all listed. To see the others, restart with a higher --max-keys, a narrower --pattern, or --pin NAME.`));
+    const pager = document.getElementById("pager");
+    pager.hidden = head.matched <= head.limit && head.offset === 0;
+    document.getElementById("range").textContent = head.matched
+      ? `rows ${head.offset + 1}–${Math.min(head.offset + head.limit, head.matched)} of ${head.matched}` : "no rows";
+    document.getElementById("prev").disabled = head.offset === 0;
+    document.getElementById("next").disabled = head.offset + head.limit >= head.matched;
+  }
 
-    if (!list.length) {
-      rows.replaceChildren(R.el("tr", {}, R.el("td", {colspan: 7, class: "empty"},
-        view.objects.length ? "No object matches the filter." : "No Redisson object in this database.")));
-      return;
+  // apply brings the table to an event: rows removed, rows added or
+  // changed rebuilt, and the rows put in order only when it changed.
+  function apply(ev, snapshot) {
+    head = ev;
+    const at = Date.now();
+    if (snapshot) {
+      trs.clear();
+      order = [];
     }
-    const out = list.map((o) => {
-      const h = holder(o);
-      const sig = signature(o);
-      const changed = previous.has(o.name) && previous.get(o.name) !== sig;
-      previous.set(o.name, sig);
-      let who = R.el("span", {class: "muted"}, "–");
-      if (h) {
-        who = R.who(h.field + " ×" + h.holds + (h.mode === "write" ? " write" : h.mode === "permits" ? " permits" : ""), h.client,
-          o.holders.length > 1 ? `(+${o.holders.length - 1} more)` : "");
-      }
-      const stateClass = o.held ? "state-held" : /^free/.test(o.state) ? "state-free" : "";
-      return R.el("tr", {"data-name": o.name, class: changed ? "changed" : null},
-        R.el("td", {class: "name"}, R.el("a", {href: "/object?name=" + encodeURIComponent(o.name)}, o.name)),
-        R.el("td", {}, R.el("span", {class: R.kindClass(o.kind)}, o.kind)),
-        R.el("td", {class: stateClass}, o.state),
-        R.el("td", {class: "holder"}, who),
-        R.el("td", {class: "num held-for", "data-base": h && h.held_for_ms !== null ? h.held_for_ms : "", "data-dir": "1"}, ""),
-        R.el("td", {class: "num ttl", "data-base": o.ttl_ms >= 0 ? o.ttl_ms : "", "data-dir": "-1"}, ""),
-        R.el("td", {class: "num waiters"}, R.waiters(o)));
-    });
-    rows.replaceChildren(...out);
+    for (const name of ev.remove || []) {
+      const tr = trs.get(name);
+      if (tr) tr.remove();
+      trs.delete(name);
+    }
+    for (const [name, o] of Object.entries(ev.upsert || {})) {
+      const old = trs.get(name);
+      const tr = row(o, at, !snapshot && old !== undefined);
+      if (old) old.replaceWith(tr);
+      trs.set(name, tr);
+    }
+    if (snapshot || ev.order) order = ev.order || [];
+    renderHead();
+    if (!order.length) {
+      rows.replaceChildren(R.el("tr", {}, R.el("td", {colspan: 7, class: "empty"},
+        head.total ? "No object matches the filter." : "No Redisson object in this database.")));
+    } else if (snapshot || ev.order || rows.children.length !== order.length || ev.upsert) {
+      const want = order.map((n) => trs.get(n));
+      if (rows.children.length !== want.length || want.some((tr, i) => rows.children[i] !== tr)) rows.replaceChildren(...want);
+    }
     tick();
   }
 
-  // tick moves the durations on between two states: TTLs count down,
-  // hold times count up.
+  // tick moves the durations of the shown rows on between two events:
+  // TTLs count down, hold times count up.
   function tick() {
-    const elapsed = Date.now() - receivedAt;
+    const now = Date.now();
     for (const td of rows.querySelectorAll("td[data-base]")) {
       const base = td.getAttribute("data-base");
       if (base === "") { td.textContent = "–"; continue; }
-      const v = Number(base) + Number(td.getAttribute("data-dir")) * elapsed;
+      const v = Number(base) + Number(td.getAttribute("data-dir")) * (now - Number(td.getAttribute("data-at")));
       td.textContent = R.dur(Math.max(v, 0));
     }
+  }
+
+  // connect (re)opens the stream for the current filter, sort and page.
+  function connect() {
+    if (es) es.close();
+    const p = new URLSearchParams();
+    if (filter.value.trim()) p.set("q", filter.value);
+    if (kindWanted) p.set("kind", kindWanted);
+    if (heldBox.checked) p.set("held", "1");
+    p.set("sort", sortKey);
+    if (sortDir < 0) p.set("dir", "desc");
+    p.set("offset", offset);
+    p.set("limit", limit);
+    es = new EventSource("/events/overview?" + p);
+    const on = (snapshot) => (e) => {
+      live.className = "live on";
+      liveText.textContent = "live";
+      apply(JSON.parse(e.data), snapshot);
+    };
+    es.addEventListener("snapshot", on(true));
+    es.addEventListener("diff", on(false));
+    es.onerror = () => {
+      live.className = "live off";
+      liveText.textContent = "reconnecting…";
+    };
   }
 
   for (const th of document.querySelectorAll("th.sortable")) {
@@ -104,28 +135,29 @@
       const key = th.getAttribute("data-key");
       sortDir = key === sortKey ? -sortDir : 1;
       sortKey = key;
+      offset = 0;
       for (const o of document.querySelectorAll("th .arrow")) o.remove();
       th.append(R.el("span", {class: "arrow"}, sortDir > 0 ? "▲" : "▼"));
-      render();
+      connect();
     });
   }
   const remember = () => {
+    kindWanted = kindSel.value;
     const p = new URLSearchParams();
     if (filter.value) p.set("q", filter.value);
-    if (kindSel.value) p.set("kind", kindSel.value);
+    if (kindWanted) p.set("kind", kindWanted);
     if (heldBox.checked) p.set("held", "1");
     history.replaceState(null, "", p.toString() ? "?" + p : location.pathname);
-    render();
+    offset = 0;
+    connect();
   };
   filter.addEventListener("input", remember);
   kindSel.addEventListener("change", remember);
   heldBox.addEventListener("change", remember);
+  document.getElementById("prev").addEventListener("click", () => { offset = Math.max(0, offset - limit); connect(); });
+  document.getElementById("next").addEventListener("click", () => { offset += limit; connect(); });
 
   R.header();
-  R.stream("/events/ls", "ls", (data, at) => {
-    view = data;
-    receivedAt = at;
-    render();
-  });
+  connect();
   setInterval(tick, 250);
 })();
