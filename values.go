@@ -2,6 +2,7 @@ package redisson
 
 import (
 	"github.com/goredisson/redisson/bits"
+	"github.com/goredisson/redisson/bloom"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/hll"
 	"github.com/goredisson/redisson/value"
@@ -55,4 +56,11 @@ func (c *Client) BitSet(name string) *bits.BitSet {
 // with cd (Redisson's getHyperLogLog(name, codec)).
 func NewHyperLogLog[T any](c *Client, name string, cd codec.Codec) *hll.HyperLogLog[T] {
 	return hll.New[T](c.Source(), name, cd)
+}
+
+// NewBloomFilter returns the Bloom filter called name, its elements encoded
+// with cd (Redisson's getBloomFilter(name, codec)). The handle keeps the
+// filter's size and hash count once learnt: make one and share it.
+func NewBloomFilter[T any](c *Client, name string, cd codec.Codec) *bloom.BloomFilter[T] {
+	return bloom.New[T](c.Source(), name, cd)
 }

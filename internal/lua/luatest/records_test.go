@@ -22,6 +22,8 @@ var recordFiles = []string{
 	"../../../queue/testdata/redisson-4.7.0/delayedqueue.json",
 	"../../vectors/testdata/mapcache.json",
 	"../../vectors/testdata/redisson-4.7.0/mapcache.json",
+	"../../vectors/testdata/bloomfilter.json",
+	"../../vectors/testdata/redisson-4.7.0/bloomfilter.json",
 }
 
 // TestRedissonScriptsInRecords: every script golden calls Redisson's is,
