@@ -1,6 +1,7 @@
 package redisson
 
 import (
+	"github.com/goredisson/redisson/adder"
 	"github.com/goredisson/redisson/bits"
 	"github.com/goredisson/redisson/bloom"
 	"github.com/goredisson/redisson/codec"
@@ -63,4 +64,17 @@ func NewHyperLogLog[T any](c *Client, name string, cd codec.Codec) *hll.HyperLog
 // filter's size and hash count once learnt: make one and share it.
 func NewBloomFilter[T any](c *Client, name string, cd codec.Codec) *bloom.BloomFilter[T] {
 	return bloom.New[T](c.Source(), name, cd)
+}
+
+// LongAdder returns an adder called name (Redisson's getLongAdder(name)):
+// counted locally, summed across every instance of every client (Java's
+// too) on Sum. It subscribes until its Close: make one and share it.
+func (c *Client) LongAdder(name string) *adder.LongAdder {
+	return adder.NewLongAdder(c.Source(), name)
+}
+
+// DoubleAdder returns a double adder called name (Redisson's
+// getDoubleAdder(name)); see LongAdder.
+func (c *Client) DoubleAdder(name string) *adder.DoubleAdder {
+	return adder.NewDoubleAdder(c.Source(), name)
 }

@@ -24,6 +24,8 @@ var recordFiles = []string{
 	"../../vectors/testdata/redisson-4.7.0/mapcache.json",
 	"../../vectors/testdata/bloomfilter.json",
 	"../../vectors/testdata/redisson-4.7.0/bloomfilter.json",
+	"../../vectors/testdata/longadder.json",
+	"../../vectors/testdata/redisson-4.7.0/longadder.json",
 }
 
 // TestRedissonScriptsInRecords: every script golden calls Redisson's is,
