@@ -1,7 +1,9 @@
 package redisson
 
 import (
+	"github.com/goredisson/redisson/adder"
 	"github.com/goredisson/redisson/bits"
+	"github.com/goredisson/redisson/bloom"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/hll"
 	"github.com/goredisson/redisson/value"
@@ -55,4 +57,24 @@ func (c *Client) BitSet(name string) *bits.BitSet {
 // with cd (Redisson's getHyperLogLog(name, codec)).
 func NewHyperLogLog[T any](c *Client, name string, cd codec.Codec) *hll.HyperLogLog[T] {
 	return hll.New[T](c.Source(), name, cd)
+}
+
+// NewBloomFilter returns the Bloom filter called name, its elements encoded
+// with cd (Redisson's getBloomFilter(name, codec)). The handle keeps the
+// filter's size and hash count once learnt: make one and share it.
+func NewBloomFilter[T any](c *Client, name string, cd codec.Codec) *bloom.BloomFilter[T] {
+	return bloom.New[T](c.Source(), name, cd)
+}
+
+// LongAdder returns an adder called name (Redisson's getLongAdder(name)):
+// counted locally, summed across every instance of every client (Java's
+// too) on Sum. It subscribes until its Close: make one and share it.
+func (c *Client) LongAdder(name string) *adder.LongAdder {
+	return adder.NewLongAdder(c.Source(), name)
+}
+
+// DoubleAdder returns a double adder called name (Redisson's
+// getDoubleAdder(name)); see LongAdder.
+func (c *Client) DoubleAdder(name string) *adder.DoubleAdder {
+	return adder.NewDoubleAdder(c.Source(), name)
 }

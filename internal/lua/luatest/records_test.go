@@ -26,6 +26,10 @@ var recordFiles = []string{
 	"../../../queue/testdata/redisson-4.7.0/delayedqueue.json",
 	"../../vectors/testdata/mapcache.json",
 	"../../vectors/testdata/redisson-4.7.0/mapcache.json",
+	"../../vectors/testdata/bloomfilter.json",
+	"../../vectors/testdata/redisson-4.7.0/bloomfilter.json",
+	"../../vectors/testdata/longadder.json",
+	"../../vectors/testdata/redisson-4.7.0/longadder.json",
 }
 
 // TestRedissonScriptsInRecords: every script golden calls Redisson's is,

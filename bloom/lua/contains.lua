@@ -1,0 +1,3 @@
+-- Redisson 3.52.0 and 4.7.0: RedissonBloomFilter.containsAsync, byte for byte (records:
+-- bloomfilter.json): 0 for a config other than the client's, else counts the elements whose bits are all set.
+local size = redis.call('hget', KEYS[1], 'size');local hashIterations = redis.call('hget', KEYS[1], 'hashIterations');if size ~= ARGV[1] or hashIterations ~= ARGV[2] then return 0;end;local k = 0;local c = 0;local cc = (#ARGV - 3) / ARGV[3];for i = 4, #ARGV, 1 do local r = redis.call('getbit', KEYS[2], ARGV[i]); if r == 0 then k = k + 1;end; if ((i - 4) + 1) % cc == 0 then if k > 0 then c = c + 1;end; k = 0; end; end; return ARGV[3] - c;

@@ -1,0 +1,3 @@
+-- Redisson 3.52.0 and 4.7.0: RedissonBloomFilter.tryInitAsync, byte for byte (records:
+-- bloomfilter.json): writes {name}:config once: size, hashIterations, expectedInsertions, falseProbability.
+if redis.call('exists', KEYS[1]) == 1 then return 0;end; redis.call('hset', KEYS[1], 'size', ARGV[1]);redis.call('hset', KEYS[1], 'hashIterations', ARGV[2]);redis.call('hset', KEYS[1], 'expectedInsertions', ARGV[3]);redis.call('hset', KEYS[1], 'falseProbability', ARGV[4]);return 1;

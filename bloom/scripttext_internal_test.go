@@ -1,0 +1,13 @@
+package bloom
+
+import (
+	"testing"
+
+	"github.com/goredisson/redisson/internal/lua/luatest"
+)
+
+// TestScriptText: every script of the package sends the text (SHA1) it
+// always has; Redis, the interop records and Java peers know it by it.
+func TestScriptText(t *testing.T) {
+	luatest.Check(t, "bloom", tryInitScript, addScript, containsScript, readSettingScript)
+}
