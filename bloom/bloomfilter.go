@@ -29,6 +29,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/highway"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
 )
@@ -172,7 +173,7 @@ func (b *BloomFilter[T]) readConfig(ctx context.Context, op string) (int64, int,
 // the HighwayHash-128 words as Java longs, index i the non-negative part of
 // h modulo size, h starting at h1 and adding h2 and h1 in turn.
 func Indexes(encoded []byte, size int64, hashes int) []int64 {
-	hw := keys.HighwayHash128(encoded)
+	hw := highway.Hash128(highway.RedissonKey, encoded)
 	h1, h2 := int64(hw[0]), int64(hw[1])
 	out := make([]int64, hashes)
 	h := h1

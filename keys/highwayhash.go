@@ -17,9 +17,3 @@ func GroupMultiLockField(encoded []byte) string {
 	sum := highway.Sum128(encoded)
 	return base64.RawStdEncoding.EncodeToString(sum[:])
 }
-
-// HighwayHash128 is Redisson's Hash.hash128 of data: the 128-bit
-// HighwayHash under Redisson's key, as two 64-bit words, first word first
-// (Java reads each as a signed long). RBloomFilter derives its bit indexes
-// from it, so an element's bits are the same in Go and Java.
-func HighwayHash128(data []byte) [2]uint64 { return highwayHash128(fieldKey, data) }
