@@ -215,7 +215,7 @@ func Missing(rep *Report) bool {
 func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
 	d := classify.Derive(name)
 	rep := &Report{Name: name, Holders: []objinfo.Holder{}, Queue: []objinfo.Queued{}, Permits: []objinfo.Permit{}, Channels: []objinfo.ChannelSub{}, Keys: []objinfo.KeyInfo{},
-		Alternatives: []string{}, GroupValues: []objinfo.GroupValue{}}
+		Alternatives: []string{}, GroupValues: []objinfo.GroupValue{}, Listeners: []objinfo.ChannelSub{}}
 	head, err := objinfo.ReadKey(ctx, rdb, name)
 	if err != nil {
 		return nil, err
@@ -239,6 +239,9 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 	_, hasTimeout := extra[d.Timeout]
 	_, hasToken := extra[d.Token]
 	facts := classify.Facts{Type: head.Type, FairKeys: hasQueue || hasTimeout, PESTimeout: extra[d.PESTimeout].Type == "zset", Token: hasToken}
+	if err := cacheFacts(ctx, rdb, name, d, &facts); err != nil {
+		return nil, err
+	}
 	channels, err := readKind(ctx, rdb, rep, facts, d)
 	if err != nil {
 		return nil, err
@@ -259,6 +262,9 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		return nil, err
 	}
 	if err := readWaiters(ctx, rdb, rep, channels, d); err != nil {
+		return nil, err
+	}
+	if err := readCache(ctx, rdb, rep, d); err != nil {
 		return nil, err
 	}
 	if err := identify(ctx, rdb, rep); err != nil {

@@ -132,6 +132,8 @@ type Object struct {
 	Waiters      int64                `json:"waiters"`
 	Keys         []string             `json:"keys"`
 	Alternatives []string             `json:"alternatives"`
+	// Cache: a cache's, counter's or probabilistic object's figures.
+	Cache *objinfo.CacheStats `json:"cache"`
 }
 
 // Result is what ls prints with --json.
@@ -153,6 +155,9 @@ var lsKinds = map[string]string{
 	"permitexpirablesemaphore": classify.Expirable, "latch": classify.Latch, "countdownlatch": classify.Latch,
 	"semaphoreorlatch": classify.SemOrLatch, "atomiclong": classify.AtomicLong, "ratelimiter": classify.RateLimiter,
 	"bucket": classify.Bucket, "map": classify.Map, "hash": classify.Map, "none": classify.None, "unknown": "unknown",
+	"mapcache": classify.MapCache, "setcache": classify.SetCache, "localcachedmap": classify.LocalCachedMap,
+	"atomicdouble": classify.AtomicDouble, "idgenerator": classify.IDGenerator, "bloomfilter": classify.BloomFilter,
+	"hyperloglog": classify.HyperLogLog, "hll": classify.HyperLogLog, "adder": classify.Adder,
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -437,6 +442,9 @@ func lsState(o *Object, fields map[string]string) string {
 	held := "free"
 	if len(o.Holders) > 0 {
 		held = "held"
+	}
+	if o.Cache != nil {
+		return objinfo.CacheState(o.Kind, o.Cache)
 	}
 	switch o.Kind {
 	case classify.Lock:
