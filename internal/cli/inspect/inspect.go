@@ -143,7 +143,13 @@ Kinds, from the key's Redis type:
                  "json", "msgpack", "string" or "bytes"; else null
   decoded        bucket: the value decoded with that codec, as "redisson get
                  --codec <codec>" prints it (bytes: base64); else null
-  size           bucket: the value's length in bytes; else null`
+  size           bucket: the value's length in bytes; else null
+  cache          a map cache, set cache, local cached map, atomic double, id
+                 generator, Bloom filter, HyperLogLog or adder: its figures
+                 (as "redisson ls --json", see docs/cli.md); else null
+  listeners      [] of {channel, subscribers, shard_subscribers} of that
+                 object's own channels (near caches, entry listeners, adder
+                 instances): listeners, not waiters; else []`
 
 const inspectExamples = `  redisson inspect orders:42
   redisson inspect --watch orders:42                    # redraw every second, changes marked *
