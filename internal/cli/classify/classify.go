@@ -48,6 +48,8 @@ func IsUnknown(kind string) bool { return strings.HasPrefix(kind, "unknown (") }
 type Names struct {
 	LockChan, RWChan, SemChan, LatchChan string
 	Queue, Timeout, PESTimeout, Token    string
+	// Cache are the names of caches, counters and probabilistic objects.
+	Cache CacheNames
 }
 
 // Derive returns the derived names of name.
@@ -61,6 +63,7 @@ func Derive(name string) Names {
 		Timeout:    keys.FairLockTimeout(name),
 		PESTimeout: keys.ExpirableSemaphoreTimeout(name),
 		Token:      keys.FencedLockToken(name),
+		Cache:      DeriveCaches(name),
 	}
 }
 
@@ -83,6 +86,18 @@ type Facts struct {
 	PESTimeout bool
 	// Token: a fenced lock's token key exists.
 	Token bool
+	// MapCacheKeys: a map cache's timeout, idle or last-access zset or
+	// options hash exists; UpdatesLog: a local cached map's updates log
+	// exists.
+	MapCacheKeys, UpdatesLog bool
+	// Allocation: an id generator's allocation key exists; BloomConfig: a
+	// Bloom filter's config hash exists.
+	Allocation, BloomConfig bool
+	// ZCard is a zset's size, ZTimed how many of its members are scored
+	// within SetCacheBounds, ZNoTTL how many NoTTLScore; ZSample the
+	// scores of its SampleSize lowest members.
+	ZCard, ZTimed, ZNoTTL int64
+	ZSample               []float64
 }
 
 // HashFields are the fields a reader of a big hash reads: enough for Of.
@@ -100,10 +115,17 @@ func Of(name string, f Facts) (kind string, value *int64) {
 	case "hash":
 		return hashKind(f), nil
 	case "string":
+		if k := cacheStringKind(f); k != "" {
+			return k, intValue(k, f.Value)
+		}
 		if f.Long {
 			return Bucket, nil
 		}
 		return stringKind(f.Value, f.PESTimeout)
+	case "zset":
+		if isSetCache(name, f) {
+			return SetCache, nil
+		}
 	case "none":
 		return freeKind(f), nil
 	}
@@ -151,6 +173,10 @@ func hashKind(f Facts) string {
 		return RWLock
 	case isRateLimiter(f.Fields):
 		return RateLimiter
+	case f.MapCacheKeys || !f.Partial && isPacked(f.Fields):
+		return MapCache
+	case f.UpdatesLog:
+		return LocalCachedMap
 	case f.Partial:
 		return Unknown("hash")
 	case isGroup(f.Fields):
@@ -256,7 +282,8 @@ func Channels(kind string, d Names) []string {
 		return []string{d.SemChan}
 	case SemOrLatch:
 		return []string{d.SemChan, d.LatchChan}
-	case RateLimiter, Bucket, Map, UnlockLatch:
+	case RateLimiter, Bucket, Map, UnlockLatch, MapCache, SetCache, LocalCachedMap, AtomicDouble, IDGenerator,
+		BloomFilter, HyperLogLog, Adder:
 		return []string{} // no pub/sub
 	}
 	return nil

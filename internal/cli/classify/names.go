@@ -23,8 +23,13 @@ func IsUnlockLatch(key string) bool {
 // is one Redisson derives from a name and holds the Redis type Redisson
 // gives it: a fair lock's queue and timeout, a fencing token, an unlock
 // latch, a read hold's timeout, a rate limiter's value and permits, a
-// permit-expirable semaphore's timeout.
+// permit-expirable semaphore's timeout, a map cache's zsets and options,
+// a local cached map's updates log and disabled keys, an id generator's
+// allocation, a Bloom filter's config.
 func Companion(key, typ string) (string, bool) {
+	if n, ok := cacheCompanion(key, typ); ok {
+		return n, true
+	}
 	for _, p := range []struct{ prefix, typ string }{
 		{"redisson_lock_queue:", "list"},
 		{"redisson_lock_timeout:", "zset"},

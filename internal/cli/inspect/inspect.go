@@ -159,7 +159,13 @@ Kinds, from the key's Redis type:
                  "json", "msgpack", "string" or "bytes"; else null
   decoded        bucket: the value decoded with that codec, as "redisson get
                  --codec <codec>" prints it (bytes: base64); else null
-  size           bucket: the value's length in bytes; else null`
+  size           bucket: the value's length in bytes; else null
+  cache          a map cache, set cache, local cached map, atomic double, id
+                 generator, Bloom filter, HyperLogLog or adder: its figures
+                 (as "redisson ls --json", see docs/cli.md); else null
+  listeners      [] of {channel, subscribers, shard_subscribers} of that
+                 object's own channels (near caches, entry listeners, adder
+                 instances): listeners, not waiters; else []`
 
 const inspectExamples = `  redisson inspect orders:42
   redisson inspect --watch orders:42                    # redraw every second, changes marked *
@@ -231,7 +237,7 @@ func Missing(rep *Report) bool {
 func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Report, error) {
 	d := classify.Derive(name)
 	rep := &Report{Name: name, Holders: []objinfo.Holder{}, Queue: []objinfo.Queued{}, Permits: []objinfo.Permit{}, Channels: []objinfo.ChannelSub{}, Keys: []objinfo.KeyInfo{},
-		Alternatives: []string{}, GroupValues: []objinfo.GroupValue{}}
+		Alternatives: []string{}, GroupValues: []objinfo.GroupValue{}, Listeners: []objinfo.ChannelSub{}}
 	head, err := objinfo.ReadKey(ctx, rdb, name)
 	if err != nil {
 		return nil, err
@@ -255,6 +261,9 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 	_, hasTimeout := extra[d.Timeout]
 	_, hasToken := extra[d.Token]
 	facts := classify.Facts{Type: head.Type, FairKeys: hasQueue || hasTimeout, PESTimeout: extra[d.PESTimeout].Type == "zset", Token: hasToken}
+	if err := cacheFacts(ctx, rdb, name, d, &facts); err != nil {
+		return nil, err
+	}
 	channels, err := readKind(ctx, rdb, rep, facts, d)
 	if err != nil {
 		return nil, err
@@ -275,6 +284,9 @@ func Inspect(ctx context.Context, rdb redis.UniversalClient, name string) (*Repo
 		return nil, err
 	}
 	if err := readWaiters(ctx, rdb, rep, channels, d); err != nil {
+		return nil, err
+	}
+	if err := readCache(ctx, rdb, rep, d); err != nil {
 		return nil, err
 	}
 	if err := identify(ctx, rdb, rep); err != nil {

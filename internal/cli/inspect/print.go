@@ -53,6 +53,12 @@ func printReport(w io.Writer, r *Report) {
 	if r.Kind == classify.Bucket {
 		printBucket(w, r, row)
 	}
+	if r.Cache != nil {
+		row("state", "%s", objinfo.CacheState(r.Kind, r.Cache))
+		for _, l := range r.Listeners {
+			row("listeners", "%s: %d", cliflag.Visible(l.Channel), objinfo.ChannelWaiters([]objinfo.ChannelSub{l}, l.Channel))
+		}
+	}
 	if r.RateLimiter != nil {
 		printRateLimiter(w, r.RateLimiter, row)
 	}

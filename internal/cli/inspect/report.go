@@ -39,6 +39,11 @@ type Report struct {
 	Codec         *string                `json:"codec"`
 	Decoded       any                    `json:"decoded"`
 	Size          *int64                 `json:"size"`
+	// Cache: a cache's, counter's or probabilistic object's figures;
+	// Listeners: the subscribers of its own channels (near caches, entry
+	// listeners, adder instances), not waiters.
+	Cache     *objinfo.CacheStats  `json:"cache"`
+	Listeners []objinfo.ChannelSub `json:"listeners"`
 
 	raw       []byte // bucket: the stored bytes
 	decodeErr error  // bucket: why the guessed codec could not decode them

@@ -32,6 +32,10 @@ type look struct {
 	kind       string
 	value      *int64
 	channels   []string
+	// cacheFacts completes the facts of a cache, counter or probabilistic
+	// object; listen are the channels of its listeners.
+	cacheFacts func(*classify.Facts)
+	listen     []string
 }
 
 // prefixLen is how much of a string ls reads: more is a bucket.
@@ -54,6 +58,7 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	for i := range looks {
 		looks[i].classify()
 		channels = append(channels, looks[i].channels...)
+		channels = append(channels, looks[i].listen...)
 	}
 	counts := map[string]objinfo.ChannelSub{}
 	if len(channels) > 0 {
@@ -71,6 +76,9 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	for i := range looks {
 		out[i] = looks[i].object(counts, now)
 		ids = append(ids, objinfo.HolderClients(out[i].Holders, nil)...)
+	}
+	if err := readCacheStats(ctx, rdb, out, looks, counts); err != nil {
+		return nil, err
 	}
 	recs, err := objinfo.ReadClients(ctx, rdb, ids)
 	if err != nil {
@@ -134,6 +142,7 @@ func readHeads(ctx context.Context, rdb redis.UniversalClient, looks []look, now
 			l.exists = pipe.Exists(ctx, l.d.Timeout)
 			l.token = pipe.Get(ctx, l.d.Token)
 		}
+		l.cacheFacts = objinfo.QueueCacheFacts(ctx, pipe, l.head.Type, l.name, l.d.Cache, time.UnixMilli(now))
 		switch l.head.Type {
 		case "hash":
 			l.hlen = pipe.HLen(ctx, l.name)
@@ -191,8 +200,10 @@ func (l *look) classify() {
 		f.FairKeys = len(l.queue.Val()) > 0 || l.exists.Val() > 0
 		f.Token = l.token.Err() == nil
 	}
+	l.cacheFacts(&f)
 	l.kind, l.value = classify.Of(l.name, f)
 	l.channels = classify.Channels(l.kind, l.d)
+	l.listen = classify.Listeners(l.kind, l.d.Cache)
 	if l.channels == nil && l.kind == classify.None {
 		l.channels = classify.Candidates(l.d)
 	}
@@ -213,6 +224,7 @@ func (l *look) object(counts map[string]objinfo.ChannelSub, now int64) Object {
 	}
 	waiters := func(ch string) int64 { return objinfo.ChannelWaiters([]objinfo.ChannelSub{counts[ch]}, ch) }
 	obj.Kind, obj.Alternatives = classify.Resolve(l.kind, waiters, l.d)
+	obj.Kind = classify.ResolveListened(obj.Kind, waiters, l.d.Cache)
 	if l.queue != nil {
 		obj.Queue = int64(len(l.queue.Val()))
 	}

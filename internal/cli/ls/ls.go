@@ -49,13 +49,18 @@ Columns:
   KIND     lock, fair lock, read-write lock, group multi-lock, semaphore,
            permit-expirable semaphore, count-down latch, semaphore or latch,
            atomiclong, rate limiter, bucket, map (a hash of no lock's shape:
-           a Redisson map or any hash), none, unknown (<redis type>)
+           a Redisson map or any hash), map cache, set cache, local cached
+           map, atomicdouble, id generator, bloom filter, hyperloglog,
+           adder, none, unknown (<redis type>)
   STATE    free / held (a lock; read or write for a read-write lock), the
            fair-lock queue length, the values a group holds, permits (and
            acquired ones; "expired N": acquired permits whose lease has
            passed, back in the pool at the semaphore's next use), a latch's
            count, an integer's value, a rate limiter's rate, a bucket's size,
-           a map's fields, a fenced lock's last token
+           a map's fields, a fenced lock's last token; a cache's entries
+           (with TTL, max idle, expired not cleaned, max size), a local
+           cached map's near caches, an id generator's next id and block, a
+           Bloom filter's config, a HyperLogLog's estimate
   HOLDERS  the holder (client id:owner id, with the hold count) and how many
            more; a group multi-lock's value owners; the clients holding a
            semaphore's permits, as their records say (client id ×N permits)
@@ -85,7 +90,8 @@ for is a "fair lock" only when its holder's registration record says so
 
 --kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
 rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, map,
-none, unknown); --kind semaphore and --kind latch also keep the integers that may
+mapcache, setcache, localcachedmap, atomicdouble, idgenerator, bloomfilter,
+hyperloglog, adder, none, unknown); --kind semaphore and --kind latch also keep the integers that may
 be one. --held keeps the locks with a holder, groups holding a value,
 permit-expirable semaphores with an acquired permit and semaphores whose
 permits a client's record says it holds.
@@ -117,7 +123,7 @@ matched_keys = keys matching PATTERN, left_out_keys = of them not read,
 kept_past_limit = read although past --max-keys; objects being [] of
 {name, kind, type, state, held, holders, value, queue, acquired, expired,
 rate_limiter, fencing_token, size, ttl_ms, waiters, waiting,
-waiter_connections, keys, alternatives}: waiters = subscribed connections,
+waiter_connections, keys, alternatives, cache}: waiters = subscribed connections,
 waiting = goroutines the records count, waiter_connections = connections
 no record accounts for;
 holders as inspect's (read_ttls_ms null; client and held_for_ms as inspect's; a group's values as holders whose
@@ -125,7 +131,16 @@ field is the value's id); value = permits, count or integer; queue = fair
 lock queue length; acquired = a permit-expirable semaphore's acquired
 permits whose lease has not passed, expired = those whose lease has;
 rate_limiter = inspect's without windows; size = bucket bytes or map fields;
-keys = the object's keys the scan found (its own and the derived ones).`
+keys = the object's keys the scan found (its own and the derived ones);
+cache = a cache's, counter's or probabilistic object's figures (see
+docs/cli.md), null for other kinds.
+
+A map cache's zsets redisson__timeout__set:{N}, redisson__idle__set:{N},
+redisson__map_cache__last_access__set:{N} and options {N}:redisson_options,
+a local cached map's redisson__cache_updates_log:{N} and {N}:disabled-keys,
+an id generator's {N}:allocation and a Bloom filter's {N}:config are folded
+into their object too. A set cache is a zset whose every score is an expiry
+time in ms (ten years past to a hundred ahead) or Redisson's no-TTL score.`
 
 const lsExamples = `  redisson ls
   redisson ls 'orders:*' --held
@@ -156,6 +171,8 @@ type Object struct {
 	WaiterConnections int64    `json:"waiter_connections"`
 	Keys              []string `json:"keys"`
 	Alternatives      []string `json:"alternatives"`
+	// Cache: a cache's, counter's or probabilistic object's figures.
+	Cache *objinfo.CacheStats `json:"cache"`
 }
 
 // Result is what ls prints with --json.
@@ -183,6 +200,9 @@ var lsKinds = map[string]string{
 	"permitexpirablesemaphore": classify.Expirable, "latch": classify.Latch, "countdownlatch": classify.Latch,
 	"semaphoreorlatch": classify.SemOrLatch, "atomiclong": classify.AtomicLong, "ratelimiter": classify.RateLimiter,
 	"bucket": classify.Bucket, "map": classify.Map, "hash": classify.Map, "none": classify.None, "unknown": "unknown",
+	"mapcache": classify.MapCache, "setcache": classify.SetCache, "localcachedmap": classify.LocalCachedMap,
+	"atomicdouble": classify.AtomicDouble, "idgenerator": classify.IDGenerator, "bloomfilter": classify.BloomFilter,
+	"hyperloglog": classify.HyperLogLog, "hll": classify.HyperLogLog, "adder": classify.Adder,
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -442,6 +462,9 @@ func lsState(o *Object, fields map[string]string) string {
 	held := "free"
 	if len(o.Holders) > 0 {
 		held = "held"
+	}
+	if o.Cache != nil {
+		return objinfo.CacheState(o.Kind, o.Cache)
 	}
 	switch o.Kind {
 	case classify.Lock:

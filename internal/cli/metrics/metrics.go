@@ -11,6 +11,7 @@ import (
 	"github.com/goredisson/redisson/internal/cli/classify"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
 // metricFamily is one metric's help, type and samples.
@@ -83,6 +84,16 @@ func families() []*metricFamily {
 		{name: "redisson_rate_limiter_rate", help: "Permits a rate limiter grants per interval."},
 		{name: "redisson_rate_limiter_interval_seconds", help: "A rate limiter's interval."},
 		{name: "redisson_fencing_token", help: "A fenced lock's last token."},
+		{name: "redisson_cache_entries", help: "Entries of a map cache or local cached map, members of a set cache."},
+		{name: "redisson_cache_entries_with_ttl", help: "Entries (members) of a map or set cache that have a time to live."},
+		{name: "redisson_cache_entries_with_max_idle", help: "Entries of a map cache that have a max idle time."},
+		{name: "redisson_cache_expired_uncleaned", help: "Entries of a map or set cache past their time that no clean-up removed yet (never returned by reads)."},
+		{name: "redisson_cache_max_size", help: "A map cache's size limit; 0 for none."},
+		{name: "redisson_listeners", help: "Subscribers of a cache's, counter's own channels: a local cached map's near caches, a cache's entry listeners, an adder's instances."},
+		{name: "redisson_id_generator_block", help: "Ids an id generator's clients take per block."},
+		{name: "redisson_bloom_filter_bits", help: "A Bloom filter's size in bits."},
+		{name: "redisson_hyperloglog_estimate", help: "A HyperLogLog's cardinality estimate (PFCOUNT)."},
+		{name: "redisson_atomic_double_value", help: "An atomic double's value."},
 	}
 }
 
@@ -135,7 +146,7 @@ func (s *set) addObject(o ls.Object) {
 		}
 		s.add("redisson_lock_gone_holders", nk, float64(gone))
 	}
-	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && o.Kind != classify.Map && !classify.IsUnknown(o.Kind) {
+	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && o.Kind != classify.Map && !classify.IsUnknown(o.Kind) && o.Cache == nil {
 		s.add("redisson_waiters", nk, float64(o.Waiters))
 	}
 	if o.Kind == classify.FairLock || o.Queue > 0 {
@@ -166,6 +177,44 @@ func (s *set) addObject(o ls.Object) {
 	if o.FencingToken != nil {
 		s.add("redisson_fencing_token", []string{"name", o.Name}, float64(*o.FencingToken))
 	}
+	if o.Cache != nil {
+		s.addCache(nk, o.Cache)
+	}
+}
+
+// addCache adds the figures of a cache, counter or probabilistic object.
+func (s *set) addCache(nk []string, c *objinfo.CacheStats) {
+	for _, m := range []struct {
+		name string
+		v    *int64
+	}{
+		{"redisson_cache_entries", c.Entries}, {"redisson_cache_entries_with_ttl", c.WithTTL},
+		{"redisson_cache_entries_with_max_idle", c.WithIdle}, {"redisson_cache_expired_uncleaned", sum(c.Expired, c.IdleExpired)},
+		{"redisson_cache_max_size", c.MaxSize}, {"redisson_id_generator_block", c.Block},
+		{"redisson_bloom_filter_bits", c.Bits}, {"redisson_hyperloglog_estimate", c.Estimate},
+	} {
+		if m.v != nil {
+			s.add(m.name, nk, float64(*m.v))
+		}
+	}
+	s.add("redisson_listeners", nk, float64(c.Listeners))
+	if c.Double != nil {
+		s.add("redisson_atomic_double_value", nk, *c.Double)
+	}
+}
+
+// sum is a+b, nil when both are.
+func sum(a, b *int64) *int64 {
+	if a == nil && b == nil {
+		return nil
+	}
+	var n int64
+	for _, p := range []*int64{a, b} {
+		if p != nil {
+			n += *p
+		}
+	}
+	return &n
 }
 
 func b2f(b bool) float64 {

@@ -148,6 +148,8 @@
     const isLock = lockKinds.includes(o.kind);
     if (isLock) stats.append(stat("Holders", (o.holders || []).length));
     if (o.mode) stats.append(stat("Mode", o.mode));
+    // A cache's, counter's or probabilistic object's figures, as inspect reads them.
+    if (o.cache) for (const [k, v] of Object.entries(o.cache)) if (v !== null && v !== "") stats.append(stat(k.replaceAll("_", " "), v));
     if (o.kind === "fair lock" || (o.queue && o.queue.length)) stats.append(stat("Queue", o.queue.length));
     if (o.value !== null && o.value !== undefined) {
       const label = {"semaphore": "Permits", "permit-expirable semaphore": "Available permits", "count-down latch": "Count"}[o.kind] || "Value";
