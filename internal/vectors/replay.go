@@ -57,6 +57,7 @@ func (a *Actor[C, H]) PermitID(placeholder string) (string, bool) {
 // Normalizer returns the replay's normalizer, for a call that has ids of
 // its own to number (Normalizer.AddInstance).
 func (a *Actor[C, H]) Normalizer() *Normalizer { return a.norm }
+
 // SkipRequest takes the next unlock-latch number (<Rn>, §4.4) for a
 // request the Java thread made where the Go call makes none (an unlock
 // without a hold sends nothing), so that the later requests keep the
