@@ -134,7 +134,7 @@ func (r *Runner) caches(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return r.cacheCleanUp(ctx)
 }
 
 // evaluateCaches prints each row's ratio as information (the issue sets
