@@ -43,6 +43,7 @@ func Join(obs ...*Observer) *Observer {
 		Subscribe:    events(key, live, func(o *Observer) func(context.Context, Subscribe) { return o.Subscribe }),
 		Subscription: plain(live, func(o *Observer) func(Subscription) { return o.Subscription }),
 		Renewal:      plain(live, func(o *Observer) func(Renewal) { return o.Renewal }),
+		LocalCache:   plain(live, func(o *Observer) func(LocalCache) { return o.LocalCache }),
 		Permits:      events(key, live, func(o *Observer) func(context.Context, Permits) { return o.Permits }),
 		RateLimit:    events(key, live, func(o *Observer) func(context.Context, RateLimit) { return o.RateLimit }),
 		CountDown:    events(key, live, func(o *Observer) func(context.Context, CountDown) { return o.CountDown }),

@@ -68,6 +68,11 @@ type Observer struct {
 	RateLimit func(ctx context.Context, e RateLimit)
 	// CountDown is called after a latch's CountDown.
 	CountDown func(ctx context.Context, e CountDown)
+	// LocalCache is called when another instance's message (or a lost
+	// subscription) changed a local cached map's near cache. It runs on
+	// the client's pub/sub reader: it must return at once. Hits and
+	// misses cost nothing here; read them from LocalCachedMap.Stats.
+	LocalCache func(e LocalCache)
 	// Register is called by redisson.New with a function that reads the
 	// client's current load (for gauges); the function it returns, if not
 	// nil, is called by Close.
@@ -262,6 +267,31 @@ type Subscription struct {
 	// Confirm is how long Redis took to confirm it.
 	Confirm time.Duration
 }
+
+// LocalCache is a change of a local cached map's near cache that another
+// instance caused (package localcache).
+type LocalCache struct {
+	// Name is the map's name.
+	Name string
+	// Cause is what changed it.
+	Cause LocalCacheCause
+	// Entries counts the near cache's entries dropped (or, for
+	// LocalCacheUpdate, stored).
+	Entries int
+}
+
+// LocalCacheCause says why a near cache changed.
+type LocalCacheCause string
+
+// The causes of LocalCache events.
+const (
+	LocalCacheInvalidate LocalCacheCause = "invalidate" // keys another instance wrote or removed
+	LocalCacheUpdate     LocalCacheCause = "update"     // entries another instance wrote (SyncUpdate)
+	LocalCacheClear      LocalCacheCause = "clear"      // another instance cleared or deleted the map, or its key expired
+	LocalCacheGap        LocalCacheCause = "gap"        // the subscription was lost and made again
+	LocalCacheGarbled    LocalCacheCause = "garbled"    // a message not understood: everything dropped
+	LocalCacheDisable    LocalCacheCause = "disable"    // a Java transaction disabled keys for a while
+)
 
 // Renewal is one watchdog renewal round: one pipeline of renewal scripts.
 type Renewal struct {

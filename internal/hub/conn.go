@@ -347,6 +347,9 @@ func (c *conn) replace() {
 	c.gen++
 	gen := c.gen
 	c.pending = nil
+	// Whatever replaces it (a health check's verdict included), the old
+	// connection's messages from now on are lost.
+	c.h.tellLost(c)
 	c.h.mu.Unlock()
 	_ = old.Close()
 	if err := c.connect(); err != nil {

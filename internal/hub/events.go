@@ -114,6 +114,22 @@ func (h *Hub) onConnLost(c *conn) {
 	if h.cfg.OnConfirm != nil {
 		c.lostAt = time.Now()
 	}
+	h.tellLost(c)
+}
+
+// tellLost tells the LossSinks among the listeners carried by c that it
+// broke; h.mu held.
+func (h *Hub) tellLost(c *conn) {
+	for _, e := range h.entries {
+		if e.c != c {
+			continue
+		}
+		for _, l := range e.listeners {
+			if ls, ok := l.sink.(LossSink); ok {
+				ls.Lost()
+			}
+		}
+	}
 }
 
 // onUnsubscribed handles an (s)unsubscribe reply: the answer to one of ours,
@@ -177,6 +193,7 @@ func (h *Hub) onNodeGone(c *conn) {
 	if h.conns[c.key] == c {
 		delete(h.conns, c.key)
 	}
+	h.tellLost(c)
 	var chans []subKey
 	for key, e := range h.entries {
 		if e.c == c {

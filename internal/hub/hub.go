@@ -118,6 +118,15 @@ type Sink interface {
 	End(err error)
 }
 
+// LossSink is a Sink that also wants to know at once when the connection
+// carrying its subscription broke, before the hub has made it again (Gap
+// follows then): a near cache stops serving what it may have missed. Lost
+// is called like Sink's methods, with the hub's lock held.
+type LossSink interface {
+	Sink
+	Lost()
+}
+
 // Config configures a Hub.
 type Config struct {
 	// Client is the Redis client whose connections carry the subscriptions.

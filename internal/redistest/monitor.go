@@ -73,6 +73,9 @@ type MonitorLine struct {
 	Client  string   // "127.0.0.1:port", or "lua" for a call made by a script
 	Command string   // lower-case command name
 	Args    []string // the arguments after the name, unquoted
+	// Sent is the command name as it was sent: a script's redis.call
+	// keeps the case its text (or its argument) gave it.
+	Sent string
 }
 
 // TopLevel reports whether the command came from a client, not a script.
@@ -93,10 +96,12 @@ func ParseMonitorLine(line string) (MonitorLine, bool) {
 	if len(words) == 0 {
 		return MonitorLine{}, false
 	}
-	return MonitorLine{Client: head[1], Command: strings.ToLower(words[0]), Args: words[1:]}, true
+	return MonitorLine{Client: head[1], Command: strings.ToLower(words[0]), Args: words[1:], Sent: words[0]}, true
 }
 
-// splitQuoted splits MONITOR's `"a" "b\"c"` argument list.
+// splitQuoted splits MONITOR's `"a" "b\"c"` argument list, undoing the
+// escapes Redis writes there (sdscatrepr: \xHH for other bytes, \n \r \t
+// \a \b, and \" \\), so that a binary argument reads back as its bytes.
 func splitQuoted(s string) []string {
 	var out []string
 	for i := 0; i < len(s); i++ {

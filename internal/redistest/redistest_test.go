@@ -366,3 +366,26 @@ func TestClusterWithReplicas(t *testing.T) {
 		t.Fatalf("got %q", v)
 	}
 }
+
+// TestSplitQuotedEscapes: MONITOR's escapes read back as the bytes sent.
+func TestSplitQuotedEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{`"hset" "k" "a\"b"`, []string{"hset", "k", `a"b`}},
+		{`"publish" "c" "\x01\x00\xff" "x\\y"`, []string{"publish", "c", "\x01\x00\xff", `x\y`}},
+		{`"set" "k" "\n\r\t\a\b"`, []string{"set", "k", "\n\r\t\a\b"}},
+		{`"set" "k" "x01"`, []string{"set", "k", "x01"}},
+	} {
+		got := splitQuoted(tc.line)
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: got %q", tc.line, got)
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: arg %d is %q, want %q", tc.line, i, got[i], tc.want[i])
+			}
+		}
+	}
+}

@@ -210,8 +210,10 @@ func registration(ml redistest.MonitorLine) bool {
 var decimalRE = regexp.MustCompile(`^-?[0-9]+$`)
 
 func (l *commandLog) entry(source string, ml redistest.MonitorLine, ms int64, n *Normalizer) []any {
-	cmd := []any{source, ml.Command}
-	if source != "lua" {
+	// A script's call as its text (or an argument, Redisson's publish
+	// command) spelled it; a client's command upper-case.
+	cmd := []any{source, ml.Sent}
+	if source != "lua" || ml.Sent == "" {
 		cmd[1] = strings.ToUpper(ml.Command)
 	}
 	for _, a := range ml.Args {
@@ -221,7 +223,7 @@ func (l *commandLog) entry(source string, ml redistest.MonitorLine, ms int64, n 
 				continue
 			}
 		}
-		cmd = append(cmd, n.textValue(a)) // binary arguments as hex (§4.1)
+		cmd = append(cmd, n.arg(a))
 	}
 	return cmd
 }

@@ -52,6 +52,10 @@ func (a *Actor[C, H]) PermitID(placeholder string) (string, bool) {
 	return "", false
 }
 
+// Normalizer returns the replay's normalizer, for a call that has ids of
+// its own to number (Normalizer.AddInstance).
+func (a *Actor[C, H]) Normalizer() *Normalizer { return a.norm }
+
 // Push records a hold of object taken by the actor.
 func (a *Actor[C, H]) Push(object string, h H) {
 	a.mu.Lock()
@@ -109,6 +113,8 @@ type Deviation struct {
 	// Fields replaces whole fields of the record at this step ("result",
 	// "messages", "commands"), as recorded JSON values.
 	Fields map[string]any
+	// Commands, when set, replaces the step's expected "commands".
+	Commands []any
 }
 
 // Actions is one object type's table for the replay: how to make a client,
@@ -137,6 +143,10 @@ type Actions[C, H any] struct {
 	// library's scripts make by decision and Redisson's recorded ones do
 	// not (say why where it is set).
 	IgnoreCommand func(cmd []any) bool
+	// CommandsFirst reads a step's commands before its state, so that
+	// ids numbered as first seen (§10's log entries) are numbered in
+	// the commands' order, as the recorder did.
+	CommandsFirst bool
 	// AllCommands compares every command of a "commands" record (§8.1),
 	// the scripts' own Redis calls ("lua") included, but not the EVALSHA
 	// lines themselves: this library's scripts make Redisson's calls with
@@ -320,17 +330,16 @@ func (r *replay[C, H]) observe(st Step) (map[string]any, time.Duration) {
 	// Read just before the snapshot reads the clock its buckets count
 	// from.
 	over := r.clock.Overhead()
+	if r.cmds != nil && r.acts.CommandsFirst {
+		got["commands"] = r.ownCommands(st.Step, end.names)
+	}
 	state, err := r.n.Snapshot(r.ctx, r.raw)
 	if err != nil {
 		t.Fatalf("step %d: %v", st.Step, err)
 	}
 	got["state"] = state
-	if r.cmds != nil {
-		cmds := r.cmds.end(st.Step, end.names, r.n)
-		if ignore := r.acts.IgnoreCommand; ignore != nil {
-			cmds = slices.DeleteFunc(cmds, func(c any) bool { l, _ := c.([]any); return ignore(l) })
-		}
-		got["commands"] = cmds
+	if r.cmds != nil && !r.acts.CommandsFirst {
+		got["commands"] = r.ownCommands(st.Step, end.names)
 	}
 	if withPubSub {
 		got["pubsub"] = end.pubsub
@@ -494,7 +503,7 @@ func (r *replay[C, H]) step(st Step) map[string]any {
 		r.clock.AddNominal(d)
 	case "raw":
 		// What a Go service would send, over the recorder's connection.
-		args := st.Raw["command"].([]any)
+		args := r.n.rawArgs(st.Raw["command"].([]any))
 		reply, err := r.raw.Do(r.ctx, args...).Result()
 		if err != nil {
 			reply = fmt.Sprintf("raw %v failed: %v", args, err) // differs from any recorded reply
@@ -596,6 +605,9 @@ func (r *replay[C, H]) deviate(st Step, d Deviation) map[string]any {
 		msgs = slices.Delete(msgs, i, i+1)
 	}
 	want["messages"] = msgs
+	if d.Commands != nil {
+		want["commands"] = d.Commands
+	}
 	if d.State != nil {
 		recorded, _ := st.Raw["state"].(map[string]any)
 		state := make(map[string]any, len(recorded))
@@ -684,4 +696,14 @@ func stripMessages(v any) any {
 		out[i] = m
 	}
 	return out
+}
+
+// ownCommands is the step's command log, less the commands the replay's
+// Actions.IgnoreCommand drops.
+func (r *replay[C, H]) ownCommands(step int, names map[string]string) []any {
+	cmds := r.cmds.end(step, names, r.n)
+	if ignore := r.acts.IgnoreCommand; ignore != nil {
+		cmds = slices.DeleteFunc(cmds, func(c any) bool { l, _ := c.([]any); return ignore(l) })
+	}
+	return cmds
 }

@@ -151,6 +151,12 @@ func (n *Normalizer) zset(k, nk string, z []redis.Z, now int64) []any {
 			// A rate-limiter grant: length byte, 16 random bytes,
 			// uint32 LE permits (§4.9).
 			nm = fmt.Sprintf("<grant n=%d>", binary.LittleEndian.Uint32([]byte(member[17:])))
+		} else if n.lcm != nil && strings.HasPrefix(k, lcmLog) {
+			if v, ok := n.lcmValue(member); ok {
+				out[i] = []any{v, lcmScore(m.Score, now)}
+				continue
+			}
+			nm = n.textValue(member)
 		} else {
 			nm = n.textValue(member)
 		}

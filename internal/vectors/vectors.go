@@ -164,6 +164,8 @@ type Normalizer struct {
 	streamIDs   bool
 	subscribers map[string]string // 32-hex subscriber id → "S1"
 	entries     map[string]string // stream entry id → "X1"
+	// lcm numbers local cached map ids (§10), when set.
+	lcm *lcmState
 }
 
 // NumberStreamIDs turns on the reliable-topic rules of §8.2: other 32-hex
@@ -369,7 +371,7 @@ func (m *Messages) wait(ctx context.Context, n *Normalizer, mark string) ([]any,
 			}
 			continue
 		}
-		out = append(out, []any{n.Text(pm.Channel), n.textValue(pm.Payload)})
+		out = append(out, []any{n.Text(pm.Channel), n.Payload(pm.Channel, pm.Payload)})
 	}
 }
 

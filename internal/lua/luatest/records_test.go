@@ -18,6 +18,8 @@ var recordFiles = []string{
 	"../../vectors/testdata/redisson-4.7.0/collections.json",
 	"../../vectors/testdata/topics.json",
 	"../../vectors/testdata/redisson-4.7.0/topics.json",
+	"../../vectors/testdata/localcachedmap.json",
+	"../../vectors/testdata/redisson-4.7.0/localcachedmap.json",
 	"../../../queue/testdata/delayedqueue.json",
 	"../../../queue/testdata/redisson-4.7.0/delayedqueue.json",
 	"../../vectors/testdata/mapcache.json",

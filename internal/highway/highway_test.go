@@ -1,6 +1,7 @@
-package keys
+package highway
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"testing"
@@ -8,10 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFieldIDAppendixA1 checks GroupMultiLockField and the hash under it against the
-// vectors of protocol Appendix A.1, computed with Redisson's own
-// HighwayHash.java.
-func TestFieldIDAppendixA1(t *testing.T) {
+// TestSum128AppendixA1 checks Hash128 and Sum128 against the vectors of
+// protocol Appendix A.1, computed with Redisson's own HighwayHash.java.
+func TestSum128AppendixA1(t *testing.T) {
 	for _, tc := range []struct{ value, hash, id string }{
 		{"", "b7aad9c226c6a36bb2d4e4a63557bca6", "t6rZwibGo2uy1OSmNVe8pg"},
 		{"Jack_001", "ee93680dd8b3572db163bf7631a16ffb", "7pNoDdizVy2xY792MaFv+w"},
@@ -19,12 +19,11 @@ func TestFieldIDAppendixA1(t *testing.T) {
 		{"0123456789abcdef0123456789abcdef-and-more", "6b7e5a15a37bee266712c27536a8cb98", "a35aFaN77iZnEsJ1NqjLmA"},
 	} {
 		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
-			h := highwayHash128(fieldKey, []byte(tc.value))
+			h := Hash128(RedissonKey, []byte(tc.value))
 			require.Equal(t, tc.hash, fmt.Sprintf("%016x%016x", h[0], h[1]))
-			require.Equal(t, tc.id, GroupMultiLockField([]byte(tc.value)))
-			raw, err := hex.DecodeString(tc.hash)
-			require.NoError(t, err)
-			require.Len(t, raw, 16)
+			sum := Sum128([]byte(tc.value))
+			require.Equal(t, tc.hash, hex.EncodeToString(sum[:]))
+			require.Equal(t, tc.id, base64.RawStdEncoding.EncodeToString(sum[:]))
 		})
 	}
 }

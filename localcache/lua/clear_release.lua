@@ -1,0 +1,3 @@
+-- ours: the text of Redisson's RedissonSemaphore.releaseIfExistsAsync (4.7.0; what a receiver of a clear message with releaseSemaphore runs, 3.52.0's release having the same effect on an existing semaphore), byte for byte;
+-- no record has it yet (localcachedmap.json does not call it), so scripts.golden lists it as ours.
+if redis.call('exists', KEYS[1]) == 0 then return 0 end local value = redis.call('incrby', KEYS[1], ARGV[1]) redis.call(ARGV[2], KEYS[2], value) return 1 

@@ -1,0 +1,2 @@
+-- Redisson 3.52.0 and 4.7.0 (the same text): RedissonLocalCachedMap.deleteAsync, byte for byte.
+if redis.call('del', KEYS[1], KEYS[3]) > 0 and ARGV[2] ~= '0' then redis.call(ARGV[3], KEYS[2], ARGV[1]); return 1;end; return 0;

@@ -1,0 +1,2 @@
+-- Redisson 3.52.0 and 4.7.0 (the same text): RedissonLocalCachedMap.fastRemoveOperationAsync, sync INVALIDATE or UPDATE without the updates log, byte for byte.
+local counter = 0; for j = 2, #ARGV, 2 do if redis.call('hdel', KEYS[1], ARGV[j]) == 1 then redis.call(ARGV[1], KEYS[2], ARGV[j+1]); counter = counter + 1;end;end;return counter;

@@ -1,0 +1,2 @@
+-- Redisson 3.52.0 and 4.7.0 (the same text): RedissonLocalCachedMap.fastRemoveOperationAsync, reconnection strategy LOAD (the updates log), byte for byte.
+local counter = 0; for j = 3, #ARGV, 3 do if redis.call('hdel', KEYS[1], ARGV[j]) == 1 then redis.call('zadd', KEYS[3], ARGV[1], ARGV[j+2]);redis.call(ARGV[2], KEYS[2], ARGV[j+1]); counter = counter + 1;end;end;return counter;

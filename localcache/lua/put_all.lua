@@ -1,0 +1,2 @@
+-- Redisson 3.52.0 and 4.7.0 (the same text): RedissonLocalCachedMap.putAllOperationAsync, byte for byte.
+local publishCommand = table.remove(ARGV, 1); for i=3, tonumber(ARGV[2]) + 2, 5000 do redis.call('hmset', KEYS[1], unpack(ARGV, i, math.min(i+4999, tonumber(ARGV[2]) + 2))); end; if ARGV[1] == '1' then redis.call(publishCommand, KEYS[2], ARGV[#ARGV]); end;if ARGV[1] == '2' then for i=tonumber(ARGV[2]) + 2 + 1, #ARGV - 1, 5000 do redis.call('zadd', KEYS[3], unpack(ARGV, i, math.min(i+4999, #ARGV - 1))); end; redis.call(publishCommand, KEYS[2], ARGV[#ARGV]); end;

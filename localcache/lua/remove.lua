@@ -1,0 +1,2 @@
+-- Redisson 3.52.0 and 4.7.0 (the same text): RedissonLocalCachedMap.removeOperationAsync(K), byte for byte.
+local v = redis.call('hget', KEYS[1], ARGV[1]); if redis.call('hdel', KEYS[1], ARGV[1]) == 1 then if ARGV[3] == '1' then redis.call(ARGV[6], KEYS[2], ARGV[2]); end; if ARGV[3] == '2' then redis.call('zadd', KEYS[3], ARGV[4], ARGV[5]);redis.call(ARGV[6], KEYS[2], ARGV[2]); end;end; return v
