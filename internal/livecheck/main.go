@@ -5,6 +5,8 @@
 //
 //	livecheck [-addr host:port] mapcacheput NAME N TTL_MS [IDLE_MS]
 //	livecheck [-addr host:port] mapcachecheck NAME N [PREFIX] [--expect-gone]
+//	livecheck [-addr host:port] lcmwatch NAME KEY SECONDS [SYNC]
+//	livecheck [-addr host:port] lcmput NAME KEY N INTERVAL_MS [SYNC]
 package main
 
 import (
