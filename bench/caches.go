@@ -134,7 +134,10 @@ func (r *Runner) caches(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.cacheCleanUp(ctx)
+	if err := r.cacheCleanUp(ctx); err != nil {
+		return err
+	}
+	return r.cacheLocal(ctx)
 }
 
 // evaluateCaches prints each row's ratio as information (the issue sets
