@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/mapcache"
 )
 
 // Issue #36's rows (point 5): the caches' object layer beside raw go-redis
@@ -38,6 +39,10 @@ const (
 const (
 	opSetCacheAdd = iota + 1
 	opSetCacheContains
+	opMapCachePut
+	opMapCacheGet
+	opCacheMapPut
+	opCacheMapGet
 )
 
 // cacheStep is one operation of a row: i counts the operations.
@@ -48,23 +53,35 @@ type cacheStep func(ctx context.Context, i int) error
 // empty, or filled when the row says so.
 type cacheSide func(ctx context.Context, key string, c *redisson.Client, rdb *redis.Client, members []string) (cacheStep, error)
 
+// cacheFill stores the row's members (enc: encoded) under key before
+// the run, for both sides.
+type cacheFill func(ctx context.Context, rdb *redis.Client, key string, enc [][]byte) error
+
 // cacheOp is one row: the operation, its scenario title, what one op is,
 // whether the members are stored before the run, and its two sides.
 type cacheOp struct {
 	op    int
 	name  string
 	unit  string
-	fill  bool
-	label string // log label
+	fill  cacheFill // nil: nothing stored before the run
+	label string    // log label
 	ours  cacheSide
 	plain cacheSide
 }
 
 var cacheOps = []cacheOp{
-	{opSetCacheAdd, "set cache AddTTL (Redisson's script: ZSCORE + ZADD) beside ZADD, 1 goroutine, 1 000 members cycled", "op", false, "sc add",
+	{opSetCacheAdd, "set cache AddTTL (Redisson's script: ZSCORE + ZADD) beside ZADD, 1 goroutine, 1 000 members cycled", "op", nil, "sc add",
 		setCacheAdd, plainZAdd},
-	{opSetCacheContains, "set cache Contains (Redisson's script: ZSCORE against now) beside ZSCORE, 1 goroutine, 1 000 members cycled", "op", true, "sc contains",
+	{opSetCacheContains, "set cache Contains (Redisson's script: ZSCORE against now) beside ZSCORE, 1 goroutine, 1 000 members cycled", "op", fillZSet, "sc contains",
 		setCacheContains, plainZScore},
+	{opMapCachePut, "map cache Put with TTL (Redisson's put script: hash + timeout set) beside HSET, 1 goroutine, 1 000 keys cycled", "op", nil, "mc put",
+		mapCachePut, plainHSet},
+	{opMapCacheGet, "map cache Get (Redisson's get script: expiry checked in Redis) beside HGET, 1 goroutine, 1 000 keys cycled", "op", nil, "mc get",
+		mapCacheGet, plainHGet},
+	{opCacheMapPut, "plain map Put (collection.Map: Redisson's put script) beside HSET, 1 goroutine, 1 000 keys cycled", "op", nil, "map put",
+		mapPut, plainHSet},
+	{opCacheMapGet, "plain map Get (collection.Map: HGET) beside HGET, 1 goroutine, 1 000 keys cycled", "op", fillHash, "map get",
+		mapGet, plainHGet},
 }
 
 func cacheLibs() []string { return []string{libCacheOurs, libCacheRaw} }
@@ -117,7 +134,10 @@ func (r *Runner) caches(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	if err := r.cacheCleanUp(ctx); err != nil {
+		return err
+	}
+	return r.cacheLocal(ctx)
 }
 
 // evaluateCaches prints each row's ratio as information (the issue sets
@@ -204,13 +224,8 @@ func cacheStepOf(ctx context.Context, job Job, rdb *redis.Client) (func(context.
 	if err := rdb.Del(ctx, job.Key).Err(); err != nil {
 		return nil, nil, err
 	}
-	if o.fill {
-		zs := make([]redis.Z, len(enc))
-		exp := float64(time.Now().Add(cacheTTL).UnixMilli())
-		for i, e := range enc {
-			zs[i] = redis.Z{Score: exp, Member: e}
-		}
-		if err := rdb.ZAdd(ctx, job.Key, zs...).Err(); err != nil {
+	if o.fill != nil {
+		if err := o.fill(ctx, rdb, job.Key, enc); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -271,6 +286,120 @@ func plainZScore(_ context.Context, key string, _ *redisson.Client, rdb *redis.C
 		f, err := rdb.ZScore(ctx, key, string(m)).Result()
 		if err == nil && int64(f) <= time.Now().UnixMilli() {
 			err = fmt.Errorf("zscore %q: expired", m)
+		}
+		return err
+	}, nil
+}
+
+// fillZSet stores every member in the sorted set with the row's expiry as
+// its score (the set cache's layout).
+func fillZSet(ctx context.Context, rdb *redis.Client, key string, enc [][]byte) error {
+	zs := make([]redis.Z, len(enc))
+	exp := float64(time.Now().Add(cacheTTL).UnixMilli())
+	for i, e := range enc {
+		zs[i] = redis.Z{Score: exp, Member: e}
+	}
+	return rdb.ZAdd(ctx, key, zs...).Err()
+}
+
+// fillHash stores every key with the value "v" in a plain hash (the
+// map's layout).
+func fillHash(ctx context.Context, rdb *redis.Client, key string, enc [][]byte) error {
+	v, err := cacheCodec().Encode("v")
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, 2*len(enc))
+	for _, e := range enc {
+		args = append(args, e, v)
+	}
+	return rdb.HSet(ctx, key, args...).Err()
+}
+
+func mapCachePut(_ context.Context, key string, c *redisson.Client, _ *redis.Client, members []string) (cacheStep, error) {
+	m := redisson.NewMapCache[string, string](c, key, cacheCodec())
+	return func(ctx context.Context, i int) error {
+		_, _, err := m.Put(ctx, members[i%len(members)], "v", mapcache.WithTTL(cacheTTL))
+		return err
+	}, nil
+}
+
+// mapCacheGet fills the map cache through its own Put (its values carry
+// the expiry header a plain hash lacks), then reads.
+func mapCacheGet(ctx context.Context, key string, c *redisson.Client, _ *redis.Client, members []string) (cacheStep, error) {
+	m := redisson.NewMapCache[string, string](c, key, cacheCodec())
+	for _, k := range members {
+		if _, err := m.FastPut(ctx, k, "v", mapcache.WithTTL(cacheTTL)); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, i int) error {
+		_, ok, err := m.Get(ctx, members[i%len(members)])
+		if err == nil && !ok {
+			err = fmt.Errorf("get %q: absent", members[i%len(members)])
+		}
+		return err
+	}, nil
+}
+
+func mapPut(_ context.Context, key string, c *redisson.Client, _ *redis.Client, members []string) (cacheStep, error) {
+	m := redisson.NewMap[string, string](c, key, cacheCodec())
+	return func(ctx context.Context, i int) error {
+		_, _, err := m.Put(ctx, members[i%len(members)], "v")
+		return err
+	}, nil
+}
+
+func mapGet(_ context.Context, key string, c *redisson.Client, _ *redis.Client, members []string) (cacheStep, error) {
+	m := redisson.NewMap[string, string](c, key, cacheCodec())
+	return func(ctx context.Context, i int) error {
+		_, ok, err := m.Get(ctx, members[i%len(members)])
+		if err == nil && !ok {
+			err = fmt.Errorf("get %q: absent", members[i%len(members)])
+		}
+		return err
+	}, nil
+}
+
+func plainHSet(_ context.Context, key string, _ *redisson.Client, rdb *redis.Client, members []string) (cacheStep, error) {
+	cd := cacheCodec()
+	v, err := cd.Encode("v")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, i int) error {
+		k, err := cd.Encode(members[i%len(members)])
+		if err != nil {
+			return err
+		}
+		return rdb.HSet(ctx, key, k, v).Err()
+	}, nil
+}
+
+// plainHGet reads a plain hash; when the row stored nothing it fills it
+// first, as the ours side of the row did.
+func plainHGet(ctx context.Context, key string, _ *redisson.Client, rdb *redis.Client, members []string) (cacheStep, error) {
+	cd := cacheCodec()
+	enc := make([][]byte, len(members))
+	for i, m := range members {
+		b, err := cd.Encode(m)
+		if err != nil {
+			return nil, err
+		}
+		enc[i] = b
+	}
+	if n, err := rdb.HLen(ctx, key).Result(); err != nil {
+		return nil, err
+	} else if n == 0 {
+		if err := fillHash(ctx, rdb, key, enc); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, i int) error {
+		b, err := rdb.HGet(ctx, key, string(enc[i%len(enc)])).Bytes()
+		if err == nil {
+			var v string
+			err = cd.Decode(b, &v)
 		}
 		return err
 	}, nil

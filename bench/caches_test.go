@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,10 @@ func TestCachesTiny(t *testing.T) {
 				t.Errorf("%s / %s: %v round trips, want 1", o.name, lib, m)
 			}
 		}
+	}
+	clean := fmt.Sprintf("%s, N = %d", scCleanUp, 50) // runTiny's Ops
+	if m := rep.lookup(clean, "server µs per expired entry (SLOWLOG)", libCacheOurs); m == nil || !(m.Value > 0) {
+		t.Errorf("%s: %v, want > 0", clean, m)
 	}
 	if !strings.Contains(out, "ops/s, ours ÷ plain go-redis") {
 		t.Errorf("report lacks the ratio lines:\n%s", out)
