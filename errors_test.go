@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson"
+	"github.com/goredisson/redisson/bloom"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
 	"github.com/goredisson/redisson/latch"
@@ -70,6 +71,9 @@ var sentinels = map[string]error{
 	"codec.ErrWrongClass":             codec.ErrWrongClass,
 	"codec.ErrUnsupportedType":        codec.ErrUnsupportedType,
 	"pubsub.ErrSubscriberGone":        pubsub.ErrSubscriberGone,
+	"redisson.ErrNonReentrant":        redisson.ErrNonReentrant,
+	"bloom.ErrNotInitialized":         bloom.ErrNotInitialized,
+	"bloom.ErrConfigChanged":          bloom.ErrConfigChanged,
 }
 
 func errorCases() []errorCase {
@@ -85,6 +89,31 @@ func errorCases() []errorCase {
 		<-h.Done()
 	}
 	return []errorCase{
+		{"a non-reentrant lock taken again by its owner", []error{redisson.ErrNonReentrant}, `non-reentrant lock "nr": lock: the owner already holds this non-reentrant lock: owner field <client id>:1 holds it`,
+			func(t *testing.T, e *errorEnv) error {
+				nr := e.c.NonReentrantLock("nr")
+				_, err := nr.Lock(e.ctx, rlock.WithOwner(1))
+				require.NoError(t, err)
+				_, err = nr.Lock(e.ctx, rlock.WithOwner(1))
+				return clientIDHidden{err, e.c.ID()}
+			}},
+		{"a Bloom filter never initialised", []error{bloom.ErrNotInitialized}, `bloom filter "bf": add: redisson: bloom filter is not initialized`,
+			func(t *testing.T, e *errorEnv) error {
+				_, err := redisson.NewBloomFilter[string](e.c, "bf", codec.String()).Add(e.ctx, "x")
+				return err
+			}},
+		{"a Bloom filter whose config another handle set", []error{bloom.ErrConfigChanged}, `bloom filter "bfc": add: redisson: bloom filter config has been changed`,
+			func(t *testing.T, e *errorEnv) error {
+				first := redisson.NewBloomFilter[string](e.c, "bfc", codec.String())
+				_, err := first.TryInit(e.ctx, 100, 0.01)
+				require.NoError(t, err)
+				second := redisson.NewBloomFilter[string](e.c, "bfc", codec.String())
+				ok, err := second.TryInit(e.ctx, 1000, 0.03)
+				require.NoError(t, err)
+				require.False(t, ok)
+				_, err = second.Add(e.ctx, "x")
+				return err
+			}},
 		{"empty lock name", []error{redisson.ErrInvalidName}, `lock "": lock: invalid name: the name must not be empty`,
 			func(t *testing.T, e *errorEnv) error { _, err := e.c.Lock("").Lock(e.ctx); return err }},
 		{"empty bucket name", []error{redisson.ErrInvalidName}, `bucket "": get: invalid name: the name must not be empty`,
@@ -241,6 +270,16 @@ func errorCases() []errorCase {
 			}},
 	}
 }
+
+// clientIDHidden shows err with the client's random id written as
+// "<client id>", so that a case can name the text it expects.
+type clientIDHidden struct {
+	err error
+	id  string
+}
+
+func (c clientIDHidden) Error() string { return strings.ReplaceAll(c.err.Error(), c.id, "<client id>") }
+func (c clientIDHidden) Unwrap() error { return c.err }
 
 type point struct {
 	X int `json:"x"`
