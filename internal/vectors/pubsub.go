@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -243,23 +242,13 @@ func latchTTLArg(ml redistest.MonitorLine, i int) bool {
 }
 
 // withoutScriptCalls returns the record of a step without the EVAL and
-// EVALSHA lines of its commands (Actions.AllCommands).
-// The names of the scripts' own calls are lower-cased as the replay's
-// MONITOR parse gives them: a script calling a name it was passed
-// (Redisson's "PUBLISH") shows it as passed.
+// EVALSHA lines of its commands (Actions.AllCommands). The scripts' own
+// calls keep the record's spelling: the replay's log spells them as sent
+// (a name a script was passed, Redisson's "PUBLISH", as passed).
 func withoutScriptCalls(st map[string]any) map[string]any {
-	out := withoutCommands(st, func(c []any) bool {
+	return withoutCommands(st, func(c []any) bool {
 		return len(c) > 1 && skippedCommands[strings.ToLower(fmt.Sprint(c[1]))]
 	})
-	cmds, _ := out["commands"].([]any)
-	for i, c := range cmds {
-		if list, ok := c.([]any); ok && len(list) > 1 && list[0] == "lua" {
-			list = slices.Clone(list)
-			list[1] = strings.ToLower(fmt.Sprint(list[1]))
-			cmds[i] = list
-		}
-	}
-	return out
 }
 
 // latchDEL reports whether c is a client's DEL of an unlock latch
