@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/cli/objinfo"
 )
 
 // lsState is one read of the list, prepared once for every viewer: each
@@ -99,10 +100,25 @@ func (r *lsRow) encode() {
 				r.since = append(r.since, r.now-*h)
 				still.Holders[i].HeldForMs = nil
 			}
+			still.Holders[i].Client = steadyClient(still.Holders[i].Client)
 		}
 		sig, _ := json.Marshal(still)
 		r.sig = string(sig)
 	})
+}
+
+// steadyClient is c without what moves on while nothing changes: how
+// long ago it was seen, and when, unless it is gone (then when stays).
+func steadyClient(c *objinfo.ClientInfo) *objinfo.ClientInfo {
+	if c == nil {
+		return nil
+	}
+	cc := *c
+	cc.SeenAgoMs = 0
+	if !cc.Gone {
+		cc.SeenMs = 0
+	}
+	return &cc
 }
 
 // fullJSON is the whole state, as /events/ls sends it.
