@@ -114,7 +114,9 @@ func countWaiting(ctx context.Context, rdb redis.UniversalClient, looks []look, 
 		if semaphore {
 			if ps := all.PermitHolders(o.Name); len(ps) > 0 {
 				o.Holders = objinfo.PermitHolderList(ps)
-				o.Held = true
+				// A record lists the permits its client took; a
+				// permit-expirable one whose lease passed is not held.
+				o.Held = o.Kind != classify.Expirable || o.Acquired != nil && *o.Acquired > 0
 				if o.Kind == classify.AtomicLong || o.Kind == classify.SemOrLatch {
 					// A record says permits of it were taken: a semaphore.
 					o.Kind, o.Alternatives = classify.Semaphore, []string{}
