@@ -25,6 +25,7 @@ import (
 	"github.com/goredisson/redisson/internal/cli/conn"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/cli/metrics"
 	"github.com/goredisson/redisson/internal/cli/objinfo"
 	"github.com/goredisson/redisson/internal/cli/watch"
 )
@@ -38,8 +39,9 @@ order with each waiter's timeout, the waiters on its channels, semaphore
 permits and each expirable permit's expiry, the latch count, the rate
 limiter's grants over the last interval as a small chart, TTLs counting
 down. /metrics on the same server exports the same state in Prometheus
-text format (locks held, holders, waiters, queue lengths, permits, counts),
-bounded like ls by --max-keys: past it, held, waited-on and --pin'ned
+text format (locks held, holders, waiters, queue lengths, permits, counts,
+the oldest hold's age per kind and of the --metrics-top oldest holds per
+name, holds by client, gone holders per kind), bounded like ls by --max-keys: past it, held, waited-on and --pin'ned
 objects are kept and the page says how many keys were left out. A holder
 whose client has not refreshed its record for two refresh periods is
 marked gone, with how long ago it was last seen.
@@ -78,6 +80,7 @@ type dashOptions struct {
 	ls          ls.Options
 	interval    time.Duration
 	timeout     time.Duration
+	metrics     metrics.Options
 }
 
 //go:embed dashboard_assets
@@ -99,12 +102,16 @@ func Command(args []string) int {
 	fs.Var(&pins, "pin", "never leave out the keys this `NAME or PATTERN` matches (repeatable)")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
 	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
+	fs.IntVar(&o.metrics.Top, "metrics-top", metrics.DefaultTop, "/metrics gives a hold-age series of its own to the `N` oldest holds only, so that its series stay bounded however many locks are held (0: none)")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
 	}
 	if len(pos) > 0 {
 		return cliflag.UsageError(fs, "no arguments expected, got %q (the pattern is --pattern)", pos)
+	}
+	if o.metrics.Top < 0 {
+		return cliflag.UsageError(fs, "--metrics-top must not be negative")
 	}
 	if *maxKeys < 1 || *scanCount < 1 {
 		return cliflag.UsageError(fs, "--max-keys and --scan-count must be at least 1")

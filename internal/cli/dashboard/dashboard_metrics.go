@@ -19,8 +19,8 @@ func (d *dashboard) metrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)
-		metrics.Write(w, nil, time.Since(start), err)
+		metrics.Write(w, nil, time.Since(start), err, d.o.metrics)
 		return
 	}
-	metrics.Write(w, res, time.Since(start), nil)
+	metrics.Write(w, res, time.Since(start), nil, d.o.metrics)
 }

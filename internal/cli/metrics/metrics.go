@@ -20,9 +20,17 @@ type metricFamily struct {
 	samples    []string
 }
 
+// Options are how /metrics is written.
+type Options struct {
+	// Top is how many of the oldest holds get a redisson_hold_age_seconds
+	// series of their own (one per object name); 0 none. It bounds the
+	// series a scrape adds however many locks are held.
+	Top int
+}
+
 // Write writes res as Prometheus text: the families in a fixed order, each
 // object's samples in ls's (name) order.
-func Write(w io.Writer, res *ls.Result, took time.Duration, failed error) {
+func Write(w io.Writer, res *ls.Result, took time.Duration, failed error, opt Options) {
 	s := newSet()
 	s.add("redisson_up", nil, b2f(failed == nil))
 	s.add("redisson_scrape_duration_seconds", nil, took.Seconds())
@@ -33,6 +41,7 @@ func Write(w io.Writer, res *ls.Result, took time.Duration, failed error) {
 		for _, o := range res.Objects {
 			s.addObject(o)
 		}
+		s.addHolds(res.Objects, opt.Top)
 	}
 	if failed != nil {
 		fmt.Fprintf(w, "# redisson dashboard: %s\n", strings.ToValidUTF8(strings.ReplaceAll(failed.Error(), "\n", " "), "?"))
@@ -94,6 +103,13 @@ func families() []*metricFamily {
 		{name: "redisson_bloom_filter_bits", help: "A Bloom filter's size in bits."},
 		{name: "redisson_hyperloglog_estimate", help: "A HyperLogLog's cardinality estimate (PFCOUNT)."},
 		{name: "redisson_atomic_double_value", help: "An atomic double's value."},
+		{name: "redisson_oldest_hold_age_seconds", help: "Age of the oldest hold of each kind whose start a registration record lists (holds no record lists are in redisson_holds_unknown_age)."},
+		{name: "redisson_hold_age_seconds", help: "Age of an object's oldest hold, for the objects of the --metrics-top oldest holds only (bounded: see redisson_hold_age_top)."},
+		{name: "redisson_hold_age_top", help: "How many objects redisson_hold_age_seconds lists at most (--metrics-top)."},
+		{name: "redisson_held_objects_with_age", help: "Held objects whose hold age a record gives; more than redisson_hold_age_top means the per-name series were cut."},
+		{name: "redisson_holds_unknown_age", help: "Holds whose start no registration record lists (Java holders, registration off, semaphore permits): not in the age series."},
+		{name: "redisson_gone_holders", help: "Holds, by kind, whose client has not refreshed its registration record for two refresh periods (died or cut off)."},
+		{name: "redisson_client_holds", help: "Holds by client: the client id, program and host its registration record gives; record is live, gone, or none (no record: Java, registration off)."},
 	}
 }
 

@@ -107,7 +107,7 @@ func write(t *testing.T, rdb redis.UniversalClient) string {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	metrics.Write(&b, res, 12*time.Millisecond, nil)
+	metrics.Write(&b, res, 12*time.Millisecond, nil, metrics.Options{Top: metrics.DefaultTop})
 	return b.String()
 }
 
@@ -164,15 +164,18 @@ func TestMetricsPromtool(t *testing.T) {
 		}
 		t.Skipf("promtool not found (%v): TestMetricsFormat checks the format without it", err)
 	}
-	out := scrape(t)
-	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = strings.NewReader(out)
-	msg, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Errorf("promtool check metrics: %v\n%s\n--- input:\n%s", err, msg, out)
+	// Most kinds; and the hold-age and holder families with a live, a
+	// gone and a record-less holder.
+	for _, out := range []string{scrape(t), holdsScrape(t)} {
+		cmd := exec.Command(path, "check", "metrics")
+		cmd.Stdin = strings.NewReader(out)
+		msg, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("promtool check metrics: %v\n%s\n--- input:\n%s", err, msg, out)
+		}
 	}
 	// promtool must fail the name it failed before, or its pass says nothing.
-	cmd = exec.Command(path, "check", "metrics")
+	cmd := exec.Command(path, "check", "metrics")
 	cmd.Stdin = strings.NewReader("# HELP redisson_latch_count C.\n# TYPE redisson_latch_count gauge\nredisson_latch_count{name=\"x\"} 1\n")
 	if msg, err := cmd.CombinedOutput(); err == nil {
 		t.Errorf("promtool passes a gauge named *_count: %s", msg)
