@@ -119,8 +119,18 @@ func holdsScrape(t *testing.T) string {
 	fakeHolder{name: "h:live", program: "api", host: "web-1", age: time.Minute}.hold(t, rdb)
 	fakeHolder{name: "h:gone\n\"x\"", program: "batch\x1b[31m", host: "web-2", age: time.Hour, gone: true}.hold(t, rdb)
 	fakeHolder{name: "h:java", noRecord: true}.hold(t, rdb)
+	// A fair lock with one waiter queued, as Redisson's script leaves it.
+	fakeHolder{name: "h:fair", program: "api", host: "web-1", age: time.Minute}.hold(t, rdb)
+	ctx := context.Background()
+	waiter := uuid.NewString() + ":7"
+	if err := rdb.RPush(ctx, "redisson_lock_queue:{h:fair}", waiter).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ZAdd(ctx, "redisson_lock_timeout:{h:fair}", redis.Z{Score: float64(time.Now().Add(5 * time.Minute).UnixMilli()), Member: waiter}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	out := writeTop(t, rdb, metrics.DefaultTop)
-	for _, f := range []string{"redisson_oldest_hold_age_seconds", "redisson_hold_age_seconds", "redisson_hold_age_top",
+	for _, f := range []string{"redisson_fair_lock_queue_length", "redisson_oldest_hold_age_seconds", "redisson_hold_age_seconds", "redisson_hold_age_top",
 		"redisson_held_objects_with_age", "redisson_holds_unknown_age", "redisson_gone_holders", "redisson_client_holds"} {
 		if len(seriesOf(out, f)) == 0 {
 			t.Errorf("no %s", f)
