@@ -117,7 +117,7 @@ func holdsScrape(t *testing.T) string {
 	s := redistest.StartServer(t)
 	rdb := redistest.Client(t, s)
 	fakeHolder{name: "h:live", program: "api", host: "web-1", age: time.Minute}.hold(t, rdb)
-	fakeHolder{name: "h:gone\n\"x\"", program: "batch\x1b[31m", host: "web-2", age: time.Hour, gone: true}.hold(t, rdb)
+	goneID := fakeHolder{name: "h:gone\n\"x\"", program: "batch\x1b[31m", host: `web"2\x`, age: time.Hour, gone: true}.hold(t, rdb)
 	fakeHolder{name: "h:java", noRecord: true}.hold(t, rdb)
 	// A fair lock with one waiter queued, as Redisson's script leaves it.
 	fakeHolder{name: "h:fair", program: "api", host: "web-1", age: time.Minute}.hold(t, rdb)
@@ -134,6 +134,15 @@ func holdsScrape(t *testing.T) string {
 		"redisson_held_objects_with_age", "redisson_holds_unknown_age", "redisson_gone_holders", "redisson_client_holds"} {
 		if len(seriesOf(out, f)) == 0 {
 			t.Errorf("no %s", f)
+		}
+	}
+	// Label values escaped as the names are.
+	for _, want := range []string{
+		`redisson_client_holds{client_id="` + goneID + "\",program=\"batch\x1b[31m\",host=\"web\\\"2\\\\x\",record=\"gone\"} 1\n",
+		`redisson_hold_age_seconds{name="h:gone\n\"x\"",kind="lock"} `,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q", want)
 		}
 	}
 	return out
