@@ -32,7 +32,7 @@ GO_FILES := { git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find 
 
 .PHONY: test help check-go check-race ensure-redis fmt-check fmt vet staticcheck demo bench install integration consumer
 
-## test: install redis-server (and Chromium for the browser tests, promtool for the /metrics lint) if missing, check gofmt, go vet, staticcheck, then go test -race in every module (the integration suite in full, as make integration runs it)
+## test: install redis-server (and Chromium for the browser tests, promtool for the /metrics lint and the alert rules' tests) if missing, check gofmt, go vet, staticcheck, then go test -race in every module (the integration suite in full, as make integration runs it)
 test: check-go check-race
 	@bash scripts/ensure-redis.sh
 	@$(MAKE) --no-print-directory fmt-check

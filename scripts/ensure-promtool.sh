@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ensure-promtool.sh prints the path of a promtool, for the test that runs
-# "promtool check metrics" on the dashboard's /metrics
+# ensure-promtool.sh prints the path of a promtool, for the tests that run
+# "promtool check metrics" on the dashboard's /metrics and "promtool check
+# rules" / "promtool test rules" on extra/prometheus' alert rules
 # (internal/cli/metrics): $PROMTOOL, else promtool on PATH, else one taken
 # from Debian's prometheus package. That package is not installed (it would
 # set up a Prometheus server): "apt-get download" fetches it (about 20 MB,
