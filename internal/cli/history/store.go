@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -62,10 +63,10 @@ func (st *Store) byIdleness() []string {
 	slices.SortFunc(names, func(a, b string) int {
 		sa, sb := st.series[a], st.series[b]
 		if sa.lastActive != sb.lastActive {
-			return cmp64(sa.lastActive, sb.lastActive)
+			return cmp.Compare(sa.lastActive, sb.lastActive)
 		}
 		if sa.lastSeen != sb.lastSeen {
-			return cmp64(sa.lastSeen, sb.lastSeen)
+			return cmp.Compare(sa.lastSeen, sb.lastSeen)
 		}
 		return strings.Compare(a, b)
 	})
@@ -82,16 +83,6 @@ func (st *Store) evictOne(victims []string, atMs int64) []string {
 		}
 	}
 	return nil
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Line is one chart line of an object's history: a value per point,
