@@ -105,7 +105,7 @@ type Series struct {
 	cnext   int
 	cn      int
 	// lastActive is when the object was last held, waited on, queued
-	// or pinned; lastSeen when a scan last listed it.
+	// or pinned (-1: never); lastSeen when a scan last listed it.
 	lastActive, lastSeen int64
 }
 
@@ -162,6 +162,8 @@ type Store struct {
 
 	mu     sync.Mutex
 	series map[string]*Series
+	// prevAt is when the scan before the current one was read.
+	prevAt int64
 }
 
 // NewStore tracks at most maxObjects objects (DefaultMaxObjects when

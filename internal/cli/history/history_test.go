@@ -124,21 +124,36 @@ func TestEviction(t *testing.T) {
 			t.Errorf("%s tracked %v, want %v", c.name, got, c.tracked)
 		}
 	}
-	// More active objects than room: the bound holds; those first seen win.
+	// More active objects than room: the bound holds. Those active in
+	// the scan before keep their place for a scan; then busy0..2 win,
+	// and keep their place (and their history) from then on.
 	var busy []ls.Object
 	for i := range 10 {
 		busy = append(busy, lockObj(fmt.Sprint("busy", i), 1, 0, 0))
 	}
-	st.Record(busy, 3000)
-	if st.Len() != 3 {
-		t.Fatalf("%d tracked, bound 3", st.Len())
-	}
-	for _, name := range []string{"busy0", "busy1", "busy2"} {
-		if !st.Object(name, 3000).Tracked {
-			t.Errorf("%s not tracked", name)
+	for _, at := range []int64{3000, 4000, 5000, 6000} {
+		st.Record(busy, at)
+		if st.Len() != 3 {
+			t.Fatalf("%d tracked, bound 3", st.Len())
 		}
 	}
-	st.Record(nil, 3000+Window.Milliseconds()+1)
+	for _, name := range []string{"busy0", "busy1", "busy2"} {
+		if v := st.Object(name, 6000); len(v.T) != 3 {
+			t.Errorf("%s: %d points, want 3 (scans 4000, 5000, 6000)", name, len(v.T))
+		}
+	}
+	// A newcomer first in the scan's order does not push out an object
+	// still busy.
+	st.Record(append([]ls.Object{lockObj("aaa", 1, 0, 0)}, busy...), 7000)
+	if st.Object("aaa", 7000).Tracked {
+		t.Error("aaa took the place of a busy object")
+	}
+	for _, name := range []string{"busy0", "busy1", "busy2"} {
+		if v := st.Object(name, 7000); len(v.T) != 4 {
+			t.Errorf("%s: %d points after a newcomer, want 4", name, len(v.T))
+		}
+	}
+	st.Record(nil, 7000+Window.Milliseconds()+1)
 	if st.Len() != 0 {
 		t.Errorf("%d tracked after a Window without them", st.Len())
 	}

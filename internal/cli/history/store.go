@@ -12,7 +12,9 @@ import (
 // Record adds one scan's objects at atMs. An object not yet tracked is
 // taken on while the store has room; when it is full, only an object
 // that is held, waited on, queued or pinned is, in place of the tracked
-// object that has been idle longest (never one active in this scan).
+// object that has been idle longest, and never of one active in this scan
+// or the one before: the scan's order would otherwise let each newcomer
+// push out an object still busy, and that one the next, losing history.
 // Objects no scan listed for a Window are dropped.
 func (st *Store) Record(objs []ls.Object, atMs int64) {
 	st.mu.Lock()
@@ -32,11 +34,11 @@ func (st *Store) Record(objs []ls.Object, atMs int64) {
 				if !built {
 					victims, built = st.byIdleness(), true
 				}
-				if victims = st.evictOne(victims, atMs); victims == nil {
+				if victims = st.evictOne(victims); victims == nil {
 					continue
 				}
 			}
-			s = &Series{}
+			s = &Series{lastActive: -1}
 			st.series[o.Name] = s
 		}
 		s.Kind = o.Kind
@@ -46,6 +48,7 @@ func (st *Store) Record(objs []ls.Object, atMs int64) {
 			s.lastActive = atMs
 		}
 	}
+	st.prevAt = atMs
 	cut := atMs - Window.Milliseconds()
 	for name, s := range st.series {
 		if s.lastSeen < cut {
@@ -73,11 +76,12 @@ func (st *Store) byIdleness() []string {
 	return names
 }
 
-// evictOne drops the first of victims not active at atMs and returns the
-// victims left after it; nil when none could go.
-func (st *Store) evictOne(victims []string, atMs int64) []string {
+// evictOne drops the first of victims active in neither this scan nor
+// the one before, and returns the victims left after it; nil when none
+// could go.
+func (st *Store) evictOne(victims []string) []string {
 	for i, v := range victims {
-		if s := st.series[v]; s != nil && s.lastActive < atMs {
+		if s := st.series[v]; s != nil && s.lastActive < st.prevAt {
 			delete(st.series, v)
 			return victims[i+1:]
 		}
