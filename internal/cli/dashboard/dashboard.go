@@ -73,7 +73,8 @@ Every response forbids framing (X-Frame-Options: DENY, CSP
 frame-ancestors 'none') and inline script.
 
 The ls state is read once per --interval while a page is open (one scan for
-all pages); an object page reads its object once per --interval. The
+all pages, an object page's included: the scan feeds the history); an
+object page also reads its object once per --interval. The
 dashboard's own client registers no record. Stops on SIGINT or SIGTERM (exit
 0).`
 
