@@ -244,18 +244,14 @@ func TestTokenRefused(t *testing.T) {
 		}
 	}
 	ctx := browser(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base)); err != nil {
-		t.Fatal(err)
-	}
-	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	navigate(t, ctx, base)
+	text, err := evaluate[string](ctx, `document.body.innerText`)
 	if err != nil || !strings.Contains(text, "a token is required") {
 		t.Errorf("page without the token: %q %v", text, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"?token="+url.QueryEscape("tok-3f9a-0b1c-2d3e"))); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, base+"?token="+url.QueryEscape("tok-3f9a-0b1c-2d3e"))
 	live(t, ctx)
-	loc, err := chromedp.Run(ctx, chromedp.Location())
+	loc, err := evaluate[string](ctx, `document.location.toString()`)
 	if err != nil || strings.Contains(loc, "token") {
 		t.Errorf("the token stays in the address: %q %v", loc, err)
 	}
@@ -324,26 +320,20 @@ func TestScreenshots(t *testing.T) {
 	}
 
 	bctx := browser(t)
-	if err := chromedp.Do(bctx, chromedp.Navigate(base)); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, bctx, base)
 	live(t, bctx)
 	within(t, bctx, 5*time.Second, "every object listed", `document.querySelectorAll("#rows tr[data-name]").length === 10`)
 	within(t, bctx, 5*time.Second, "the semaphore's and latch's waiters", `document.querySelector('tr[data-name="deploy-ready"] td.waiters').innerText === "1" && document.querySelector('tr[data-name="encoders"] td.waiters').innerText === "1"`)
 	within(t, bctx, 2*time.Second, "an unknown client", rowHas("billing:export", "unknown client (Java, or registration off)"))
 	screenshot(t, bctx, "dashboard-list")
 
-	if err := chromedp.Do(bctx, chromedp.Navigate(base+"object?name=api")); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, bctx, base+"object?name=api")
 	live(t, bctx)
 	within(t, bctx, 5*time.Second, "the chart", `document.querySelector("svg.chart") !== null`)
 	screenshot(t, bctx, "object-rate-limiter")
 	within(t, bctx, 5*time.Second, "the chart's bars", `document.querySelectorAll("svg.chart rect.bar").length === 8`)
 
-	if err := chromedp.Do(bctx, chromedp.Navigate(base+"object?name=licenses")); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, bctx, base+"object?name=licenses")
 	live(t, bctx)
 	within(t, bctx, 5*time.Second, "two acquired permits", `document.body.textContent.includes("Acquired permits") && document.querySelectorAll("#body table tbody tr").length >= 2`)
 	screenshot(t, bctx, "object-permits")

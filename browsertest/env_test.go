@@ -258,7 +258,13 @@ func within(t *testing.T, ctx context.Context, d time.Duration, what, expr strin
 	if d <= 0 {
 		d = time.Millisecond
 	}
+	deadline := time.Now().Add(d)
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d), chromedp.WithPollingInterval(25*time.Millisecond)))
+	// Right after a navigation the poll may go to the document it replaced
+	// (chromedp learns of the new one by an event): poll the new one.
+	for staleContext(err) && time.Now().Before(deadline) {
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(max(time.Until(deadline), time.Millisecond)), chromedp.WithPollingInterval(25*time.Millisecond)))
+	}
 	if err != nil {
 		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 		if errors.Is(err, chromedp.ErrPollingTimeout) || errors.Is(err, context.DeadlineExceeded) {
@@ -266,6 +272,32 @@ func within(t *testing.T, ctx context.Context, d time.Duration, what, expr strin
 		}
 		t.Fatalf("%s: %v\npage:\n%s", what, err, text)
 	}
+}
+
+// staleContext reports an evaluation sent to a document a navigation has
+// replaced, Chrome's "Cannot find context with specified id".
+func staleContext(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Cannot find context with specified id")
+}
+
+// navigate opens url and waits until its document is loaded and answers.
+func navigate(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	within(t, ctx, 10*time.Second, "the new document is loaded", `document.readyState === "complete"`)
+}
+
+// evaluate is chromedp.Evaluate retried, until 10 s have passed, on
+// staleContext only.
+func evaluate[T any](ctx context.Context, expr string) (T, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	for staleContext(err) && time.Now().Before(deadline) {
+		v, err = chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	}
+	return v, err
 }
 
 // screenshot saves the whole page as artifacts/<name>.png.

@@ -23,6 +23,7 @@ import (
 	"github.com/goredisson/redisson/internal/cli/admin"
 	"github.com/goredisson/redisson/internal/cli/cliflag"
 	"github.com/goredisson/redisson/internal/cli/conn"
+	"github.com/goredisson/redisson/internal/cli/history"
 	"github.com/goredisson/redisson/internal/cli/inspect"
 	"github.com/goredisson/redisson/internal/cli/ls"
 	"github.com/goredisson/redisson/internal/cli/metrics"
@@ -46,6 +47,17 @@ objects are kept and the page says how many keys were left out. A holder
 whose client has not refreshed its record for two refresh periods is
 marked gone, with how long ago it was last seen.
 
+While a page is open, the dashboard keeps what each read saw over the
+last 15 minutes, per object: holders, waiters, queue length, the oldest
+hold's age, permits available and acquired, a latch's count. An object
+page draws them as charts; the list shows, for the rows on screen, a
+sparkline of holders plus waiters over the last 5 minutes. Memory is
+bounded: at most --history-objects objects (those held, waited on, queued
+or pinned first, then those active most recently), each with at most 120
+samples as read plus 90 ten-second buckets of the older ones (about
+10 KB an object). --hold-warn AGE marks holds older than AGE, with a
+note, on the list and on the object page.
+
 The page is read-only unless --allow-writes is given, which adds
 force-unlock (plain, fair and read-write locks), set/add permits
 (semaphores) and delete (the object's keys), each behind a confirmation;
@@ -63,7 +75,8 @@ Every response forbids framing (X-Frame-Options: DENY, CSP
 frame-ancestors 'none') and inline script.
 
 The ls state is read once per --interval while a page is open (one scan for
-all pages); an object page reads its object once per --interval. The
+all pages, an object page's included: the scan feeds the history); an
+object page also reads its object once per --interval. The
 dashboard's own client registers no record. Stops on SIGINT or SIGTERM (exit
 0).`
 
@@ -81,6 +94,10 @@ type dashOptions struct {
 	interval    time.Duration
 	timeout     time.Duration
 	metrics     metrics.Options
+	// holdWarn marks holds older than it (0: none); historyObjects
+	// bounds the objects whose history is kept.
+	holdWarn       time.Duration
+	historyObjects int
 }
 
 //go:embed dashboard_assets
@@ -103,6 +120,8 @@ func Command(args []string) int {
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
 	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
 	fs.IntVar(&o.metrics.Top, "metrics-top", metrics.DefaultTop, "/metrics gives a hold-age series of its own to the `N` oldest holds only, so that its series stay bounded however many locks are held (0: none)")
+	fs.DurationVar(&o.holdWarn, "hold-warn", 0, "mark holds older than this `age` on the list and the object page (0: never)")
+	fs.IntVar(&o.historyObjects, "history-objects", history.DefaultMaxObjects, "keep the 15-minute history of at most this many `objects` (held, waited-on and pinned ones first)")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
@@ -121,6 +140,9 @@ func Command(args []string) int {
 	}
 	if *pattern == "" {
 		return cliflag.UsageError(fs, "--pattern must not be empty")
+	}
+	if o.holdWarn < 0 || o.historyObjects < 1 {
+		return cliflag.UsageError(fs, "--hold-warn must not be negative and --history-objects must be at least 1")
 	}
 	loop, err := loopbackListen(o.listen)
 	if err != nil {
@@ -179,6 +201,8 @@ type dashboard struct {
 
 	feedOnce sync.Once
 	feed     *feed
+	histOnce sync.Once
+	hist     *history.Store
 	// stop ends the event streams at shutdown.
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -224,6 +248,8 @@ func (d *dashboard) handler() http.Handler {
 	mux.HandleFunc("GET /events/overview", d.eventsOverview)
 	mux.HandleFunc("GET /events/object", d.eventsObject)
 	mux.HandleFunc("GET /metrics", d.metrics)
+	mux.HandleFunc("GET /api/history", d.apiHistory)
+	mux.HandleFunc("GET /api/sparks", d.apiSparks)
 	if d.o.allowWrites {
 		mux.HandleFunc("POST /api/force-unlock", d.write(d.forceUnlock))
 		mux.HandleFunc("POST /api/permits", d.write(d.setPermits))
@@ -334,11 +360,13 @@ type DashConfig struct {
 	Pattern     string `json:"pattern"`
 	MaxKeys     int    `json:"max_keys"`
 	IntervalMs  int64  `json:"interval_ms"`
+	HoldWarnMs  int64  `json:"hold_warn_ms"`
 }
 
 func (d *dashboard) config(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, DashConfig{AllowWrites: d.o.allowWrites, Redis: d.display, Version: admin.VersionLine(),
-		Pattern: d.o.ls.Pattern, MaxKeys: d.o.ls.MaxKeys, IntervalMs: d.o.interval.Milliseconds()})
+		Pattern: d.o.ls.Pattern, MaxKeys: d.o.ls.MaxKeys, IntervalMs: d.o.interval.Milliseconds(),
+		HoldWarnMs: d.o.holdWarn.Milliseconds()})
 }
 
 // LsView is one state of the list: ls's result and when it was read.

@@ -71,7 +71,9 @@ func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) lsFeed() *feed {
 	d.feedOnce.Do(func() {
 		d.feed = newFeed(d.o.interval, func() *lsState {
-			return newLsState(d.readLs(context.Background()))
+			v := d.readLs(context.Background())
+			d.record(v)
+			return newLsState(v)
 		})
 	})
 	return d.feed
@@ -126,6 +128,10 @@ func (d *dashboard) eventsObject(w http.ResponseWriter, r *http.Request) {
 	if fl == nil {
 		return
 	}
+	// The page draws the object's history: keep the scans that record it
+	// running while the page is open.
+	_, unsubscribe := d.lsFeed().subscribe()
+	defer unsubscribe()
 	tick := time.NewTicker(d.o.interval)
 	defer tick.Stop()
 	var last []byte

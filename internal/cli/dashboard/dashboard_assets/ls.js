@@ -36,7 +36,8 @@
       R.el("td", {class: "holder"}, who),
       R.el("td", {class: "num held-for", "data-base": h && h.held_for_ms !== null ? h.held_for_ms : "", "data-at": at, "data-dir": "1"}, ""),
       R.el("td", {class: "num ttl", "data-base": o.ttl_ms >= 0 ? o.ttl_ms : "", "data-at": at, "data-dir": "-1"}, ""),
-      R.el("td", {class: "num waiters"}, R.waiters(o)));
+      R.el("td", {class: "num waiters"}, R.waiters(o)),
+      R.sparkCell(o.name));
   }
 
   function renderHead() {
@@ -84,12 +85,13 @@
     if (snapshot || ev.order) order = ev.order || [];
     renderHead();
     if (!order.length) {
-      rows.replaceChildren(R.el("tr", {}, R.el("td", {colspan: 7, class: "empty"},
+      rows.replaceChildren(R.el("tr", {}, R.el("td", {colspan: 8, class: "empty"},
         head.total ? "No object matches the filter." : "No Redisson object in this database.")));
     } else if (snapshot || ev.order || rows.children.length !== order.length || ev.upsert) {
       const want = order.map((n) => trs.get(n));
       if (rows.children.length !== want.length || want.some((tr, i) => rows.children[i] !== tr)) rows.replaceChildren(...want);
     }
+    if (snapshot || ev.order) R.loadSparks(order, rows);
     tick();
   }
 
@@ -102,6 +104,7 @@
       if (base === "") { td.textContent = "–"; continue; }
       const v = Number(base) + Number(td.getAttribute("data-dir")) * (now - Number(td.getAttribute("data-at")));
       td.textContent = R.dur(Math.max(v, 0));
+      if (td.classList.contains("held-for")) R.holdWarn(td.parentElement, v, td.parentElement.querySelector("td.holder"));
     }
   }
 
@@ -160,4 +163,6 @@
   R.header();
   connect();
   setInterval(tick, 250);
+  // The sparklines of the rows on screen move on with the history.
+  setInterval(() => R.loadSparks(order, rows), 5000);
 })();

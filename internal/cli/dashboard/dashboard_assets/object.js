@@ -171,7 +171,7 @@
     if (isLock) {
       parts.push(section("Holders", o.holders.length ? table(["Client", "Holds", "Mode", "Held for", "Read holds expire in"],
         o.holders.map((h) => [R.who(h.field, h.client), h.holds, h.mode,
-          h.held_for_ms !== null ? moving(h.held_for_ms, 1) : R.el("span", {class: "muted"}, "–"),
+          h.held_for_ms !== null ? moving(h.held_for_ms, 1, "hold-age") : R.el("span", {class: "muted"}, "–"),
           h.read_ttls_ms ? readTTLs(h.read_ttls_ms) : R.el("span", {class: "muted"}, "–")]), [1, 3])
         : R.el("p", {class: "muted"}, "Nobody holds it.")));
     }
@@ -231,6 +231,10 @@
       const base = s.getAttribute("data-base");
       if (base === "") { s.textContent = "–"; continue; }
       s.textContent = R.dur(Math.max(Number(base) + Number(s.getAttribute("data-dir")) * elapsed, 0));
+      if (s.classList.contains("hold-age")) {
+        const tr = s.closest("tr");
+        R.holdWarn(tr, Number(base) + elapsed, tr && tr.cells[0]);
+      }
     }
     for (const svg of body.querySelectorAll("svg.chart")) drawChart(svg);
   }
