@@ -1,4 +1,4 @@
-// Package objbase is the one base of the data objects' handles (bit set,
+// Package objbase is the one base of the data objects' handles (values, bit set,
 // HyperLogLog, Bloom filter, collections, map cache, set cache): the
 // checks made when a handle is built (an empty name, no client, a nil
 // codec), the checks made before each call (an invalid handle, a nil or

@@ -16,6 +16,7 @@ import (
 	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/mapcache"
 	"github.com/goredisson/redisson/setcache"
+	"github.com/goredisson/redisson/value"
 )
 
 // A handle made wrong reports its first fault, in the one error shape,
@@ -104,6 +105,10 @@ func TestNoBaseMethodIsPublic(t *testing.T) {
 		reflect.TypeFor[*collection.ScoredSortedSet[string]](),
 		reflect.TypeFor[*mapcache.MapCache[string, string]](),
 		reflect.TypeFor[*setcache.SetCache[string]](),
+		reflect.TypeFor[*value.Bucket[string]](),
+		reflect.TypeFor[*value.AtomicLong](),
+		reflect.TypeFor[*value.AtomicDouble](),
+		reflect.TypeFor[*value.IdGenerator](),
 	} {
 		for i := range base.NumMethod() {
 			name := base.Method(i).Name
