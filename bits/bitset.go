@@ -22,19 +22,23 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
 )
 
 // BitSet is Redisson's RBitSet on the key name.
 type BitSet struct {
-	object
+	base objbase.Base
 }
+
+// kind names the bit set in errors (`bit set "<name>": <op>: <cause>`).
+const kind = "bit set"
 
 // New returns the bit set called name of src's client
 // ((*redisson.Client).BitSet). An empty name or a nil or zero src gives a
 // handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
 func New(src *source.Source, name string) *BitSet {
-	return &BitSet{object: newObject(src, name)}
+	return &BitSet{base: objbase.New(objbase.Kind{Name: kind, Type: "string"}, src, name)}
 }
 
 // Name returns the bit set's name, which is also its key.
@@ -42,7 +46,7 @@ func (b *BitSet) Name() string {
 	if b == nil {
 		return *new(string)
 	}
-	return b.name
+	return b.base.Name()
 }
 
 func bit(v bool) int {
@@ -58,15 +62,15 @@ func (b *BitSet) Get(ctx context.Context, i int64) (bool, error) {
 		return false, core.NilHandle(kind, "get")
 	}
 	const op = "get"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if err := b.index(op, i); err != nil {
 		return false, err
 	}
-	n, err := b.rdb.GetBit(ctx, b.name, i).Result()
+	n, err := b.base.Redis().GetBit(ctx, b.base.Name(), i).Result()
 	if err != nil {
-		return false, b.fail(ctx, op, err)
+		return false, b.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -77,15 +81,15 @@ func (b *BitSet) Set(ctx context.Context, i int64, v bool) (bool, error) {
 		return false, core.NilHandle(kind, "set")
 	}
 	const op = "set"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if err := b.index(op, i); err != nil {
 		return false, err
 	}
-	n, err := b.rdb.SetBit(ctx, b.name, i, bit(v)).Result()
+	n, err := b.base.Redis().SetBit(ctx, b.base.Name(), i, bit(v)).Result()
 	if err != nil {
-		return false, b.fail(ctx, op, err)
+		return false, b.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -97,25 +101,25 @@ func (b *BitSet) SetRange(ctx context.Context, from, to int64, v bool) error {
 		return core.NilHandle(kind, "set range")
 	}
 	const op = "set range"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if err := b.index(op, from); err != nil {
 		return err
 	}
 	if to < from {
-		return b.named(op, fmt.Errorf("%w: range end %d before its start %d", core.ErrInvalidArgument, to, from))
+		return b.base.Named(op, fmt.Errorf("%w: range end %d before its start %d", core.ErrInvalidArgument, to, from))
 	}
 	if from == to {
 		return nil
 	}
-	_, err := b.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := b.base.Redis().Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i := from; i < to; i++ {
-			p.SetBit(ctx, b.name, i, bit(v))
+			p.SetBit(ctx, b.base.Name(), i, bit(v))
 		}
 		return nil
 	})
-	return b.fail(ctx, op, err)
+	return b.base.Fail(ctx, op, err)
 }
 
 // GetMany reports the bits at the indexes, in their order (BITFIELD GET u1
@@ -138,22 +142,22 @@ func (b *BitSet) SetMany(ctx context.Context, v bool, indexes ...int64) error {
 }
 
 func (b *BitSet) many(ctx context.Context, op, sub string, indexes []int64, value []any) ([]bool, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	if len(indexes) == 0 {
 		return nil, nil
 	}
-	args := []any{"bitfield", b.name}
+	args := []any{"bitfield", b.base.Name()}
 	for _, i := range indexes {
 		if err := b.index(op, i); err != nil {
 			return nil, err
 		}
 		args = append(append(args, sub, "u1", i), value...) // lower case, as Java sends these
 	}
-	res, err := b.rdb.Do(ctx, args...).Int64Slice()
+	res, err := b.base.Redis().Do(ctx, args...).Int64Slice()
 	if err != nil {
-		return nil, b.fail(ctx, op, err)
+		return nil, b.base.Fail(ctx, op, err)
 	}
 	out := make([]bool, len(res))
 	for i, n := range res {
@@ -167,7 +171,7 @@ func (b *BitSet) Cardinality(ctx context.Context) (int64, error) {
 	if b == nil {
 		return 0, core.NilHandle(kind, "cardinality")
 	}
-	return b.count(ctx, "cardinality", func() (int64, error) { return b.rdb.BitCount(ctx, b.name, nil).Result() })
+	return b.count(ctx, "cardinality", func() (int64, error) { return b.base.Redis().BitCount(ctx, b.base.Name(), nil).Result() })
 }
 
 // Size returns the number of bits stored: 8 per byte of the string
@@ -177,7 +181,7 @@ func (b *BitSet) Size(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle(kind, "size")
 	}
 	return b.count(ctx, "size", func() (int64, error) {
-		n, err := b.rdb.StrLen(ctx, b.name).Result()
+		n, err := b.base.Redis().StrLen(ctx, b.base.Name()).Result()
 		return n * 8, err
 	})
 }
@@ -189,17 +193,17 @@ func (b *BitSet) Length(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle(kind, "length")
 	}
 	return b.count(ctx, "length", func() (int64, error) {
-		return lengthScript.Cmd(ctx, b.rdb, []string{b.name}).Int64()
+		return lengthScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}).Int64()
 	})
 }
 
 func (b *BitSet) count(ctx context.Context, op string, f func() (int64, error)) (int64, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	n, err := f()
 	if err != nil {
-		return 0, b.fail(ctx, op, err)
+		return 0, b.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }
@@ -211,15 +215,15 @@ func (b *BitSet) Bytes(ctx context.Context) ([]byte, error) {
 		return nil, core.NilHandle(kind, "bytes")
 	}
 	const op = "bytes"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
-	data, err := b.rdb.Get(ctx, b.name).Bytes()
+	data, err := b.base.Redis().Get(ctx, b.base.Name()).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, b.fail(ctx, op, err)
+		return nil, b.base.Fail(ctx, op, err)
 	}
 	return data, nil
 }
@@ -253,10 +257,10 @@ func (b *BitSet) Clear(ctx context.Context) error {
 		return core.NilHandle(kind, "clear")
 	}
 	const op = "clear"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return err
 	}
-	return b.fail(ctx, op, b.rdb.Del(ctx, b.name).Err())
+	return b.base.Fail(ctx, op, b.base.Redis().Del(ctx, b.base.Name()).Err())
 }
 
 // RemainTTL returns the key's remaining time to live (PTTL), -2 (ns) when
@@ -266,12 +270,12 @@ func (b *BitSet) RemainTTL(ctx context.Context) (time.Duration, error) {
 		return 0, core.NilHandle(kind, "remain ttl")
 	}
 	const op = "remain TTL"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	d, err := b.rdb.PTTL(ctx, b.name).Result()
+	d, err := b.base.Redis().PTTL(ctx, b.base.Name()).Result()
 	if err != nil {
-		return 0, b.fail(ctx, op, err)
+		return 0, b.base.Fail(ctx, op, err)
 	}
 	return d, nil
 }
@@ -283,7 +287,15 @@ func (b *BitSet) field(op string, signed bool, size int) (string, error) {
 		t, limit = "i", 64
 	}
 	if size < 1 || size > limit {
-		return "", b.named(op, fmt.Errorf("%w: a %s field is 1 to %d bits, got %d", core.ErrInvalidArgument, map[bool]string{true: "signed", false: "unsigned"}[signed], limit, size))
+		return "", b.base.Named(op, fmt.Errorf("%w: a %s field is 1 to %d bits, got %d", core.ErrInvalidArgument, map[bool]string{true: "signed", false: "unsigned"}[signed], limit, size))
 	}
 	return t + strconv.Itoa(size), nil
+}
+
+// index refuses a negative bit index, as java.util.BitSet does.
+func (b *BitSet) index(op string, i int64) error {
+	if i < 0 {
+		return b.base.Named(op, fmt.Errorf("%w: negative bit index %d", core.ErrInvalidArgument, i))
+	}
+	return nil
 }

@@ -10,7 +10,7 @@ import (
 // the given type at bit offset and returns its reply: the value, or the old
 // value for SET.
 func (b *BitSet) bitfield(ctx context.Context, op, sub string, signed bool, size int, offset int64, arg ...int64) (int64, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if err := b.index(op, offset); err != nil {
@@ -20,13 +20,13 @@ func (b *BitSet) bitfield(ctx context.Context, op, sub string, signed bool, size
 	if err != nil {
 		return 0, err
 	}
-	args := []any{"bitfield", b.name, sub, t, offset}
+	args := []any{"bitfield", b.base.Name(), sub, t, offset}
 	for _, a := range arg {
 		args = append(args, a)
 	}
-	res, err := b.rdb.Do(ctx, args...).Int64Slice()
+	res, err := b.base.Redis().Do(ctx, args...).Int64Slice()
 	if err != nil {
-		return 0, b.fail(ctx, op, err)
+		return 0, b.base.Fail(ctx, op, err)
 	}
 	if len(res) != 1 {
 		return 0, nil
@@ -112,16 +112,16 @@ func (b *BitSet) SetByte(ctx context.Context, offset int64, v int8) (int8, error
 // the other bit sets' names after it; the reply is the result's length in
 // bytes.
 func (b *BitSet) op(ctx context.Context, op, name string, others []string) (int64, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	args := []any{"bitop", name, b.name, b.name}
+	args := []any{"bitop", name, b.base.Name(), b.base.Name()}
 	for _, o := range others {
 		args = append(args, o)
 	}
-	n, err := b.rdb.Do(ctx, args...).Int64()
+	n, err := b.base.Redis().Do(ctx, args...).Int64()
 	if err != nil {
-		return 0, b.fail(ctx, op, err)
+		return 0, b.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }

@@ -22,7 +22,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/highway"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
 )
@@ -41,8 +41,9 @@ const maxSize = math.MaxInt32 * 2
 // BloomFilter is Redisson's RBloomFilter<T> on the keys name and
 // {name}:config.
 type BloomFilter[T any] struct {
-	object
-	codec codec.Codec
+	base   objbase.Base
+	config string // {name}:config
+	codec  codec.Codec
 
 	mu     sync.Mutex
 	size   int64 // 0: not learnt yet
@@ -54,11 +55,9 @@ type BloomFilter[T any] struct {
 // codec)). An empty name, a nil or zero src or a nil codec gives a handle
 // whose every call fails (ErrInvalidName, ErrInvalidArgument).
 func New[T any](src *source.Source, name string, c codec.Codec) *BloomFilter[T] {
-	b := &BloomFilter[T]{object: newObject(src, name), codec: c}
+	b := &BloomFilter[T]{base: objbase.New(objbase.Kind{Name: kind, Type: "string"}, src, name), codec: c}
 	b.config = keys.SuffixName(name, "config")
-	if b.err == nil && c == nil {
-		b.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	}
+	b.base.NeedCodec(c, "codec")
 	return b
 }
 
@@ -67,7 +66,7 @@ func (b *BloomFilter[T]) Name() string {
 	if b == nil {
 		return *new(string)
 	}
-	return b.name
+	return b.base.Name()
 }
 
 // Sizing returns Redisson's size in bits and hash count for n expected
@@ -96,21 +95,21 @@ func (b *BloomFilter[T]) TryInit(ctx context.Context, expectedInsertions int64, 
 		return false, core.NilHandle(kind, "try init")
 	}
 	const op = "try init"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if expectedInsertions <= 0 || math.IsNaN(falseProbability) || falseProbability < 0 || falseProbability > 1 {
-		return false, b.named(op, fmt.Errorf("%w: expected insertions %d must be > 0 and the false probability %v within [0, 1]",
+		return false, b.base.Named(op, fmt.Errorf("%w: expected insertions %d must be > 0 and the false probability %v within [0, 1]",
 			core.ErrInvalidArgument, expectedInsertions, falseProbability))
 	}
 	size, hashes := Sizing(expectedInsertions, falseProbability)
 	if size <= 0 || size > maxSize {
-		return false, b.named(op, fmt.Errorf("%w: the computed size %d bits is not within [1, %d]", core.ErrInvalidArgument, size, int64(maxSize)))
+		return false, b.base.Named(op, fmt.Errorf("%w: the computed size %d bits is not within [1, %d]", core.ErrInvalidArgument, size, int64(maxSize)))
 	}
 	b.mu.Lock()
 	b.size, b.hashes = size, hashes
 	b.mu.Unlock()
-	n, err := tryInitScript.Run(ctx, b.rdb, []string{b.config}, size, hashes, expectedInsertions, javaDouble(falseProbability))
+	n, err := tryInitScript.Run(ctx, b.base.Redis(), []string{b.config}, size, hashes, expectedInsertions, javaDouble(falseProbability))
 	if err != nil {
 		return false, b.fail(ctx, op, err)
 	}
@@ -150,17 +149,17 @@ func (b *BloomFilter[T]) learnt(ctx context.Context, op string) (int64, int, err
 
 // readConfig reads {name}:config and keeps its size and hash count.
 func (b *BloomFilter[T]) readConfig(ctx context.Context, op string) (int64, int, error) {
-	cfg, err := b.rdb.HGetAll(ctx, b.config).Result()
+	cfg, err := b.base.Redis().HGetAll(ctx, b.config).Result()
 	if err != nil {
 		return 0, 0, b.fail(ctx, op, err)
 	}
 	size, err1 := strconv.ParseInt(cfg["size"], 10, 64)
 	hashes, err2 := strconv.Atoi(cfg["hashIterations"])
 	if cfg["size"] == "" || cfg["hashIterations"] == "" {
-		return 0, 0, b.named(op, ErrNotInitialized)
+		return 0, 0, b.base.Named(op, ErrNotInitialized)
 	}
 	if err1 != nil || err2 != nil || size <= 0 || hashes <= 0 {
-		return 0, 0, b.named(op, fmt.Errorf("%w: %s holds size %q, hashIterations %q", core.ErrWrongType, b.config, cfg["size"], cfg["hashIterations"]))
+		return 0, 0, b.base.Named(op, fmt.Errorf("%w: %s holds size %q, hashIterations %q", core.ErrWrongType, b.config, cfg["size"], cfg["hashIterations"]))
 	}
 	b.mu.Lock()
 	b.size, b.hashes = size, hashes
@@ -193,7 +192,7 @@ func (b *BloomFilter[T]) indexArgs(op string, args []any, vs []T, size int64, ha
 	for _, v := range vs {
 		data, err := b.codec.Encode(v)
 		if err != nil {
-			return nil, b.named(op, err)
+			return nil, b.base.Named(op, err)
 		}
 		for _, i := range Indexes(data, size, hashes) {
 			args = append(args, i)
@@ -205,21 +204,9 @@ func (b *BloomFilter[T]) indexArgs(op string, args []any, vs []T, size int64, ha
 // noNil refuses a nil element before anything is sent.
 func (b *BloomFilter[T]) noNil(op string, vs []T) error {
 	for _, v := range vs {
-		if isNil(v) {
-			return b.named(op, fmt.Errorf("%w: an element must not be nil", core.ErrInvalidArgument))
+		if objbase.IsNull(v) {
+			return b.base.Named(op, fmt.Errorf("%w: an element must not be nil", core.ErrInvalidArgument))
 		}
 	}
 	return nil
-}
-
-func isNil[T any](v T) bool {
-	rv := reflect.ValueOf(any(v))
-	if !rv.IsValid() {
-		return true
-	}
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
 }

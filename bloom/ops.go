@@ -28,7 +28,7 @@ func (b *BloomFilter[T]) AddAll(ctx context.Context, vs ...T) (int64, error) {
 }
 
 func (b *BloomFilter[T]) add(ctx context.Context, op string, vs []T) (int64, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if len(vs) == 0 {
@@ -45,7 +45,7 @@ func (b *BloomFilter[T]) add(ctx context.Context, op string, vs []T) (int64, err
 	if err != nil {
 		return 0, err
 	}
-	n, err := addScript.Run(ctx, b.rdb, []string{b.config, b.name}, args...)
+	n, err := addScript.Run(ctx, b.base.Redis(), []string{b.config, b.base.Name()}, args...)
 	if err != nil {
 		return 0, b.fail(ctx, op, err)
 	}
@@ -74,7 +74,7 @@ func (b *BloomFilter[T]) ContainsAll(ctx context.Context, vs ...T) (int64, error
 }
 
 func (b *BloomFilter[T]) contains(ctx context.Context, op string, vs []T) (int64, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if len(vs) == 0 {
@@ -91,7 +91,7 @@ func (b *BloomFilter[T]) contains(ctx context.Context, op string, vs []T) (int64
 	if err != nil {
 		return 0, err
 	}
-	n, err := containsScript.Run(ctx, b.rdb, []string{b.config, b.name}, args...)
+	n, err := containsScript.Run(ctx, b.base.Redis(), []string{b.config, b.base.Name()}, args...)
 	if err != nil {
 		return 0, b.fail(ctx, op, err)
 	}
@@ -107,14 +107,14 @@ func (b *BloomFilter[T]) Count(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle(kind, "count")
 	}
 	const op = "count"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	size, hashes, err := b.readConfig(ctx, op)
 	if err != nil {
 		return 0, err
 	}
-	set, err := b.rdb.BitCount(ctx, b.name, nil).Result()
+	set, err := b.base.Redis().BitCount(ctx, b.base.Name(), nil).Result()
 	if err != nil {
 		return 0, b.fail(ctx, op, err)
 	}
@@ -124,10 +124,10 @@ func (b *BloomFilter[T]) Count(ctx context.Context) (int64, error) {
 // setting reads one field of the stored config (Redisson's script, which
 // fails when there is no config).
 func (b *BloomFilter[T]) setting(ctx context.Context, op, field string) (string, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return "", err
 	}
-	v, err := readSettingScript.Run(ctx, b.rdb, []string{b.config}, field)
+	v, err := readSettingScript.Run(ctx, b.base.Redis(), []string{b.config}, field)
 	if err != nil {
 		return "", b.fail(ctx, op, err)
 	}
@@ -142,7 +142,7 @@ func (b *BloomFilter[T]) intSetting(ctx context.Context, op, field string) (int6
 	}
 	n, perr := strconv.ParseInt(s, 10, 64)
 	if perr != nil {
-		return 0, b.named(op, core.Errorf(core.ErrWrongType, "%s field %s holds %q, not a number", b.config, field, s))
+		return 0, b.base.Named(op, core.Errorf(core.ErrWrongType, "%s field %s holds %q, not a number", b.config, field, s))
 	}
 	return n, nil
 }
@@ -184,7 +184,7 @@ func (b *BloomFilter[T]) FalseProbability(ctx context.Context) (float64, error) 
 	}
 	p, perr := strconv.ParseFloat(s, 64)
 	if perr != nil {
-		return 0, b.named(op, core.Errorf(core.ErrWrongType, "%s field falseProbability holds %q, not a number", b.config, s))
+		return 0, b.base.Named(op, core.Errorf(core.ErrWrongType, "%s field falseProbability holds %q, not a number", b.config, s))
 	}
 	return p, nil
 }
@@ -197,10 +197,10 @@ func (b *BloomFilter[T]) Delete(ctx context.Context) (bool, error) {
 		return false, core.NilHandle(kind, "delete")
 	}
 	const op = "delete"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	n, err := b.rdb.Del(ctx, b.name, b.config).Result()
+	n, err := b.base.Redis().Del(ctx, b.base.Name(), b.config).Result()
 	if err != nil {
 		return false, b.fail(ctx, op, err)
 	}

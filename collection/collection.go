@@ -56,17 +56,13 @@ package collection
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -74,139 +70,47 @@ import (
 // when WithPageSize is not given: Redisson's iterators use 10.
 const DefaultPageSize = 10
 
-// object is what every collection handle has: its key, its client, how
-// its errors name it, and the Redis type its key holds.
+// object is what every collection handle has: its base (key, client,
+// how its errors name it and the Redis type its key holds) and the
+// commands every kind sends the same way.
 type object struct {
-	kind  string        // "map", "list", "set", "scored sorted set"
-	redis string        // the Redis type: "hash", "list", "set", "zset"
-	rt    *core.Runtime // the client's: its Redis client and lifetime
-	name  string
-	err   error // the constructor's: an empty name, a nil source or codec
+	base objbase.Base
 }
 
+// newObject returns the object of a collection of kind ("map", "list",
+// "set", "scored sorted set") whose key holds redisType ("hash", "list",
+// "set", "zset").
 func newObject(kind, redisType string, src *source.Source, name string, cd codec.Codec) object {
-	o := object{kind: kind, redis: redisType, rt: (*handle.Source)(src).Runtime(), name: name}
-	switch {
-	case name == "":
-		o.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case o.rt == nil || o.rt.Redis() == nil:
-		o.err = fmt.Errorf("%w: no client (make collections with redisson.NewMap and its kin)", core.ErrInvalidArgument)
-	case cd == nil:
-		o.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	}
+	o := object{base: objbase.New(objbase.Kind{Name: kind, Type: redisType,
+		NoClient: "no client (make collections with redisson.NewMap and its kin)"}, src, name)}
+	o.base.NeedCodec(cd, "codec")
 	return o
 }
 
-func (o *object) rdb() redis.UniversalClient { return o.rt.Redis() }
-
-// check returns why a call cannot be made: an invalid handle, a nil
-// context, a closed client, a done context. Nothing is sent then.
-func (o *object) check(ctx context.Context, op string) error {
-	if o.err != nil {
-		return o.named(op, o.err)
-	}
-	if err := o.rt.Check(ctx); err != nil {
-		// A nil ctx, a closed client, a done ctx.
-		return o.named(op, err)
-	}
-	return nil
-}
-
-// fail names the object and op in err. A WRONGTYPE reply becomes
-// ErrWrongType saying what the key holds (one TYPE, on this error path
-// only).
-func (o *object) fail(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	// A script's WRONGTYPE reply comes as ErrWrongType itself; words of
-	// our own around it (AddAndGet's) already say what is wrong.
-	if ctx != nil && (err == core.ErrWrongType || isWrongType(err)) {
-		err = core.WrongTypeError(ctx, o.rdb(), o.name, o.redis)
-	}
-	return o.named(op, err)
-}
-
-// named names the object and op in err, asking Redis nothing: for errors
-// found before anything is sent.
-func (o *object) named(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &core.ObjectError{Kind: o.kind, Name: o.name, Op: op, Err: err}
-}
-
-func isWrongType(err error) bool {
-	var re redis.Error
-	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE")
-}
-
-// invalid returns an ErrInvalidArgument error of op, before anything is sent.
-func (o *object) invalid(op, format string, a ...any) error {
-	return o.named(op, fmt.Errorf("%w: "+format, append([]any{core.ErrInvalidArgument}, a...)...))
-}
-
-// bounded runs call so that it returns by ctx's end even when go-redis
-// would wait for its own ReadTimeout (see conns.Bounded).
-func bounded[T any](ctx context.Context, o *object, call func(context.Context) (T, error)) (T, error) {
-	if !o.rt.Conns().NeedsBound(ctx) {
-		return call(ctx)
-	}
-	return conns.Bounded(ctx, call)
-}
-
-// noRetryCmd is a command go-redis must not send a second time when its
-// reply is lost: a second RPUSH would add the element twice, a second LPOP
-// would pop another and lose the first.
-type noRetryCmd struct{ *redis.Cmd }
-
-func (noRetryCmd) NoRetry() bool { return true }
-
 // read sends a read-only command (go-redis may retry it) and returns it.
 func (o *object) read(ctx context.Context, args ...any) (*redis.Cmd, error) {
-	return o.send(ctx, true, args)
+	return o.base.Send(ctx, false, args...)
 }
 
 // write sends a command at most once and returns it.
 func (o *object) write(ctx context.Context, args ...any) (*redis.Cmd, error) {
-	return o.send(ctx, false, args)
-}
-
-func (o *object) send(ctx context.Context, retry bool, args []any) (*redis.Cmd, error) {
-	return bounded(ctx, o, func(ctx context.Context) (*redis.Cmd, error) {
-		cmd := redis.NewCmd(ctx, args...)
-		cmd.SetFirstKeyPos(1)
-		var send redis.Cmder = cmd
-		if !retry {
-			send = noRetryCmd{cmd}
-		}
-		err := o.rdb().Process(ctx, send)
-		if errors.Is(err, redis.Nil) {
-			err = nil
-		}
-		return cmd, err
-	})
+	return o.base.Send(ctx, true, args...)
 }
 
 // eval runs one of the scripts; writes at most once.
 func (o *object) eval(ctx context.Context, s *core.Script, write bool, args ...any) (any, error) {
-	return bounded(ctx, o, func(ctx context.Context) (any, error) {
-		if write {
-			return s.RunNoRetry(ctx, o.rdb(), []string{o.name}, args...)
-		}
-		return s.Run(ctx, o.rdb(), []string{o.name}, args...)
-	})
+	return o.base.Eval(ctx, s, write, []string{o.base.Name()}, args...)
 }
 
 // delete is Delete of every kind (DEL).
 func (o *object) delete(ctx context.Context) (bool, error) {
 	const op = "delete"
-	if err := o.check(ctx, op); err != nil {
+	if err := o.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	cmd, err := o.write(ctx, "del", o.name)
+	cmd, err := o.write(ctx, "del", o.base.Name())
 	if err != nil {
-		return false, o.fail(ctx, op, err)
+		return false, o.base.Fail(ctx, op, err)
 	}
 	n, _ := cmd.Int64()
 	return n == 1, nil
@@ -215,33 +119,18 @@ func (o *object) delete(ctx context.Context) (bool, error) {
 // size is the size of every kind (HLEN, LLEN, SCARD, ZCARD).
 func (o *object) size(ctx context.Context, command string) (int64, error) {
 	const op = "size"
-	if err := o.check(ctx, op); err != nil {
+	if err := o.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	cmd, err := o.read(ctx, command, o.name)
+	cmd, err := o.read(ctx, command, o.base.Name())
 	if err != nil {
-		return 0, o.fail(ctx, op, err)
+		return 0, o.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return 0, o.fail(ctx, op, err)
+		return 0, o.base.Fail(ctx, op, err)
 	}
 	return n, nil
-}
-
-// isNull reports whether v is Java's null: a nil pointer, interface, map,
-// slice, channel or function. Redisson refuses null keys, values and
-// elements before it sends anything.
-func isNull(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
-		return rv.IsNil()
-	}
-	return false
 }
 
 // encoder encodes the arguments of one call, all before anything is sent.
@@ -257,13 +146,9 @@ func (e *encoder) enc(what string, v any) []byte {
 	if e.err != nil {
 		return nil
 	}
-	if isNull(v) {
-		e.err = e.o.invalid(e.op, "the %s must not be nil (Redisson refuses null)", what)
-		return nil
-	}
-	data, err := e.cd.Encode(v)
+	data, err := e.o.base.Encode(e.op, what, e.cd, v)
 	if err != nil {
-		e.err = e.o.named(e.op, err)
+		e.err = err
 		return nil
 	}
 	return data
@@ -310,10 +195,10 @@ func (o *object) scanOptions(op string, opts []ScanOption, list bool) (scanOptio
 		}
 	}
 	if so.page < 1 {
-		return so, o.invalid(op, "the page size must be at least 1, got %d", so.page)
+		return so, o.base.Invalid(op, "the page size must be at least 1, got %d", so.page)
 	}
 	if list && so.match != "" {
-		return so, o.invalid(op, "a list has no MATCH: WithMatch is for maps, sets and sorted sets")
+		return so, o.base.Invalid(op, "a list has no MATCH: WithMatch is for maps, sets and sorted sets")
 	}
 	return so, nil
 }
@@ -324,18 +209,18 @@ func (o *object) scanOptions(op string, opts []ScanOption, list bool) (scanOptio
 func (o *object) scan(ctx context.Context, op, command string, so scanOptions, page func(items []any) bool, fail func(error)) {
 	cursor := "0"
 	for {
-		if err := o.check(ctx, op); err != nil {
+		if err := o.base.Check(ctx, op); err != nil {
 			fail(err)
 			return
 		}
-		args := []any{command, o.name, cursor}
+		args := []any{command, o.base.Name(), cursor}
 		if so.match != "" {
 			args = append(args, "MATCH", so.match)
 		}
 		args = append(args, "COUNT", so.page)
 		cmd, err := o.read(ctx, args...)
 		if err != nil {
-			fail(o.fail(ctx, op, err))
+			fail(o.base.Fail(ctx, op, err))
 			return
 		}
 		reply, err := cmd.Slice()
@@ -350,7 +235,7 @@ func (o *object) scan(ctx context.Context, op, command string, so scanOptions, p
 			}
 		}
 		if err != nil {
-			fail(o.fail(ctx, op, err))
+			fail(o.base.Fail(ctx, op, err))
 			return
 		}
 		if !page(items) {

@@ -50,7 +50,7 @@ func (l *List[T]) Name() string {
 	if l == nil {
 		return *new(string)
 	}
-	return l.name
+	return l.base.Name()
 }
 
 func (l *List[T]) encodeAll(op string, vs []T) ([]any, error) {
@@ -73,7 +73,7 @@ func (l *List[T]) element(ctx context.Context, op string, reply any) (T, bool, e
 	}
 	v, err := decode[T](l.codec, data)
 	if err != nil {
-		return zero, false, l.fail(ctx, op, err)
+		return zero, false, l.base.Fail(ctx, op, err)
 	}
 	return v, true, nil
 }
@@ -94,7 +94,7 @@ func (l *List[T]) AddAll(ctx context.Context, vs ...T) error {
 		return core.NilHandle("list", "add all")
 	}
 	const op = "add"
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if len(vs) == 0 {
@@ -104,8 +104,8 @@ func (l *List[T]) AddAll(ctx context.Context, vs ...T) error {
 	if err != nil {
 		return err
 	}
-	_, err = l.write(ctx, append([]any{"rpush", l.name}, data...)...)
-	return l.fail(ctx, op, err)
+	_, err = l.write(ctx, append([]any{"rpush", l.base.Name()}, data...)...)
+	return l.base.Fail(ctx, op, err)
 }
 
 // Insert inserts vs before the element at index, so that the first of them
@@ -117,11 +117,11 @@ func (l *List[T]) Insert(ctx context.Context, index int64, vs ...T) error {
 		return core.NilHandle("list", "insert")
 	}
 	const op = "insert"
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if index < 0 {
-		return l.invalid(op, "index %d is negative", index)
+		return l.base.Invalid(op, "index %d is negative", index)
 	}
 	if len(vs) == 0 {
 		return nil
@@ -131,18 +131,18 @@ func (l *List[T]) Insert(ctx context.Context, index int64, vs ...T) error {
 		return err
 	}
 	if index == 0 {
-		args := []any{"lpush", l.name}
+		args := []any{"lpush", l.base.Name()}
 		for i := len(data) - 1; i >= 0; i-- {
 			args = append(args, data[i])
 		}
 		_, err = l.write(ctx, args...)
-		return l.fail(ctx, op, err)
+		return l.base.Fail(ctx, op, err)
 	}
 	_, err = l.eval(ctx, listInsertScript, true, append([]any{index}, data...)...)
 	if err != nil && strings.Contains(err.Error(), "but current size") {
 		err = fmt.Errorf("%w: index %d is beyond the end of the list (%v)", core.ErrInvalidArgument, index, err)
 	}
-	return l.fail(ctx, op, err)
+	return l.base.Fail(ctx, op, err)
 }
 
 // Get returns the element at index, and false when there is none (LINDEX).
@@ -152,12 +152,12 @@ func (l *List[T]) Get(ctx context.Context, index int64) (T, bool, error) {
 	}
 	const op = "get"
 	var zero T
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
-	cmd, err := l.read(ctx, "lindex", l.name, index)
+	cmd, err := l.read(ctx, "lindex", l.base.Name(), index)
 	if err != nil {
-		return zero, false, l.fail(ctx, op, err)
+		return zero, false, l.base.Fail(ctx, op, err)
 	}
 	return l.element(ctx, op, cmd.Val())
 }
@@ -172,7 +172,7 @@ func (l *List[T]) Set(ctx context.Context, index int64, v T) (T, error) {
 	}
 	const op = "set"
 	var zero T
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return zero, err
 	}
 	data, err := l.encodeAll(op, []T{v})
@@ -185,7 +185,7 @@ func (l *List[T]) Set(ctx context.Context, index int64, v T) (T, error) {
 		if errors.As(err, &re) && (strings.Contains(re.Error(), "index out of range") || strings.Contains(re.Error(), "no such key")) {
 			err = fmt.Errorf("%w: no element at index %d", core.ErrInvalidArgument, index)
 		}
-		return zero, l.fail(ctx, op, err)
+		return zero, l.base.Fail(ctx, op, err)
 	}
 	old, _, err := l.element(ctx, op, reply)
 	return old, err
@@ -198,20 +198,20 @@ func (l *List[T]) Remove(ctx context.Context, v T) (bool, error) {
 		return false, core.NilHandle("list", "remove")
 	}
 	const op = "remove"
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	data, err := l.encodeAll(op, []T{v})
 	if err != nil {
 		return false, err
 	}
-	cmd, err := l.write(ctx, "lrem", l.name, 1, data[0])
+	cmd, err := l.write(ctx, "lrem", l.base.Name(), 1, data[0])
 	if err != nil {
-		return false, l.fail(ctx, op, err)
+		return false, l.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return false, l.fail(ctx, op, err)
+		return false, l.base.Fail(ctx, op, err)
 	}
 	return n > 0, nil
 }
@@ -226,20 +226,20 @@ func (l *List[T]) RemoveAt(ctx context.Context, index int64) (T, bool, error) {
 	}
 	const op = "remove at"
 	var zero T
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	var reply any
 	if index == 0 {
-		cmd, err := l.write(ctx, "lpop", l.name)
+		cmd, err := l.write(ctx, "lpop", l.base.Name())
 		if err != nil {
-			return zero, false, l.fail(ctx, op, err)
+			return zero, false, l.base.Fail(ctx, op, err)
 		}
 		reply = cmd.Val()
 	} else {
 		var err error
 		if reply, err = l.eval(ctx, listRemoveAtScript, true, index); err != nil {
-			return zero, false, l.fail(ctx, op, err)
+			return zero, false, l.base.Fail(ctx, op, err)
 		}
 	}
 	return l.element(ctx, op, reply)
@@ -253,7 +253,7 @@ func (l *List[T]) IndexOf(ctx context.Context, v T) (int64, error) {
 		return *new(int64), core.NilHandle("list", "index of")
 	}
 	const op = "index of"
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	data, err := l.encodeAll(op, []T{v})
@@ -262,11 +262,11 @@ func (l *List[T]) IndexOf(ctx context.Context, v T) (int64, error) {
 	}
 	reply, err := l.eval(ctx, listIndexOfScript, false, data[0])
 	if err != nil {
-		return 0, l.fail(ctx, op, err)
+		return 0, l.base.Fail(ctx, op, err)
 	}
 	n, ok := reply.(int64)
 	if !ok {
-		return 0, l.fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
+		return 0, l.base.Fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
 	}
 	return n, nil
 }
@@ -307,27 +307,27 @@ func (l *List[T]) ReadAll(ctx context.Context) ([]T, error) {
 }
 
 func (l *List[T]) lrange(ctx context.Context, op string, start, stop int64) ([]T, error) {
-	if err := l.check(ctx, op); err != nil {
+	if err := l.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	return l.page(ctx, op, start, stop)
 }
 
 func (l *List[T]) page(ctx context.Context, op string, start, stop int64) ([]T, error) {
-	cmd, err := l.read(ctx, "lrange", l.name, start, stop)
+	cmd, err := l.read(ctx, "lrange", l.base.Name(), start, stop)
 	if err != nil {
-		return nil, l.fail(ctx, op, err)
+		return nil, l.base.Fail(ctx, op, err)
 	}
 	items, err := cmd.Slice()
 	if err != nil {
-		return nil, l.fail(ctx, op, err)
+		return nil, l.base.Fail(ctx, op, err)
 	}
 	out := make([]T, 0, len(items))
 	for i, it := range items {
 		data, _ := bulk(it)
 		v, err := decode[T](l.codec, data)
 		if err != nil {
-			return nil, l.fail(ctx, op, fmt.Errorf("element %d: %w", start+int64(i), err))
+			return nil, l.base.Fail(ctx, op, fmt.Errorf("element %d: %w", start+int64(i), err))
 		}
 		out = append(out, v)
 	}
@@ -350,7 +350,7 @@ func (l *List[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, e
 			return
 		}
 		for start := int64(0); ; start += int64(so.page) {
-			if err := l.check(ctx, op); err != nil {
+			if err := l.base.Check(ctx, op); err != nil {
 				yield(zero, err)
 				return
 			}
@@ -360,7 +360,7 @@ func (l *List[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, e
 				return
 			}
 			for _, v := range page {
-				if err := l.check(ctx, op); err != nil {
+				if err := l.base.Check(ctx, op); err != nil {
 					yield(zero, err)
 					return
 				}

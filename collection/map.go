@@ -13,6 +13,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -70,8 +71,8 @@ func NewMap[K comparable, V any](src *source.Source, name string, cd codec.Codec
 		}
 	}
 	m := &Map[K, V]{object: newObject("map", "hash", src, name, cd), keys: mo.keys, values: cd}
-	if m.err == nil && withKeys && mo.keys == nil {
-		m.err = fmt.Errorf("%w: nil key codec", core.ErrInvalidArgument)
+	if withKeys {
+		m.base.NeedCodec(mo.keys, "key codec")
 	}
 	return m
 }
@@ -81,7 +82,7 @@ func (m *Map[K, V]) Name() string {
 	if m == nil {
 		return *new(string)
 	}
-	return m.name
+	return m.base.Name()
 }
 
 func (m *Map[K, V]) keyEncoder(op string) *encoder {
@@ -101,7 +102,7 @@ func (m *Map[K, V]) value(ctx context.Context, op string, reply any) (V, bool, e
 	}
 	v, err := decode[V](m.values, data)
 	if err != nil {
-		return zero, false, m.fail(ctx, op, err)
+		return zero, false, m.base.Fail(ctx, op, err)
 	}
 	return v, true, nil
 }
@@ -113,7 +114,7 @@ func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 	}
 	const op = "get"
 	var zero V
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	e := m.keyEncoder(op)
@@ -121,9 +122,9 @@ func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 	if e.err != nil {
 		return zero, false, e.err
 	}
-	cmd, err := m.read(ctx, "hget", m.name, k)
+	cmd, err := m.read(ctx, "hget", m.base.Name(), k)
 	if err != nil {
-		return zero, false, m.fail(ctx, op, err)
+		return zero, false, m.base.Fail(ctx, op, err)
 	}
 	return m.value(ctx, op, cmd.Val())
 }
@@ -162,7 +163,7 @@ func (m *Map[K, V]) PutIfAbsent(ctx context.Context, key K, v V) (V, bool, error
 
 func (m *Map[K, V]) putScript(ctx context.Context, op string, s *core.Script, key K, v V) (V, bool, error) {
 	var zero V
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	k, data, err := m.kv(op, key, v)
@@ -171,7 +172,7 @@ func (m *Map[K, V]) putScript(ctx context.Context, op string, s *core.Script, ke
 	}
 	reply, err := m.eval(ctx, s, true, k, data)
 	if err != nil {
-		return zero, false, m.fail(ctx, op, err)
+		return zero, false, m.base.Fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -195,20 +196,20 @@ func (m *Map[K, V]) FastPutIfAbsent(ctx context.Context, key K, v V) (bool, erro
 }
 
 func (m *Map[K, V]) fastPut(ctx context.Context, op, command string, key K, v V) (bool, error) {
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	k, data, err := m.kv(op, key, v)
 	if err != nil {
 		return false, err
 	}
-	cmd, err := m.write(ctx, command, m.name, k, data)
+	cmd, err := m.write(ctx, command, m.base.Name(), k, data)
 	if err != nil {
-		return false, m.fail(ctx, op, err)
+		return false, m.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return false, m.fail(ctx, op, err)
+		return false, m.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -221,7 +222,7 @@ func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 	}
 	const op = "remove"
 	var zero V
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	e := m.keyEncoder(op)
@@ -231,7 +232,7 @@ func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 	}
 	reply, err := m.eval(ctx, mapRemoveScript, true, k)
 	if err != nil {
-		return zero, false, m.fail(ctx, op, err)
+		return zero, false, m.base.Fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -243,14 +244,14 @@ func (m *Map[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, error) {
 		return *new(int64), core.NilHandle("map", "fast remove")
 	}
 	const op = "fast remove"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if len(keys) == 0 {
 		return 0, nil
 	}
 	e := m.keyEncoder(op)
-	args := []any{"hdel", m.name}
+	args := []any{"hdel", m.base.Name()}
 	for _, key := range keys {
 		args = append(args, e.enc("key", key))
 	}
@@ -259,11 +260,11 @@ func (m *Map[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, error) {
 	}
 	cmd, err := m.write(ctx, args...)
 	if err != nil {
-		return 0, m.fail(ctx, op, err)
+		return 0, m.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return 0, m.fail(ctx, op, err)
+		return 0, m.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }
@@ -274,7 +275,7 @@ func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
 		return false, core.NilHandle("map", "contains key")
 	}
 	const op = "contains key"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	e := m.keyEncoder(op)
@@ -282,13 +283,13 @@ func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
 	if e.err != nil {
 		return false, e.err
 	}
-	cmd, err := m.read(ctx, "hexists", m.name, k)
+	cmd, err := m.read(ctx, "hexists", m.base.Name(), k)
 	if err != nil {
-		return false, m.fail(ctx, op, err)
+		return false, m.base.Fail(ctx, op, err)
 	}
 	ok, err := cmd.Bool()
 	if err != nil {
-		return false, m.fail(ctx, op, err)
+		return false, m.base.Fail(ctx, op, err)
 	}
 	return ok, nil
 }
@@ -300,7 +301,7 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
 		return *new(map[K]V), core.NilHandle("map", "get all")
 	}
 	const op = "get all"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	out := make(map[K]V, len(keys))
@@ -308,7 +309,7 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
 		return out, nil
 	}
 	e := m.keyEncoder(op)
-	args := []any{"hmget", m.name}
+	args := []any{"hmget", m.base.Name()}
 	for _, key := range keys {
 		args = append(args, e.enc("key", key))
 	}
@@ -317,14 +318,14 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error) {
 	}
 	cmd, err := m.read(ctx, args...)
 	if err != nil {
-		return nil, m.fail(ctx, op, err)
+		return nil, m.base.Fail(ctx, op, err)
 	}
 	vals, err := cmd.Slice()
 	if err == nil && len(vals) != len(keys) {
 		err = fmt.Errorf("HMGET answered %d values for %d keys", len(vals), len(keys))
 	}
 	if err != nil {
-		return nil, m.fail(ctx, op, err)
+		return nil, m.base.Fail(ctx, op, err)
 	}
 	for i, raw := range vals {
 		v, ok, err := m.value(ctx, op, raw)
@@ -346,7 +347,7 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
 		return core.NilHandle("map", "put all")
 	}
 	const op = "put all"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if len(entries) == 0 {
@@ -354,7 +355,7 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
 	}
 	ke, ve := m.keyEncoder(op), m.valueEncoder(op)
 	args := make([]any, 0, 2+2*len(entries))
-	args = append(args, "hmset", m.name)
+	args = append(args, "hmset", m.base.Name())
 	for k, v := range entries {
 		args = append(args, ke.enc("key", k), ve.enc("value", v))
 		if ke.err != nil {
@@ -365,7 +366,7 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries map[K]V) error {
 		}
 	}
 	_, err := m.write(ctx, args...)
-	return m.fail(ctx, op, err)
+	return m.base.Fail(ctx, op, err)
 }
 
 // Size returns the number of entries (HLEN).
@@ -405,43 +406,43 @@ func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
 	}
 	const op = "add and get"
 	var zero V
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return zero, err
 	}
 	like := reflect.TypeFor[V]()
 	if like.Kind() == reflect.Interface {
-		if isNull(delta) {
-			return zero, m.invalid(op, "the delta must not be nil")
+		if objbase.IsNull(delta) {
+			return zero, m.base.Invalid(op, "the delta must not be nil")
 		}
 		like = reflect.TypeOf(delta)
 	}
 	if !numeric(like) || !like.AssignableTo(reflect.TypeFor[V]()) {
-		return zero, m.invalid(op, "the value type %s is not a number", like)
+		return zero, m.base.Invalid(op, "the value type %s is not a number", like)
 	}
 	d, err := deltaText(delta)
 	if err != nil {
-		return zero, m.invalid(op, "%v", err)
+		return zero, m.base.Invalid(op, "%v", err)
 	}
 	e := m.keyEncoder(op)
 	k := e.enc("key", key)
 	if e.err != nil {
 		return zero, e.err
 	}
-	cmd, err := m.write(ctx, "hincrbyfloat", m.name, k, d)
+	cmd, err := m.write(ctx, "hincrbyfloat", m.base.Name(), k, d)
 	if err != nil {
 		var re redis.Error
 		if errors.As(err, &re) && strings.Contains(re.Error(), "not a float") {
 			err = core.Errorf(core.ErrWrongType, "the value is not a number Redis can add to: %v", err)
 		}
-		return zero, m.fail(ctx, op, err)
+		return zero, m.base.Fail(ctx, op, err)
 	}
 	text, err := cmd.Text()
 	if err != nil {
-		return zero, m.fail(ctx, op, err)
+		return zero, m.base.Fail(ctx, op, err)
 	}
 	rv, err := numberResult(text, like)
 	if err != nil {
-		return zero, m.fail(ctx, op, err)
+		return zero, m.base.Fail(ctx, op, err)
 	}
 	return rv.Interface().(V), nil
 }
@@ -453,23 +454,23 @@ func (m *Map[K, V]) ReadAll(ctx context.Context) (map[K]V, error) {
 		return *new(map[K]V), core.NilHandle("map", "read all")
 	}
 	const op = "read all"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	var all map[string]string
-	_, err := bounded(ctx, &m.object, func(ctx context.Context) (struct{}, error) {
+	_, err := objbase.Bounded(ctx, m.base.Runtime(), func(ctx context.Context) (struct{}, error) {
 		var err error
-		all, err = m.rdb().HGetAll(ctx, m.name).Result()
+		all, err = m.base.Redis().HGetAll(ctx, m.base.Name()).Result()
 		return struct{}{}, err
 	})
 	if err != nil {
-		return nil, m.fail(ctx, op, err)
+		return nil, m.base.Fail(ctx, op, err)
 	}
 	out := make(map[K]V, len(all))
 	for ks, vs := range all {
 		e, err := m.entry(ks, vs)
 		if err != nil {
-			return nil, m.fail(ctx, op, err)
+			return nil, m.base.Fail(ctx, op, err)
 		}
 		out[e.Key] = e.Value
 	}
@@ -538,7 +539,7 @@ func (m *Map[K, V]) entries(ctx context.Context, op string, opts []ScanOption, k
 		}
 		m.scan(ctx, op, "hscan", so, func(items []any) bool {
 			for i := 0; i+1 < len(items); i += 2 {
-				if err := m.check(ctx, op); err != nil {
+				if err := m.base.Check(ctx, op); err != nil {
 					yield(Entry[K, V]{}, err)
 					return false
 				}
@@ -557,7 +558,7 @@ func (m *Map[K, V]) entries(ctx context.Context, op string, opts []ScanOption, k
 					}
 				}
 				if err != nil {
-					yield(Entry[K, V]{}, m.fail(ctx, op, err))
+					yield(Entry[K, V]{}, m.base.Fail(ctx, op, err))
 					return false
 				}
 				if !yield(e, nil) {

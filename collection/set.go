@@ -31,7 +31,7 @@ func (s *Set[T]) Name() string {
 	if s == nil {
 		return *new(string)
 	}
-	return s.name
+	return s.base.Name()
 }
 
 func (s *Set[T]) encodeAll(op string, vs []T) ([]any, error) {
@@ -48,7 +48,7 @@ func (s *Set[T]) encodeAll(op string, vs []T) ([]any, error) {
 
 // count sends command with the members vs and returns its integer reply.
 func (s *Set[T]) count(ctx context.Context, op, command string, write bool, vs []T) (int64, error) {
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if len(vs) == 0 {
@@ -62,13 +62,13 @@ func (s *Set[T]) count(ctx context.Context, op, command string, write bool, vs [
 	if write {
 		send = s.write
 	}
-	cmd, err := send(ctx, append([]any{command, s.name}, data...)...)
+	cmd, err := send(ctx, append([]any{command, s.base.Name()}, data...)...)
 	if err != nil {
-		return 0, s.fail(ctx, op, err)
+		return 0, s.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return 0, s.fail(ctx, op, err)
+		return 0, s.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }
@@ -133,22 +133,22 @@ func (s *Set[T]) ReadAll(ctx context.Context) ([]T, error) {
 		return *new([]T), core.NilHandle("set", "read all")
 	}
 	const op = "read all"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
-	cmd, err := s.read(ctx, "smembers", s.name)
+	cmd, err := s.read(ctx, "smembers", s.base.Name())
 	if err != nil {
-		return nil, s.fail(ctx, op, err)
+		return nil, s.base.Fail(ctx, op, err)
 	}
 	items, err := cmd.Slice()
 	if err != nil {
-		return nil, s.fail(ctx, op, err)
+		return nil, s.base.Fail(ctx, op, err)
 	}
 	out := make([]T, 0, len(items))
 	for _, it := range items {
 		v, err := s.member(it)
 		if err != nil {
-			return nil, s.fail(ctx, op, err)
+			return nil, s.base.Fail(ctx, op, err)
 		}
 		out = append(out, v)
 	}
@@ -180,13 +180,13 @@ func (s *Set[T]) Values(ctx context.Context, opts ...ScanOption) iter.Seq2[T, er
 		}
 		s.scan(ctx, op, "sscan", so, func(items []any) bool {
 			for _, it := range items {
-				if err := s.check(ctx, op); err != nil {
+				if err := s.base.Check(ctx, op); err != nil {
 					yield(zero, err)
 					return false
 				}
 				v, err := s.member(it)
 				if err != nil {
-					yield(zero, s.fail(ctx, op, err))
+					yield(zero, s.base.Fail(ctx, op, err))
 					return false
 				}
 				if !yield(v, nil) {

@@ -12,6 +12,7 @@ import (
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -47,7 +48,7 @@ func (z *ScoredSortedSet[T]) Name() string {
 	if z == nil {
 		return *new(string)
 	}
-	return z.name
+	return z.base.Name()
 }
 
 func (z *ScoredSortedSet[T]) encode(op string, v T) ([]byte, error) {
@@ -66,7 +67,7 @@ func (z *ScoredSortedSet[T]) member(data string) (T, error) {
 
 func (z *ScoredSortedSet[T]) finite(op, what string, f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return z.invalid(op, "the %s must be a finite number, got %v", what, f)
+		return z.base.Invalid(op, "the %s must be a finite number, got %v", what, f)
 	}
 	return nil
 }
@@ -79,7 +80,7 @@ func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool,
 		return false, core.NilHandle("scored sorted set", "add")
 	}
 	const op = "add"
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if err := z.finite(op, "score", score); err != nil {
@@ -89,13 +90,13 @@ func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool,
 	if err != nil {
 		return false, err
 	}
-	cmd, err := z.write(ctx, "zadd", z.name, javaPlain(score, 64), data)
+	cmd, err := z.write(ctx, "zadd", z.base.Name(), javaPlain(score, 64), data)
 	if err != nil {
-		return false, z.fail(ctx, op, err)
+		return false, z.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return false, z.fail(ctx, op, err)
+		return false, z.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -109,7 +110,7 @@ func (z *ScoredSortedSet[T]) AddScore(ctx context.Context, v T, delta float64) (
 		return *new(float64), core.NilHandle("scored sorted set", "add score")
 	}
 	const op = "add score"
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if err := z.finite(op, "delta", delta); err != nil {
@@ -123,13 +124,13 @@ func (z *ScoredSortedSet[T]) AddScore(ctx context.Context, v T, delta float64) (
 	if delta == math.Trunc(delta) && math.Abs(delta) < 1<<53 {
 		d = strconv.FormatInt(int64(delta), 10)
 	}
-	cmd, err := z.write(ctx, "zincrby", z.name, d, data)
+	cmd, err := z.write(ctx, "zincrby", z.base.Name(), d, data)
 	if err != nil {
-		return 0, z.fail(ctx, op, err)
+		return 0, z.base.Fail(ctx, op, err)
 	}
 	f, err := floatReply(cmd.Val())
 	if err != nil {
-		return 0, z.fail(ctx, op, err)
+		return 0, z.base.Fail(ctx, op, err)
 	}
 	return f, nil
 }
@@ -153,23 +154,23 @@ func (z *ScoredSortedSet[T]) Score(ctx context.Context, v T) (float64, bool, err
 		return *new(float64), false, core.NilHandle("scored sorted set", "score")
 	}
 	const op = "score"
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return 0, false, err
 	}
 	data, err := z.encode(op, v)
 	if err != nil {
 		return 0, false, err
 	}
-	cmd, err := z.read(ctx, "zscore", z.name, data)
+	cmd, err := z.read(ctx, "zscore", z.base.Name(), data)
 	if err != nil {
-		return 0, false, z.fail(ctx, op, err)
+		return 0, false, z.base.Fail(ctx, op, err)
 	}
 	if cmd.Val() == nil {
 		return 0, false, nil
 	}
 	f, err := floatReply(cmd.Val())
 	if err != nil {
-		return 0, false, z.fail(ctx, op, err)
+		return 0, false, z.base.Fail(ctx, op, err)
 	}
 	return f, true, nil
 }
@@ -202,23 +203,23 @@ func (z *ScoredSortedSet[T]) RevRank(ctx context.Context, v T) (int64, bool, err
 }
 
 func (z *ScoredSortedSet[T]) rank(ctx context.Context, op, command string, v T) (int64, bool, error) {
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return 0, false, err
 	}
 	data, err := z.encode(op, v)
 	if err != nil {
 		return 0, false, err
 	}
-	cmd, err := z.read(ctx, command, z.name, data)
+	cmd, err := z.read(ctx, command, z.base.Name(), data)
 	if err != nil {
-		return 0, false, z.fail(ctx, op, err)
+		return 0, false, z.base.Fail(ctx, op, err)
 	}
 	if cmd.Val() == nil {
 		return 0, false, nil
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return 0, false, z.fail(ctx, op, err)
+		return 0, false, z.base.Fail(ctx, op, err)
 	}
 	return n, true, nil
 }
@@ -229,20 +230,20 @@ func (z *ScoredSortedSet[T]) Remove(ctx context.Context, v T) (bool, error) {
 		return false, core.NilHandle("scored sorted set", "remove")
 	}
 	const op = "remove"
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	data, err := z.encode(op, v)
 	if err != nil {
 		return false, err
 	}
-	cmd, err := z.write(ctx, "zrem", z.name, data)
+	cmd, err := z.write(ctx, "zrem", z.base.Name(), data)
 	if err != nil {
-		return false, z.fail(ctx, op, err)
+		return false, z.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return false, z.fail(ctx, op, err)
+		return false, z.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -284,16 +285,16 @@ func (z *ScoredSortedSet[T]) ReadAll(ctx context.Context) ([]T, error) {
 }
 
 func (z *ScoredSortedSet[T]) valueRange(ctx context.Context, op string, start, stop int64) ([]T, error) {
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
-	cmd, err := z.read(ctx, "zrange", z.name, start, stop)
+	cmd, err := z.read(ctx, "zrange", z.base.Name(), start, stop)
 	if err != nil {
-		return nil, z.fail(ctx, op, err)
+		return nil, z.base.Fail(ctx, op, err)
 	}
 	items, err := cmd.StringSlice()
 	if err != nil {
-		return nil, z.fail(ctx, op, err)
+		return nil, z.base.Fail(ctx, op, err)
 	}
 	return z.members(ctx, op, items)
 }
@@ -303,7 +304,7 @@ func (z *ScoredSortedSet[T]) members(ctx context.Context, op string, items []str
 	for _, it := range items {
 		v, err := z.member(it)
 		if err != nil {
-			return nil, z.fail(ctx, op, err)
+			return nil, z.base.Fail(ctx, op, err)
 		}
 		out = append(out, v)
 	}
@@ -317,21 +318,21 @@ func (z *ScoredSortedSet[T]) EntryRange(ctx context.Context, start, stop int64) 
 		return *new([]ScoredEntry[T]), core.NilHandle("scored sorted set", "entry range")
 	}
 	const op = "entry range"
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
-	zs, err := bounded(ctx, &z.object, func(ctx context.Context) ([]redis.Z, error) {
-		return z.rdb().ZRangeWithScores(ctx, z.name, start, stop).Result()
+	zs, err := objbase.Bounded(ctx, z.base.Runtime(), func(ctx context.Context) ([]redis.Z, error) {
+		return z.base.Redis().ZRangeWithScores(ctx, z.base.Name(), start, stop).Result()
 	})
 	if err != nil {
-		return nil, z.fail(ctx, op, err)
+		return nil, z.base.Fail(ctx, op, err)
 	}
 	out := make([]ScoredEntry[T], 0, len(zs))
 	for _, e := range zs {
 		data, _ := e.Member.(string)
 		v, err := z.member(data)
 		if err != nil {
-			return nil, z.fail(ctx, op, err)
+			return nil, z.base.Fail(ctx, op, err)
 		}
 		out = append(out, ScoredEntry[T]{Value: v, Score: e.Score})
 	}
@@ -359,12 +360,12 @@ func (z *ScoredSortedSet[T]) PollLast(ctx context.Context) (T, bool, error) {
 
 func (z *ScoredSortedSet[T]) poll(ctx context.Context, op string, rank int) (T, bool, error) {
 	var zero T
-	if err := z.check(ctx, op); err != nil {
+	if err := z.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	reply, err := z.eval(ctx, zsetPollScript, true, rank, rank)
 	if err != nil {
-		return zero, false, z.fail(ctx, op, err)
+		return zero, false, z.base.Fail(ctx, op, err)
 	}
 	items, _ := reply.([]any)
 	if len(items) == 0 {
@@ -375,7 +376,7 @@ func (z *ScoredSortedSet[T]) poll(ctx context.Context, op string, rank int) (T, 
 	if err != nil {
 		// The member is already removed (as in Java): the error carries
 		// all its bytes, so that it is not lost without a trace.
-		return zero, false, z.fail(ctx, op, fmt.Errorf("removed member %q, which cannot be decoded: %w", data, err))
+		return zero, false, z.base.Fail(ctx, op, fmt.Errorf("removed member %q, which cannot be decoded: %w", data, err))
 	}
 	return v, true, nil
 }
@@ -413,7 +414,7 @@ func (z *ScoredSortedSet[T]) entries(ctx context.Context, op string, opts []Scan
 		}
 		z.scan(ctx, op, "zscan", so, func(items []any) bool {
 			for i := 0; i+1 < len(items); i += 2 {
-				if err := z.check(ctx, op); err != nil {
+				if err := z.base.Check(ctx, op); err != nil {
 					yield(ScoredEntry[T]{}, err)
 					return false
 				}
@@ -428,7 +429,7 @@ func (z *ScoredSortedSet[T]) entries(ctx context.Context, op string, opts []Scan
 					}
 				}
 				if err != nil {
-					yield(ScoredEntry[T]{}, z.fail(ctx, op, err))
+					yield(ScoredEntry[T]{}, z.base.Fail(ctx, op, err))
 					return false
 				}
 				if !yield(e, nil) {

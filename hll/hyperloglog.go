@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -23,24 +22,27 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
 )
 
 // HyperLogLog is Redisson's RHyperLogLog<T> on the key name.
 type HyperLogLog[T any] struct {
-	object
+	base  objbase.Base
 	codec codec.Codec
 }
+
+// kind names the HyperLogLog in errors
+// (`hyperloglog "<name>": <op>: <cause>`).
+const kind = "hyperloglog"
 
 // New returns the HyperLogLog called name of src's client, its elements
 // encoded with c (redisson.NewHyperLogLog; Java: getHyperLogLog(name,
 // codec)). An empty name, a nil or zero src or a nil codec gives a handle
 // whose every call fails (ErrInvalidName, ErrInvalidArgument).
 func New[T any](src *source.Source, name string, c codec.Codec) *HyperLogLog[T] {
-	h := &HyperLogLog[T]{object: newObject(src, name), codec: c}
-	if h.err == nil && c == nil {
-		h.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	}
+	h := &HyperLogLog[T]{base: objbase.New(objbase.Kind{Name: kind, Type: "string"}, src, name), codec: c}
+	h.base.NeedCodec(c, "codec")
 	return h
 }
 
@@ -49,7 +51,7 @@ func (h *HyperLogLog[T]) Name() string {
 	if h == nil {
 		return *new(string)
 	}
-	return h.name
+	return h.base.Name()
 }
 
 // notHLL maps Redis' refusal of a string that is no HyperLogLog to
@@ -57,9 +59,9 @@ func (h *HyperLogLog[T]) Name() string {
 func (h *HyperLogLog[T]) notHLL(ctx context.Context, op string, err error) error {
 	var re redis.Error
 	if err != nil && errors.As(err, &re) && strings.HasPrefix(re.Error(), "INVALIDOBJ") {
-		return h.named(op, fmt.Errorf("%w: a string that is not a HyperLogLog", core.ErrWrongType))
+		return h.base.Named(op, fmt.Errorf("%w: a string that is not a HyperLogLog", core.ErrWrongType))
 	}
-	return h.fail(ctx, op, err)
+	return h.base.Fail(ctx, op, err)
 }
 
 // Add adds v and reports whether the estimate changed (PFADD).
@@ -80,24 +82,24 @@ func (h *HyperLogLog[T]) AddAll(ctx context.Context, vs ...T) (bool, error) {
 }
 
 func (h *HyperLogLog[T]) add(ctx context.Context, op string, vs []T) (bool, error) {
-	if err := h.check(ctx, op); err != nil {
+	if err := h.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if len(vs) == 0 {
 		return false, nil
 	}
-	args := []any{"pfadd", h.name}
+	args := []any{"pfadd", h.base.Name()}
 	for _, v := range vs {
-		if isNil(v) {
-			return false, h.named(op, fmt.Errorf("%w: an element must not be nil", core.ErrInvalidArgument))
+		if objbase.IsNull(v) {
+			return false, h.base.Named(op, fmt.Errorf("%w: an element must not be nil", core.ErrInvalidArgument))
 		}
 		data, err := h.codec.Encode(v)
 		if err != nil {
-			return false, h.named(op, err)
+			return false, h.base.Named(op, err)
 		}
 		args = append(args, data)
 	}
-	n, err := h.rdb.Do(ctx, args...).Int64()
+	n, err := h.base.Redis().Do(ctx, args...).Int64()
 	if err != nil {
 		return false, h.notHLL(ctx, op, err)
 	}
@@ -122,10 +124,10 @@ func (h *HyperLogLog[T]) CountWith(ctx context.Context, others ...string) (int64
 		return 0, core.NilHandle(kind, "count with")
 	}
 	const op = "count"
-	if err := h.check(ctx, op); err != nil {
+	if err := h.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	n, err := h.rdb.PFCount(ctx, append([]string{h.name}, others...)...).Result()
+	n, err := h.base.Redis().PFCount(ctx, append([]string{h.base.Name()}, others...)...).Result()
 	if err != nil {
 		return 0, h.notHLL(ctx, op, err)
 	}
@@ -139,10 +141,10 @@ func (h *HyperLogLog[T]) MergeWith(ctx context.Context, others ...string) error 
 		return core.NilHandle(kind, "merge with")
 	}
 	const op = "merge with"
-	if err := h.check(ctx, op); err != nil {
+	if err := h.base.Check(ctx, op); err != nil {
 		return err
 	}
-	return h.notHLL(ctx, op, h.rdb.PFMerge(ctx, h.name, others...).Err())
+	return h.notHLL(ctx, op, h.base.Redis().PFMerge(ctx, h.base.Name(), others...).Err())
 }
 
 // Delete deletes the key and reports whether it existed (DEL).
@@ -151,12 +153,12 @@ func (h *HyperLogLog[T]) Delete(ctx context.Context) (bool, error) {
 		return false, core.NilHandle(kind, "delete")
 	}
 	const op = "delete"
-	if err := h.check(ctx, op); err != nil {
+	if err := h.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	n, err := h.rdb.Del(ctx, h.name).Result()
+	n, err := h.base.Redis().Del(ctx, h.base.Name()).Result()
 	if err != nil {
-		return false, h.fail(ctx, op, err)
+		return false, h.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -168,26 +170,12 @@ func (h *HyperLogLog[T]) RemainTTL(ctx context.Context) (time.Duration, error) {
 		return 0, core.NilHandle(kind, "remain ttl")
 	}
 	const op = "remain TTL"
-	if err := h.check(ctx, op); err != nil {
+	if err := h.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	d, err := h.rdb.PTTL(ctx, h.name).Result()
+	d, err := h.base.Redis().PTTL(ctx, h.base.Name()).Result()
 	if err != nil {
-		return 0, h.fail(ctx, op, err)
+		return 0, h.base.Fail(ctx, op, err)
 	}
 	return d, nil
-}
-
-// isNil reports whether v is Java's null: a nil pointer, interface, map,
-// slice, channel or function.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
-		return rv.IsNil()
-	}
-	return false
 }

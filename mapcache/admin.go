@@ -7,6 +7,7 @@ import (
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/eviction"
+	"github.com/goredisson/redisson/internal/objbase"
 )
 
 // Remove deletes key and returns its live value, and whether there was one
@@ -16,7 +17,7 @@ func (m *MapCache[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 		return *new(V), false, core.NilHandle(kind, "remove")
 	}
 	const op = "remove"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return *new(V), false, err
 	}
 	k, err := m.encodeKey(op, key)
@@ -25,9 +26,9 @@ func (m *MapCache[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
 	}
 	n := m.k
 	reply, err := m.eval(ctx, removeScript, true, m.keyList(n.timeout, n.idle, n.removed, n.lastAccess, n.options),
-		now(), k, m.rt.PublishCommand())
+		now(), k, m.base.Runtime().PublishCommand())
 	if err != nil {
-		return *new(V), false, m.fail(ctx, op, err)
+		return *new(V), false, m.base.Fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -39,7 +40,7 @@ func (m *MapCache[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, erro
 		return 0, core.NilHandle(kind, "fast remove")
 	}
 	const op = "fast remove"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if len(keys) == 0 {
@@ -51,13 +52,13 @@ func (m *MapCache[K, V]) FastRemove(ctx context.Context, keys ...K) (int64, erro
 	}
 	n := m.k
 	reply, err := m.eval(ctx, fastRemoveScript, true, m.keyList(n.timeout, n.idle, n.removed, n.lastAccess, n.options),
-		append([]any{m.rt.PublishCommand()}, enc...)...)
+		append([]any{m.base.Runtime().PublishCommand()}, enc...)...)
 	if err != nil {
-		return 0, m.fail(ctx, op, err)
+		return 0, m.base.Fail(ctx, op, err)
 	}
 	count, ok := reply.(int64)
 	if !ok {
-		return 0, m.fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
+		return 0, m.base.Fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
 	}
 	return count, nil
 }
@@ -86,10 +87,10 @@ func (e EvictionMode) String() string {
 
 func (m *MapCache[K, V]) sizeArgs(op string, maxSize int, mode EvictionMode) error {
 	if maxSize < 0 {
-		return m.invalid(op, "the max size must not be negative, got %d", maxSize)
+		return m.base.Invalid(op, "the max size must not be negative, got %d", maxSize)
 	}
 	if mode != LRU && mode != LFU {
-		return m.invalid(op, "unknown eviction mode %d", int(mode))
+		return m.base.Invalid(op, "unknown eviction mode %d", int(mode))
 	}
 	return nil
 }
@@ -103,19 +104,19 @@ func (m *MapCache[K, V]) SetMaxSize(ctx context.Context, maxSize int, mode Evict
 		return core.NilHandle(kind, "set max size")
 	}
 	const op = "set max size"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if err := m.sizeArgs(op, maxSize, mode); err != nil {
 		return err
 	}
-	_, err := bounded(ctx, m.rt, func(ctx context.Context) (bool, error) {
-		return m.rdb().HMSet(ctx, m.k.options, "max-size", maxSize, "mode", mode.String()).Result()
+	_, err := objbase.Bounded(ctx, m.base.Runtime(), func(ctx context.Context) (bool, error) {
+		return m.base.Redis().HMSet(ctx, m.k.options, "max-size", maxSize, "mode", mode.String()).Result()
 	})
-	if isWrongType(err) {
-		return m.named(op, core.WrongTypeError(ctx, m.rdb(), m.k.options, "hash"))
+	if objbase.IsWrongType(err) {
+		return m.base.Named(op, core.WrongTypeError(ctx, m.base.Redis(), m.k.options, "hash"))
 	}
-	return m.named(op, err)
+	return m.base.Named(op, err)
 }
 
 // TrySetMaxSize sets the limit and mode as SetMaxSize does unless they are
@@ -125,7 +126,7 @@ func (m *MapCache[K, V]) TrySetMaxSize(ctx context.Context, maxSize int, mode Ev
 		return false, core.NilHandle(kind, "try set max size")
 	}
 	const op = "try set max size"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if err := m.sizeArgs(op, maxSize, mode); err != nil {
@@ -143,11 +144,11 @@ func (m *MapCache[K, V]) Expire(ctx context.Context, ttl time.Duration) (bool, e
 		return false, core.NilHandle(kind, "expire")
 	}
 	const op = "expire"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if ttl < time.Millisecond {
-		return false, m.invalid(op, "the TTL %v is less than a millisecond", ttl)
+		return false, m.base.Invalid(op, "the TTL %v is less than a millisecond", ttl)
 	}
 	n := m.k
 	reply, err := m.eval(ctx, expireScript, true, m.keyList(n.timeout, n.idle, n.lastAccess, n.options),
@@ -162,7 +163,7 @@ func (m *MapCache[K, V]) ClearExpire(ctx context.Context) (bool, error) {
 		return false, core.NilHandle(kind, "clear expire")
 	}
 	const op = "clear expire"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	n := m.k
@@ -178,12 +179,14 @@ func (m *MapCache[K, V]) RemainTTL(ctx context.Context) (time.Duration, error) {
 		return 0, core.NilHandle(kind, "remain ttl")
 	}
 	const op = "remain ttl"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	d, err := bounded(ctx, m.rt, func(ctx context.Context) (time.Duration, error) { return m.rdb().PTTL(ctx, m.name).Result() })
+	d, err := objbase.Bounded(ctx, m.base.Runtime(), func(ctx context.Context) (time.Duration, error) {
+		return m.base.Redis().PTTL(ctx, m.base.Name()).Result()
+	})
 	if err != nil {
-		return 0, m.fail(ctx, op, err)
+		return 0, m.base.Fail(ctx, op, err)
 	}
 	return d, nil
 }
@@ -196,17 +199,17 @@ func (m *MapCache[K, V]) Delete(ctx context.Context) (bool, error) {
 		return false, core.NilHandle(kind, "delete")
 	}
 	const op = "delete"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	n := m.k
-	count, err := bounded(ctx, m.rt, func(ctx context.Context) (int64, error) {
-		return m.rdb().Del(ctx, m.name, n.timeout, n.idle, n.lastAccess, n.options).Result()
+	count, err := objbase.Bounded(ctx, m.base.Runtime(), func(ctx context.Context) (int64, error) {
+		return m.base.Redis().Del(ctx, m.base.Name(), n.timeout, n.idle, n.lastAccess, n.options).Result()
 	})
 	if err != nil {
-		return false, m.fail(ctx, op, err)
+		return false, m.base.Fail(ctx, op, err)
 	}
-	m.rt.Eviction().Remove(m.name)
+	m.base.Runtime().Eviction().Remove(m.base.Name())
 	return count > 0, nil
 }
 
@@ -216,10 +219,10 @@ func (m *MapCache[K, V]) Delete(ctx context.Context) (bool, error) {
 // publishes each on the expired channel.
 func (m *MapCache[K, V]) evictTask() eviction.Task {
 	n := m.k
-	keys := []string{m.name, n.timeout, n.idle, n.expired, n.lastAccess, n.latch}
+	keys := []string{m.base.Name(), n.timeout, n.idle, n.expired, n.lastAccess, n.latch}
 	return func(ctx context.Context, limit int, latch time.Duration) (int, error) {
 		reply, err := m.eval(ctx, evictScript, true, keys,
-			now(), limit, int64(latch/time.Second), 1, m.rt.PublishCommand())
+			now(), limit, int64(latch/time.Second), 1, m.base.Runtime().PublishCommand())
 		if err != nil {
 			return 0, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/pubsub"
 )
 
@@ -110,34 +111,34 @@ func (m *MapCache[K, V]) AddListener(ctx context.Context, t EventType) (*Listene
 		return nil, core.NilHandle(kind, "add listener")
 	}
 	const op = "add listener"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	ch := m.channel(t)
 	if ch == "" {
-		return nil, m.invalid(op, "unknown event type %d", int(t))
+		return nil, m.base.Invalid(op, "unknown event type %d", int(t))
 	}
-	_, err := bounded(ctx, m.rt, func(ctx context.Context) (int64, error) {
-		return m.rdb().HSet(ctx, m.k.options, "has-listeners", 1).Result()
+	_, err := objbase.Bounded(ctx, m.base.Runtime(), func(ctx context.Context) (int64, error) {
+		return m.base.Redis().HSet(ctx, m.k.options, "has-listeners", 1).Result()
 	})
 	if err != nil {
-		if isWrongType(err) {
-			err = core.WrongTypeError(ctx, m.rdb(), m.k.options, "hash")
+		if objbase.IsWrongType(err) {
+			err = core.WrongTypeError(ctx, m.base.Redis(), m.k.options, "hash")
 		}
-		return nil, m.named(op, err)
+		return nil, m.base.Named(op, err)
 	}
 	var msgs <-chan pubsub.Message[[]byte]
 	var sub interface{ Close() error }
-	if m.rt.PublishCommand() == "SPUBLISH" {
+	if m.base.Runtime().PublishCommand() == "SPUBLISH" {
 		s, err := pubsub.NewShardedTopic[[]byte](m.src, ch, codec.ByteArray()).Subscribe(ctx)
 		if err != nil {
-			return nil, m.named(op, unwrapTopic(err))
+			return nil, m.base.Named(op, unwrapTopic(err))
 		}
 		msgs, sub = s.Messages(), s
 	} else {
 		s, err := pubsub.NewTopic[[]byte](m.src, ch, codec.ByteArray()).Subscribe(ctx)
 		if err != nil {
-			return nil, m.named(op, unwrapTopic(err))
+			return nil, m.base.Named(op, unwrapTopic(err))
 		}
 		msgs, sub = s.Messages(), s
 	}
@@ -205,7 +206,7 @@ func (m *MapCache[K, V]) decodeEvent(t EventType, payload []byte) Event[K, V] {
 		payload = payload[8+n:]
 	}
 	if len(payload) != 0 || len(parts) < 2 {
-		e.Err = m.named("receive", fmt.Errorf("%w: not a map cache event message", codec.ErrDecode))
+		e.Err = m.base.Named("receive", fmt.Errorf("%w: not a map cache event message", codec.ErrDecode))
 		return e
 	}
 	var v V
@@ -217,7 +218,7 @@ func (m *MapCache[K, V]) decodeEvent(t EventType, payload []byte) Event[K, V] {
 		err = m.values.Decode(parts[2], &e.OldValue)
 	}
 	if err != nil {
-		return Event[K, V]{Type: t, Err: m.named("receive", err)}
+		return Event[K, V]{Type: t, Err: m.base.Named("receive", err)}
 	}
 	if t == EntryRemoved {
 		e.OldValue = v

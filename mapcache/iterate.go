@@ -79,7 +79,7 @@ func (m *MapCache[K, V]) entries(ctx context.Context, op string, opts []ScanOpti
 			}
 		}
 		if so.page < 1 {
-			yield(collection.Entry[K, V]{}, m.invalid(op, "the page size must be at least 1, got %d", so.page))
+			yield(collection.Entry[K, V]{}, m.base.Invalid(op, "the page size must be at least 1, got %d", so.page))
 			return
 		}
 		cursor := "0"
@@ -109,13 +109,13 @@ func (m *MapCache[K, V]) entries(ctx context.Context, op string, opts []ScanOpti
 
 func (m *MapCache[K, V]) entry(ctx context.Context, op string, k, v any, values bool) (collection.Entry[K, V], error) {
 	var e collection.Entry[K, V]
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return e, err
 	}
 	ks, _ := k.(string)
 	key, err := m.decodeKey(ks)
 	if err != nil {
-		return e, m.fail(ctx, op, err)
+		return e, m.base.Fail(ctx, op, err)
 	}
 	e.Key = key
 	if values {
@@ -129,7 +129,7 @@ func (m *MapCache[K, V]) entry(ctx context.Context, op string, k, v any, values 
 // page runs the scan script for one page, then restarts the max idle time
 // of the page's idle entries as Java does after each page.
 func (m *MapCache[K, V]) page(ctx context.Context, op, cursor string, so scanOptions) ([]any, string, error) {
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return nil, "", err
 	}
 	args := []any{now(), cursor}
@@ -139,7 +139,7 @@ func (m *MapCache[K, V]) page(ctx context.Context, op, cursor string, so scanOpt
 	args = append(args, so.page)
 	reply, err := m.eval(ctx, scanScript, false, m.keyList(m.k.timeout, m.k.idle), args...)
 	if err != nil {
-		return nil, "", m.fail(ctx, op, err)
+		return nil, "", m.base.Fail(ctx, op, err)
 	}
 	parts, ok := reply.([]any)
 	var items, idle []any
@@ -150,12 +150,12 @@ func (m *MapCache[K, V]) page(ctx context.Context, op, cursor string, so scanOpt
 		idle, _ = parts[2].([]any)
 	}
 	if !ok || len(parts) != 3 || len(items)%2 != 0 {
-		return nil, "", m.fail(ctx, op, fmt.Errorf("unexpected scan reply %v", reply))
+		return nil, "", m.base.Fail(ctx, op, fmt.Errorf("unexpected scan reply %v", reply))
 	}
 	if len(idle) > 0 {
 		_, err := m.eval(ctx, scanTouchScript, true, m.keyList(m.k.idle), append([]any{now()}, idle...)...)
 		if err != nil {
-			return nil, "", m.fail(ctx, op, err)
+			return nil, "", m.base.Fail(ctx, op, err)
 		}
 	}
 	return items, next, nil

@@ -42,18 +42,12 @@ package mapcache
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
 )
@@ -64,10 +58,8 @@ const kind = "map cache"
 // or a value (a nil pointer, interface, map or slice), as Redisson refuses
 // it; a missing or expired key reads as (zero V, false).
 type MapCache[K comparable, V any] struct {
-	rt           *core.Runtime
 	src          *source.Source
-	name         string
-	err          error // the constructor's: an empty name, a nil source or codec
+	base         objbase.Base
 	keys, values codec.Codec
 	k            names
 }
@@ -98,12 +90,11 @@ type Option func(*options)
 
 type options struct {
 	keys codec.Codec
-	set  bool
 }
 
 // WithKeyCodec encodes the keys with c instead of the map's codec, as a
 // Java map cache with new CompositeCodec(keyCodec, valueCodec) does.
-func WithKeyCodec(c codec.Codec) Option { return func(o *options) { o.keys, o.set = c, true } }
+func WithKeyCodec(c codec.Codec) Option { return func(o *options) { o.keys = c } }
 
 // New returns the map cache called name, its keys and values encoded with
 // cd (Redisson's getMapCache(name, codec)), and starts the clean-up of its
@@ -117,19 +108,14 @@ func New[K comparable, V any](src *source.Source, name string, cd codec.Codec, o
 			opt(&o)
 		}
 	}
-	m := &MapCache[K, V]{rt: (*handle.Source)(src).Runtime(), src: src, name: name, keys: o.keys, values: cd, k: namesOf(name)}
-	switch {
-	case name == "":
-		m.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case m.rt == nil || m.rt.Redis() == nil:
-		m.err = fmt.Errorf("%w: no client (make map caches with redisson.NewMapCache)", core.ErrInvalidArgument)
-	case cd == nil:
-		m.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	case o.set && o.keys == nil:
-		m.err = fmt.Errorf("%w: nil key codec", core.ErrInvalidArgument)
-	}
-	if m.err == nil && m.rt.Lifetime().Err() == nil {
-		m.rt.Eviction().Schedule(name, m.evictTask())
+	m := &MapCache[K, V]{src: src, keys: o.keys, values: cd, k: namesOf(name),
+		base: objbase.New(objbase.Kind{Name: kind, Type: "hash",
+			NoClient: "no client (make map caches with redisson.NewMapCache)"}, src, name)}
+	m.base.NeedCodec(cd, "codec")
+	// Without WithKeyCodec the keys' codec is cd, refused above when nil.
+	m.base.NeedCodec(o.keys, "key codec")
+	if m.base.Err() == nil && m.base.Runtime().Lifetime().Err() == nil {
+		m.base.Runtime().Eviction().Schedule(name, m.evictTask())
 	}
 	return m
 }
@@ -139,95 +125,18 @@ func (m *MapCache[K, V]) Name() string {
 	if m == nil {
 		return ""
 	}
-	return m.name
-}
-
-func (m *MapCache[K, V]) rdb() redis.UniversalClient { return m.rt.Redis() }
-
-// check returns why a call cannot be made: an invalid handle, a nil
-// context, a closed client, a done context. Nothing is sent then.
-func (m *MapCache[K, V]) check(ctx context.Context, op string) error {
-	if m.err != nil {
-		return m.named(op, m.err)
-	}
-	if err := m.rt.Check(ctx); err != nil {
-		return m.named(op, err)
-	}
-	return nil
-}
-
-// fail names the map and op in err; a WRONGTYPE reply becomes
-// ErrWrongType saying what the hash key holds.
-func (m *MapCache[K, V]) fail(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctx != nil && (errors.Is(err, core.ErrWrongType) || isWrongType(err)) {
-		err = core.WrongTypeError(ctx, m.rdb(), m.name, "hash")
-	}
-	return m.named(op, err)
-}
-
-func (m *MapCache[K, V]) named(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &core.ObjectError{Kind: kind, Name: m.name, Op: op, Err: err}
-}
-
-func (m *MapCache[K, V]) invalid(op, format string, a ...any) error {
-	return m.named(op, fmt.Errorf("%w: "+format, append([]any{core.ErrInvalidArgument}, a...)...))
-}
-
-func isWrongType(err error) bool {
-	var re redis.Error
-	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE")
+	return m.base.Name()
 }
 
 // eval runs s on the map's keys; a write is sent at most once, as every
 // write of this library is (a lost reply is an error, never a second run).
 func (m *MapCache[K, V]) eval(ctx context.Context, s *core.Script, write bool, keys []string, args ...any) (any, error) {
-	call := func(ctx context.Context) (any, error) {
-		if write {
-			return s.RunNoRetry(ctx, m.rdb(), keys, args...)
-		}
-		return s.Run(ctx, m.rdb(), keys, args...)
-	}
-	return bounded(ctx, m.rt, call)
-}
-
-// bounded runs a plain command so that it returns by ctx's end even when
-// go-redis would wait for its own ReadTimeout (see conns.Bounded).
-func bounded[T any](ctx context.Context, rt *core.Runtime, call func(context.Context) (T, error)) (T, error) {
-	if !rt.Conns().NeedsBound(ctx) {
-		return call(ctx)
-	}
-	return conns.Bounded(ctx, call)
-}
-
-// isNull reports whether v is Java's null.
-func isNull(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
-		return rv.IsNil()
-	}
-	return false
+	return m.base.Eval(ctx, s, write, keys, args...)
 }
 
 // encode returns v's bytes with cd, refusing null.
 func (m *MapCache[K, V]) encode(op, what string, cd codec.Codec, v any) ([]byte, error) {
-	if isNull(v) {
-		return nil, m.invalid(op, "the %s must not be nil (Redisson refuses null)", what)
-	}
-	data, err := cd.Encode(v)
-	if err != nil {
-		return nil, m.named(op, err)
-	}
-	return data, nil
+	return m.base.Encode(op, what, cd, v)
 }
 
 func (m *MapCache[K, V]) encodeKey(op string, key K) ([]byte, error) {
@@ -254,7 +163,7 @@ func (m *MapCache[K, V]) value(ctx context.Context, op string, reply any) (V, bo
 		return v, false, nil
 	}
 	if err := m.values.Decode([]byte(data), &v); err != nil {
-		return v, false, m.fail(ctx, op, err)
+		return v, false, m.base.Fail(ctx, op, err)
 	}
 	return v, true, nil
 }

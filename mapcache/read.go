@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/objbase"
 )
 
 // Get returns the live value of key, and false when the map has none or
@@ -16,7 +17,7 @@ func (m *MapCache[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 		return *new(V), false, core.NilHandle(kind, "get")
 	}
 	const op = "get"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return *new(V), false, err
 	}
 	k, err := m.encodeKey(op, key)
@@ -26,7 +27,7 @@ func (m *MapCache[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 	n := m.k
 	reply, err := m.eval(ctx, getScript, false, m.keyList(n.timeout, n.idle, n.lastAccess, n.options), now(), k)
 	if err != nil {
-		return *new(V), false, m.fail(ctx, op, err)
+		return *new(V), false, m.base.Fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -39,7 +40,7 @@ func (m *MapCache[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error)
 		return nil, core.NilHandle(kind, "get all")
 	}
 	const op = "get all"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	out := make(map[K]V, len(keys))
@@ -54,11 +55,11 @@ func (m *MapCache[K, V]) GetAll(ctx context.Context, keys ...K) (map[K]V, error)
 	reply, err := m.eval(ctx, getAllScript, false, m.keyList(n.timeout, n.idle, n.lastAccess, n.options),
 		append([]any{now()}, enc...)...)
 	if err != nil {
-		return nil, m.fail(ctx, op, err)
+		return nil, m.base.Fail(ctx, op, err)
 	}
 	vals, ok := reply.([]any)
 	if !ok || len(vals) != len(keys) {
-		return nil, m.fail(ctx, op, fmt.Errorf("unexpected reply %v for %d keys", reply, len(keys)))
+		return nil, m.base.Fail(ctx, op, fmt.Errorf("unexpected reply %v for %d keys", reply, len(keys)))
 	}
 	for i, raw := range vals {
 		v, ok, err := m.value(ctx, op, raw)
@@ -80,7 +81,7 @@ func (m *MapCache[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
 		return false, core.NilHandle(kind, "contains key")
 	}
 	const op = "contains key"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	k, err := m.encodeKey(op, key)
@@ -99,12 +100,12 @@ func (m *MapCache[K, V]) Size(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle(kind, "size")
 	}
 	const op = "size"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	n, err := bounded(ctx, m.rt, func(ctx context.Context) (int64, error) { return m.rdb().HLen(ctx, m.name).Result() })
+	n, err := objbase.Bounded(ctx, m.base.Runtime(), func(ctx context.Context) (int64, error) { return m.base.Redis().HLen(ctx, m.base.Name()).Result() })
 	if err != nil {
-		return 0, m.fail(ctx, op, err)
+		return 0, m.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }
@@ -119,7 +120,7 @@ func (m *MapCache[K, V]) EntryRemainTTL(ctx context.Context, key K) (time.Durati
 		return 0, core.NilHandle(kind, "entry remain ttl")
 	}
 	const op = "entry remain ttl"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	k, err := m.encodeKey(op, key)
@@ -128,11 +129,11 @@ func (m *MapCache[K, V]) EntryRemainTTL(ctx context.Context, key K) (time.Durati
 	}
 	reply, err := m.eval(ctx, remainTimeToLiveScript, false, m.keyList(m.k.timeout, m.k.idle), now(), k)
 	if err != nil {
-		return 0, m.fail(ctx, op, err)
+		return 0, m.base.Fail(ctx, op, err)
 	}
 	ms, ok := reply.(int64)
 	if !ok {
-		return 0, m.fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
+		return 0, m.base.Fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
 	}
 	if ms < 0 {
 		return time.Duration(ms), nil
@@ -148,24 +149,24 @@ func (m *MapCache[K, V]) ReadAll(ctx context.Context) (map[K]V, error) {
 		return nil, core.NilHandle(kind, "read all")
 	}
 	const op = "read all"
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	n := m.k
 	reply, err := m.eval(ctx, readAllScript, false, m.keyList(n.timeout, n.idle, n.lastAccess, n.options), now())
 	if err != nil {
-		return nil, m.fail(ctx, op, err)
+		return nil, m.base.Fail(ctx, op, err)
 	}
 	flat, ok := reply.([]any)
 	if !ok || len(flat)%2 != 0 {
-		return nil, m.fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
+		return nil, m.base.Fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
 	}
 	out := make(map[K]V, len(flat)/2)
 	for i := 0; i < len(flat); i += 2 {
 		ks, _ := flat[i].(string)
 		k, err := m.decodeKey(ks)
 		if err != nil {
-			return nil, m.fail(ctx, op, err)
+			return nil, m.base.Fail(ctx, op, err)
 		}
 		v, _, err := m.value(ctx, op, flat[i+1])
 		if err != nil {

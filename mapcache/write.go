@@ -43,7 +43,7 @@ func (m *MapCache[K, V]) expiry(op string, now int64, opts []EntryOption) (expir
 		d    time.Duration
 	}{{"TTL", o.ttl}, {"max idle time", o.maxIdle}} {
 		if d.d < 0 || (d.d > 0 && d.d < time.Millisecond) {
-			return expiry{}, m.invalid(op, "the %s %v is neither zero nor a millisecond or more", d.what, d.d)
+			return expiry{}, m.base.Invalid(op, "the %s %v is neither zero nor a millisecond or more", d.what, d.d)
 		}
 	}
 	var e expiry
@@ -67,7 +67,7 @@ type write struct {
 
 func (m *MapCache[K, V]) prepare(ctx context.Context, op string, key K, v V, opts []EntryOption) (write, error) {
 	var w write
-	if err := m.check(ctx, op); err != nil {
+	if err := m.base.Check(ctx, op); err != nil {
 		return w, err
 	}
 	var err error
@@ -84,7 +84,42 @@ func (m *MapCache[K, V]) prepare(ctx context.Context, op string, key K, v V, opt
 
 // keyList returns the name followed by names, the KEYS of a script.
 func (m *MapCache[K, V]) keyList(names ...string) []string {
-	return append([]string{m.name}, names...)
+	return append([]string{m.base.Name()}, names...)
+}
+
+// putScripts is one put variant's pair of Redisson scripts, each with
+// the KEYS it takes after the name: plain for an entry without expiry,
+// ttl for one with a TTL or a max idle time (nil: the variant takes no
+// expiry).
+type putScripts struct {
+	plain, ttl         *core.Script
+	plainKeys, ttlKeys []string
+	// leaseToken: ttl takes the lease token last, empty for a write
+	// without a lease (fastPut's).
+	leaseToken bool
+}
+
+// put encodes and checks the entry write, then runs the variant's script
+// for its expiry: ARGV are the clock, the expiry (ttl only), the key, the
+// value and the publish command. Its error names the map and op.
+func (m *MapCache[K, V]) put(ctx context.Context, op string, key K, v V, opts []EntryOption, p putScripts) (any, error) {
+	w, err := m.prepare(ctx, op, key, v, opts)
+	if err != nil {
+		return nil, err
+	}
+	pub := m.base.Runtime().PublishCommand()
+	s, keys, args := p.plain, p.plainKeys, []any{w.now, w.k, w.v, pub}
+	if !w.e.none() {
+		s, keys, args = p.ttl, p.ttlKeys, []any{w.now, w.e.at, w.e.idleAt, w.e.idle, w.k, w.v, pub}
+		if p.leaseToken {
+			args = append(args, "")
+		}
+	}
+	reply, err := m.eval(ctx, s, true, m.keyList(keys...), args...)
+	if err != nil {
+		return nil, m.base.Fail(ctx, op, err)
+	}
+	return reply, nil
 }
 
 // Put stores v under key and returns the previous live value, and whether
@@ -96,23 +131,15 @@ func (m *MapCache[K, V]) Put(ctx context.Context, key K, v V, opts ...EntryOptio
 		return *new(V), false, core.NilHandle(kind, "put")
 	}
 	const op = "put"
-	w, err := m.prepare(ctx, op, key, v, opts)
+	n := m.k
+	reply, err := m.put(ctx, op, key, v, opts, putScripts{
+		plain:     putScript,
+		plainKeys: []string{n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options, n.lease},
+		ttl:       putTTLScript,
+		ttlKeys:   []string{n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options},
+	})
 	if err != nil {
 		return *new(V), false, err
-	}
-	n := m.k
-	var reply any
-	if w.e.none() {
-		reply, err = m.eval(ctx, putScript, true,
-			m.keyList(n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options, n.lease),
-			w.now, w.k, w.v, m.rt.PublishCommand())
-	} else {
-		reply, err = m.eval(ctx, putTTLScript, true,
-			m.keyList(n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options),
-			w.now, w.e.at, w.e.idleAt, w.e.idle, w.k, w.v, m.rt.PublishCommand())
-	}
-	if err != nil {
-		return *new(V), false, m.fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -126,23 +153,18 @@ func (m *MapCache[K, V]) FastPut(ctx context.Context, key K, v V, opts ...EntryO
 		return false, core.NilHandle(kind, "fast put")
 	}
 	const op = "fast put"
-	w, err := m.prepare(ctx, op, key, v, opts)
+	n := m.k
+	reply, err := m.put(ctx, op, key, v, opts, putScripts{
+		plain:      fastPutScript,
+		plainKeys:  []string{n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options},
+		ttl:        fastPutTTLScript,
+		ttlKeys:    []string{n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options, n.lease},
+		leaseToken: true,
+	})
 	if err != nil {
 		return false, err
 	}
-	n := m.k
-	var reply any
-	if w.e.none() {
-		reply, err = m.eval(ctx, fastPutScript, true,
-			m.keyList(n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options),
-			w.now, w.k, w.v, m.rt.PublishCommand())
-	} else {
-		// The empty lease token: a write without a lease.
-		reply, err = m.eval(ctx, fastPutTTLScript, true,
-			m.keyList(n.timeout, n.idle, n.created, n.updated, n.lastAccess, n.removed, n.options, n.lease),
-			w.now, w.e.at, w.e.idleAt, w.e.idle, w.k, w.v, m.rt.PublishCommand(), "")
-	}
-	return m.flag(ctx, op, reply, err)
+	return m.flag(ctx, op, reply, nil)
 }
 
 // PutIfAbsent stores v under key when the map has no live value for it.
@@ -153,23 +175,15 @@ func (m *MapCache[K, V]) PutIfAbsent(ctx context.Context, key K, v V, opts ...En
 		return *new(V), false, core.NilHandle(kind, "put if absent")
 	}
 	const op = "put if absent"
-	w, err := m.prepare(ctx, op, key, v, opts)
+	n := m.k
+	reply, err := m.put(ctx, op, key, v, opts, putScripts{
+		plain:     putIfAbsentScript,
+		plainKeys: []string{n.timeout, n.idle, n.created, n.lastAccess, n.removed, n.options},
+		ttl:       putIfAbsentTTLScript,
+		ttlKeys:   []string{n.timeout, n.idle, n.created, n.lastAccess, n.removed, n.options, n.lease},
+	})
 	if err != nil {
 		return *new(V), false, err
-	}
-	n := m.k
-	var reply any
-	if w.e.none() {
-		reply, err = m.eval(ctx, putIfAbsentScript, true,
-			m.keyList(n.timeout, n.idle, n.created, n.lastAccess, n.removed, n.options),
-			w.now, w.k, w.v, m.rt.PublishCommand())
-	} else {
-		reply, err = m.eval(ctx, putIfAbsentTTLScript, true,
-			m.keyList(n.timeout, n.idle, n.created, n.lastAccess, n.removed, n.options, n.lease),
-			w.now, w.e.at, w.e.idleAt, w.e.idle, w.k, w.v, m.rt.PublishCommand())
-	}
-	if err != nil {
-		return *new(V), false, m.fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -181,20 +195,16 @@ func (m *MapCache[K, V]) FastPutIfAbsent(ctx context.Context, key K, v V, opts .
 		return false, core.NilHandle(kind, "fast put if absent")
 	}
 	const op = "fast put if absent"
-	w, err := m.prepare(ctx, op, key, v, opts)
+	n := m.k
+	keys := []string{n.timeout, n.idle, n.created, n.lastAccess, n.removed, n.options}
+	reply, err := m.put(ctx, op, key, v, opts, putScripts{
+		plain: fastPutIfAbsentScript, plainKeys: keys,
+		ttl: fastPutIfAbsentTTLScript, ttlKeys: keys,
+	})
 	if err != nil {
 		return false, err
 	}
-	n := m.k
-	keys := m.keyList(n.timeout, n.idle, n.created, n.lastAccess, n.removed, n.options)
-	var reply any
-	if w.e.none() {
-		reply, err = m.eval(ctx, fastPutIfAbsentScript, true, keys, w.now, w.k, w.v, m.rt.PublishCommand())
-	} else {
-		reply, err = m.eval(ctx, fastPutIfAbsentTTLScript, true, keys,
-			w.now, w.e.at, w.e.idleAt, w.e.idle, w.k, w.v, m.rt.PublishCommand())
-	}
-	return m.flag(ctx, op, reply, err)
+	return m.flag(ctx, op, reply, nil)
 }
 
 // FastPutIfExists stores v under key when the map has a value for it and
@@ -206,15 +216,13 @@ func (m *MapCache[K, V]) FastPutIfExists(ctx context.Context, key K, v V) (bool,
 		return false, core.NilHandle(kind, "fast put if exists")
 	}
 	const op = "fast put if exists"
-	w, err := m.prepare(ctx, op, key, v, nil)
+	n := m.k
+	reply, err := m.put(ctx, op, key, v, nil, putScripts{plain: fastPutIfExistsScript,
+		plainKeys: []string{n.timeout, n.idle, n.updated, n.lastAccess, n.removed, n.options}})
 	if err != nil {
 		return false, err
 	}
-	n := m.k
-	reply, err := m.eval(ctx, fastPutIfExistsScript, true,
-		m.keyList(n.timeout, n.idle, n.updated, n.lastAccess, n.removed, n.options),
-		w.now, w.k, w.v, m.rt.PublishCommand())
-	return m.flag(ctx, op, reply, err)
+	return m.flag(ctx, op, reply, nil)
 }
 
 // Replace stores v under key when the map has a live value for it, keeping
@@ -225,15 +233,11 @@ func (m *MapCache[K, V]) Replace(ctx context.Context, key K, v V) (V, bool, erro
 		return *new(V), false, core.NilHandle(kind, "replace")
 	}
 	const op = "replace"
-	w, err := m.prepare(ctx, op, key, v, nil)
+	n := m.k
+	reply, err := m.put(ctx, op, key, v, nil, putScripts{plain: replaceScript,
+		plainKeys: []string{n.timeout, n.idle, n.updated, n.options}})
 	if err != nil {
 		return *new(V), false, err
-	}
-	n := m.k
-	reply, err := m.eval(ctx, replaceScript, true, m.keyList(n.timeout, n.idle, n.updated, n.options),
-		w.now, w.k, w.v, m.rt.PublishCommand())
-	if err != nil {
-		return *new(V), false, m.fail(ctx, op, err)
 	}
 	return m.value(ctx, op, reply)
 }
@@ -241,11 +245,11 @@ func (m *MapCache[K, V]) Replace(ctx context.Context, key K, v V) (V, bool, erro
 // flag reads a script's 1/0 reply.
 func (m *MapCache[K, V]) flag(ctx context.Context, op string, reply any, err error) (bool, error) {
 	if err != nil {
-		return false, m.fail(ctx, op, err)
+		return false, m.base.Fail(ctx, op, err)
 	}
 	n, ok := reply.(int64)
 	if !ok {
-		return false, m.fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
+		return false, m.base.Fail(ctx, op, fmt.Errorf("unexpected reply %v", reply))
 	}
 	return n == 1, nil
 }

@@ -41,19 +41,19 @@ func (s *SetCache[T]) SubscribeExpired(ctx context.Context, opts ...pubsub.Subsc
 		return nil, core.NilHandle(kind, "subscribe expired")
 	}
 	const op = "subscribe expired"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
 	ec := expiredCodec{cd: s.codec}
 	var sub *pubsub.Subscription[T]
 	var err error
-	if s.rt.PublishCommand() == "SPUBLISH" {
-		sub, err = pubsub.NewShardedTopic[T](s.src, ExpiredChannel(s.name), ec).Subscribe(ctx, opts...)
+	if s.base.Runtime().PublishCommand() == "SPUBLISH" {
+		sub, err = pubsub.NewShardedTopic[T](s.src, ExpiredChannel(s.base.Name()), ec).Subscribe(ctx, opts...)
 	} else {
-		sub, err = pubsub.NewTopic[T](s.src, ExpiredChannel(s.name), ec).Subscribe(ctx, opts...)
+		sub, err = pubsub.NewTopic[T](s.src, ExpiredChannel(s.base.Name()), ec).Subscribe(ctx, opts...)
 	}
 	if err != nil {
-		return nil, s.named(op, err)
+		return nil, s.base.Named(op, err)
 	}
 	return sub, nil
 }

@@ -9,7 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/source"
 )
 
 func newRuntime(t *testing.T, srv *redistest.Server) *core.Runtime {
@@ -61,7 +64,8 @@ func TestCleanUpLatch(t *testing.T) {
 func TestScheduleAndDelete(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rt := newRuntime(t, srv)
-	s := &SetCache[string]{rt: rt, name: "sc", codec: nil}
+	src := (*source.Source)(handle.New(rt, nil))
+	s := &SetCache[string]{src: src, base: objbase.New(objbase.Kind{Name: kind, Type: "zset"}, src, "sc")}
 	s.schedule()
 	require.True(t, rt.Eviction().Scheduled("sc"))
 	_, err := s.Delete(t.Context())

@@ -15,14 +15,14 @@ func (s *SetCache[T]) Delete(ctx context.Context) (bool, error) {
 		return false, core.NilHandle(kind, "delete")
 	}
 	const op = "delete"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	cmd, err := s.send(ctx, true, "del", s.name)
+	cmd, err := s.send(ctx, true, "del", s.base.Name())
 	if err != nil {
-		return false, s.fail(ctx, op, err)
+		return false, s.base.Fail(ctx, op, err)
 	}
-	s.rt.Eviction().Remove(s.name)
+	s.base.Runtime().Eviction().Remove(s.base.Name())
 	n, _ := cmd.Int64()
 	return n == 1, nil
 }
@@ -35,13 +35,13 @@ func (s *SetCache[T]) Expire(ctx context.Context, ttl time.Duration) (bool, erro
 		return false, core.NilHandle(kind, "expire")
 	}
 	const op = "expire"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if ttl < time.Millisecond {
-		return false, s.invalid(op, "the TTL must be at least 1ms, got %v", ttl)
+		return false, s.base.Invalid(op, "the TTL must be at least 1ms, got %v", ttl)
 	}
-	return s.flag(ctx, op, "pexpire", s.name, ttl.Milliseconds())
+	return s.flag(ctx, op, "pexpire", s.base.Name(), ttl.Milliseconds())
 }
 
 // ClearExpire removes the set's time to live and reports whether it had
@@ -51,20 +51,20 @@ func (s *SetCache[T]) ClearExpire(ctx context.Context) (bool, error) {
 		return false, core.NilHandle(kind, "clear expire")
 	}
 	const op = "clear expire"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	return s.flag(ctx, op, "persist", s.name)
+	return s.flag(ctx, op, "persist", s.base.Name())
 }
 
 func (s *SetCache[T]) flag(ctx context.Context, op string, args ...any) (bool, error) {
 	cmd, err := s.send(ctx, true, args...)
 	if err != nil {
-		return false, s.fail(ctx, op, err)
+		return false, s.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return false, s.fail(ctx, op, err)
+		return false, s.base.Fail(ctx, op, err)
 	}
 	return n == 1, nil
 }
@@ -78,16 +78,16 @@ func (s *SetCache[T]) RemainTimeToLive(ctx context.Context) (time.Duration, bool
 		return 0, false, core.NilHandle(kind, "remain time to live")
 	}
 	const op = "remain time to live"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return 0, false, err
 	}
-	cmd, err := s.send(ctx, false, "pttl", s.name)
+	cmd, err := s.send(ctx, false, "pttl", s.base.Name())
 	if err != nil {
-		return 0, false, s.fail(ctx, op, err)
+		return 0, false, s.base.Fail(ctx, op, err)
 	}
 	ms, err := cmd.Int64()
 	if err != nil {
-		return 0, false, s.fail(ctx, op, err)
+		return 0, false, s.base.Fail(ctx, op, err)
 	}
 	if ms < 0 {
 		return 0, false, nil

@@ -18,11 +18,11 @@ func nowMS() int64 { return time.Now().UnixMilli() }
 func (s *SetCache[T]) expiry(op string, now int64, ttl time.Duration) (int64, error) {
 	switch {
 	case ttl < 0:
-		return 0, s.invalid(op, "the TTL must not be negative, got %v", ttl)
+		return 0, s.base.Invalid(op, "the TTL must not be negative, got %v", ttl)
 	case ttl == 0:
 		return NoExpiry, nil
 	case ttl < time.Millisecond:
-		return 0, s.invalid(op, "the TTL must be 0 (none) or at least 1ms, got %v", ttl)
+		return 0, s.base.Invalid(op, "the TTL must be 0 (none) or at least 1ms, got %v", ttl)
 	}
 	return now + ttl.Milliseconds(), nil
 }
@@ -50,7 +50,7 @@ func (s *SetCache[T]) AddTTL(ctx context.Context, v T, ttl time.Duration) (bool,
 
 func (s *SetCache[T]) add(ctx context.Context, v T, ttl time.Duration) (bool, error) {
 	const op = "add"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	now := nowMS()
@@ -65,7 +65,7 @@ func (s *SetCache[T]) add(ctx context.Context, v T, ttl time.Duration) (bool, er
 	s.schedule() // again after a Delete stopped it
 	res, err := s.eval(ctx, addScript, true, now, exp, data)
 	if err != nil {
-		return false, s.fail(ctx, op, err)
+		return false, s.base.Fail(ctx, op, err)
 	}
 	return res == int64(1), nil
 }
@@ -90,7 +90,7 @@ func (s *SetCache[T]) AddAllTTL(ctx context.Context, ttl time.Duration, vs ...T)
 
 func (s *SetCache[T]) addAll(ctx context.Context, ttl time.Duration, vs []T) (int64, error) {
 	const op = "add all"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	now := nowMS()
@@ -110,7 +110,7 @@ func (s *SetCache[T]) addAll(ctx context.Context, ttl time.Duration, vs []T) (in
 	s.schedule()
 	res, err := s.eval(ctx, addAllScript, true, args...)
 	if err != nil {
-		return 0, s.fail(ctx, op, err)
+		return 0, s.base.Fail(ctx, op, err)
 	}
 	n, _ := res.(int64)
 	return n, nil
@@ -124,7 +124,7 @@ func (s *SetCache[T]) Contains(ctx context.Context, v T) (bool, error) {
 		return false, core.NilHandle(kind, "contains")
 	}
 	const op = "contains"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	data, err := s.encode(op, v)
@@ -133,7 +133,7 @@ func (s *SetCache[T]) Contains(ctx context.Context, v T) (bool, error) {
 	}
 	res, err := s.eval(ctx, containsScript, false, nowMS(), data)
 	if err != nil {
-		return false, s.fail(ctx, op, err)
+		return false, s.base.Fail(ctx, op, err)
 	}
 	return res == int64(1), nil
 }
@@ -158,14 +158,14 @@ func (s *SetCache[T]) RemoveAll(ctx context.Context, vs ...T) (int64, error) {
 }
 
 func (s *SetCache[T]) remove(ctx context.Context, op string, vs []T) (int64, error) {
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	if len(vs) == 0 {
 		return 0, nil
 	}
 	args := make([]any, 0, 2+len(vs))
-	args = append(args, "zrem", s.name)
+	args = append(args, "zrem", s.base.Name())
 	for _, v := range vs {
 		data, err := s.encode(op, v)
 		if err != nil {
@@ -175,11 +175,11 @@ func (s *SetCache[T]) remove(ctx context.Context, op string, vs []T) (int64, err
 	}
 	cmd, err := s.send(ctx, true, args...)
 	if err != nil {
-		return 0, s.fail(ctx, op, err)
+		return 0, s.base.Fail(ctx, op, err)
 	}
 	n, err := cmd.Int64()
 	if err != nil {
-		return 0, s.fail(ctx, op, err)
+		return 0, s.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }
@@ -191,12 +191,12 @@ func (s *SetCache[T]) Size(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle(kind, "size")
 	}
 	const op = "size"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	res, err := s.eval(ctx, sizeScript, false, nowMS(), NoExpiry)
 	if err != nil {
-		return 0, s.fail(ctx, op, err)
+		return 0, s.base.Fail(ctx, op, err)
 	}
 	n, _ := res.(int64)
 	return n, nil
@@ -210,22 +210,22 @@ func (s *SetCache[T]) ReadAll(ctx context.Context) ([]T, error) {
 		return nil, core.NilHandle(kind, "read all")
 	}
 	const op = "read all"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return nil, err
 	}
-	cmd, err := s.send(ctx, false, "zrangebyscore", s.name, nowMS(), NoExpiry)
+	cmd, err := s.send(ctx, false, "zrangebyscore", s.base.Name(), nowMS(), NoExpiry)
 	if err != nil {
-		return nil, s.fail(ctx, op, err)
+		return nil, s.base.Fail(ctx, op, err)
 	}
 	items, err := cmd.StringSlice()
 	if err != nil {
-		return nil, s.fail(ctx, op, err)
+		return nil, s.base.Fail(ctx, op, err)
 	}
 	out := make([]T, 0, len(items))
 	for _, it := range items {
 		v, err := s.member(it)
 		if err != nil {
-			return nil, s.fail(ctx, op, err)
+			return nil, s.base.Fail(ctx, op, err)
 		}
 		out = append(out, v)
 	}
@@ -269,7 +269,7 @@ func (s *SetCache[T]) All(ctx context.Context, opts ...ScanOption) iter.Seq2[T, 
 			}
 		}
 		if so.page < 1 {
-			yield(zero, s.invalid(op, "the page size must be at least 1, got %d", so.page))
+			yield(zero, s.base.Invalid(op, "the page size must be at least 1, got %d", so.page))
 			return
 		}
 		cursor := "0"
@@ -280,13 +280,13 @@ func (s *SetCache[T]) All(ctx context.Context, opts ...ScanOption) iter.Seq2[T, 
 				return
 			}
 			for _, m := range members {
-				if err := s.check(ctx, op); err != nil {
+				if err := s.base.Check(ctx, op); err != nil {
 					yield(zero, err)
 					return
 				}
 				v, err := s.member(m)
 				if err != nil {
-					yield(zero, s.fail(ctx, op, err))
+					yield(zero, s.base.Fail(ctx, op, err))
 					return
 				}
 				if !yield(v, nil) {
@@ -304,7 +304,7 @@ func (s *SetCache[T]) All(ctx context.Context, opts ...ScanOption) iter.Seq2[T, 
 // page runs the iterator script once from cursor and returns the live
 // members of the page and the next cursor.
 func (s *SetCache[T]) page(ctx context.Context, op, cursor string, so scanOptions) ([]string, string, error) {
-	if err := s.check(ctx, op); err != nil {
+	if err := s.base.Check(ctx, op); err != nil {
 		return nil, "", err
 	}
 	args := []any{cursor, nowMS()}
@@ -314,7 +314,7 @@ func (s *SetCache[T]) page(ctx context.Context, op, cursor string, so scanOption
 	args = append(args, so.page)
 	res, err := s.eval(ctx, scanScript, false, args...)
 	if err != nil {
-		return nil, "", s.fail(ctx, op, err)
+		return nil, "", s.base.Fail(ctx, op, err)
 	}
 	reply, ok := res.([]any)
 	var items []any
@@ -322,7 +322,7 @@ func (s *SetCache[T]) page(ctx context.Context, op, cursor string, so scanOption
 		items, ok = reply[1].([]any)
 	}
 	if !ok {
-		return nil, "", s.fail(ctx, op, fmt.Errorf("unexpected iterator reply %v", res))
+		return nil, "", s.base.Fail(ctx, op, fmt.Errorf("unexpected iterator reply %v", res))
 	}
 	next, _ := reply[0].(string)
 	members := make([]string, 0, len(items))

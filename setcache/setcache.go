@@ -34,18 +34,14 @@ package setcache
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/codec"
-	"github.com/goredisson/redisson/internal/conns"
 	"github.com/goredisson/redisson/internal/core"
-	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
 )
@@ -90,10 +86,8 @@ func TaskLatch(name string) string {
 // refused as a member.
 type SetCache[T any] struct {
 	src   *source.Source
-	rt    *core.Runtime
-	name  string
+	base  objbase.Base
 	codec codec.Codec
-	err   error // the constructor's: an empty name, a nil source or codec
 }
 
 // New returns the set cache called name, its members encoded with cd
@@ -101,15 +95,9 @@ type SetCache[T any] struct {
 // of it unless it runs already. An empty name, a nil source or a nil codec
 // gives a handle whose every call fails.
 func New[T any](src *source.Source, name string, cd codec.Codec) *SetCache[T] {
-	s := &SetCache[T]{src: src, rt: (*handle.Source)(src).Runtime(), name: name, codec: cd}
-	switch {
-	case name == "":
-		s.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case s.rt == nil || s.rt.Redis() == nil:
-		s.err = fmt.Errorf("%w: no client (make set caches with redisson.NewSetCache)", core.ErrInvalidArgument)
-	case cd == nil:
-		s.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	}
+	s := &SetCache[T]{src: src, codec: cd, base: objbase.New(objbase.Kind{Name: kind, Type: "zset",
+		NoClient: "no client (make set caches with redisson.NewSetCache)"}, src, name)}
+	s.base.NeedCodec(cd, "codec")
 	s.schedule()
 	return s
 }
@@ -119,125 +107,32 @@ func (s *SetCache[T]) Name() string {
 	if s == nil {
 		return ""
 	}
-	return s.name
+	return s.base.Name()
 }
 
 // schedule starts the clean-up of the name, unless it runs already or
 // the handle is invalid. The task is made only when none runs: writes call
 // this, and most find it running.
 func (s *SetCache[T]) schedule() {
-	if s.err == nil && !s.rt.Eviction().Scheduled(s.name) {
-		s.rt.Eviction().Schedule(s.name, cleanUp(s.rt, s.name))
+	if s.base.Err() == nil && !s.base.Runtime().Eviction().Scheduled(s.base.Name()) {
+		s.base.Runtime().Eviction().Schedule(s.base.Name(), cleanUp(s.base.Runtime(), s.base.Name()))
 	}
 }
-
-func (s *SetCache[T]) rdb() redis.UniversalClient { return s.rt.Redis() }
-
-// check returns why a call cannot be made: an invalid handle, a nil
-// context, a closed client, a done context. Nothing is sent then.
-func (s *SetCache[T]) check(ctx context.Context, op string) error {
-	if s.err != nil {
-		return s.named(op, s.err)
-	}
-	if err := s.rt.Check(ctx); err != nil {
-		return s.named(op, err)
-	}
-	return nil
-}
-
-// fail names the set cache and op in err. A WRONGTYPE reply becomes
-// ErrWrongType saying what the key holds (one TYPE, on this error path
-// only).
-func (s *SetCache[T]) fail(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if err == core.ErrWrongType || isWrongType(err) {
-		err = core.WrongTypeError(ctx, s.rdb(), s.name, "zset")
-	}
-	return s.named(op, err)
-}
-
-func (s *SetCache[T]) named(op string, err error) error {
-	return &core.ObjectError{Kind: kind, Name: s.name, Op: op, Err: err}
-}
-
-func (s *SetCache[T]) invalid(op, format string, a ...any) error {
-	return s.named(op, fmt.Errorf("%w: "+format, append([]any{core.ErrInvalidArgument}, a...)...))
-}
-
-func isWrongType(err error) bool {
-	var re redis.Error
-	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE")
-}
-
-// bounded runs call so that it returns by ctx's end even when go-redis
-// would wait for its own ReadTimeout (see conns.Bounded).
-func bounded[R any](ctx context.Context, s *core.Runtime, call func(context.Context) (R, error)) (R, error) {
-	if !s.Conns().NeedsBound(ctx) {
-		return call(ctx)
-	}
-	return conns.Bounded(ctx, call)
-}
-
-// noRetryCmd is a command go-redis must not send a second time when its
-// reply is lost.
-type noRetryCmd struct{ *redis.Cmd }
-
-func (noRetryCmd) NoRetry() bool { return true }
 
 // send sends one command on the key (a read may be retried, a write is
 // sent at most once) and returns it.
 func (s *SetCache[T]) send(ctx context.Context, write bool, args ...any) (*redis.Cmd, error) {
-	return bounded(ctx, s.rt, func(ctx context.Context) (*redis.Cmd, error) {
-		cmd := redis.NewCmd(ctx, args...)
-		cmd.SetFirstKeyPos(1)
-		var c redis.Cmder = cmd
-		if write {
-			c = noRetryCmd{cmd}
-		}
-		err := s.rdb().Process(ctx, c)
-		if errors.Is(err, redis.Nil) {
-			err = nil
-		}
-		return cmd, err
-	})
+	return s.base.Send(ctx, write, args...)
 }
 
 // eval runs one of the scripts on the key; writes at most once.
 func (s *SetCache[T]) eval(ctx context.Context, sc *core.Script, write bool, args ...any) (any, error) {
-	return bounded(ctx, s.rt, func(ctx context.Context) (any, error) {
-		if write {
-			return sc.RunNoRetry(ctx, s.rdb(), []string{s.name}, args...)
-		}
-		return sc.Run(ctx, s.rdb(), []string{s.name}, args...)
-	})
-}
-
-// isNull reports whether v is Java's null: a nil pointer, interface, map,
-// slice, channel or function.
-func isNull(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
-		return rv.IsNil()
-	}
-	return false
+	return s.base.Eval(ctx, sc, write, []string{s.base.Name()}, args...)
 }
 
 // encode returns the bytes of member v, refusing Java's null.
 func (s *SetCache[T]) encode(op string, v T) ([]byte, error) {
-	if isNull(v) {
-		return nil, s.invalid(op, "the member must not be nil (Redisson refuses null)")
-	}
-	data, err := s.codec.Encode(v)
-	if err != nil {
-		return nil, s.named(op, err)
-	}
-	return data, nil
+	return s.base.Encode(op, "member", s.codec, v)
 }
 
 // member decodes a stored member.

@@ -38,7 +38,7 @@ func (a *AtomicDouble) Name() string {
 	if a == nil {
 		return *new(string)
 	}
-	return a.name
+	return a.base.Name()
 }
 
 // javaPlain writes d as Java's BigDecimal.valueOf(d).toPlainString():
@@ -88,7 +88,7 @@ func javaPlain(d float64) (string, error) {
 func (a *AtomicDouble) plain(op string, d float64) (string, error) {
 	s, err := javaPlain(d)
 	if err != nil {
-		return "", a.named(op, err)
+		return "", a.base.Named(op, err)
 	}
 	return s, nil
 }
@@ -100,24 +100,24 @@ func (a *AtomicDouble) parse(ctx context.Context, op, s string, err error) (floa
 	}
 	var re redis.Error
 	if errors.As(err, &re) && strings.Contains(re.Error(), "not a valid float") {
-		return 0, a.fail(ctx, op, fmt.Errorf("%w: the key holds a string that is not a number", core.ErrWrongType))
+		return 0, a.base.Fail(ctx, op, fmt.Errorf("%w: the key holds a string that is not a number", core.ErrWrongType))
 	}
 	if err != nil {
-		return 0, a.fail(ctx, op, err)
+		return 0, a.base.Fail(ctx, op, err)
 	}
 	f, perr := strconv.ParseFloat(s, 64)
 	if perr != nil {
-		return 0, a.fail(ctx, op, fmt.Errorf("%w: the key holds the string %.40q, not a number", core.ErrWrongType, s))
+		return 0, a.base.Fail(ctx, op, fmt.Errorf("%w: the key holds the string %.40q, not a number", core.ErrWrongType, s))
 	}
 	return f, nil
 }
 
 // incr sends INCRBYFLOAT with Java's argument text.
 func (a *AtomicDouble) incr(ctx context.Context, op string, by string) (float64, error) {
-	if err := a.check(ctx, op); err != nil {
+	if err := a.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	s, err := a.rdb.Do(ctx, "incrbyfloat", a.name, by).Text()
+	s, err := a.base.Redis().Do(ctx, "incrbyfloat", a.base.Name(), by).Text()
 	return a.parse(ctx, op, s, err)
 }
 
@@ -126,10 +126,10 @@ func (a *AtomicDouble) Get(ctx context.Context) (float64, error) {
 	if a == nil {
 		return 0, core.NilHandle("atomic double", "get")
 	}
-	if err := a.check(ctx, "get"); err != nil {
+	if err := a.base.Check(ctx, "get"); err != nil {
 		return 0, err
 	}
-	s, err := a.rdb.Get(ctx, a.name).Result()
+	s, err := a.base.Redis().Get(ctx, a.base.Name()).Result()
 	return a.parse(ctx, "get", s, err)
 }
 
@@ -139,14 +139,14 @@ func (a *AtomicDouble) Set(ctx context.Context, v float64) error {
 	if a == nil {
 		return core.NilHandle("atomic double", "set")
 	}
-	if err := a.check(ctx, "set"); err != nil {
+	if err := a.base.Check(ctx, "set"); err != nil {
 		return err
 	}
 	s, err := a.plain("set", v)
 	if err != nil {
 		return err
 	}
-	return a.fail(ctx, "set", a.rdb.Set(ctx, a.name, s, 0).Err())
+	return a.base.Fail(ctx, "set", a.base.Redis().Set(ctx, a.base.Name(), s, 0).Err())
 }
 
 // AddAndGet adds delta and returns the new value (INCRBYFLOAT).
@@ -205,14 +205,14 @@ func (a *AtomicDouble) GetAndSet(ctx context.Context, v float64) (float64, error
 		return 0, core.NilHandle("atomic double", "get and set")
 	}
 	const op = "get and set"
-	if err := a.check(ctx, op); err != nil {
+	if err := a.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	s, err := a.plain(op, v)
 	if err != nil {
 		return 0, err
 	}
-	old, err := a.rdb.GetSet(ctx, a.name, s).Result()
+	old, err := a.base.Redis().GetSet(ctx, a.base.Name(), s).Result()
 	return a.parse(ctx, op, old, err)
 }
 
@@ -224,7 +224,7 @@ func (a *AtomicDouble) CompareAndSet(ctx context.Context, expect, update float64
 		return false, core.NilHandle("atomic double", "compare and set")
 	}
 	const op = "compare and set"
-	if err := a.check(ctx, op); err != nil {
+	if err := a.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	e, err := a.plain(op, expect)
@@ -235,7 +235,7 @@ func (a *AtomicDouble) CompareAndSet(ctx context.Context, expect, update float64
 	if err != nil {
 		return false, err
 	}
-	n, err := doubleCompareAndSetScript.Cmd(ctx, a.rdb, []string{a.name}, e, u).Int64()
+	n, err := doubleCompareAndSetScript.Cmd(ctx, a.base.Redis(), []string{a.base.Name()}, e, u).Int64()
 	return a.boolResult(ctx, n == 1, op, err)
 }
 
@@ -245,10 +245,10 @@ func (a *AtomicDouble) GetAndDelete(ctx context.Context) (float64, error) {
 	if a == nil {
 		return 0, core.NilHandle("atomic double", "get and delete")
 	}
-	if err := a.check(ctx, "get and delete"); err != nil {
+	if err := a.base.Check(ctx, "get and delete"); err != nil {
 		return 0, err
 	}
-	s, err := getAndDeleteScript.Cmd(ctx, a.rdb, []string{a.name}).Text()
+	s, err := getAndDeleteScript.Cmd(ctx, a.base.Redis(), []string{a.base.Name()}).Text()
 	return a.parse(ctx, "get and delete", s, err)
 }
 

@@ -35,7 +35,7 @@ func (a *AtomicLong) Name() string {
 	if a == nil {
 		return *new(string)
 	}
-	return a.name
+	return a.base.Name()
 }
 
 // parse reads a decimal reply; nil (no key) is 0, as Redisson's
@@ -48,7 +48,7 @@ func (a *AtomicLong) parse(ctx context.Context, op, s string, err error, after s
 		return 0, nil
 	}
 	if err != nil {
-		return 0, a.fail(ctx, op, err)
+		return 0, a.base.Fail(ctx, op, err)
 	}
 	var n int64
 	if err := codec.Long().Decode([]byte(s), &n); err != nil {
@@ -56,7 +56,7 @@ func (a *AtomicLong) parse(ctx context.Context, op, s string, err error, after s
 		if after != "" {
 			verb = "held"
 		}
-		return 0, a.fail(ctx, op, fmt.Errorf("%w: the key %s the string %.40q, not a long%s", core.ErrWrongType, verb, s, after))
+		return 0, a.base.Fail(ctx, op, fmt.Errorf("%w: the key %s the string %.40q, not a long%s", core.ErrWrongType, verb, s, after))
 	}
 	return n, nil
 }
@@ -67,10 +67,10 @@ func (a *AtomicLong) parse(ctx context.Context, op, s string, err error, after s
 func (a *AtomicLong) counted(ctx context.Context, op string, n int64, err error) (int64, error) {
 	var re redis.Error
 	if errors.As(err, &re) && strings.Contains(re.Error(), "not an integer") {
-		return 0, a.fail(ctx, op, fmt.Errorf("%w: the key holds a string that is not a long", core.ErrWrongType))
+		return 0, a.base.Fail(ctx, op, fmt.Errorf("%w: the key holds a string that is not a long", core.ErrWrongType))
 	}
 	if err != nil {
-		return 0, a.fail(ctx, op, err)
+		return 0, a.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }
@@ -80,10 +80,10 @@ func (a *AtomicLong) Get(ctx context.Context) (int64, error) {
 	if a == nil {
 		return *new(int64), core.NilHandle("atomic long", "get")
 	}
-	if err := a.check(ctx, "get"); err != nil {
+	if err := a.base.Check(ctx, "get"); err != nil {
 		return 0, err
 	}
-	s, err := a.rdb.Get(ctx, a.name).Result()
+	s, err := a.base.Redis().Get(ctx, a.base.Name()).Result()
 	return a.parse(ctx, "get", s, err, "")
 }
 
@@ -92,10 +92,10 @@ func (a *AtomicLong) Set(ctx context.Context, v int64) error {
 	if a == nil {
 		return core.NilHandle("atomic long", "set")
 	}
-	if err := a.check(ctx, "set"); err != nil {
+	if err := a.base.Check(ctx, "set"); err != nil {
 		return err
 	}
-	return a.fail(ctx, "set", a.rdb.Set(ctx, a.name, strconv.FormatInt(v, 10), 0).Err())
+	return a.base.Fail(ctx, "set", a.base.Redis().Set(ctx, a.base.Name(), strconv.FormatInt(v, 10), 0).Err())
 }
 
 // AddAndGet adds delta and returns the new value (INCRBY).
@@ -103,10 +103,10 @@ func (a *AtomicLong) AddAndGet(ctx context.Context, delta int64) (int64, error) 
 	if a == nil {
 		return *new(int64), core.NilHandle("atomic long", "add and get")
 	}
-	if err := a.check(ctx, "add and get"); err != nil {
+	if err := a.base.Check(ctx, "add and get"); err != nil {
 		return 0, err
 	}
-	n, err := a.rdb.IncrBy(ctx, a.name, delta).Result()
+	n, err := a.base.Redis().IncrBy(ctx, a.base.Name(), delta).Result()
 	return a.counted(ctx, "add and get", n, err)
 }
 
@@ -127,10 +127,10 @@ func (a *AtomicLong) IncrementAndGet(ctx context.Context) (int64, error) {
 	if a == nil {
 		return *new(int64), core.NilHandle("atomic long", "increment and get")
 	}
-	if err := a.check(ctx, "increment and get"); err != nil {
+	if err := a.base.Check(ctx, "increment and get"); err != nil {
 		return 0, err
 	}
-	n, err := a.rdb.Incr(ctx, a.name).Result()
+	n, err := a.base.Redis().Incr(ctx, a.base.Name()).Result()
 	return a.counted(ctx, "increment and get", n, err)
 }
 
@@ -139,10 +139,10 @@ func (a *AtomicLong) DecrementAndGet(ctx context.Context) (int64, error) {
 	if a == nil {
 		return *new(int64), core.NilHandle("atomic long", "decrement and get")
 	}
-	if err := a.check(ctx, "decrement and get"); err != nil {
+	if err := a.base.Check(ctx, "decrement and get"); err != nil {
 		return 0, err
 	}
-	n, err := a.rdb.Decr(ctx, a.name).Result()
+	n, err := a.base.Redis().Decr(ctx, a.base.Name()).Result()
 	return a.counted(ctx, "decrement and get", n, err)
 }
 
@@ -152,10 +152,10 @@ func (a *AtomicLong) GetAndSet(ctx context.Context, v int64) (int64, error) {
 	if a == nil {
 		return *new(int64), core.NilHandle("atomic long", "get and set")
 	}
-	if err := a.check(ctx, "get and set"); err != nil {
+	if err := a.base.Check(ctx, "get and set"); err != nil {
 		return 0, err
 	}
-	s, err := a.rdb.GetSet(ctx, a.name, strconv.FormatInt(v, 10)).Result()
+	s, err := a.base.Redis().GetSet(ctx, a.base.Name(), strconv.FormatInt(v, 10)).Result()
 	return a.parse(ctx, "get and set", s, err, fmt.Sprintf(" (it now holds %d)", v))
 }
 
@@ -166,10 +166,10 @@ func (a *AtomicLong) CompareAndSet(ctx context.Context, expect, update int64) (b
 	if a == nil {
 		return false, core.NilHandle("atomic long", "compare and set")
 	}
-	if err := a.check(ctx, "compare and set"); err != nil {
+	if err := a.base.Check(ctx, "compare and set"); err != nil {
 		return false, err
 	}
-	n, err := longCompareAndSetScript.Cmd(ctx, a.rdb, []string{a.name},
+	n, err := longCompareAndSetScript.Cmd(ctx, a.base.Redis(), []string{a.base.Name()},
 		strconv.FormatInt(expect, 10), strconv.FormatInt(update, 10)).Int64()
 	return a.boolResult(ctx, n == 1, "compare and set", err)
 }
@@ -180,10 +180,10 @@ func (a *AtomicLong) GetAndDelete(ctx context.Context) (int64, error) {
 	if a == nil {
 		return *new(int64), core.NilHandle("atomic long", "get and delete")
 	}
-	if err := a.check(ctx, "get and delete"); err != nil {
+	if err := a.base.Check(ctx, "get and delete"); err != nil {
 		return 0, err
 	}
-	s, err := getAndDeleteScript.Cmd(ctx, a.rdb, []string{a.name}).Text()
+	s, err := getAndDeleteScript.Cmd(ctx, a.base.Redis(), []string{a.base.Name()}).Text()
 	return a.parse(ctx, "get and delete", s, err, " (it was deleted)")
 }
 

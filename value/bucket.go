@@ -52,9 +52,7 @@ type Bucket[T any] struct {
 // ErrInvalidArgument).
 func NewBucket[T any](src *source.Source, name string, c codec.Codec) *Bucket[T] {
 	b := &Bucket[T]{object: newObject("bucket", src, name), codec: c}
-	if b.err == nil && c == nil {
-		b.err = fmt.Errorf("%w: nil codec", core.ErrInvalidArgument)
-	}
+	b.base.NeedCodec(c, "codec")
 	return b
 }
 
@@ -63,7 +61,7 @@ func (b *Bucket[T]) Name() string {
 	if b == nil {
 		return *new(string)
 	}
-	return b.name
+	return b.base.Name()
 }
 
 // isNull reports whether v is Java's null: a nil pointer, interface, map,
@@ -87,7 +85,7 @@ func isNull(v any) bool {
 func (b *Bucket[T]) encode(op string, v T) ([]byte, error) {
 	data, err := b.codec.Encode(v)
 	if err != nil {
-		return nil, b.named(op, err)
+		return nil, b.base.Named(op, err)
 	}
 	return data, nil
 }
@@ -99,10 +97,10 @@ func (b *Bucket[T]) decode(ctx context.Context, op string, data string, err erro
 		return v, false, nil
 	}
 	if err != nil {
-		return v, false, b.fail(ctx, op, err)
+		return v, false, b.base.Fail(ctx, op, err)
 	}
 	if err := b.codec.Decode([]byte(data), &v); err != nil {
-		return v, false, b.fail(ctx, op, err)
+		return v, false, b.base.Fail(ctx, op, err)
 	}
 	return v, true, nil
 }
@@ -111,13 +109,13 @@ func (b *Bucket[T]) decode(ctx context.Context, op string, data string, err erro
 // does (truncating).
 func (o *object) ttlMillis(op string, ttl time.Duration) (int64, error) {
 	if ttl < time.Millisecond {
-		return 0, o.named(op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
+		return 0, o.base.Named(op, fmt.Errorf("%w: the TTL must be at least 1ms, got %v", core.ErrInvalidArgument, ttl))
 	}
 	return ttl.Milliseconds(), nil
 }
 
 func (o *object) nullArgument(op string) error {
-	return o.named(op, fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument))
+	return o.base.Named(op, fmt.Errorf("%w: the value must not be nil", core.ErrInvalidArgument))
 }
 
 // Get returns the value, and false when the key does not exist (GET).
@@ -125,11 +123,11 @@ func (b *Bucket[T]) Get(ctx context.Context) (T, bool, error) {
 	if b == nil {
 		return *new(T), false, core.NilHandle("bucket", "get")
 	}
-	if err := b.check(ctx, "get"); err != nil {
+	if err := b.base.Check(ctx, "get"); err != nil {
 		var zero T
 		return zero, false, err
 	}
-	data, err := b.rdb.Get(ctx, b.name).Result()
+	data, err := b.base.Redis().Get(ctx, b.base.Name()).Result()
 	return b.decode(ctx, "get", data, err)
 }
 
@@ -140,17 +138,17 @@ func (b *Bucket[T]) Set(ctx context.Context, v T) error {
 		return core.NilHandle("bucket", "set")
 	}
 	const op = "set"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if isNull(v) {
-		return b.fail(ctx, op, b.rdb.Del(ctx, b.name).Err())
+		return b.base.Fail(ctx, op, b.base.Redis().Del(ctx, b.base.Name()).Err())
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return err
 	}
-	return b.fail(ctx, op, b.rdb.Set(ctx, b.name, data, 0).Err())
+	return b.base.Fail(ctx, op, b.base.Redis().Set(ctx, b.base.Name(), data, 0).Err())
 }
 
 // SetTTL stores v with a time to live, at least 1ms, in whole milliseconds
@@ -160,7 +158,7 @@ func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 		return core.NilHandle("bucket", "set ttl")
 	}
 	const op = "set with TTL"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return err
 	}
 	ms, err := b.ttlMillis(op, ttl)
@@ -168,13 +166,13 @@ func (b *Bucket[T]) SetTTL(ctx context.Context, v T, ttl time.Duration) error {
 		return err
 	}
 	if isNull(v) {
-		return b.fail(ctx, op, b.rdb.Del(ctx, b.name).Err())
+		return b.base.Fail(ctx, op, b.base.Redis().Del(ctx, b.base.Name()).Err())
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return err
 	}
-	return b.fail(ctx, op, b.rdb.Do(ctx, "psetex", b.name, ms, data).Err())
+	return b.base.Fail(ctx, op, b.base.Redis().Do(ctx, "psetex", b.base.Name(), ms, data).Err())
 }
 
 // SetIfAbsent stores v when the key does not exist and reports whether it
@@ -185,11 +183,11 @@ func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 		return false, core.NilHandle("bucket", "set if absent")
 	}
 	const op = "set if absent"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if isNull(v) {
-		n, err := b.rdb.Exists(ctx, b.name).Result()
+		n, err := b.base.Redis().Exists(ctx, b.base.Name()).Result()
 		return b.boolResult(ctx, n == 0, op, err)
 	}
 	data, err := b.encode(op, v)
@@ -197,7 +195,7 @@ func (b *Bucket[T]) SetIfAbsent(ctx context.Context, v T) (bool, error) {
 		return false, err
 	}
 	// SETNX itself, as Java sends it (go-redis' SetNX sends SET ... NX).
-	n, err := b.rdb.Do(ctx, "setnx", b.name, data).Int64()
+	n, err := b.base.Redis().Do(ctx, "setnx", b.base.Name(), data).Int64()
 	return b.boolResult(ctx, n == 1, op, err)
 }
 
@@ -218,18 +216,18 @@ func (b *Bucket[T]) SetIfExists(ctx context.Context, v T) (bool, error) {
 		return false, core.NilHandle("bucket", "set if exists")
 	}
 	const op = "set if exists"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if isNull(v) {
-		n, err := deleteIfExistsScript.Cmd(ctx, b.rdb, []string{b.name}).Int64()
+		n, err := deleteIfExistsScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}).Int64()
 		return b.boolResult(ctx, n == 1, op, err)
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return false, err
 	}
-	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "XX").Err())
+	return b.setReply(ctx, op, b.base.Redis().Do(ctx, "set", b.base.Name(), data, "XX").Err())
 }
 
 // SetIfExistsTTL replaces the value and sets a TTL when the key exists and
@@ -242,7 +240,7 @@ func (b *Bucket[T]) SetIfExistsTTL(ctx context.Context, v T, ttl time.Duration) 
 }
 
 func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Duration, mode string) (bool, error) {
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	ms, err := b.ttlMillis(op, ttl)
@@ -256,7 +254,7 @@ func (b *Bucket[T]) setWithMode(ctx context.Context, op string, v T, ttl time.Du
 	if err != nil {
 		return false, err
 	}
-	return b.setReply(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "PX", ms, mode).Err())
+	return b.setReply(ctx, op, b.base.Redis().Do(ctx, "set", b.base.Name(), data, "PX", ms, mode).Err())
 }
 
 // setReply maps a conditional SET reply: OK → true, nil → false.
@@ -265,7 +263,7 @@ func (b *Bucket[T]) setReply(ctx context.Context, op string, err error) (bool, e
 		return false, nil
 	}
 	if err != nil {
-		return false, b.fail(ctx, op, err)
+		return false, b.base.Fail(ctx, op, err)
 	}
 	return true, nil
 }
@@ -279,7 +277,7 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 		return false, core.NilHandle("bucket", "compare and set")
 	}
 	const op = "compare and set"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if isNull(expect) {
@@ -291,13 +289,13 @@ func (b *Bucket[T]) CompareAndSet(ctx context.Context, expect, update T) (bool, 
 	}
 	var n int64
 	if isNull(update) {
-		n, err = deleteIfEqualScript.Cmd(ctx, b.rdb, []string{b.name}, want).Int64()
+		n, err = deleteIfEqualScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}, want).Int64()
 	} else {
 		var data []byte
 		if data, err = b.encode(op, update); err != nil {
 			return false, err
 		}
-		n, err = compareAndSetScript.Cmd(ctx, b.rdb, []string{b.name}, want, data).Int64()
+		n, err = compareAndSetScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}, want, data).Int64()
 	}
 	return b.boolResult(ctx, n == 1, op, err)
 }
@@ -310,12 +308,12 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 		return *new(T), false, core.NilHandle("bucket", "get and set")
 	}
 	const op = "get and set"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		var zero T
 		return zero, false, err
 	}
 	if isNull(v) {
-		data, err := getAndDeleteScript.Cmd(ctx, b.rdb, []string{b.name}).Text()
+		data, err := getAndDeleteScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}).Text()
 		return b.decode(ctx, op, data, err)
 	}
 	enc, err := b.encode(op, v)
@@ -323,7 +321,7 @@ func (b *Bucket[T]) GetAndSet(ctx context.Context, v T) (T, bool, error) {
 		var zero T
 		return zero, false, err
 	}
-	data, err := b.rdb.GetSet(ctx, b.name, enc).Result()
+	data, err := b.base.Redis().GetSet(ctx, b.base.Name(), enc).Result()
 	return b.decode(ctx, op, data, err)
 }
 
@@ -335,7 +333,7 @@ func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T
 	}
 	const op = "get and set with TTL"
 	var zero T
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return zero, false, err
 	}
 	ms, err := b.ttlMillis(op, ttl)
@@ -349,7 +347,7 @@ func (b *Bucket[T]) GetAndSetTTL(ctx context.Context, v T, ttl time.Duration) (T
 	if err != nil {
 		return zero, false, err
 	}
-	data, err := getAndSetTTLScript.Cmd(ctx, b.rdb, []string{b.name}, enc, ms).Text()
+	data, err := getAndSetTTLScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}, enc, ms).Text()
 	return b.decode(ctx, op, data, err)
 }
 
@@ -359,11 +357,11 @@ func (b *Bucket[T]) GetAndDelete(ctx context.Context) (T, bool, error) {
 	if b == nil {
 		return *new(T), false, core.NilHandle("bucket", "get and delete")
 	}
-	if err := b.check(ctx, "get and delete"); err != nil {
+	if err := b.base.Check(ctx, "get and delete"); err != nil {
 		var zero T
 		return zero, false, err
 	}
-	data, err := getAndDeleteScript.Cmd(ctx, b.rdb, []string{b.name}).Text()
+	data, err := getAndDeleteScript.Cmd(ctx, b.base.Redis(), []string{b.base.Name()}).Text()
 	return b.decode(ctx, "get and delete", data, err)
 }
 

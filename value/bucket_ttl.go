@@ -38,7 +38,7 @@ func (m ExpireMode) valid() bool {
 // expire sends Redisson's expire script for the object's key: mode "" for
 // a plain expire.
 func (o *object) expire(ctx context.Context, op string, ttl time.Duration, mode ExpireMode) (bool, error) {
-	if err := o.check(ctx, op); err != nil {
+	if err := o.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	ms, err := o.ttlMillis(op, ttl)
@@ -46,32 +46,32 @@ func (o *object) expire(ctx context.Context, op string, ttl time.Duration, mode 
 		return false, err
 	}
 	if mode != "" && !mode.valid() {
-		return false, o.named(op, fmt.Errorf("%w: unknown expire mode %q", core.ErrInvalidArgument, string(mode)))
+		return false, o.base.Named(op, fmt.Errorf("%w: unknown expire mode %q", core.ErrInvalidArgument, string(mode)))
 	}
-	n, err := expireScript.Cmd(ctx, o.rdb, []string{o.name}, ms, string(mode)).Int64()
+	n, err := expireScript.Cmd(ctx, o.base.Redis(), []string{o.base.Name()}, ms, string(mode)).Int64()
 	return o.boolResult(ctx, n == 1, op, err)
 }
 
 // expireAt sends Redisson's expire-at script (PEXPIREAT, epoch ms).
 func (o *object) expireAt(ctx context.Context, at time.Time) (bool, error) {
 	const op = "expire at"
-	if err := o.check(ctx, op); err != nil {
+	if err := o.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if at.IsZero() {
-		return false, o.named(op, fmt.Errorf("%w: zero time", core.ErrInvalidArgument))
+		return false, o.base.Named(op, fmt.Errorf("%w: zero time", core.ErrInvalidArgument))
 	}
-	n, err := expireAtScript.Cmd(ctx, o.rdb, []string{o.name}, at.UnixMilli(), "").Int64()
+	n, err := expireAtScript.Cmd(ctx, o.base.Redis(), []string{o.base.Name()}, at.UnixMilli(), "").Int64()
 	return o.boolResult(ctx, n == 1, op, err)
 }
 
 // clearExpire removes the key's TTL (PERSIST).
 func (o *object) clearExpire(ctx context.Context) (bool, error) {
 	const op = "clear expire"
-	if err := o.check(ctx, op); err != nil {
+	if err := o.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	n, err := o.rdb.Persist(ctx, o.name).Result()
+	n, err := o.base.Redis().Persist(ctx, o.base.Name()).Result()
 	return o.boolResult(ctx, n, op, err)
 }
 
@@ -120,17 +120,17 @@ func (b *Bucket[T]) SetKeepTTL(ctx context.Context, v T) error {
 		return core.NilHandle("bucket", "set and keep ttl")
 	}
 	const op = "set and keep TTL"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return err
 	}
 	if isNull(v) {
-		return b.fail(ctx, op, b.rdb.Del(ctx, b.name).Err())
+		return b.base.Fail(ctx, op, b.base.Redis().Del(ctx, b.base.Name()).Err())
 	}
 	data, err := b.encode(op, v)
 	if err != nil {
 		return err
 	}
-	return b.fail(ctx, op, b.rdb.Do(ctx, "set", b.name, data, "KEEPTTL").Err())
+	return b.base.Fail(ctx, op, b.base.Redis().Do(ctx, "set", b.base.Name(), data, "KEEPTTL").Err())
 }
 
 // GetAndExpire returns the value and sets the key's time to live, at least
@@ -140,14 +140,14 @@ func (b *Bucket[T]) GetAndExpire(ctx context.Context, ttl time.Duration) (T, boo
 		return *new(T), false, core.NilHandle("bucket", "get and expire")
 	}
 	const op = "get and expire"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return *new(T), false, err
 	}
 	ms, err := b.ttlMillis(op, ttl)
 	if err != nil {
 		return *new(T), false, err
 	}
-	data, err := b.rdb.Do(ctx, "getex", b.name, "PX", ms).Text()
+	data, err := b.base.Redis().Do(ctx, "getex", b.base.Name(), "PX", ms).Text()
 	return b.decode(ctx, op, data, err)
 }
 
@@ -158,10 +158,10 @@ func (b *Bucket[T]) GetAndClearExpire(ctx context.Context) (T, bool, error) {
 		return *new(T), false, core.NilHandle("bucket", "get and clear expire")
 	}
 	const op = "get and clear expire"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return *new(T), false, err
 	}
-	data, err := b.rdb.Do(ctx, "getex", b.name, "PERSIST").Text()
+	data, err := b.base.Redis().Do(ctx, "getex", b.base.Name(), "PERSIST").Text()
 	return b.decode(ctx, op, data, err)
 }
 
@@ -172,12 +172,12 @@ func (b *Bucket[T]) Size(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle("bucket", "size")
 	}
 	const op = "size"
-	if err := b.check(ctx, op); err != nil {
+	if err := b.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
-	n, err := b.rdb.StrLen(ctx, b.name).Result()
+	n, err := b.base.Redis().StrLen(ctx, b.base.Name()).Result()
 	if err != nil {
-		return 0, b.fail(ctx, op, err)
+		return 0, b.base.Fail(ctx, op, err)
 	}
 	return n, nil
 }

@@ -42,7 +42,7 @@ func (g *IdGenerator) Name() string {
 	if g == nil {
 		return *new(string)
 	}
-	return g.name
+	return g.base.Name()
 }
 
 // TryInit sets the first id and the block size when the generator has no
@@ -54,13 +54,13 @@ func (g *IdGenerator) TryInit(ctx context.Context, first, allocationSize int64) 
 		return false, core.NilHandle("id generator", "try init")
 	}
 	const op = "try init"
-	if err := g.check(ctx, op); err != nil {
+	if err := g.base.Check(ctx, op); err != nil {
 		return false, err
 	}
 	if allocationSize < 1 {
-		return false, g.named(op, fmt.Errorf("%w: the allocation size must be at least 1, got %d", core.ErrInvalidArgument, allocationSize))
+		return false, g.base.Named(op, fmt.Errorf("%w: the allocation size must be at least 1, got %d", core.ErrInvalidArgument, allocationSize))
 	}
-	n, err := idTryInitScript.Cmd(ctx, g.rdb, []string{g.name, g.alloc},
+	n, err := idTryInitScript.Cmd(ctx, g.base.Redis(), []string{g.base.Name(), g.alloc},
 		strconv.FormatInt(first, 10), strconv.FormatInt(allocationSize, 10)).Int64()
 	return g.boolResult(ctx, n == 1, op, err)
 }
@@ -75,15 +75,15 @@ func (g *IdGenerator) NextID(ctx context.Context) (int64, error) {
 		return 0, core.NilHandle("id generator", "next id")
 	}
 	const op = "next id"
-	if err := g.check(ctx, op); err != nil {
+	if err := g.base.Check(ctx, op); err != nil {
 		return 0, err
 	}
 	select {
 	case g.turn <- struct{}{}:
 	case <-ctx.Done():
-		return 0, g.named(op, context.Cause(ctx))
-	case <-g.life.Done():
-		return 0, g.named(op, context.Cause(g.life))
+		return 0, g.base.Named(op, context.Cause(ctx))
+	case <-g.base.Runtime().Closed():
+		return 0, g.base.Named(op, context.Cause(g.base.Runtime().Lifetime()))
 	}
 	defer func() { <-g.turn }()
 	if g.left > 0 {
@@ -102,17 +102,17 @@ func (g *IdGenerator) NextID(ctx context.Context) (int64, error) {
 
 // block takes a block of ids: its first id and its size.
 func (g *IdGenerator) block(ctx context.Context, op string) (first, size int64, err error) {
-	reply, err := idNextBlockScript.Cmd(ctx, g.rdb, []string{g.name, g.alloc}).StringSlice()
+	reply, err := idNextBlockScript.Cmd(ctx, g.base.Redis(), []string{g.base.Name(), g.alloc}).StringSlice()
 	if err != nil {
-		return 0, 0, g.fail(ctx, op, err)
+		return 0, 0, g.base.Fail(ctx, op, err)
 	}
 	if len(reply) != 2 {
-		return 0, 0, g.named(op, fmt.Errorf("unexpected reply %q", reply))
+		return 0, 0, g.base.Named(op, fmt.Errorf("unexpected reply %q", reply))
 	}
 	first, err1 := strconv.ParseInt(reply[0], 10, 64)
 	size, err2 := strconv.ParseInt(reply[1], 10, 64)
 	if err1 != nil || err2 != nil || size < 1 {
-		return 0, 0, g.named(op, fmt.Errorf("%w: the generator holds %q as its next id and %q as its block size", core.ErrWrongType, reply[0], reply[1]))
+		return 0, 0, g.base.Named(op, fmt.Errorf("%w: the generator holds %q as its next id and %q as its block size", core.ErrWrongType, reply[0], reply[1]))
 	}
 	return first, size, nil
 }
@@ -124,9 +124,9 @@ func (g *IdGenerator) Delete(ctx context.Context) (bool, error) {
 		return false, core.NilHandle("id generator", "delete")
 	}
 	const op = "delete"
-	if err := g.check(ctx, op); err != nil {
+	if err := g.base.Check(ctx, op); err != nil {
 		return false, err
 	}
-	n, err := g.rdb.Del(ctx, g.name, g.alloc).Result()
+	n, err := g.base.Redis().Del(ctx, g.base.Name(), g.alloc).Result()
 	return g.boolResult(ctx, n > 0, op, err)
 }
