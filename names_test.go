@@ -14,6 +14,8 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/redistest"
+	"github.com/goredisson/redisson/localcache"
+	"github.com/goredisson/redisson/mapcache"
 	"github.com/goredisson/redisson/multilock"
 	"github.com/goredisson/redisson/ratelimit"
 )
@@ -119,8 +121,46 @@ func nameKinds() []nameKind {
 			_, err := redisson.NewReliableTopic[string](c, n, str).Publish(ctx, "m")
 			return err
 		}},
+		{kind: "map cache", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			_, _, err := redisson.NewMapCache[string, string](c, n, str).Put(ctx, "k", "v", mapcache.WithTTL(time.Minute))
+			return err
+		}},
+		{kind: "set cache", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			_, err := redisson.NewSetCache[string](c, n, str).Add(ctx, "v")
+			return err
+		}},
+		{kind: "local cached map", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			m := redisson.NewLocalCachedMap[string, string](c, n, str, localcache.Options{})
+			defer func() { _ = m.Close() }()
+			_, _, err := m.Put(ctx, "k", "v")
+			return err
+		}},
+		{kind: "bloom filter", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			b := redisson.NewBloomFilter[string](c, n, str)
+			if _, err := b.TryInit(ctx, 100, 0.01); err != nil {
+				return err
+			}
+			_, err := b.Add(ctx, "v")
+			return err
+		}},
+		{kind: "id generator", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			_, err := c.IdGenerator(n).NextID(ctx)
+			return err
+		}},
 		// Kinds that derive nothing from the name: one key (or channel), in
 		// one slot whatever the name.
+		{kind: "atomic double", keeps: splitNames, use: func(ctx context.Context, c *redisson.Client, n string) error {
+			_, err := c.AtomicDouble(n).AddAndGet(ctx, 1.5)
+			return err
+		}},
+		{kind: "bit set", keeps: splitNames, use: func(ctx context.Context, c *redisson.Client, n string) error {
+			_, err := c.BitSet(n).Set(ctx, 7, true)
+			return err
+		}},
+		{kind: "hyperloglog", keeps: splitNames, use: func(ctx context.Context, c *redisson.Client, n string) error {
+			_, err := redisson.NewHyperLogLog[string](c, n, str).Add(ctx, "v")
+			return err
+		}},
 		{kind: "bucket", keeps: splitNames, use: func(ctx context.Context, c *redisson.Client, n string) error {
 			return redisson.NewBucket[string](c, n, str).Set(ctx, "v")
 		}},

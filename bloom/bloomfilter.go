@@ -52,11 +52,13 @@ type BloomFilter[T any] struct {
 
 // New returns the Bloom filter called name of src's client, its elements
 // encoded with c (redisson.NewBloomFilter; Java: getBloomFilter(name,
-// codec)). An empty name, a nil or zero src or a nil codec gives a handle
+// codec)). An empty name, a name whose {name}:config key hashes to
+// another cluster slot, a nil or zero src or a nil codec gives a handle
 // whose every call fails (ErrInvalidName, ErrInvalidArgument).
 func New[T any](src *source.Source, name string, c codec.Codec) *BloomFilter[T] {
 	b := &BloomFilter[T]{base: objbase.New(objbase.Kind{Name: kind, Type: "string"}, src, name), codec: c}
 	b.config = keys.SuffixName(name, "config")
+	b.base.Derives(b.config)
 	b.base.NeedCodec(c, "codec")
 	return b
 }

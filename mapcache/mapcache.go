@@ -99,8 +99,9 @@ func WithKeyCodec(c codec.Codec) Option { return func(o *options) { o.keys = c }
 // New returns the map cache called name, its keys and values encoded with
 // cd (Redisson's getMapCache(name, codec)), and starts the clean-up of its
 // expired entries in the client unless one runs already for the name. An
-// empty name, a nil source or a nil codec gives a handle whose every call
-// fails (ErrInvalidName, ErrInvalidArgument).
+// empty name, a name whose derived keys and channels hash to another
+// cluster slot, a nil source or a nil codec gives a handle whose every
+// call fails (ErrInvalidName, ErrInvalidArgument).
 func New[K comparable, V any](src *source.Source, name string, cd codec.Codec, opts ...Option) *MapCache[K, V] {
 	o := options{keys: cd}
 	for _, opt := range opts {
@@ -111,6 +112,8 @@ func New[K comparable, V any](src *source.Source, name string, cd codec.Codec, o
 	m := &MapCache[K, V]{src: src, keys: o.keys, values: cd, k: namesOf(name),
 		base: objbase.New(objbase.Kind{Name: kind, Type: "hash",
 			NoClient: "no client (make map caches with redisson.NewMapCache)"}, src, name)}
+	m.base.Derives(m.k.timeout, m.k.idle, m.k.lastAccess, m.k.options, m.k.lease, m.k.latch,
+		m.k.created, m.k.updated, m.k.removed, m.k.expired)
 	m.base.NeedCodec(cd, "codec")
 	// Without WithKeyCodec the keys' codec is cd, refused above when nil.
 	m.base.NeedCodec(o.keys, "key codec")

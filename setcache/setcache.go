@@ -92,11 +92,14 @@ type SetCache[T any] struct {
 
 // New returns the set cache called name, its members encoded with cd
 // (Redisson's getSetCache(name, codec)), and starts the client's clean-up
-// of it unless it runs already. An empty name, a nil source or a nil codec
-// gives a handle whose every call fails.
+// of it unless it runs already. An empty name, a name whose expired
+// channel and clean-up latch hash to another cluster slot, a nil source or
+// a nil codec gives a handle whose every call fails (ErrInvalidName,
+// ErrInvalidArgument).
 func New[T any](src *source.Source, name string, cd codec.Codec) *SetCache[T] {
 	s := &SetCache[T]{src: src, codec: cd, base: objbase.New(objbase.Kind{Name: kind, Type: "zset",
 		NoClient: "no client (make set caches with redisson.NewSetCache)"}, src, name)}
+	s.base.Derives(ExpiredChannel(name), TaskLatch(name))
 	s.base.NeedCodec(cd, "codec")
 	s.schedule()
 	return s

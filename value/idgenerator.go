@@ -26,14 +26,18 @@ type IdGenerator struct {
 }
 
 // NewIdGenerator returns the id generator called name of src's client
-// ((*redisson.Client).IdGenerator). An empty name or a nil or zero src gives
-// a handle whose every call fails (ErrInvalidName, ErrInvalidArgument).
+// ((*redisson.Client).IdGenerator). An empty name, a name whose
+// {name}:allocation key hashes to another cluster slot, or a nil or zero
+// src gives a handle whose every call fails (ErrInvalidName,
+// ErrInvalidArgument).
 func NewIdGenerator(src *source.Source, name string) *IdGenerator {
-	return &IdGenerator{
+	g := &IdGenerator{
 		object: newObject("id generator", src, name),
 		alloc:  keys.SuffixName(name, "allocation"),
 		turn:   make(chan struct{}, 1),
 	}
+	g.base.Derives(g.alloc)
+	return g
 }
 
 // Name returns the generator's name, which is also the key of its next

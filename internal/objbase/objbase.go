@@ -74,6 +74,16 @@ func (b *Base) NeedCodec(cd codec.Codec, what string) {
 	}
 }
 
+// Derives refuses the name when a key or channel derived from it (as
+// Redisson derives it) hashes to another Redis Cluster slot than the name:
+// the object's scripts would fail there with CROSSSLOT (ErrInvalidName,
+// core.CheckName). A handle refused already keeps its first fault.
+func (b *Base) Derives(derived ...string) {
+	if b.err == nil {
+		b.err = core.CheckName(b.name, derived...)
+	}
+}
+
 // Name returns the object's name.
 func (b *Base) Name() string { return b.name }
 
