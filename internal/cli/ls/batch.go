@@ -44,9 +44,16 @@ const prefixLen = 64
 // classifyBatch classifies the objects names (their keys' TYPE and PTTL in
 // infos) with pipelined look-ups, through the classifier inspect uses.
 func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo, all *objinfo.Clients) ([]Object, error) {
+	return classifyDerived(ctx, rdb, names, classify.Derive, infos, all)
+}
+
+// classifyDerived is classifyBatch with the derived names from derive (a
+// scanner keeps them: deriving them is a good part of a reading).
+func classifyDerived(ctx context.Context, rdb redis.UniversalClient, names []string, derive func(string) classify.Names,
+	infos map[string]objinfo.KeyInfo, all *objinfo.Clients) ([]Object, error) {
 	looks := make([]look, len(names))
 	for i, n := range names {
-		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
+		looks[i] = look{name: n, d: derive(n), head: infos[n]}
 	}
 	if err := readHeads(ctx, rdb, looks, time.Now().UnixMilli()); err != nil {
 		return nil, err

@@ -173,7 +173,14 @@ type Object struct {
 	Alternatives      []string `json:"alternatives"`
 	// Cache: a cache's, counter's or probabilistic object's figures.
 	Cache *objinfo.CacheStats `json:"cache"`
+
+	reading uint64
 }
+
+// Reading tells a Scanner's readings apart: two listings' objects of one
+// name with the same non-zero Reading are one reading (its TTL apart,
+// which counts down); 0 for an object List read.
+func (o *Object) Reading() uint64 { return o.reading }
 
 // Result is what ls prints with --json.
 type Result struct {

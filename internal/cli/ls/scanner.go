@@ -55,14 +55,18 @@ type Scanner struct {
 	owner map[string]string // key -> the object it belongs to
 	// records are the clients' records the scan found: read, not listed.
 	records map[string]bool
-	objs  map[string]*entry
-	hot   map[string]bool
-	pass  passCount // the pass under way
-	done  passCount // the last whole pass
+	objs    map[string]*entry
+	hot     map[string]bool
+	pass    passCount // the pass under way
+	done    passCount // the last whole pass
 	// seen are the keys the pass under way has returned.
 	seen map[string]bool
 	// passes counts the whole passes made.
 	passes int
+	// sorted are the names of objs in order; nil after a change of the set.
+	sorted []string
+	// readings counts the readings, to tell each object's apart.
+	readings uint64
 }
 
 // entry is one object the scanner knows: its keys and its last reading.
@@ -70,6 +74,7 @@ type entry struct {
 	keys     map[string]bool
 	obj      *Object
 	deadline int64 // when its TTL runs out (unix ms); -1 without one
+	d        *classify.Names
 }
 
 // nodeCursor is the rotating SCAN of one server.
@@ -125,7 +130,7 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	now := time.Now().UnixMilli()
-	read := map[string]bool{} // names to classify
+	read := map[string]bool{}  // names to classify
 	probe := map[string]bool{} // keys whose TYPE and PTTL to read
 	for _, k := range slice {
 		probe[k] = true
@@ -325,7 +330,7 @@ func (s *Scanner) apply(keys []string, infos map[string]objinfo.KeyInfo, read ma
 		e := s.objs[owner]
 		if e == nil {
 			e = &entry{keys: map[string]bool{}, deadline: -1}
-			s.objs[owner] = e
+			s.objs[owner], s.sorted = e, nil
 		}
 		e.keys[k] = true
 		read[owner] = true
@@ -336,7 +341,7 @@ func (s *Scanner) apply(keys []string, infos map[string]objinfo.KeyInfo, read ma
 		case e != nil && e.found():
 		case keyless(n):
 			if e == nil {
-				s.objs[n] = &entry{keys: map[string]bool{}, deadline: -1}
+				s.objs[n], s.sorted = &entry{keys: map[string]bool{}, deadline: -1}, nil
 			}
 		default:
 			s.forget(n)
@@ -362,7 +367,10 @@ func (s *Scanner) forget(n string) {
 			delete(s.owner, k)
 		}
 	}
-	delete(s.objs, n)
+	if _, ok := s.objs[n]; ok {
+		delete(s.objs, n)
+		s.sorted = nil
+	}
 }
 
 // drop forgets key k.
@@ -395,7 +403,7 @@ func (s *Scanner) classify(ctx context.Context, read map[string]bool, infos map[
 	all := recs
 	for start := 0; start < len(names); start += Batch {
 		part := names[start:min(start+Batch, len(names))]
-		objs, err := classifyBatch(ctx, s.rdb, part, infos, &all)
+		objs, err := classifyDerived(ctx, s.rdb, part, s.derive, infos, &all)
 		if err != nil {
 			return err
 		}
@@ -407,6 +415,8 @@ func (s *Scanner) classify(ctx context.Context, read map[string]bool, infos map[
 				o.Keys = append(o.Keys, k)
 			}
 			sort.Strings(o.Keys)
+			s.readings++
+			o.reading = s.readings
 			e.obj, e.deadline = o, -1
 			if o.TTLms >= 0 {
 				e.deadline = now + o.TTLms
@@ -417,6 +427,16 @@ func (s *Scanner) classify(ctx context.Context, read map[string]bool, infos map[
 		}
 	}
 	return nil
+}
+
+// derive returns the derived names of a known object, derived once.
+func (s *Scanner) derive(n string) classify.Names {
+	e := s.objs[n]
+	if e.d == nil {
+		d := classify.Derive(n)
+		e.d = &d
+	}
+	return *e.d
 }
 
 // hot reports an object whose changes the scanner must see at once: one
@@ -438,17 +458,21 @@ func hot(o *Object) bool {
 // result is the listing from what the scanner knows: a TTL not read now
 // counts down from its reading.
 func (s *Scanner) result(now int64) *Result {
-	names := make([]string, 0, len(s.objs))
-	for n, e := range s.objs {
-		if e.obj != nil {
-			names = append(names, n)
+	if s.sorted == nil {
+		s.sorted = make([]string, 0, len(s.objs))
+		for n := range s.objs {
+			s.sorted = append(s.sorted, n)
 		}
+		sort.Strings(s.sorted)
 	}
-	sort.Strings(names)
+	names := s.sorted
 	res := &Result{Pattern: s.o.Pattern, Objects: make([]Object, 0, len(names)), ScannedKeys: len(s.owner) + len(s.records), MaxKeys: s.o.MaxKeys,
 		Truncated: s.done.leftOut > 0, MatchedKeys: s.done.matched, LeftOut: s.done.leftOut, KeptPastLimit: s.done.kept}
 	for _, n := range names {
 		e := s.objs[n]
+		if e.obj == nil {
+			continue
+		}
 		obj := *e.obj
 		if e.deadline >= 0 {
 			obj.TTLms = max(e.deadline-now, 0)
