@@ -97,6 +97,12 @@ func (r *lsRow) init(o *ls.Object, now int64) {
 			r.heldFor = *h.HeldForMs
 		}
 	}
+	for _, h := range o.Holders {
+		if h.Client != nil && h.Client.Gone {
+			words = append(words, "gone") // as the page marks the holder
+			break
+		}
+	}
 	r.text = strings.ToLower(strings.Join(words, " "))
 }
 
