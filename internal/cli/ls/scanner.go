@@ -15,8 +15,13 @@ import (
 )
 
 // DefaultPassTicks is how many calls of Scanner.Next one full pass of the
-// rotating SCAN is spread over.
+// rotating SCAN is spread over at least.
 const DefaultPassTicks = 10
+
+// DefaultSliceObjects is about how many known keys one call reads again
+// at most besides the hot objects: a pass over more keys is spread over
+// more calls.
+const DefaultSliceObjects = 1000
 
 // Scanner lists as List does, for a caller that lists again and again
 // (the dashboard, ls --watch): it keeps what it classified and, each call,
@@ -43,9 +48,11 @@ const DefaultPassTicks = 10
 type Scanner struct {
 	rdb redis.UniversalClient
 	o   Options
-	// PassTicks is how many calls one full pass is spread over; at least
-	// 1 (every call a full pass).
-	PassTicks int
+	// PassTicks is how many calls one full pass is spread over at least;
+	// 1: every call a full pass. SliceObjects bounds the known keys a call
+	// reads again: a pass of more than PassTicks × SliceObjects known keys
+	// takes known/SliceObjects calls.
+	PassTicks, SliceObjects int
 	// Stale: a call longer than this after the previous one starts over
 	// with a full pass (what was kept is too old to serve); 0 never.
 	Stale time.Duration
@@ -92,7 +99,7 @@ type passCount struct {
 
 // NewScanner returns a scanner of rdb listing as o says.
 func NewScanner(rdb redis.UniversalClient, o Options) *Scanner {
-	s := &Scanner{rdb: rdb, o: o, PassTicks: DefaultPassTicks}
+	s := &Scanner{rdb: rdb, o: o, PassTicks: DefaultPassTicks, SliceObjects: DefaultSliceObjects}
 	s.reset()
 	return s
 }
@@ -218,6 +225,7 @@ func (s *Scanner) scanSlice(ctx context.Context) ([]string, bool, error) {
 	var mu sync.Mutex
 	var out []string
 	visited := map[string]bool{}
+	ticks := s.passTicks()
 	scan := func(ctx context.Context, node redis.UniversalClient) error {
 		addr := ""
 		if c, ok := node.(*redis.Client); ok {
@@ -236,7 +244,7 @@ func (s *Scanner) scanSlice(ctx context.Context) ([]string, bool, error) {
 		}
 		calls := 1 << 30 // the first pass: all of it
 		if nc.last > 0 {
-			calls = max(1, (nc.last+s.PassTicks-1)/max(s.PassTicks, 1))
+			calls = max(1, (nc.last+ticks-1)/ticks)
 		}
 		for range calls {
 			keys, next, err := node.Scan(ctx, nc.cursor, s.o.Pattern, s.o.ScanCount).Result()
@@ -272,6 +280,15 @@ func (s *Scanner) scanSlice(ctx context.Context) ([]string, bool, error) {
 		}
 	}
 	return s.admit(out), end, nil
+}
+
+// passTicks is how many calls the next pass is spread over.
+func (s *Scanner) passTicks() int {
+	ticks := max(s.PassTicks, 1)
+	if s.SliceObjects > 0 {
+		ticks = max(ticks, (len(s.owner)+s.SliceObjects-1)/s.SliceObjects)
+	}
+	return ticks
 }
 
 // admit counts the keys a slice returned into the pass and keeps those

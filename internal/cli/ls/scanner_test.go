@@ -77,7 +77,7 @@ func untilPasses(t *testing.T, s *Scanner, n int, check func(*Result)) *Result {
 	want := s.passes + n + 1 // the pass under way may have begun before the change
 	var r *Result
 	for calls := 0; s.passes < want; calls++ {
-		if calls > (n+2)*(s.PassTicks+2) {
+		if calls > (n+2)*(s.passTicks()+2) {
 			t.Fatalf("%d calls made no %d whole passes", calls, n)
 		}
 		var err error
@@ -173,7 +173,7 @@ func TestScannerCold(t *testing.T) {
 	must(rdb.HSet(ctx, "cold:lock", "x", "y").Err()) // a map, until a holder writes it
 	sc := NewScanner(rdb, Options{Pattern: "*", MaxKeys: 10000, ScanCount: 100})
 	first := next(t, sc)
-	if n := sc.nodes[s.Addr()]; n == nil || n.last < 2*sc.PassTicks {
+	if n := sc.nodes[s.Addr()]; n == nil || n.last < 2*sc.passTicks() {
 		t.Fatalf("a pass should take several calls a tick: %+v", n)
 	}
 	if o := find(first, "cold:lock"); o == nil || o.Kind != "map" {
