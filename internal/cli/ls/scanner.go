@@ -70,8 +70,8 @@ type Scanner struct {
 	seen map[string]bool
 	// passes counts the whole passes made.
 	passes int
-	// sorted are the names of objs in order; nil after a change of the set.
-	sorted []string
+	// sorted are the objs in name order; nil after a change of the set.
+	sorted []*entry
 	// readings counts the readings, to tell each object's apart.
 	readings uint64
 }
@@ -132,7 +132,11 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	slice, passEnd, err := s.scanSlice(ctx)
+	isBusy := map[string]bool{}
+	for _, n := range busy {
+		isBusy[n] = true
+	}
+	slice, passEnd, err := s.scanSlice(ctx, isBusy)
 	if err != nil {
 		return nil, err
 	}
@@ -189,10 +193,6 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	isBusy := map[string]bool{}
-	for _, n := range busy {
-		isBusy[n] = true
-	}
 	// As List, a name waited on or held without any key of its own is
 	// listed only when the cut left keys out.
 	s.apply(keys, infos, read, func(n string) bool { return isBusy[n] && s.pass.leftOut+s.done.leftOut > 0 })
@@ -221,7 +221,7 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 
 // scanSlice advances the rotating SCAN of every server (every master of a
 // cluster) by its share of a pass, and reports whether the pass ended.
-func (s *Scanner) scanSlice(ctx context.Context) ([]string, bool, error) {
+func (s *Scanner) scanSlice(ctx context.Context, busy map[string]bool) ([]string, bool, error) {
 	var mu sync.Mutex
 	var out []string
 	visited := map[string]bool{}
@@ -279,7 +279,7 @@ func (s *Scanner) scanSlice(ctx context.Context) ([]string, bool, error) {
 			nc.wrap = false
 		}
 	}
-	return s.admit(out), end, nil
+	return s.admit(out, busy), end, nil
 }
 
 // passTicks is how many calls the next pass is spread over.
@@ -292,21 +292,26 @@ func (s *Scanner) passTicks() int {
 }
 
 // admit counts the keys a slice returned into the pass and keeps those
-// the --max-keys cut lets in: any key already known, then new ones up to
-// the limit, past it only those that matter or are pinned.
-func (s *Scanner) admit(slice []string) []string {
+// the --max-keys cut lets in: any key already known or read by name (busy),
+// then new ones up to the limit, past it only those that matter or are
+// pinned.
+func (s *Scanner) admit(slice []string, busy map[string]bool) []string {
 	out := slice[:0]
+	known := len(s.owner) + len(s.records) // and those admitted now
 	for _, k := range slice {
 		if s.seen[k] {
 			continue
 		}
 		s.seen[k] = true
 		s.pass.matched++
-		_, known := s.owner[k]
+		_, had := s.owner[k]
 		switch {
-		case known || s.records[k] || len(s.owner)+len(s.records) < s.o.MaxKeys:
+		case had || s.records[k] || busy[k]:
+		case known < s.o.MaxKeys:
+			known++
 		case matters(k) || s.o.pinned(k):
 			s.pass.kept++
+			known++
 		default:
 			s.pass.leftOut++
 			continue
@@ -476,17 +481,19 @@ func hot(o *Object) bool {
 // counts down from its reading.
 func (s *Scanner) result(now int64) *Result {
 	if s.sorted == nil {
-		s.sorted = make([]string, 0, len(s.objs))
+		names := make([]string, 0, len(s.objs))
 		for n := range s.objs {
-			s.sorted = append(s.sorted, n)
+			names = append(names, n)
 		}
-		sort.Strings(s.sorted)
+		sort.Strings(names)
+		s.sorted = make([]*entry, len(names))
+		for i, n := range names {
+			s.sorted[i] = s.objs[n]
+		}
 	}
-	names := s.sorted
-	res := &Result{Pattern: s.o.Pattern, Objects: make([]Object, 0, len(names)), ScannedKeys: len(s.owner) + len(s.records), MaxKeys: s.o.MaxKeys,
+	res := &Result{Pattern: s.o.Pattern, Objects: make([]Object, 0, len(s.sorted)), ScannedKeys: len(s.owner) + len(s.records), MaxKeys: s.o.MaxKeys,
 		Truncated: s.done.leftOut > 0, MatchedKeys: s.done.matched, LeftOut: s.done.leftOut, KeptPastLimit: s.done.kept}
-	for _, n := range names {
-		e := s.objs[n]
+	for _, e := range s.sorted {
 		if e.obj == nil {
 			continue
 		}
