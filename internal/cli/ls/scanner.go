@@ -68,8 +68,9 @@ type Scanner struct {
 	done    passCount // the last whole pass
 	// seen are the keys the pass under way has returned.
 	seen map[string]bool
-	// passes counts the whole passes made.
-	passes int
+	// passes counts the whole passes made; skipped the readings
+	// skipUnchanged left out.
+	passes, skipped int
 	// sorted are the objs in name order; nil after a change of the set.
 	sorted []*entry
 	// readings counts the readings, to tell each object's apart.
@@ -82,6 +83,9 @@ type entry struct {
 	obj      *Object
 	deadline int64 // when its TTL runs out (unix ms); -1 without one
 	d        *classify.Names
+	// fields are its hash's fields when the rotating pass last read it
+	// (see skipUnchanged), "" when not read so.
+	fields string
 }
 
 // nodeCursor is the rotating SCAN of one server.
@@ -169,7 +173,9 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
+	must := make(map[string]bool, len(read)) // read whatever the scan says
 	for n := range read {
+		must[n] = true
 		probe[n] = true
 		if e := s.objs[n]; e != nil {
 			for k := range e.keys {
@@ -196,6 +202,10 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	// As List, a name waited on or held without any key of its own is
 	// listed only when the cut left keys out.
 	s.apply(keys, infos, read, func(n string) bool { return isBusy[n] && s.pass.leftOut+s.done.leftOut > 0 })
+	fresh := map[string]bool{}
+	if err := s.skipUnchanged(ctx, read, must, fresh, infos); err != nil {
+		return nil, err
+	}
 	var heads []string // objects found by derived keys: their own key
 	for n := range read {
 		if _, ok := infos[n]; !ok && s.objs[n] != nil {
@@ -208,6 +218,11 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	}
 	for k, v := range more {
 		infos[k] = v
+	}
+	for n := range read {
+		if e := s.objs[n]; e != nil && !fresh[n] {
+			e.fields = ""
+		}
 	}
 	if err := s.classify(ctx, read, infos, busy, recs, now); err != nil {
 		return nil, err

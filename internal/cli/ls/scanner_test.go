@@ -214,6 +214,8 @@ func TestScannerCold(t *testing.T) {
 	must(rdb.Set(ctx, "cold:kind", "v", 0).Err())
 	must(rdb.Set(ctx, "cold:gone", "v", 0).Err())
 	must(rdb.HSet(ctx, "cold:lock", "x", "y").Err()) // a map, until a holder writes it
+	const reentrant = "0b0b0b0b-0000-4000-8000-000000000008:1"
+	must(rdb.HSet(ctx, "cold:reentry", reentrant, 1).Err())
 	sc := NewScanner(rdb, Options{Pattern: "*", MaxKeys: 10000, ScanCount: 100})
 	first := next(t, sc)
 	if n := sc.nodes[s.Addr()]; n == nil || n.last < 2*sc.passTicks() {
@@ -244,6 +246,13 @@ func TestScannerCold(t *testing.T) {
 			}
 			return rdb.HSet(ctx, "cold:lock", java, 1).Err()
 		}, func(o *Object) bool { return o != nil && o.Held && len(o.Holders) == 1 && o.Holders[0].Field == java }},
+		// Read unchanged by passes before (skipped), then re-entered.
+		{"cold:reentry", func() error {
+			if sc.skipped == 0 {
+				return fmt.Errorf("no unchanged lock was left unread in %d passes", sc.passes)
+			}
+			return rdb.HIncrBy(ctx, "cold:reentry", reentrant, 1).Err()
+		}, func(o *Object) bool { return o != nil && o.Held && len(o.Holders) == 1 && o.Holders[0].Holds == 2 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			must(tc.change())
