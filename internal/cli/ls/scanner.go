@@ -83,8 +83,8 @@ type entry struct {
 	obj      *Object
 	deadline int64 // when its TTL runs out (unix ms); -1 without one
 	d        *classify.Names
-	// fields are its hash's fields when the rotating pass last read it
-	// (see skipUnchanged), "" when not read so.
+	// fields are its hash's fields as its reading found them (see
+	// skipUnchanged); "" for other types.
 	fields string
 }
 
@@ -202,8 +202,7 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	// As List, a name waited on or held without any key of its own is
 	// listed only when the cut left keys out.
 	s.apply(keys, infos, read, func(n string) bool { return isBusy[n] && s.pass.leftOut+s.done.leftOut > 0 })
-	fresh := map[string]bool{}
-	if err := s.skipUnchanged(ctx, read, must, fresh, infos); err != nil {
+	if err := s.skipUnchanged(ctx, read, must, infos); err != nil {
 		return nil, err
 	}
 	var heads []string // objects found by derived keys: their own key
@@ -218,11 +217,6 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	}
 	for k, v := range more {
 		infos[k] = v
-	}
-	for n := range read {
-		if e := s.objs[n]; e != nil && !fresh[n] {
-			e.fields = ""
-		}
 	}
 	if err := s.classify(ctx, read, infos, busy, recs, now); err != nil {
 		return nil, err
@@ -440,7 +434,7 @@ func (s *Scanner) classify(ctx context.Context, read map[string]bool, infos map[
 	all := recs
 	for start := 0; start < len(names); start += Batch {
 		part := names[start:min(start+Batch, len(names))]
-		objs, err := classifyDerived(ctx, s.rdb, part, s.derive, infos, &all)
+		objs, fields, err := classifyDerived(ctx, s.rdb, part, s.derive, infos, &all)
 		if err != nil {
 			return err
 		}
@@ -454,7 +448,10 @@ func (s *Scanner) classify(ctx context.Context, read map[string]bool, infos map[
 			sort.Strings(o.Keys)
 			s.readings++
 			o.reading = s.readings
-			e.obj, e.deadline = o, -1
+			e.obj, e.deadline, e.fields = o, -1, ""
+			if fields[i] != nil {
+				e.fields = fieldsText(fields[i])
+			}
 			if o.TTLms >= 0 {
 				e.deadline = now + o.TTLms
 			}

@@ -16,17 +16,13 @@ import (
 // skipUnchanged takes out of read the objects the rotating pass alone
 // brought (not in must) whose reading cannot have changed: a lock, fair
 // lock or map whose only key is its own hash, of no more than
-// objinfo.MaxListed fields, with the same fields and values as when the
-// pass last read it. What else such a reading depends on shows elsewhere:
+// objinfo.MaxListed fields, with the same fields and values as its reading
+// found. What else such a reading depends on shows elsewhere:
 // a fair lock's queue, a token or a cache's keys are keys of their own,
 // whose change the pass brings as a new key or one of another type; waiters
 // and holders with a record make the object hot. Its TTL, read now, is
 // kept.
-//
-// fresh gets the names whose fields it read for the classification that
-// follows: any other classified object forgets its fields (they are older
-// than its reading).
-func (s *Scanner) skipUnchanged(ctx context.Context, read, must, fresh map[string]bool, infos map[string]objinfo.KeyInfo) error {
+func (s *Scanner) skipUnchanged(ctx context.Context, read, must map[string]bool, infos map[string]objinfo.KeyInfo) error {
 	var names []string
 	for n := range read {
 		if !must[n] && s.unchangedCandidate(n, infos[n]) {
@@ -49,9 +45,7 @@ func (s *Scanner) skipUnchanged(ctx context.Context, read, must, fresh map[strin
 		e := s.objs[n]
 		f := fieldsText(cmds[i].Val())
 		if f != e.fields {
-			e.fields = f // read it: it changed, or was never read so
-			fresh[n] = true
-			continue
+			continue // changed: read it again
 		}
 		delete(read, n)
 		s.skipped++
