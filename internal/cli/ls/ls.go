@@ -112,7 +112,15 @@ with the characters escaped (\x1b, \n).
 
 --watch redraws every --interval (default 1s) until SIGINT or SIGTERM (exit
 0), marking with "*" the lines that changed since the previous drawing
-(durations, which change every time, are not compared).
+(durations, which change every time, are not compared). The first drawing
+scans everything; each later one reads again only the hot objects (waited
+on, queued for, held by a client with a record or listed in one, with
+acquired expirable permits, pinned, TTL passed) and the next slice of a
+rotating SCAN, a whole pass taking 10 drawings, or one per 1000 keys read if
+more: a change of a hot object shows at the next drawing, any other (a lock
+taken by a client without a record and without waiters, a key added,
+changed or deleted) within one whole pass begun after it. Unchanged lock and
+map hashes cost the pass one HGETALL.
 
 The clients' records (redisson-go:client:<id>) are read for the holders,
 one pipelined GET and PTTL each, and never listed as objects.
@@ -294,8 +302,14 @@ func Command(args []string) int {
 		return code
 	}
 	defer cn.Close()
+	list := func(ctx context.Context) (*Result, error) { return List(ctx, cn.RDB, o) }
+	if *watching {
+		sc := NewScanner(cn.RDB, o)
+		sc.Stale = 3 * *interval
+		list = sc.Next
+	}
 	render := func(ctx context.Context, w io.Writer) error {
-		res, err := List(ctx, cn.RDB, o)
+		res, err := list(ctx)
 		if err != nil {
 			return err
 		}
