@@ -63,10 +63,11 @@ frame-ancestors 'none') and inline script.
 The ls state is read once per --interval while a page is open (one scan for
 all pages), incrementally: each read reads again the hot objects (waited on,
 queued for, held by a client with a record, listed in a record, pinned, TTL
-passed) and a tenth of the other keys with a rotating SCAN, so a change to a
-hot object shows at the next read and any other (a lock taken by a client
-without a record and without waiters, a key added or deleted) within one
-whole pass, 10 intervals; the first read after opening is a whole scan. An
+passed) and the next slice of a rotating SCAN (a whole pass takes 10
+intervals, or one per 1000 keys read if more), so a change to a hot object
+shows at the next read and any other (a lock taken by a client without a
+record and without waiters, a key added or deleted) within one whole pass
+begun after it; the first read after opening is a whole scan. An
 object page reads its object once per --interval. The
 dashboard's own client registers no record. Stops on SIGINT or SIGTERM (exit
 0).`
