@@ -91,8 +91,10 @@ type entry struct {
 // nodeCursor is the rotating SCAN of one server.
 type nodeCursor struct {
 	cursor uint64
-	calls  int // SCAN calls of the pass under way
-	last   int // SCAN calls the last whole pass took
+	// count sums the COUNT hints of the pass under way's SCAN calls (about
+	// the slots of the key space they went through), last the whole last
+	// pass's: a call's share of a pass is last/ticks.
+	count, last int64
 	wrap   bool
 }
 
@@ -251,21 +253,23 @@ func (s *Scanner) scanSlice(ctx context.Context, busy map[string]bool) ([]string
 		if nc.wrap {
 			return nil
 		}
-		calls := 1 << 30 // the first pass: all of it
+		budget := int64(1) << 62 // the first pass: all of it
 		if nc.last > 0 {
-			calls = max(1, (nc.last+ticks-1)/ticks)
+			budget = max(1, (nc.last+int64(ticks)-1)/int64(ticks))
 		}
-		for range calls {
-			keys, next, err := node.Scan(ctx, nc.cursor, s.o.Pattern, s.o.ScanCount).Result()
+		for budget > 0 {
+			count := min(s.o.ScanCount, budget)
+			keys, next, err := node.Scan(ctx, nc.cursor, s.o.Pattern, count).Result()
 			if err != nil {
 				return fmt.Errorf("SCAN %s: %w", s.o.Pattern, err)
 			}
 			mu.Lock()
 			out = append(out, keys...)
 			mu.Unlock()
-			nc.calls++
+			nc.count += count
+			budget -= count
 			if nc.cursor = next; next == 0 {
-				nc.wrap, nc.last, nc.calls = true, nc.calls, 0
+				nc.wrap, nc.last, nc.count = true, nc.count, 0
 				break
 			}
 		}

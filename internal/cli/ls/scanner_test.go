@@ -218,7 +218,7 @@ func TestScannerCold(t *testing.T) {
 	must(rdb.HSet(ctx, "cold:reentry", reentrant, 1).Err())
 	sc := NewScanner(rdb, Options{Pattern: "*", MaxKeys: 10000, ScanCount: 100})
 	first := next(t, sc)
-	if n := sc.nodes[s.Addr()]; n == nil || n.last < 2*sc.passTicks() {
+	if n := sc.nodes[s.Addr()]; n == nil || n.last < int64(10*sc.passTicks()) {
 		t.Fatalf("a pass should take several calls a tick: %+v", n)
 	}
 	if o := find(first, "cold:lock"); o == nil || o.Kind != "map" {
