@@ -95,7 +95,7 @@ type nodeCursor struct {
 	// the slots of the key space they went through), last the whole last
 	// pass's: a call's share of a pass is last/ticks.
 	count, last int64
-	wrap   bool
+	wrap        bool
 }
 
 // passCount counts one pass's keys as scanKeys counts a listing's.
