@@ -302,12 +302,7 @@ func Command(args []string) int {
 		return code
 	}
 	defer cn.Close()
-	list := func(ctx context.Context) (*Result, error) { return List(ctx, cn.RDB, o) }
-	if *watching {
-		sc := NewScanner(cn.RDB, o)
-		sc.Stale = 3 * *interval
-		list = sc.Next
-	}
+	list := lister(cn.RDB, o, *watching, *interval)
 	render := func(ctx context.Context, w io.Writer) error {
 		res, err := list(ctx)
 		if err != nil {
@@ -333,6 +328,17 @@ func Command(args []string) int {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	return cliflag.ExitOK
+}
+
+// lister is how ls reads: List once, or a Scanner that --watch asks for
+// each drawing.
+func lister(rdb redis.UniversalClient, o Options, watching bool, interval time.Duration) func(context.Context) (*Result, error) {
+	if !watching {
+		return func(ctx context.Context) (*Result, error) { return List(ctx, rdb, o) }
+	}
+	sc := NewScanner(rdb, o)
+	sc.Stale = 3 * interval
+	return sc.Next
 }
 
 // fold groups the keys by the object they belong to: a derived key joins

@@ -147,8 +147,40 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	now := time.Now().UnixMilli()
-	read := map[string]bool{}  // names to classify
-	probe := map[string]bool{} // keys whose TYPE and PTTL to read
+	read, probe, must := s.plan(slice, busy, passEnd, now)
+	keys := make([]string, 0, len(probe))
+	for k := range probe {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	infos, err := keyInfos(ctx, s.rdb, keys)
+	if err != nil {
+		return nil, err
+	}
+	// As List, a name waited on or held without any key of its own is
+	// listed only when the cut left keys out.
+	s.apply(keys, infos, read, func(n string) bool { return isBusy[n] && s.pass.leftOut+s.done.leftOut > 0 })
+	if err := s.skipUnchanged(ctx, read, must, infos); err != nil {
+		return nil, err
+	}
+	if err := s.ownKeys(ctx, read, infos); err != nil {
+		return nil, err
+	}
+	if err := s.classify(ctx, read, infos, busy, recs, now); err != nil {
+		return nil, err
+	}
+	if passEnd {
+		s.done, s.pass, s.seen = s.pass, passCount{}, map[string]bool{}
+		s.passes++
+	}
+	return s.result(now), nil
+}
+
+// plan says what a call reads: the objects to classify (read), the keys
+// whose TYPE and PTTL to read (probe), and the objects read whatever the
+// rotating pass finds (must).
+func (s *Scanner) plan(slice, busy []string, passEnd bool, now int64) (read, probe, must map[string]bool) {
+	read, probe = map[string]bool{}, map[string]bool{}
 	for _, k := range slice {
 		probe[k] = true
 	}
@@ -175,7 +207,7 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	must := make(map[string]bool, len(read)) // read whatever the scan says
+	must = make(map[string]bool, len(read))
 	for n := range read {
 		must[n] = true
 		probe[n] = true
@@ -192,21 +224,12 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	keys := make([]string, 0, len(probe))
-	for k := range probe {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	infos, err := keyInfos(ctx, s.rdb, keys)
-	if err != nil {
-		return nil, err
-	}
-	// As List, a name waited on or held without any key of its own is
-	// listed only when the cut left keys out.
-	s.apply(keys, infos, read, func(n string) bool { return isBusy[n] && s.pass.leftOut+s.done.leftOut > 0 })
-	if err := s.skipUnchanged(ctx, read, must, infos); err != nil {
-		return nil, err
-	}
+	return read, probe, must
+}
+
+// ownKeys adds to infos the TYPE and PTTL of the objects of read found by
+// derived keys only.
+func (s *Scanner) ownKeys(ctx context.Context, read map[string]bool, infos map[string]objinfo.KeyInfo) error {
 	var heads []string // objects found by derived keys: their own key
 	for n := range read {
 		if _, ok := infos[n]; !ok && s.objs[n] != nil {
@@ -215,19 +238,12 @@ func (s *Scanner) next(ctx context.Context) (*Result, error) {
 	}
 	more, err := keyInfos(ctx, s.rdb, heads)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for k, v := range more {
 		infos[k] = v
 	}
-	if err := s.classify(ctx, read, infos, busy, recs, now); err != nil {
-		return nil, err
-	}
-	if passEnd {
-		s.done, s.pass, s.seen = s.pass, passCount{}, map[string]bool{}
-		s.passes++
-	}
-	return s.result(now), nil
+	return nil
 }
 
 // scanSlice advances the rotating SCAN of every server (every master of a
