@@ -365,3 +365,52 @@ func TestScannerHot(t *testing.T) {
 		t.Errorf("hot:waited after its waiter left: %+v", o)
 	}
 }
+
+// TestScannerCutLater: past --max-keys, what appears after the first
+// call is kept as List keeps it: a waited-on lock at the next call, a
+// pinned key and a fair lock's queue within a pass, and a plain new key is
+// left out and counted so.
+func TestScannerCutLater(t *testing.T) {
+	t.Parallel()
+	s := redistest.StartServer(t)
+	rdb := redistest.Client(t, s)
+	ctx := context.Background()
+	fill(t, rdb, 3000)
+	sc := NewScanner(rdb, Options{Pattern: "*", MaxKeys: 50, ScanCount: 100, Pins: []string{"pin:*"}})
+	first := next(t, sc)
+	if !first.Truncated || len(first.Objects) != 50 {
+		t.Fatalf("first call: %d objects, truncated %v", len(first.Objects), first.Truncated)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(rdb.HSet(ctx, "late:lock", "0b0b0b0b-0000-4000-8000-000000000005:1", 1).Err())
+	sub := rdb.Subscribe(ctx, keys.LockChannel("late:lock"))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if o := find(next(t, sc), "late:lock"); o == nil || !o.Held || o.WaiterConnections != 1 {
+		t.Fatalf("late:lock at the next call: %+v", o)
+	}
+	must(rdb.Set(ctx, "pin:new", "v", 0).Err())
+	must(rdb.RPush(ctx, keys.FairLockQueue("late:fair"), "0b0b0b0b-0000-4000-8000-000000000006:1").Err())
+	must(rdb.Set(ctx, "late:plain", "v", 0).Err())
+	r := untilPasses(t, sc, 1, nil)
+	if o := find(r, "pin:new"); o == nil || o.Kind != "bucket" {
+		t.Errorf("pin:new after a pass: %+v", o)
+	}
+	if o := find(r, "late:fair"); o == nil || o.Kind != "fair lock" || o.Queue != 1 {
+		t.Errorf("late:fair after a pass: %+v", o)
+	}
+	if o := find(r, "late:plain"); o != nil {
+		t.Errorf("late:plain listed past the cut: %+v", o)
+	}
+	// 3000 fillers and late:plain left out, but the 50 read first.
+	if r.MatchedKeys != 3004 || r.LeftOut != 3004-r.ScannedKeys || r.ScannedKeys != 53 {
+		t.Errorf("after a pass: matched %d, read %d, left out %d", r.MatchedKeys, r.ScannedKeys, r.LeftOut)
+	}
+}
