@@ -66,7 +66,7 @@ type Scanner struct {
 	hot     map[string]bool
 	pass    passCount // the pass under way
 	done    passCount // the last whole pass
-	// seen are the keys the pass under way has returned.
+	// seen are the keys the pass under way has returned and read.
 	seen map[string]bool
 	// passes counts the whole passes made; skipped the readings
 	// skipUnchanged left out.
@@ -331,7 +331,6 @@ func (s *Scanner) admit(slice []string, busy map[string]bool) []string {
 		if s.seen[k] {
 			continue
 		}
-		s.seen[k] = true
 		s.pass.matched++
 		_, had := s.owner[k]
 		switch {
@@ -342,9 +341,13 @@ func (s *Scanner) admit(slice []string, busy map[string]bool) []string {
 			s.pass.kept++
 			known++
 		default:
+			// Not remembered, so that the memory stays bounded by
+			// --max-keys: as List, a key SCAN returns twice in a pass
+			// (a rehash) is counted twice.
 			s.pass.leftOut++
 			continue
 		}
+		s.seen[k] = true
 		out = append(out, k)
 	}
 	return out
