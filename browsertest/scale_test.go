@@ -122,7 +122,7 @@ func TestOverviewAtScale(t *testing.T) {
 	start := time.Now()
 	within(t, ctx, 120*time.Second, "rows listed", `document.querySelectorAll("#rows tr[data-name]").length > 0 && document.getElementById("summary").innerText.includes("of 20001 objects")`)
 	t.Logf("first rows %v after navigation; %d bytes streamed so far", time.Since(start).Round(time.Millisecond), streamed.Load())
-	measure(t, ctx, pid, &streamed)
+	measure(t, ctx, pid, rdb, &streamed)
 
 	fctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -157,17 +157,17 @@ func TestOverviewAtScale(t *testing.T) {
 
 // measure logs, over ten seconds of the page's time after the first
 // snapshot, the bytes/s the page's event stream received, the longest
-// main-thread stall and the dashboard's CPU share.
-func measure(t *testing.T, ctx context.Context, pid int, streamed *atomic.Int64) {
+// main-thread stall, the dashboard's CPU share and redis-server's.
+func measure(t *testing.T, ctx context.Context, pid int, rdb *redis.Client, streamed *atomic.Int64) {
 	t.Helper()
 	const window = 10 * time.Second
 	t0, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.__probe.longest = 0; window.__probe.late = 0; performance.now()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b0, c0, w0 := streamed.Load(), cpuTicks(t, pid), time.Now()
+	b0, c0, r0, w0 := streamed.Load(), cpuTicks(t, pid), serverCPU(t, rdb), time.Now()
 	within(t, ctx, 3*window, "the measuring window", fmt.Sprintf(`performance.now() >= %f`, t0+float64(window.Milliseconds())))
-	b1, c1, w1 := streamed.Load(), cpuTicks(t, pid), time.Now()
+	b1, c1, r1, w1 := streamed.Load(), cpuTicks(t, pid), serverCPU(t, rdb), time.Now()
 	probe, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`window.__probe`))
 	if err != nil {
 		t.Fatal(err)
@@ -177,4 +177,25 @@ func measure(t *testing.T, ctx context.Context, pid int, streamed *atomic.Int64)
 	t.Logf("figure: longest main-thread task %.0f ms; a 50 ms timer fired at most %.0f ms late", probe["longest"], probe["late"])
 	// /proc counts in clock ticks of 1/100 s on Linux.
 	t.Logf("figure: dashboard CPU %.1f %% of a core", float64(c1-c0)/secs)
+	t.Logf("figure: redis-server CPU %.1f %% of a core (the churn's writes and the test's reads included)", 100*(r1-r0)/secs)
+}
+
+// serverCPU is redis-server's user+system CPU seconds, as INFO cpu says.
+func serverCPU(t *testing.T, rdb *redis.Client) float64 {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		t.Logf("no redis-server CPU figure: %v", err)
+		return 0
+	}
+	var sum float64
+	for _, line := range strings.Split(info, "\r\n") {
+		for _, f := range []string{"used_cpu_sys:", "used_cpu_user:"} {
+			if v, ok := strings.CutPrefix(line, f); ok {
+				x, _ := strconv.ParseFloat(v, 64)
+				sum += x
+			}
+		}
+	}
+	return sum
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/fairlock"
 	"github.com/goredisson/redisson/internal/cli/ls"
+	"github.com/goredisson/redisson/internal/registry"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/rlock"
 	"github.com/goredisson/redisson/semaphore"
@@ -89,7 +90,23 @@ func TestLsCutKeepsWhatMatters(t *testing.T) {
 		s := numSub(t, rdb, keys.SemaphoreChannel("encoders"))
 		return q == 1 && s == 1, fmt.Sprintf("queue %d, semaphore subscribers %d", q, s)
 	})
-	waitFor(t, 30*time.Second, "orders:42 in its client's record", func() (bool, string) {
+	// The record is written at once, then after each change of the holds
+	// (at most one write per 250 ms) and every refresh period (waiters):
+	// its first write may list neither the hold nor the waiters, and this
+	// test is about the listing of a record that does.
+	waitFor(t, 30*time.Second, "orders:42 and the waiters in its client's record", func() (bool, string) {
+		data, _ := rdb.Get(ctx, registry.KeyPrefix+known.ID()).Bytes()
+		rec, err := registry.Parse(data)
+		if err != nil {
+			return false, err.Error()
+		}
+		held := false
+		for _, h := range rec.Holds {
+			held = held || h.Key == "orders:42"
+		}
+		return held && rec.Waiters[keys.SemaphoreChannel("encoders")] == 1, string(data)
+	})
+	waitFor(t, 30*time.Second, "orders:42's holder known", func() (bool, string) {
 		res := lsJSON(t, "--redis", url, "orders:42")
 		return len(res.Objects) == 1 && len(res.Objects[0].Holders) == 1 && res.Objects[0].Holders[0].Client != nil, lsNames(res)
 	})

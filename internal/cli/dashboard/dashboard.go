@@ -75,8 +75,15 @@ Every response forbids framing (X-Frame-Options: DENY, CSP
 frame-ancestors 'none') and inline script.
 
 The ls state is read once per --interval while a page is open (one scan for
-all pages, an object page's included: the scan feeds the history); an
-object page also reads its object once per --interval. The
+all pages, an object page's included: the scan feeds the history),
+incrementally: each read reads again the hot objects (waited on, queued
+for, held by a client with a record, listed in a record, pinned, TTL
+passed) and the next slice of a rotating SCAN (a whole pass takes 10
+intervals, or one per 1000 keys read if more), so a change to a hot object
+shows at the next read and any other (a lock taken by a client without a
+record and without waiters, a key added or deleted) within one whole pass
+begun after it; the first read after opening is a whole scan. An object
+page also reads its object once per --interval. The
 dashboard's own client registers no record. Stops on SIGINT or SIGTERM (exit
 0).`
 
@@ -377,9 +384,15 @@ type LsView struct {
 }
 
 func (d *dashboard) readLs(ctx context.Context) LsView {
+	return d.lsView(ctx, func(ctx context.Context) (*ls.Result, error) { return ls.List(ctx, d.rdb, d.o.ls) })
+}
+
+// lsView reads the list with list: one whole List, or the next reading
+// of the feed's incremental scanner.
+func (d *dashboard) lsView(ctx context.Context, list func(context.Context) (*ls.Result, error)) LsView {
 	ctx, cancel := context.WithTimeout(ctx, d.budget())
 	defer cancel()
-	res, err := ls.List(ctx, d.rdb, d.o.ls)
+	res, err := list(ctx)
 	v := LsView{Result: res, NowMs: time.Now().UnixMilli()}
 	if err != nil {
 		v.Result = &ls.Result{Pattern: d.o.ls.Pattern, Objects: []ls.Object{}, MaxKeys: d.o.ls.MaxKeys}

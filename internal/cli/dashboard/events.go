@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/goredisson/redisson/internal/cli/ls"
 )
 
 // sse starts an event stream; nil when the connection cannot stream.
@@ -70,10 +72,17 @@ func (d *dashboard) eventsLs(w http.ResponseWriter, r *http.Request) {
 // lsFeed is the one scan every list page shares.
 func (d *dashboard) lsFeed() *feed {
 	d.feedOnce.Do(func() {
+		// The feed reads from one goroutine at a time: the scanner needs
+		// no lock. After a pause without listeners its state is too old:
+		// it starts over with a whole pass.
+		sc := ls.NewScanner(d.rdb, d.o.ls)
+		sc.Stale = 3 * d.o.interval
+		var prev *lsState
 		d.feed = newFeed(d.o.interval, func() *lsState {
-			v := d.readLs(context.Background())
+			v := d.lsView(context.Background(), sc.Next)
 			d.record(v)
-			return newLsState(v)
+			prev = nextLsState(v, prev)
+			return prev
 		})
 	})
 	return d.feed

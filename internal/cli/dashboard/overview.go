@@ -47,12 +47,25 @@ type lsRow struct {
 	ttl       float64
 }
 
-func newLsState(v LsView) *lsState {
+func newLsState(v LsView) *lsState { return nextLsState(v, nil) }
+
+// nextLsState is newLsState reusing what prev worked out of the objects
+// the scanner did not read again (both lists are in name order).
+func nextLsState(v LsView, prev *lsState) *lsState {
 	s := &lsState{view: v, rows: make([]lsRow, len(v.Objects))}
 	kinds := map[string]bool{}
+	j := 0
 	for i := range v.Objects {
-		s.rows[i].init(&v.Objects[i], v.NowMs)
-		kinds[v.Objects[i].Kind] = true
+		o := &v.Objects[i]
+		for prev != nil && j < len(prev.rows) && prev.rows[j].name < o.Name {
+			j++
+		}
+		if prev != nil && j < len(prev.rows) && prev.rows[j].name == o.Name && o.Reading() != 0 && prev.rows[j].obj.Reading() == o.Reading() {
+			s.rows[i].reuse(&prev.rows[j], o, v.NowMs)
+		} else {
+			s.rows[i].init(o, v.NowMs)
+		}
+		kinds[o.Kind] = true
 	}
 	for k := range kinds {
 		s.kinds = append(s.kinds, k)
@@ -84,7 +97,23 @@ func (r *lsRow) init(o *ls.Object, now int64) {
 			r.heldFor = *h.HeldForMs
 		}
 	}
+	for _, h := range o.Holders {
+		if h.Client != nil && h.Client.Gone {
+			words = append(words, "gone") // as the page marks the holder
+			break
+		}
+	}
 	r.text = strings.ToLower(strings.Join(words, " "))
+}
+
+// reuse is init from p, a row of the same reading of the object.
+func (r *lsRow) reuse(p *lsRow, o *ls.Object, now int64) {
+	r.name, r.obj, r.now, r.lname, r.heldFor, r.ttl, r.deadline = o.Name, o, now, p.lname, p.heldFor, math.Inf(1), -1
+	if o.TTLms >= 0 {
+		r.deadline = now + o.TTLms
+		r.ttl = float64(o.TTLms)
+	}
+	r.text, r.holderKey = p.text, p.holderKey
 }
 
 // encode makes the row's JSON and signature, once, when a page shows it:
@@ -232,7 +261,9 @@ func (s *lsState) selectRows(q viewQuery) ([]*lsRow, int) {
 			hits = append(hits, &s.rows[i])
 		}
 	}
-	slices.SortFunc(hits, q.less)
+	if !slices.IsSortedFunc(hits, q.less) { // the usual order is the scan's
+		slices.SortFunc(hits, q.less)
+	}
 	lo := min(q.offset, len(hits))
 	hi := min(lo+q.limit, len(hits))
 	return hits[lo:hi], len(hits)

@@ -55,6 +55,35 @@ func TestViewerQuery(t *testing.T) {
 	}
 }
 
+// TestViewerFilterGone: the filter's word "gone" finds the rows with a
+// holder whose client is gone, and only them.
+func TestViewerFilterGone(t *testing.T) {
+	withClient := func(name string, gone bool, more ...objinfo.Holder) ls.Object {
+		o := heldLock(name, 10, -1)
+		o.Holders[0].Client = &objinfo.ClientInfo{Host: "h", PID: 7, Program: "worker", Gone: gone, SeenAgoMs: 9000}
+		o.Holders = append(o.Holders, more...)
+		return o
+	}
+	second := objinfo.Holder{Field: "id:2", Holds: 1, Client: &objinfo.ClientInfo{Host: "h", PID: 8, Program: "reader", Gone: true}}
+	st := lsStateOf(1000, withClient("alive", false), withClient("dead", true), withClient("readers", false, second),
+		heldLock("unknown", 10, -1), ls.Object{Name: "gone:key", Kind: "bucket", State: "3 bytes", TTLms: -1, Holders: []objinfo.Holder{}})
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"q=gone", []string{"dead", "gone:key", "readers"}},
+		{"q=GONE+worker", []string{"dead", "readers"}},
+		{"q=gone&held=1", []string{"dead", "readers"}},
+		{"q=worker", []string{"alive", "dead", "readers"}},
+	} {
+		v, _ := url.ParseQuery(c.query)
+		_, ev := newViewer(parseViewQuery(v)).next(st)
+		if !slices.Equal(ev.Order, c.want) {
+			t.Errorf("%q: %v, want %v", c.query, ev.Order, c.want)
+		}
+	}
+}
+
 // TestViewerDiff: after the snapshot only rows that changed are sent; a
 // row whose durations only moved on with the clock is not sent again.
 func TestViewerDiff(t *testing.T) {

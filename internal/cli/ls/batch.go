@@ -44,15 +44,25 @@ const prefixLen = 64
 // classifyBatch classifies the objects names (their keys' TYPE and PTTL in
 // infos) with pipelined look-ups, through the classifier inspect uses.
 func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []string, infos map[string]objinfo.KeyInfo, all *objinfo.Clients) ([]Object, error) {
+	objs, _, err := classifyDerived(ctx, rdb, names, classify.Derive, infos, all)
+	return objs, err
+}
+
+// classifyDerived is classifyBatch with the derived names from derive (a
+// scanner keeps them: deriving them is a good part of a reading); it also
+// returns each hash's fields as read, nil for a hash too big to read whole
+// and for other types.
+func classifyDerived(ctx context.Context, rdb redis.UniversalClient, names []string, derive func(string) classify.Names,
+	infos map[string]objinfo.KeyInfo, all *objinfo.Clients) ([]Object, []map[string]string, error) {
 	looks := make([]look, len(names))
 	for i, n := range names {
-		looks[i] = look{name: n, d: classify.Derive(n), head: infos[n]}
+		looks[i] = look{name: n, d: derive(n), head: infos[n]}
 	}
 	if err := readHeads(ctx, rdb, looks, time.Now().UnixMilli()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := readFields(ctx, rdb, looks); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var channels []string
 	for i := range looks {
@@ -64,7 +74,7 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 	if len(channels) > 0 {
 		subs, err := objinfo.Subscribers(ctx, rdb, objinfo.Dedupe(channels))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, c := range subs {
 			counts[c.Channel] = c
@@ -78,11 +88,11 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 		ids = append(ids, objinfo.HolderClients(out[i].Holders, nil)...)
 	}
 	if err := readCacheStats(ctx, rdb, out, looks, counts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	recs, err := objinfo.ReadClients(ctx, rdb, ids)
 	if err != nil {
-		return nil, fmt.Errorf("client records: %w", err)
+		return nil, nil, fmt.Errorf("client records: %w", err)
 	}
 	for i := range out {
 		recs.Annotate(out[i].Name, out[i].Holders, nil)
@@ -91,7 +101,13 @@ func classifyBatch(ctx context.Context, rdb redis.UniversalClient, names []strin
 			out[i].State = lsState(&out[i], looks[i].fieldsMap)
 		}
 	}
-	return out, countWaiting(ctx, rdb, looks, out, counts, all)
+	fields := make([]map[string]string, len(looks))
+	for i := range looks {
+		if looks[i].fields != nil {
+			fields[i] = looks[i].fieldsMap
+		}
+	}
+	return out, fields, countWaiting(ctx, rdb, looks, out, counts, all)
 }
 
 // countWaiting fills in the objects' waiters as the clients' records count

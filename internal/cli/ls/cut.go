@@ -77,7 +77,7 @@ func scanKeys(ctx context.Context, rdb redis.UniversalClient, o Options) (*scann
 	}
 	sort.Strings(sc.keys)
 	if sc.leftOut > 0 {
-		names, err := busyNames(ctx, rdb, o)
+		names, _, err := hotNames(ctx, rdb, o)
 		if err != nil {
 			return nil, err
 		}
@@ -117,10 +117,10 @@ func (o Options) pinned(k string) bool {
 	return false
 }
 
-// busyNames are the names of objects waited on (from the channels with
+// hotNames are the names of objects waited on (from the channels with
 // subscribers) and held by registered clients (from their records), that
-// match PATTERN.
-func busyNames(ctx context.Context, rdb redis.UniversalClient, o Options) ([]string, error) {
+// match PATTERN, and the records read.
+func hotNames(ctx context.Context, rdb redis.UniversalClient, o Options) ([]string, objinfo.Clients, error) {
 	var mu sync.Mutex
 	var chans []string
 	list := func(ctx context.Context, node redis.UniversalClient) error {
@@ -138,7 +138,7 @@ func busyNames(ctx context.Context, rdb redis.UniversalClient, o Options) ([]str
 		return nil
 	}
 	if err := eachMaster(ctx, rdb, list); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var names []string
 	for _, c := range chans {
@@ -148,7 +148,7 @@ func busyNames(ctx context.Context, rdb redis.UniversalClient, o Options) ([]str
 	}
 	recs := objinfo.Clients{}
 	if err := recs.ReadAllClients(ctx, rdb); err != nil {
-		return nil, fmt.Errorf("client records: %w", err)
+		return nil, nil, fmt.Errorf("client records: %w", err)
 	}
 	names = append(names, recs.HeldKeys()...)
 	out := names[:0]
@@ -158,7 +158,7 @@ func busyNames(ctx context.Context, rdb redis.UniversalClient, o Options) ([]str
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, recs, nil
 }
 
 // reFairWaiterChan is a fair-lock waiter's own channel's tail: the

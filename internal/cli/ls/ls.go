@@ -112,7 +112,15 @@ with the characters escaped (\x1b, \n).
 
 --watch redraws every --interval (default 1s) until SIGINT or SIGTERM (exit
 0), marking with "*" the lines that changed since the previous drawing
-(durations, which change every time, are not compared).
+(durations, which change every time, are not compared). The first drawing
+scans everything; each later one reads again only the hot objects (waited
+on, queued for, held by a client with a record or listed in one, with
+acquired expirable permits, pinned, TTL passed) and the next slice of a
+rotating SCAN, a whole pass taking 10 drawings, or one per 1000 keys read if
+more: a change of a hot object shows at the next drawing, any other (a lock
+taken by a client without a record and without waiters, a key added,
+changed or deleted) within one whole pass begun after it. Unchanged lock and
+map hashes cost the pass one HGETALL.
 
 The clients' records (redisson-go:client:<id>) are read for the holders,
 one pipelined GET and PTTL each, and never listed as objects.
@@ -173,7 +181,14 @@ type Object struct {
 	Alternatives      []string `json:"alternatives"`
 	// Cache: a cache's, counter's or probabilistic object's figures.
 	Cache *objinfo.CacheStats `json:"cache"`
+
+	reading uint64
 }
+
+// Reading tells a Scanner's readings apart: two listings' objects of one
+// name with the same non-zero Reading are one reading (its TTL apart,
+// which counts down); 0 for an object List read.
+func (o *Object) Reading() uint64 { return o.reading }
 
 // Result is what ls prints with --json.
 type Result struct {
@@ -287,8 +302,9 @@ func Command(args []string) int {
 		return code
 	}
 	defer cn.Close()
+	list := lister(cn.RDB, o, *watching, *interval)
 	render := func(ctx context.Context, w io.Writer) error {
-		res, err := List(ctx, cn.RDB, o)
+		res, err := list(ctx)
 		if err != nil {
 			return err
 		}
@@ -312,6 +328,17 @@ func Command(args []string) int {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
 	return cliflag.ExitOK
+}
+
+// lister is how ls reads: List once, or a Scanner that --watch asks for
+// each drawing.
+func lister(rdb redis.UniversalClient, o Options, watching bool, interval time.Duration) func(context.Context) (*Result, error) {
+	if !watching {
+		return func(ctx context.Context) (*Result, error) { return List(ctx, rdb, o) }
+	}
+	sc := NewScanner(rdb, o)
+	sc.Stale = 3 * interval
+	return sc.Next
 }
 
 // fold groups the keys by the object they belong to: a derived key joins
