@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -129,7 +130,34 @@ func (r *lcmReplay) calls() map[string]lcmCall {
 			return r.mapOf(a).GetAll(ctx, strs(st.Args["keys"])...)
 		},
 		"remove": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			if v, ok := st.Args["value"]; ok {
+				return r.mapOf(a).CompareAndRemove(ctx, st.Args["key"].(string), value(v))
+			}
 			return orNil(r.mapOf(a).Remove(ctx, st.Args["key"].(string)))
+		},
+		"putIfAbsent": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			return orNil(r.mapOf(a).PutIfAbsent(ctx, st.Args["key"].(string), value(st.Args["value"])))
+		},
+		"fastPutIfAbsent": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			return r.mapOf(a).FastPutIfAbsent(ctx, st.Args["key"].(string), value(st.Args["value"]))
+		},
+		"putIfExists": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			return orNil(r.mapOf(a).PutIfExists(ctx, st.Args["key"].(string), value(st.Args["value"])))
+		},
+		"fastPutIfExists": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			return r.mapOf(a).FastPutIfExists(ctx, st.Args["key"].(string), value(st.Args["value"]))
+		},
+		"replace": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			if old, ok := st.Args["old"]; ok {
+				return r.mapOf(a).CompareAndReplace(ctx, st.Args["key"].(string), value(old), value(st.Args["value"]))
+			}
+			return orNil(r.mapOf(a).Replace(ctx, st.Args["key"].(string), value(st.Args["value"])))
+		},
+		"fastReplace": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			return r.mapOf(a).FastReplace(ctx, st.Args["key"].(string), value(st.Args["value"]))
+		},
+		"addAndGet": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
+			return r.mapOf(a).AddAndGet(ctx, st.Args["key"].(string), value(st.Args["delta"]))
 		},
 		"fastRemove": func(ctx context.Context, a *lcmActor, st vectors.Step) (any, error) {
 			return r.mapOf(a).FastRemove(ctx, strs(st.Args["keys"])...)
@@ -165,6 +193,14 @@ func (r *lcmReplay) actions() vectors.Actions[*redisson.Client, struct{}] {
 			"size": q(func(ctx context.Context, m *localcache.LocalCachedMap[string, any]) (any, error) {
 				return m.Size(ctx)
 			}),
+			"readAllMap": q(func(ctx context.Context, m *localcache.LocalCachedMap[string, any]) (any, error) {
+				return m.ReadAll(ctx)
+			}),
+		},
+		ValueQueries: map[string]vectors.ValueQuery[*redisson.Client, struct{}]{
+			"containsKey": func(ctx context.Context, a *lcmActor, _ string, arg string) (any, error) {
+				return r.mapOf(a).ContainsKey(ctx, strings.Trim(arg, `"`))
+			},
 		},
 		ErrorClass:    func(err error) string { return fmt.Sprintf("unmapped Go error: %v", err) },
 		AllCommands:   true,
@@ -238,7 +274,6 @@ func TestJavaVectors(t *testing.T) {
 var notReplayed = map[string]string{
 	"lcm.clear_local_cache": "Go's ClearLocalCache publishes the clear without the semaphore and does not wait " +
 		"(docs/caches.md); replaying it needs that wait, or a deviation for its semaphore messages",
-	"lcm.other_writes": "putIfExists, fastPutIfAbsent, replace, remove(k, v), addAndGet and readAllMap are not offered yet",
 	"lcm.reconnection_load_resubscribe": "its resubscription's commands and the log read's time argument " +
 		"(clock_ms past) need normalizer rules of their own; TestKilledSubscriptionLeavesNoStaleValue and " +
 		"TestReconnectLoadLog cover the behaviour meanwhile",
