@@ -3,6 +3,7 @@ package vectors
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -180,4 +181,26 @@ func (n *Normalizer) rawArgs(args []any) []any {
 		}
 	}
 	return out
+}
+
+// clearRequestHex is a clear request id in a semaphore's name (§10, quiet
+// scenario): 32 hex digits.
+var clearRequestHex = regexp.MustCompile(`[0-9a-f]{32}`)
+
+// QuietChannel normalizes the channel of a message of §10's quiet
+// scenario: every 32-hex token is a clear request id, numbered <Qn> as
+// the decoded clear messages number them (the same raw bytes, the same
+// number), then as Text.
+func (n *Normalizer) QuietChannel(channel string) string {
+	if n.lcm == nil {
+		n.LocalCachedMap()
+	}
+	channel = clearRequestHex.ReplaceAllStringFunc(channel, func(h string) string {
+		raw, err := hex.DecodeString(h)
+		if err != nil {
+			return h
+		}
+		return numbered(n.lcm.requests, "Q", string(raw))
+	})
+	return n.Text(channel)
 }
