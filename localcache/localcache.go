@@ -66,6 +66,7 @@ const stripes = 64
 // instance (Java or Go) by Redisson's messages on {NAME}:topic. It is safe
 // for concurrent use; Close it when done.
 type LocalCachedMap[K comparable, V any] struct {
+	src    *source.Source // for the clear's semaphore
 	rt     *core.Runtime
 	name   string
 	keys   codec.Codec
@@ -98,7 +99,7 @@ type LocalCachedMap[K comparable, V any] struct {
 // o. It sends nothing: the first call subscribes. An empty name, a nil
 // source or codec, or bad options give a handle whose every call fails.
 func New[K comparable, V any](src *source.Source, name string, cd codec.Codec, o Options) *LocalCachedMap[K, V] {
-	m := &LocalCachedMap[K, V]{rt: (*handle.Source)(src).Runtime(), name: name, keys: cd, values: cd, opts: o}
+	m := &LocalCachedMap[K, V]{src: src, rt: (*handle.Source)(src).Runtime(), name: name, keys: cd, values: cd, opts: o}
 	if o.KeyCodec != nil {
 		m.keys = o.KeyCodec
 	}

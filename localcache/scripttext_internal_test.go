@@ -10,14 +10,23 @@ import (
 // always has; Redis, the interop records and Java peers know it by it.
 func TestScriptText(t *testing.T) {
 	luatest.Check(t, "localcache",
+		addAndGetScript,
 		clearReleaseScript,
 		deleteScript,
+		fastPutIfAbsentScript,
+		fastPutIfExistsScript,
 		fastPutScript,
 		fastRemoveLogged,
 		fastRemoveScript,
+		fastReplaceScript,
 		putAllScript,
 		putIfAbsentScript,
+		putIfExistsScript,
 		putScript,
+		readAllScript,
 		removeScript,
+		removeValueScript,
+		replaceScript,
+		replaceValueScript,
 	)
 }

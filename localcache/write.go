@@ -472,10 +472,13 @@ func (m *LocalCachedMap[K, V]) Clear(ctx context.Context) error {
 }
 
 // ClearLocalCache empties this instance's near cache and, unless
-// SyncNone, every other instance's: it publishes Redisson's clear
-// message. Redisson's clearLocalCache also waits, on a semaphore, until
-// every receiver cleared; this does not wait (a Go receiver clears as the
-// message arrives, a Java one on its listener thread).
+// SyncNone, every other instance's, as Redisson's clearLocalCache: it sets
+// the semaphore NAME:clear:<request id> to 0 permits (60 s TTL), publishes
+// the clear message asking each receiver to release one permit, waits
+// until every other receiver PUBLISH counted did (at most 40 s, or until
+// ctx ends), then deletes the semaphore. A wait that runs out is no error,
+// as in Java: the clear was published, a receiver was slow or does not
+// answer (a pattern subscriber that PUBLISH counts never does).
 func (m *LocalCachedMap[K, V]) ClearLocalCache(ctx context.Context) error {
 	if m == nil {
 		return core.NilHandle(kind, "clear local cache")
@@ -486,13 +489,4 @@ func (m *LocalCachedMap[K, V]) ClearLocalCache(ctx context.Context) error {
 	}
 	m.clearLocal()
 	return m.clearOthers(ctx, op)
-}
-
-func (m *LocalCachedMap[K, V]) clearOthers(ctx context.Context, op string) error {
-	if m.opts.Sync == SyncNone {
-		return nil
-	}
-	var request [idLen]byte
-	_, _ = rand.Read(request[:])
-	return m.publish(ctx, op, encodeClear(m.id, request, false))
 }

@@ -155,6 +155,7 @@ type recorder struct {
 	lost, expired, handoffs, retries, tryFailures      metric.Int64Counter
 	semPermits, ratePermits, countDowns, subscriptions metric.Int64Counter
 	leases, connections, channels, waiters             metric.Int64ObservableUpDownCounter
+	cache                                              cacheEvents
 
 	mu      sync.Mutex
 	sources map[*source]struct{}
@@ -219,6 +220,7 @@ func (r *recorder) instruments(m metric.Meter) error {
 	r.connections = gauge("redisson.pubsub.connections", "{connection}", "Redis connections carrying subscriptions.")
 	r.channels = gauge("redisson.pubsub.channels", "{channel}", "Subscribed channels.")
 	r.waiters = gauge("redisson.pubsub.waiters", "{waiter}", "Goroutines waiting on a channel.")
+	r.cacheInstruments(counter)
 	if err != nil {
 		return err
 	}
@@ -290,6 +292,7 @@ func (r *recorder) observer() *observe.Observer {
 		Permits:      r.permits,
 		RateLimit:    r.rateLimit,
 		CountDown:    r.countDown,
+		LocalCache:   r.localCache,
 		Register:     r.register,
 	}
 }

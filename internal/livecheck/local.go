@@ -15,7 +15,9 @@ import (
 //	lcmwatch NAME KEY SECONDS [SYNC]: get(KEY) once, then every 1 ms for
 //	SECONDS, printing each change seen;
 //	lcmput NAME KEY N INTERVAL_MS [SYNC]: put(KEY, Msg{i, "go", "v<i>"}),
-//	i = 1..N, INTERVAL_MS apart, "put <i> <ts>" just before each.
+//	i = 1..N, INTERVAL_MS apart, "put <i> <ts>" just before each;
+//	lcmclear NAME [SYNC]: clearLocalCache(), which returns once every
+//	other instance released its permit: "cleared <ms> <ts>".
 func runLocal(ctx context.Context, c *redisson.Client, ck *checker, mode, name string, a []string) error {
 	switch mode {
 	case "lcmwatch":
@@ -32,6 +34,21 @@ func runLocal(ctx context.Context, c *redisson.Client, ck *checker, mode, name s
 			return err
 		}
 		return lcmWatch(ctx, m, ck, a[0], time.Duration(secs)*time.Second)
+	case "lcmclear":
+		m, err := localCached(ctx, c, name, a, 0)
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		if err := m.Start(ctx); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := m.ClearLocalCache(ctx); err != nil {
+			return err
+		}
+		out("cleared %d %d", time.Since(start).Milliseconds(), now())
+		return nil
 	case "lcmput":
 		if len(a) < 3 {
 			return fmt.Errorf("lcmput NAME KEY N INTERVAL_MS [SYNC]")

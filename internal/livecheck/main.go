@@ -7,6 +7,7 @@
 //	livecheck [-addr host:port] mapcachecheck NAME N [PREFIX] [--expect-gone]
 //	livecheck [-addr host:port] lcmwatch NAME KEY SECONDS [SYNC]
 //	livecheck [-addr host:port] lcmput NAME KEY N INTERVAL_MS [SYNC]
+//	livecheck [-addr host:port] lcmclear NAME [SYNC]
 package main
 
 import (

@@ -3,6 +3,7 @@ package vectors
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -14,6 +15,9 @@ type lcmState struct {
 	instances map[string]string // 16 raw bytes → "I1"
 	requests  map[string]string // a clear's 16 raw bytes → "Q1"
 	logIDs    map[string]string // a log entry's 8 random bytes → "L1"
+	// pastClock: a wall-clock argument more than one grid step old is
+	// {"clock_ms": "past"} (PastClockArgs).
+	pastClock bool
 }
 
 // lcmLog is the prefix of a local cached map's updates log.
@@ -180,4 +184,47 @@ func (n *Normalizer) rawArgs(args []any) []any {
 		}
 	}
 	return out
+}
+
+// clearRequestHex is a clear request id in a semaphore's name (§10, quiet
+// scenario): 32 hex digits.
+var clearRequestHex = regexp.MustCompile(`[0-9a-f]{32}`)
+
+// QuietChannel normalizes the channel of a message of §10's quiet
+// scenario: every 32-hex token is a clear request id, numbered <Qn> as
+// the decoded clear messages number them (the same raw bytes, the same
+// number), then as Text.
+func (n *Normalizer) QuietChannel(channel string) string {
+	if n.lcm == nil {
+		n.LocalCachedMap()
+	}
+	channel = clearRequestHex.ReplaceAllStringFunc(channel, func(h string) string {
+		raw, err := hex.DecodeString(h)
+		if err != nil {
+			return h
+		}
+		return numbered(n.lcm.requests, "Q", string(raw))
+	})
+	return n.Text(channel)
+}
+
+// PastClockArgs turns on §10's rule of lcm.reconnection_load_resubscribe:
+// a command's wall-clock argument more than one grid step before the
+// command (the time of the last message an instance received, which
+// depends on how long its reconnection took) is recorded as
+// {"clock_ms": "past"}.
+func (n *Normalizer) PastClockArgs() {
+	if n.lcm == nil {
+		n.LocalCachedMap()
+	}
+	n.lcm.pastClock = true
+}
+
+// pastClock is the PastClockArgs rule for an argument delta ms after its
+// command's time.
+func (n *Normalizer) pastClock(delta int64) (any, bool) {
+	if n.lcm == nil || !n.lcm.pastClock || delta >= -n.Grid {
+		return nil, false
+	}
+	return map[string]any{"clock_ms": "past"}, true
 }

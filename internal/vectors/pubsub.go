@@ -225,6 +225,10 @@ func (l *commandLog) entry(source string, ml redistest.MonitorLine, ms int64, n 
 		}
 		if decimalRE.MatchString(a) {
 			if v, err := strconv.ParseInt(a, 10, 64); err == nil && math.Abs(float64(v-ms)) < 1e10 {
+				if past, ok := n.pastClock(v - ms); ok { // §10, lcm.reconnection_load_resubscribe
+					cmd = append(cmd, past)
+					continue
+				}
 				cmd = append(cmd, map[string]any{"rel": n.Bucket2(v - ms)})
 				continue
 			}

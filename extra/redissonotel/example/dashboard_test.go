@@ -18,6 +18,7 @@ import (
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/extra/redissonotel"
+	"github.com/goredisson/redisson/localcache"
 	"github.com/goredisson/redisson/observe"
 )
 
@@ -253,6 +254,12 @@ func exported(t *testing.T) (metrics, labels map[string]bool) {
 		t.Fatal(err)
 	}
 	everyEvent(obs)
+	lc, err := redissonotel.NewLocalCacheMetrics(redissonotel.WithMeterProvider(mp),
+		redissonotel.WithNameMapping(func(_ observe.Kind, name string) string { return name }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc.Add(nearCache{})
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -305,4 +312,14 @@ func everyEvent(obs *observe.Observer) {
 	obs.Permits(ctx, observe.Permits{Kind: observe.KindSemaphore, Name: "n", Op: observe.PermitsTaken, Count: 1})
 	obs.RateLimit(ctx, observe.RateLimit{Name: "n", Permits: 1, Granted: true})
 	obs.CountDown(ctx, observe.CountDown{Name: "n"})
+	obs.LocalCache(observe.LocalCache{Name: "n", Cause: observe.LocalCacheInvalidate, Entries: 1})
 }
+
+// nearCache is a local cached map's counters, for LocalCacheMetrics.
+type nearCache struct{}
+
+func (nearCache) Name() string { return "n" }
+func (nearCache) Stats() localcache.Stats {
+	return localcache.Stats{Hits: 3, Misses: 1, Invalidations: 1, Messages: 1}
+}
+func (nearCache) CachedSize() int { return 1 }

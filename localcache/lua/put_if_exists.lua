@@ -1,0 +1,2 @@
+-- Redisson 3.52.0 and 4.7.0 (the same text): RedissonLocalCachedMap.putIfExistsOperationAsync, byte for byte.
+local value = redis.call('hget', KEYS[1], ARGV[1]); if value == false then return nil; end; redis.call('hset', KEYS[1], ARGV[1], ARGV[2]); if ARGV[4] == '1' then redis.call(ARGV[7], KEYS[2], ARGV[3]); end;if ARGV[4] == '2' then redis.call('zadd', KEYS[3], ARGV[5], ARGV[6]);redis.call(ARGV[7], KEYS[2], ARGV[3]); end;return value; 
