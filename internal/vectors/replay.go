@@ -150,6 +150,10 @@ type Actions[C, H any] struct {
 	// deletes it, where this library keeps it), so latch keys are left
 	// out of both sides' states.
 	UnlatchedStates bool
+	// Quiet replays a quiet scenario (quiet.go): no PSUBSCRIBE *, the
+	// messages from MONITOR. SemaphoreFilter also leaves out of the
+	// commands what the adders' records leave out (semaphoreFiltered).
+	Quiet, SemaphoreFilter bool
 }
 
 // Owner ids of the actors T1, T2, T3.
@@ -230,7 +234,7 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 		t.Fatalf("FLUSHALL: %v", err)
 	}
 	r.begin(at, srv, sc, newActions(at))
-	msgs, err := NewMessages(ctx, raw)
+	msgs, err := newCapture(ctx, raw, r.acts.Quiet)
 	if err != nil {
 		t.Fatalf("capture messages: %v", err)
 	}
@@ -241,7 +245,11 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 		// C1 and C2 (NewClient must name its connections so).
 		r.cmds = startCommandLog(t, srv, raw)
 		r.cmds.all = r.acts.AllCommands
+		r.cmds.quiet, r.cmds.semaphoreFilter = r.acts.Quiet, r.acts.SemaphoreFilter
 		defer r.cmds.close()
+	}
+	if r.acts.Quiet && r.cmds == nil {
+		t.Fatalf("%s: a quiet replay reads its messages from the command log, which needs clientName", sc.Name)
 	}
 	applied := map[int]bool{}
 	r.clock.Start()
@@ -354,6 +362,9 @@ func (r *replay[C, H]) observe(st Step) (map[string]any, time.Duration) {
 		t.Fatalf("step %d: %v", st.Step, err)
 	}
 	got["messages"] = m
+	if r.acts.Quiet {
+		got["messages"] = r.cmds.published
+	}
 	return got, over
 }
 
