@@ -147,6 +147,13 @@ func nameKinds() []nameKind {
 			_, err := c.IdGenerator(n).NextID(ctx)
 			return err
 		}},
+		{kind: "long adder", use: func(ctx context.Context, c *redisson.Client, n string) error {
+			a := c.LongAdder(n)
+			defer func() { _ = a.Close() }()
+			a.Add(2)
+			_, err := a.Sum(ctx)
+			return err
+		}},
 		// Kinds that derive nothing from the name: one key (or channel), in
 		// one slot whatever the name.
 		{kind: "atomic double", keeps: splitNames, use: func(ctx context.Context, c *redisson.Client, n string) error {

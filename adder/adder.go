@@ -25,6 +25,7 @@ import (
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
 	"github.com/goredisson/redisson/internal/lua"
+	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/semaphore"
 	"github.com/goredisson/redisson/source"
 )
@@ -50,6 +51,9 @@ func (b *base) init(kind string, src *source.Source, name string, float bool, c 
 	switch {
 	case name == "":
 		b.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
+	case core.CheckName(name, keys.SuffixName(name, "adder-topic")) != nil:
+		// The topic, counters and semaphores share one tag: {name}.
+		b.err = core.CheckName(name, keys.SuffixName(name, "adder-topic"))
 	case b.rt == nil:
 		b.err = fmt.Errorf("%w: nil Redis client", core.ErrInvalidArgument)
 	case b.rt.Lifetime().Err() != nil:

@@ -36,18 +36,16 @@ type group struct {
 	done    chan struct{}
 }
 
-func groupKey(name string) string { return "adder:" + name }
-
 // join adds c to the group of its name, subscribing when it is the first.
 func join(ctx context.Context, src *source.Source, rt *core.Runtime, name string, float bool, c counter) (*group, error) {
 	for {
-		g := rt.Shared(groupKey(name), func() any {
+		g := rt.Adders().Group(name, func() core.AdderGroup {
 			return &group{src: src, rt: rt, name: name, float: float, members: map[counter]struct{}{}}
 		}).(*group)
 		g.mu.Lock()
 		if g.members == nil { // left by its last member: make another
 			g.mu.Unlock()
-			rt.Unshare(groupKey(name), g)
+			rt.Adders().Drop(name, g)
 			continue
 		}
 		defer g.mu.Unlock()
@@ -79,7 +77,7 @@ func (g *group) leave(c counter) {
 	g.members = nil
 	sub, done := g.sub, g.done
 	g.mu.Unlock()
-	g.rt.Unshare(groupKey(g.name), g)
+	g.rt.Adders().Drop(g.name, g)
 	// Unlocked: an answer in progress takes the lock before it ends.
 	_ = sub.Close()
 	<-done
@@ -135,6 +133,9 @@ func (g *group) add(ctx context.Context, id string, local []string) error {
 
 // channel is the adders' topic.
 func (g *group) channel() string { return keys.SuffixName(g.name, "adder-topic") }
+
+// AdderTopic is the group's channel (core.AdderGroup).
+func (g *group) AdderTopic() string { return g.channel() }
 
 func counterName(name, id string) string   { return keys.SuffixName(name, id+":counter") }
 func semaphoreName(name, id string) string { return keys.SuffixName(name, id+":semaphore") }

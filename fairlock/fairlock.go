@@ -98,7 +98,9 @@ func (l *Lock) init(src *source.Source, caller, kind, name string, tryOnce, wait
 		Renew:      engine.PlainRenewal{RT: rt},
 		HandOff:    false, // a local hand-off would jump the Redis queue
 		RedisQueue: true,
-		Scripts:    s,
+		// Only the non-reentrant kind's scripts take a reentry reply.
+		NonReentrant: reentry != nil,
+		Scripts:      s,
 	})
 }
 

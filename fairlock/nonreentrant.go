@@ -18,8 +18,9 @@ import (
 // unlock, but the owner that holds it cannot take it again. Its Lock and
 // TryLock fail at once with ErrNonReentrant when the owner given WithOwner
 // holds the lock (Java throws IllegalMonitorStateException), and change
-// nothing; another owner queues or fails as for any fair lock. Its other
-// methods are Lock's. Get one from NewNonReentrant or
+// nothing (nothing is sent when it holds it through this client, or is
+// acquiring it there); another owner queues or fails as for any fair
+// lock. Its other methods are Lock's. Get one from NewNonReentrant or
 // (*redisson.Client).NonReentrantFairLock.
 type NonReentrantLock struct{ base }
 

@@ -19,6 +19,8 @@ import (
 // the owner that holds it cannot take it again. Its Lock and TryLock fail
 // at once with ErrNonReentrant when the owner given WithOwner holds the
 // lock (Java throws IllegalMonitorStateException), and change nothing;
+// when it holds it through this client, or another acquisition of that
+// owner is under way here, nothing is even sent (docs/locks.md says why);
 // another owner, of this client or another, waits or fails as for any
 // lock. Its other methods are Lock's. Get one from NewNonReentrant or
 // (*redisson.Client).NonReentrantLock.
@@ -36,8 +38,9 @@ const reentryReply = "NON_REENTRANT_REACQUIRE"
 // client. It panics for a nil or zero src.
 func NewNonReentrant(src *source.Source, name string) *NonReentrantLock {
 	l := new(NonReentrantLock)
-	l.init(src, "rlock.NewNonReentrant", "non-reentrant lock", name, func(s *scripts, _ *engine.Config) {
+	l.init(src, "rlock.NewNonReentrant", "non-reentrant lock", name, func(s *scripts, cfg *engine.Config) {
 		s.acquire, s.reentry = nonReentrantAcquireScript, reentryReply
+		cfg.NonReentrant = true
 	})
 	return l
 }

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -80,7 +79,7 @@ type Runtime struct {
 	eviction *eviction.Scheduler
 	done     context.Context
 	cancel   context.CancelCauseFunc
-	shared   sync.Map // Shared: per-client state of object packages (adders by name)
+	adders   AdderGroups
 }
 
 // New starts a runtime: its hub and wheel run until Close.
@@ -288,17 +287,5 @@ func onRound(o *observe.Observer) func(renewal.Round) {
 	}
 }
 
-// Shared returns the value under key, made by mk when there is none: the
-// state an object package keeps once per client (the adders of a name
-// share one subscription and answer a sum once). Keys are prefixed by
-// their package.
-func (rt *Runtime) Shared(key string, mk func() any) any {
-	if v, ok := rt.shared.Load(key); ok {
-		return v
-	}
-	v, _ := rt.shared.LoadOrStore(key, mk())
-	return v
-}
-
-// Unshare removes key's value if it is still v.
-func (rt *Runtime) Unshare(key string, v any) { rt.shared.CompareAndDelete(key, v) }
+// Adders returns the client's adder groups.
+func (rt *Runtime) Adders() *AdderGroups { return &rt.adders }

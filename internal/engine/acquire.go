@@ -34,27 +34,44 @@ func (l *Lock) Acquire(ctx context.Context, h *Hold, r Request) (bool, error) {
 	// at once allocates nothing for the acquisition itself.
 	var a acquisition
 	octx, ob := l.rt.Events().StartAcquire(ctx, l.cfg.Kind, l.cfg.Name, r.Wait, 0)
+	a.ob = ob
 	if ob.On() {
 		r.base = ctx
 	}
 	r.queueFor = l.queueFor(ctx, r)
-	ok, err := l.acquire(octx, &a, h, r, ob)
-	ob = a.ob
+	ok, err := l.acquireOwned(octx, &a, h, r)
+	err = l.Err(r.Op(), err)
+	a.ob.End(ctx, ok, err, r.Wait)
+	return ok, err
+}
+
+// acquireOwned runs acquire and, when it ends without the lock, cleans up
+// after it; for a non-reentrant kind, under the owner's claim (see claim).
+func (l *Lock) acquireOwned(ctx context.Context, a *acquisition, h *Hold, r Request) (bool, error) {
+	if l.cfg.NonReentrant && r.Owner != 0 {
+		if err := l.Check(ctx); err != nil {
+			return false, err
+		}
+		field := l.Field(r.Owner)
+		if err := l.claim(field); err != nil {
+			return false, err
+		}
+		defer l.unclaim(field)
+	}
+	ok, err := l.acquire(ctx, a, h, r, a.ob)
 	// A re-entry a non-reentrant kind refused was refused before its
 	// script wrote anything: the owner holds the lock, so it is in no
 	// queue, and Redisson sends nothing more either.
 	if !ok && h.l != nil && !errors.Is(err, core.ErrNonReentrant) {
-		l.leaveQueue(octx, h, r)
+		l.leaveQueue(ctx, h, r)
 		if h.unsure && r.Owner == 0 {
 			lease := r.Lease
 			if lease == 0 {
 				lease = l.rt.WatchdogTimeout()
 			}
-			l.lookLate(octx, l.Field(h.owner), lease, r)
+			l.lookLate(ctx, l.Field(h.owner), lease, r)
 		}
 	}
-	err = l.Err(r.Op(), err)
-	ob.End(ctx, ok, err, r.Wait)
 	return ok, err
 }
 

@@ -29,6 +29,9 @@ type Engine struct {
 	undoMu sync.Mutex
 	undos  map[undoKey]chan struct{} // background undos pending, closed when done
 
+	claimMu sync.Mutex
+	claims  map[undoKey]struct{} // owner fields acquiring a non-reentrant kind (claim)
+
 	standBackFor time.Duration // localq.StandBackFor; a constant but in tests
 	// beforePass, in tests, runs while a release passes its hold on, after
 	// it picked the waiter (Lock.passOn).
@@ -215,8 +218,15 @@ type Config struct {
 	// every try that finds the lock held, sleeps for what the returned
 	// function gives before the next. Such an object has no Channel,
 	// ChannelFor or HandOff.
-	Poll    func() func() time.Duration
-	Scripts Scripts
+	Poll func() func() time.Duration
+	// NonReentrant: the owner that holds the lock cannot take it again
+	// (Redisson's non-reentrant kinds, whose scripts refuse it too). An
+	// acquisition WithOwner of an owner that holds the lock through this
+	// client, or is acquiring it, fails with ErrNonReentrant before
+	// anything is sent, and a lost try's recovery never takes a hold this
+	// client has for that try's (see claim).
+	NonReentrant bool
+	Scripts      Scripts
 }
 
 // Lock is one named lock-like object on the engine. It is cheap and safe

@@ -99,7 +99,7 @@ func (l *Lock) resolveOwed(ctx context.Context, field string, pend *pendingUndo)
 	// waiter that owes a resolution (firstHandOff).
 	ran := pend.start
 	*pend = pendingUndo{}
-	if cv.count > 0 {
+	if cv.count > 0 && l.adoptable(field) {
 		pend.ran = ran
 		return AcquireReply{OK: true, Value: cv.value}, true, nil
 	}

@@ -138,7 +138,7 @@ func (l *Lock) try(ctx context.Context, field string, lease time.Duration, r Req
 		switch {
 		case cerr != nil:
 			err = cerr
-		case cv.count == before+1:
+		case cv.count == before+1 && l.adoptable(field):
 			return AcquireReply{OK: true, Value: cv.value}, nil
 		case cv.count == before:
 			o, err = l.acquireOnce(ctx, field, lease, r)

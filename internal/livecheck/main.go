@@ -8,6 +8,12 @@
 //	livecheck [-addr host:port] lcmwatch NAME KEY SECONDS [SYNC]
 //	livecheck [-addr host:port] lcmput NAME KEY N INTERVAL_MS [SYNC]
 //	livecheck [-addr host:port] lcmclear NAME [SYNC]
+//	livecheck [-addr host:port] [-alive 10s] adderinc NAME N
+//	livecheck [-addr host:port] [-alive 10s] dadderinc NAME N [STEP]
+//	livecheck [-addr host:port] [-timeout 60s] addersum NAME
+//	livecheck [-addr host:port] [-timeout 60s] daddersum NAME
+//	livecheck [-addr host:port] bloomadd NAME N EXPECTED FPP [PREFIX [CODEC]]
+//	livecheck [-addr host:port] bloomcheck NAME N PREFIX [CODEC]
 package main
 
 import (
@@ -51,6 +57,9 @@ func (c *checker) problem(format string, a ...any) {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "the Redis server")
+	var tm timing
+	flag.DurationVar(&tm.alive, "alive", 10*time.Second, "how long [d]adderinc stays to answer sums (Contend's contend.aliveSec)")
+	flag.DurationVar(&tm.wait, "timeout", 60*time.Second, "how long [d]addersum waits (Contend's contend.timeoutSec)")
 	flag.Parse()
 	args := flag.Args()
 	if len(args) < 2 {
@@ -64,7 +73,7 @@ func main() {
 		os.Exit(1)
 	}
 	ck := &checker{}
-	err = run(context.Background(), c, ck, args[0], args[1], args[2:])
+	err = run(context.Background(), c, ck, tm, args[0], args[1], args[2:])
 	c.Close()
 	rdb.Close()
 	if err != nil {
@@ -77,7 +86,10 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, c *redisson.Client, ck *checker, mode, name string, a []string) error {
+func run(ctx context.Context, c *redisson.Client, ck *checker, tm timing, mode, name string, a []string) error {
+	if known, err := runObjects(ctx, c, ck, tm, mode, name, a); known {
+		return err
+	}
 	switch mode {
 	case "mapcacheput":
 		return mapCachePut(ctx, c, name, a)

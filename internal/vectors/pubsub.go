@@ -65,6 +65,10 @@ type commandLog struct {
 	m   *redistest.Monitor
 	raw *redis.Client
 	all bool // every command (Actions.AllCommands), not only pub/sub ones
+	// quiet and semaphoreFilter are Actions.Quiet and SemaphoreFilter;
+	// published is a quiet step's messages (quietLines).
+	quiet, semaphoreFilter bool
+	published              []any
 }
 
 func startCommandLog(t testing.TB, srv *redistest.Server, raw *redis.Client) *commandLog {
@@ -132,11 +136,7 @@ var skippedCommands = map[string]bool{
 // {"rel": [lo, hi]} (§8.2).
 func (l *commandLog) endAll(step int, names map[string]string, n *Normalizer, keep func(redistest.MonitorLine) bool) []any {
 	begin, end := marker(step, "begin"), marker(step, "end")
-	type line struct {
-		ms int64
-		l  redistest.MonitorLine
-	}
-	var lines []line
+	var lines []logLine
 	inside := false
 	timeout := time.After(10 * time.Second)
 collect:
@@ -168,11 +168,12 @@ collect:
 					ms = int64(sec * 1000)
 				}
 			}
-			lines = append(lines, line{ms, ml})
+			lines = append(lines, logLine{ms, ml})
 		case <-timeout:
 			l.t.Fatalf("end marker not seen")
 		}
 	}
+	lines = l.quietLines(lines, names, n)
 	byClient := map[string][]any{}
 	last := "" // the client of the script a "lua" line belongs to: the line before
 	for _, ln := range lines {

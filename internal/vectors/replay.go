@@ -155,6 +155,10 @@ type Actions[C, H any] struct {
 	// placeholders only the object's table can fill (say which where it
 	// is set).
 	Raw func(ctx context.Context, raw *redis.Client, st Step) (reply any, handled bool, err error)
+	// Quiet replays a quiet scenario (quiet.go): no PSUBSCRIBE *, the
+	// messages from MONITOR. SemaphoreFilter also leaves out of the
+	// commands what the adders' records leave out (semaphoreFiltered).
+	Quiet, SemaphoreFilter bool
 }
 
 // Owner ids of the actors T1, T2, T3.
@@ -235,7 +239,7 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 		t.Fatalf("FLUSHALL: %v", err)
 	}
 	r.begin(at, srv, sc, newActions(at))
-	msgs, err := NewMessages(ctx, raw)
+	msgs, err := newCapture(ctx, raw, r.acts.Quiet)
 	if err != nil {
 		t.Fatalf("capture messages: %v", err)
 	}
@@ -246,7 +250,11 @@ func replayOnce[C, H any](t *testing.T, srv *redistest.Server, raw *redis.Client
 		// C1 and C2 (NewClient must name its connections so).
 		r.cmds = startCommandLog(t, srv, raw)
 		r.cmds.all = r.acts.AllCommands
+		r.cmds.quiet, r.cmds.semaphoreFilter = r.acts.Quiet, r.acts.SemaphoreFilter
 		defer r.cmds.close()
+	}
+	if r.acts.Quiet && r.cmds == nil {
+		t.Fatalf("%s: a quiet replay reads its messages from the command log, which needs clientName", sc.Name)
 	}
 	applied := map[int]bool{}
 	r.clock.Start()
@@ -359,6 +367,9 @@ func (r *replay[C, H]) observe(st Step) (map[string]any, time.Duration) {
 		t.Fatalf("step %d: %v", st.Step, err)
 	}
 	got["messages"] = m
+	if r.acts.Quiet {
+		got["messages"] = r.cmds.published
+	}
 	return got, over
 }
 

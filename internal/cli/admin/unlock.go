@@ -25,7 +25,8 @@ owner (a Java thread, or the Hold a Go process got from Lock) inside the
 process that took it, and only that owner can release one hold. Without
 --force nothing is done and the exit code is 2.
 
-Only plain locks (Redisson RLock, the "lock" kind of "redisson inspect") are
+Only plain locks (Redisson RLock, the "lock" kind of "redisson inspect", and
+the "spin lock" and "non-reentrant lock" on the same hash) are
 force-unlocked; anything else under NAME (a read-write lock, fair lock,
 semaphore, latch, rate limiter, an integer string that may be one of those
 or an atomic long, ...) is left alone (exit 1), since deleting it would not
@@ -74,7 +75,7 @@ Java thread, or the Hold a Go process got from Lock); the CLI is not that owner.
 	if err != nil {
 		return cliflag.Errorf(fs.Name(), "%v", err)
 	}
-	if rep.Kind != classify.Lock && rep.Kind != classify.None {
+	if classify.Base(rep.Kind) != classify.Lock && rep.Kind != classify.None {
 		return cliflag.Errorf(fs.Name(), "%q holds %s, not a plain lock: not force-unlocking it", name, inspect.DescribeKind(rep))
 	}
 	client, err := redisson.New(cn.RDB, redisson.WithTimeout(cf.Timeout))

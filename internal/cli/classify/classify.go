@@ -36,6 +36,12 @@ const (
 	// UnlockLatch is the short-lived key an unlock leaves its result in
 	// for a retry: part of a lock, not an object of its own.
 	UnlockLatch = "unlock latch"
+	// SpinLock and NonReentrantLock keep the plain lock's hash, and
+	// NonReentrantFairLock the fair lock's keys: only the holders'
+	// registration records tell them apart (Refine).
+	SpinLock             = "spin lock"
+	NonReentrantLock     = "non-reentrant lock"
+	NonReentrantFairLock = "non-reentrant fair lock"
 )
 
 // Unknown is the kind of a key no Redisson lock or synchronizer makes.
@@ -149,15 +155,33 @@ func freeKind(f Facts) string {
 // Refine is the kind of a lock whose holders' registration records name
 // the kind each took it as (heldAs, "fair lock" for a fair lock): a fair
 // lock nobody waits for keeps no queue or timeout key, so its hash alone
-// reads as a plain lock's. Other kinds are returned as they are.
+// reads as a plain lock's, and the spin and non-reentrant locks use the
+// plain and fair locks' keys as they are. Other kinds, and records that
+// name none of these, leave kind as it is (a Java holder has no record).
 func Refine(kind string, heldAs []string) string {
-	if kind != Lock {
+	if kind != Lock && kind != FairLock {
 		return kind
 	}
 	for _, k := range heldAs {
-		if k == FairLock {
-			return FairLock
+		switch {
+		case k == NonReentrantFairLock:
+			return k
+		case kind == Lock && (k == FairLock || k == SpinLock || k == NonReentrantLock):
+			return k
 		}
+	}
+	return kind
+}
+
+// Base is the kind whose keys kind keeps: Lock for the spin and
+// non-reentrant locks, FairLock for the non-reentrant fair lock, any
+// other kind itself. What reads or acts on a lock's keys goes by it.
+func Base(kind string) string {
+	switch kind {
+	case SpinLock, NonReentrantLock:
+		return Lock
+	case NonReentrantFairLock:
+		return FairLock
 	}
 	return kind
 }

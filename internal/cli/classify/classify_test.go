@@ -76,6 +76,15 @@ var kindCases = []kindCase{
 		_, err = c.FairLock("fair-alone-unregistered").Lock(t.Context())
 		must(t, err)
 	}, classify.Lock, true},
+	// The spin and non-reentrant locks without a record read as the
+	// plain and fair locks whose keys they keep (a Java holder's too).
+	{"spin-unregistered", func(t *testing.T, _ *redisson.Client, rdb *redis.Client) {
+		c, err := redisson.New(rdb, func(o *redisson.Options) { o.Registration.Disabled = true })
+		must(t, err)
+		t.Cleanup(func() { c.Close() })
+		_, err = c.SpinLock("spin-unregistered").Lock(t.Context())
+		must(t, err)
+	}, classify.Lock, true},
 	{"rw-read", func(t *testing.T, c *redisson.Client, _ *redis.Client) {
 		_, err := c.ReadWriteLock("rw-read").ReadLock().Lock(t.Context())
 		must(t, err)

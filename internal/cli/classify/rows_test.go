@@ -54,6 +54,23 @@ var rowCases = []rowCase{
 		must(t, err)
 		waitRecorded(t, rdb, c, "row:fair")
 	}, classify.FairLock, "held, queue 0", true, []string{"row:fair"}},
+	// The spin and non-reentrant locks keep the plain and fair locks'
+	// keys: their holders' records name them (issue 38).
+	{"row:spin", func(t *testing.T, c *redisson.Client, rdb *redis.Client) {
+		_, err := c.SpinLock("row:spin").Lock(t.Context())
+		must(t, err)
+		waitRecorded(t, rdb, c, "row:spin")
+	}, classify.SpinLock, "held", true, []string{"row:spin"}},
+	{"row:nr", func(t *testing.T, c *redisson.Client, rdb *redis.Client) {
+		_, err := c.NonReentrantLock("row:nr").Lock(t.Context())
+		must(t, err)
+		waitRecorded(t, rdb, c, "row:nr")
+	}, classify.NonReentrantLock, "held", true, []string{"row:nr"}},
+	{"row:nrfair", func(t *testing.T, c *redisson.Client, rdb *redis.Client) {
+		_, err := c.NonReentrantFairLock("row:nrfair").Lock(t.Context())
+		must(t, err)
+		waitRecorded(t, rdb, c, "row:nrfair")
+	}, classify.NonReentrantFairLock, "held, queue 0", true, []string{"row:nrfair"}},
 	// A free fair lock whose waiters' entries went stale was "none".
 	{"row:fair-free", func(t *testing.T, c *redisson.Client, rdb *redis.Client) {
 		field := c.ID() + ":7"

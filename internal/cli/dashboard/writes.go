@@ -76,7 +76,9 @@ func (d *dashboard) forceUnlock(ctx context.Context, req writeRequest) (string, 
 		return "", http.StatusBadGateway, err
 	}
 	var deleted bool
-	switch rep.Kind {
+	// The spin and non-reentrant locks share the plain and fair locks'
+	// keys and are released as those are.
+	switch classify.Base(rep.Kind) {
 	case classify.Lock:
 		deleted, err = d.client.Lock(req.Name).ForceUnlock(ctx)
 	case classify.FairLock:

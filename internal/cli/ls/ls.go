@@ -218,6 +218,8 @@ var lsKinds = map[string]string{
 	"mapcache": classify.MapCache, "setcache": classify.SetCache, "localcachedmap": classify.LocalCachedMap,
 	"atomicdouble": classify.AtomicDouble, "idgenerator": classify.IDGenerator, "bloomfilter": classify.BloomFilter,
 	"hyperloglog": classify.HyperLogLog, "hll": classify.HyperLogLog, "adder": classify.Adder,
+	"spinlock": classify.SpinLock, "spin": classify.SpinLock, "nonreentrantlock": classify.NonReentrantLock,
+	"nonreentrantfairlock": classify.NonReentrantFairLock,
 }
 
 // kindKey normalizes a --kind value: lower case, without spaces, dashes
@@ -493,7 +495,7 @@ func lsState(o *Object, fields map[string]string) string {
 	if o.Cache != nil {
 		return objinfo.CacheState(o.Kind, o.Cache)
 	}
-	switch o.Kind {
+	switch classify.Base(o.Kind) {
 	case classify.Lock:
 		s = held
 	case classify.FairLock:

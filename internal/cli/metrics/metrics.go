@@ -150,7 +150,7 @@ func (s *set) addKinds(objs []ls.Object) {
 // addObject adds the samples of one object that its kind has.
 func (s *set) addObject(o ls.Object) {
 	nk := []string{"name", o.Name, "kind", o.Kind}
-	switch o.Kind {
+	switch classify.Base(o.Kind) {
 	case classify.Lock, classify.FairLock, classify.RWLock, classify.Group:
 		s.add("redisson_lock_held", nk, b2f(len(o.Holders) > 0))
 		s.add("redisson_lock_holders", nk, float64(len(o.Holders)))
@@ -165,7 +165,7 @@ func (s *set) addObject(o ls.Object) {
 	if o.Kind != classify.Bucket && o.Kind != classify.RateLimiter && o.Kind != classify.Map && !classify.IsUnknown(o.Kind) && o.Cache == nil {
 		s.add("redisson_waiters", nk, float64(o.Waiters))
 	}
-	if o.Kind == classify.FairLock || o.Queue > 0 {
+	if classify.Base(o.Kind) == classify.FairLock || o.Queue > 0 {
 		s.add("redisson_fair_lock_queue_length", []string{"name", o.Name}, float64(o.Queue))
 	}
 	if o.TTLms >= 0 {

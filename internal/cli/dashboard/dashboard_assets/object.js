@@ -9,7 +9,7 @@
   const body = document.getElementById("body");
   let cfg = {allow_writes: false};
   let view = null, receivedAt = 0;
-  const lockKinds = ["lock", "fair lock", "read-write lock"];
+  const lockKinds = ["lock", "fair lock", "read-write lock", "spin lock", "non-reentrant lock", "non-reentrant fair lock"];
   const permitKinds = ["semaphore", "permit-expirable semaphore", "atomiclong", "semaphore or latch"];
   let permitsN = null; // what the user typed, kept across redraws
 
@@ -150,7 +150,7 @@
     if (o.mode) stats.append(stat("Mode", o.mode));
     // A cache's, counter's or probabilistic object's figures, as inspect reads them.
     if (o.cache) for (const [k, v] of Object.entries(o.cache)) if (v !== null && v !== "") stats.append(stat(k.replaceAll("_", " "), v));
-    if (o.kind === "fair lock" || (o.queue && o.queue.length)) stats.append(stat("Queue", o.queue.length));
+    if (o.kind === "fair lock" || o.kind === "non-reentrant fair lock" || (o.queue && o.queue.length)) stats.append(stat("Queue", o.queue.length));
     if (o.value !== null && o.value !== undefined) {
       const label = {"semaphore": "Permits", "permit-expirable semaphore": "Available permits", "count-down latch": "Count"}[o.kind] || "Value";
       stats.append(stat(label, o.value));
