@@ -89,7 +89,7 @@ func errorCases() []errorCase {
 		<-h.Done()
 	}
 	return []errorCase{
-		{"a non-reentrant lock taken again by its owner", []error{redisson.ErrNonReentrant}, `non-reentrant lock "nr": lock: the owner already holds this non-reentrant lock: owner field <client id>:1 holds it`,
+		{"a non-reentrant lock taken again by its owner", []error{redisson.ErrNonReentrant}, `non-reentrant lock "nr": lock: the owner already holds this non-reentrant lock: owner field <client id>:1 holds it or is acquiring it in this client`,
 			func(t *testing.T, e *errorEnv) error {
 				nr := e.c.NonReentrantLock("nr")
 				_, err := nr.Lock(e.ctx, rlock.WithOwner(1))
