@@ -12,6 +12,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/javanum"
 	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
@@ -416,10 +417,10 @@ func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
 		}
 		like = reflect.TypeOf(delta)
 	}
-	if !numeric(like) || !like.AssignableTo(reflect.TypeFor[V]()) {
+	if !javanum.Numeric(like) || !like.AssignableTo(reflect.TypeFor[V]()) {
 		return zero, m.base.Invalid(op, "the value type %s is not a number", like)
 	}
-	d, err := deltaText(delta)
+	d, err := javanum.DeltaText(delta)
 	if err != nil {
 		return zero, m.base.Invalid(op, "%v", err)
 	}
@@ -440,7 +441,7 @@ func (m *Map[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V, error) {
 	if err != nil {
 		return zero, m.base.Fail(ctx, op, err)
 	}
-	rv, err := numberResult(text, like)
+	rv, err := javanum.NumberResult(text, like)
 	if err != nil {
 		return zero, m.base.Fail(ctx, op, err)
 	}

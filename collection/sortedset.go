@@ -11,6 +11,7 @@ import (
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/javanum"
 	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/source"
@@ -90,7 +91,7 @@ func (z *ScoredSortedSet[T]) Add(ctx context.Context, score float64, v T) (bool,
 	if err != nil {
 		return false, err
 	}
-	cmd, err := z.write(ctx, "zadd", z.base.Name(), javaPlain(score, 64), data)
+	cmd, err := z.write(ctx, "zadd", z.base.Name(), javanum.JavaPlain(score, 64), data)
 	if err != nil {
 		return false, z.base.Fail(ctx, op, err)
 	}
@@ -120,7 +121,7 @@ func (z *ScoredSortedSet[T]) AddScore(ctx context.Context, v T, delta float64) (
 	if err != nil {
 		return 0, err
 	}
-	d := javaPlain(delta, 64)
+	d := javanum.JavaPlain(delta, 64)
 	if delta == math.Trunc(delta) && math.Abs(delta) < 1<<53 {
 		d = strconv.FormatInt(int64(delta), 10)
 	}

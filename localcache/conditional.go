@@ -79,38 +79,23 @@ func (m *LocalCachedMap[K, V]) modeFirst(w written[K]) []any {
 // nothing published). As Redisson's putIfExists, the near cache holds v
 // once the write succeeded. StoreLocalCache: the near cache decides.
 func (m *LocalCachedMap[K, V]) PutIfExists(ctx context.Context, key K, v V) (V, bool, error) {
-	var zero V
-	if m == nil {
-		return zero, false, core.NilHandle(kind, "put if exists")
-	}
-	const op = "put if exists"
-	w, err := m.prepare(ctx, op, key, v)
-	if err != nil {
-		return zero, false, err
-	}
-	if m.opts.StoreMode == StoreLocalCache {
-		return m.localReplace(ctx, op, w, v, nil)
-	}
-	reply, err := m.run(ctx, op, putIfExistsScript, w, m.msgFirst(w)...)
-	if err != nil {
-		return zero, false, err
-	}
-	old, had, err := m.decodeReply(op, reply)
-	if err == nil && had {
-		m.fill(key, w.h, v, w.mk)
-	}
-	return old, had, err
+	return m.ifExists(ctx, "put if exists", putIfExistsScript, key, v)
 }
 
 // Replace is PutIfExists with Redisson's replace script (HEXISTS, then
 // HGET and HSET): it stores v under key when the map has a value for it
 // and returns the value replaced and true, or false.
 func (m *LocalCachedMap[K, V]) Replace(ctx context.Context, key K, v V) (V, bool, error) {
+	return m.ifExists(ctx, "replace", replaceScript, key, v)
+}
+
+// ifExists runs putIfExists or replace (whose arguments differ in order
+// only) for v under key and returns the value it found.
+func (m *LocalCachedMap[K, V]) ifExists(ctx context.Context, op string, s *core.Script, key K, v V) (V, bool, error) {
 	var zero V
 	if m == nil {
-		return zero, false, core.NilHandle(kind, "replace")
+		return zero, false, core.NilHandle(kind, op)
 	}
-	const op = "replace"
 	w, err := m.prepare(ctx, op, key, v)
 	if err != nil {
 		return zero, false, err
@@ -118,7 +103,11 @@ func (m *LocalCachedMap[K, V]) Replace(ctx context.Context, key K, v V) (V, bool
 	if m.opts.StoreMode == StoreLocalCache {
 		return m.localReplace(ctx, op, w, v, nil)
 	}
-	reply, err := m.run(ctx, op, replaceScript, w, m.modeFirst(w)...)
+	args := m.msgFirst(w)
+	if s == replaceScript {
+		args = m.modeFirst(w)
+	}
+	reply, err := m.run(ctx, op, s, w, args...)
 	if err != nil {
 		return zero, false, err
 	}

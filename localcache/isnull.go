@@ -1,21 +1,14 @@
 package localcache
 
-import "reflect"
+import (
+	"reflect"
 
-// isNull reports whether v is Java's null: a nil pointer, interface, map,
-// slice, channel or function. Redisson refuses null keys and values
-// before it sends anything.
-func isNull(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func:
-		return rv.IsNil()
-	}
-	return false
-}
+	"github.com/goredisson/redisson/internal/objbase"
+)
+
+// isNull reports whether v is Java's null (objbase.IsNull). Redisson
+// refuses null keys and values before it sends anything.
+func isNull(v any) bool { return objbase.IsNull(v) }
 
 // hashable reports whether an interface-typed key can be a Go map key.
 func hashable(key any) bool {

@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/javanum"
 )
 
 // ReadAll returns every entry of the map (Redisson's readAllMap): the
@@ -100,7 +97,7 @@ func (m *LocalCachedMap[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V
 	if like.Kind() == reflect.Interface && !isNull(delta) {
 		like = reflect.TypeOf(delta)
 	}
-	d, err := deltaText(delta, like)
+	d, err := deltaOf(delta, like)
 	if err != nil {
 		return zero, m.named(op, fmt.Errorf("%w: %v", core.ErrInvalidArgument, err))
 	}
@@ -123,7 +120,7 @@ func (m *LocalCachedMap[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V
 		return zero, err
 	}
 	text, _ := reply.(string)
-	rv, err := numberResult(text, like)
+	rv, err := javanum.NumberResult(text, like)
 	if err != nil {
 		m.forget(key, w.h)
 		return zero, m.named(op, err)
@@ -133,105 +130,16 @@ func (m *LocalCachedMap[K, V]) AddAndGet(ctx context.Context, key K, delta V) (V
 	return sum, nil
 }
 
-// plainDecimal is the text a string delta may have.
-var plainDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
-
-// deltaText is the text Redisson sends for a delta (BigDecimal's plain
-// string of the Number): an integer as it is, a float as Java's Double
-// (Float) prints it without an exponent, a string when it is a plain
-// decimal. like is the type the sum is returned as.
-func deltaText(delta any, like reflect.Type) (string, error) {
-	rv := reflect.ValueOf(delta)
-	if !rv.IsValid() {
-		return "", errors.New("the delta must not be nil")
-	}
-	if !rv.Type().AssignableTo(like) {
-		return "", fmt.Errorf("the delta's type %T is not %s", delta, like)
-	}
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.FormatInt(rv.Int(), 10), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return strconv.FormatUint(rv.Uint(), 10), nil
-	case reflect.Float32, reflect.Float64:
-		f := rv.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return "", fmt.Errorf("the delta %v is not a finite number", f)
-		}
-		return javaPlain(f, rv.Type().Bits()), nil
-	case reflect.String:
-		if s := rv.String(); plainDecimal.MatchString(s) {
-			return s, nil
-		}
-		return "", fmt.Errorf("the delta %q is not a plain decimal number", rv.String())
-	}
-	return "", fmt.Errorf("the value type %s is not a number", rv.Type())
-}
-
-// javaPlain is BigDecimal.valueOf(f).toPlainString(): Java's shortest
-// digits of the double (or float, bits 32), without an exponent, and at
-// least one fraction digit when the digits have no point ("9.0").
-func javaPlain(f float64, bits int) string {
-	if f == 0 {
-		return "0.0"
-	}
-	sign := ""
-	if f < 0 {
-		sign, f = "-", -f
-	}
-	if f >= 1e-3 && f < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return sign + s
-	}
-	// Java prints d.dddEn here; BigDecimal keeps those digits with a
-	// scale of the fraction's length minus n.
-	mant, expText, _ := strings.Cut(strconv.FormatFloat(f, 'e', -1, bits), "e")
-	exp, _ := strconv.Atoi(expText)
-	whole, frac, _ := strings.Cut(mant, ".")
-	if frac == "" {
-		frac = "0"
-	}
-	digits, scale := whole+frac, len(frac)-exp
+// deltaOf is the text Redisson sends for delta, whose type must be like
+// (the map's value type, or the delta's own under an interface V).
+func deltaOf(delta any, like reflect.Type) (string, error) {
 	switch {
-	case scale <= 0:
-		return sign + digits + strings.Repeat("0", -scale)
-	case len(digits) <= scale:
-		return sign + "0." + strings.Repeat("0", scale-len(digits)) + digits
+	case delta == nil:
+		return "", errors.New("the delta must not be nil")
+	case !reflect.TypeOf(delta).AssignableTo(like):
+		return "", fmt.Errorf("the delta's type %T is not %s", delta, like)
+	case !javanum.Numeric(like):
+		return "", fmt.Errorf("the value type %s is not a number", like)
 	}
-	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
-}
-
-// numberResult turns HINCRBYFLOAT's text into a value of like's type, as
-// Redisson's NumberConvertor turns it into the delta's class.
-func numberResult(text string, like reflect.Type) (reflect.Value, error) {
-	v := reflect.New(like).Elem()
-	bad := fmt.Errorf("%w: the new value %q is not a %s (it was stored)", codec.ErrDecode, text, like)
-	switch like.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, err := strconv.ParseInt(text, 10, 64)
-		if err != nil || v.OverflowInt(n) {
-			return v, bad
-		}
-		v.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n, err := strconv.ParseUint(text, 10, 64)
-		if err != nil || v.OverflowUint(n) {
-			return v, bad
-		}
-		v.SetUint(n)
-	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(text, like.Bits())
-		if err != nil {
-			return v, bad
-		}
-		v.SetFloat(f)
-	case reflect.String:
-		v.SetString(text)
-	default:
-		return v, bad
-	}
-	return v, nil
+	return javanum.DeltaText(delta)
 }

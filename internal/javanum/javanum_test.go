@@ -1,4 +1,4 @@
-package collection
+package javanum
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// javaPlain is BigDecimal.valueOf(d).toPlainString(): Double.toString's
+// JavaPlain is BigDecimal.valueOf(d).toPlainString(): Double.toString's
 // digits ("1.0E-5": unscaled 10, scale 6) written without an exponent. The
 // records hold 1.5, 9.0 and 0.5; the rest follow from Java's documented
 // layouts (not run against a JVM here).
@@ -31,9 +31,9 @@ func TestJavaPlain(t *testing.T) {
 		{1.25e-5, "0.0000125"},
 		{-3e-4, "-0.00030"},
 	} {
-		require.Equal(t, tc.want, javaPlain(tc.f, 64), "%v", tc.f)
+		require.Equal(t, tc.want, JavaPlain(tc.f, 64), "%v", tc.f)
 	}
-	require.Equal(t, "0.1", javaPlain(float64(float32(0.1)), 32))
+	require.Equal(t, "0.1", JavaPlain(float64(float32(0.1)), 32))
 }
 
 func TestDeltaText(t *testing.T) {
@@ -48,12 +48,12 @@ func TestDeltaText(t *testing.T) {
 		{2.0, "2.0"},
 		{"1.25", "1.25"},
 	} {
-		got, err := deltaText(tc.delta)
+		got, err := DeltaText(tc.delta)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, got)
 	}
 	for _, bad := range []any{nil, "1e3", "+1", "x", struct{}{}} {
-		_, err := deltaText(bad)
+		_, err := DeltaText(bad)
 		require.Error(t, err, "%v", bad)
 	}
 }

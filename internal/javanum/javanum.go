@@ -1,4 +1,8 @@
-package collection
+// Package javanum writes and reads numbers as Redisson does: a Java
+// Number delta as the text Redisson sends (BigDecimal's plain string) and
+// the text HINCRBYFLOAT answers as a value of the delta's type. The map and
+// the local cached map add with it.
+package javanum
 
 import (
 	"fmt"
@@ -11,12 +15,12 @@ import (
 	"github.com/goredisson/redisson/codec"
 )
 
-// javaPlain returns the text Redisson sends for a Java double (bits 64) or
+// JavaPlain returns the text Redisson sends for a Java double (bits 64) or
 // float (bits 32): BigDecimal.valueOf(d).toPlainString(), the
 // Double.toString digits without an exponent. 9 is "9.0", 0.5 "0.5", 1e20
 // "100000000000000000000", 1e-5 "0.000010" (Java prints "1.0E-5", whose
 // BigDecimal keeps the zero). f must be finite.
-func javaPlain(f float64, bits int) string {
+func JavaPlain(f float64, bits int) string {
 	if f == 0 {
 		return "0.0" // BigDecimal has no negative zero
 	}
@@ -55,11 +59,11 @@ func javaPlain(f float64, bits int) string {
 // plainDecimalRE is the decimal text a string or Decimal delta may have.
 var plainDecimalRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
-// deltaText returns the text Redisson sends for a Number delta of Java's
+// DeltaText returns the text Redisson sends for a Number delta of Java's
 // addAndGet/addScore (new BigDecimal(n.toString()).toPlainString()): an
 // integer as it is, a float as Java's Double (Float) prints it, a
-// codec.Decimal or a numeric string as written (plain, no exponent).
-func deltaText(delta any) (string, error) {
+// codec.Decimal or a Numeric string as written (plain, no exponent).
+func DeltaText(delta any) (string, error) {
 	rv := reflect.ValueOf(delta)
 	if !rv.IsValid() {
 		return "", fmt.Errorf("the delta must not be nil")
@@ -74,7 +78,7 @@ func deltaText(delta any) (string, error) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return "", fmt.Errorf("the delta %v is not a finite number", f)
 		}
-		return javaPlain(f, rv.Type().Bits()), nil
+		return JavaPlain(f, rv.Type().Bits()), nil
 	case reflect.String:
 		s := rv.String()
 		if !plainDecimalRE.MatchString(s) {
@@ -85,12 +89,12 @@ func deltaText(delta any) (string, error) {
 	return "", fmt.Errorf("the delta's type %T is not a number", delta)
 }
 
-// numberResult converts Redis' reply to HINCRBYFLOAT (its text of the new
+// NumberResult converts Redis' reply to HINCRBYFLOAT (its text of the new
 // value) into a value of like's type, as Redisson's NumberConvertor turns it
 // into the delta's class: an integer type takes the text only when it is an
 // integer in range (Java: Integer.parseInt, which throws on "15.5"), a float
 // type parses it, a string type (codec.Decimal included) keeps it.
-func numberResult(text string, like reflect.Type) (reflect.Value, error) {
+func NumberResult(text string, like reflect.Type) (reflect.Value, error) {
 	v := reflect.New(like).Elem()
 	switch like.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -119,8 +123,8 @@ func numberResult(text string, like reflect.Type) (reflect.Value, error) {
 	return v, nil
 }
 
-// numeric reports whether t is a type AddAndGet can add to.
-func numeric(t reflect.Type) bool {
+// Numeric reports whether t is a type AddAndGet can add to.
+func Numeric(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
