@@ -14,6 +14,9 @@
 //	livecheck [-addr host:port] [-timeout 60s] daddersum NAME
 //	livecheck [-addr host:port] bloomadd NAME N EXPECTED FPP [PREFIX [CODEC]]
 //	livecheck [-addr host:port] bloomcheck NAME N PREFIX [CODEC]
+//	livecheck [-addr host:port] spincounter NAME N THREADS
+//	livecheck [-addr host:port] nrcounter NAME N THREADS
+//	livecheck [-addr host:port] nrfaircounter NAME N THREADS
 package main
 
 import (
@@ -88,6 +91,9 @@ func main() {
 
 func run(ctx context.Context, c *redisson.Client, ck *checker, tm timing, mode, name string, a []string) error {
 	if known, err := runObjects(ctx, c, ck, tm, mode, name, a); known {
+		return err
+	}
+	if known, err := runLocks(ctx, c, ck, mode, name, a); known {
 		return err
 	}
 	switch mode {
