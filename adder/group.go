@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/hub"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/pubsub"
 	"github.com/goredisson/redisson/semaphore"
@@ -81,6 +83,22 @@ func (g *group) leave(c counter) {
 	// Unlocked: an answer in progress takes the lock before it ends.
 	_ = sub.Close()
 	<-done
+	g.unsubscribed()
+}
+
+// unsubscribed returns once Redis answered the group's unsubscribe, as
+// Redisson's destroy does: until then PUBLISH counts this client, and a
+// sum asked meanwhile would wait out its timeout for an answer no one
+// gives. Bounded by the client's timeout and its end.
+func (g *group) unsubscribed() {
+	t := time.NewTimer(g.rt.Timeout())
+	defer t.Stop()
+	select {
+	case <-g.rt.Hub().UnsubscribeDone(hub.Channel, g.channel()):
+	case <-g.rt.Hub().Done():
+	case <-g.rt.Lifetime().Done():
+	case <-t.C:
+	}
 }
 
 // listen answers the requests until the subscription ends.

@@ -379,6 +379,7 @@ func (c *conn) replace() {
 	c.h.mu.Lock()
 	clear(c.inflight)
 	clear(c.unsubs)
+	c.h.wakeUnsubWaiters()
 	chans := map[Kind][]string{}
 	for key, e := range c.h.entries {
 		if e.c == c {

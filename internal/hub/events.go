@@ -110,6 +110,7 @@ func (h *Hub) onConnLost(c *conn) {
 	defer h.mu.Unlock()
 	clear(c.inflight)
 	clear(c.unsubs)
+	h.wakeUnsubWaiters()
 	c.pending = nil
 	if h.cfg.OnConfirm != nil {
 		c.lostAt = time.Now()
@@ -144,6 +145,7 @@ func (h *Hub) onUnsubscribed(c *conn, gen uint64, key subKey) {
 		c.unsubs[key]--
 		if c.unsubs[key] == 0 {
 			delete(c.unsubs, key)
+			h.wakeUnsubWaiters()
 		}
 		h.mu.Unlock()
 		return
@@ -192,6 +194,7 @@ func (h *Hub) onNodeGone(c *conn) {
 	}
 	if h.conns[c.key] == c {
 		delete(h.conns, c.key)
+		h.wakeUnsubWaiters() // its node is gone, and its subscriptions with it
 	}
 	h.tellLost(c)
 	var chans []subKey

@@ -160,7 +160,10 @@ type Hub struct {
 	broken  error // the client was closed under the hub; guarded by mu
 	entries map[subKey]*entry
 	conns   map[string]*conn
-	dropped uint64 // messages Sinks refused; guarded by mu
+	// unsubWait: the channels UnsubscribeDone handed out, by subscription,
+	// closed when no unsubscribe of it awaits an answer (wakeUnsubWaiters).
+	unsubWait map[subKey][]chan struct{}
+	dropped   uint64 // messages Sinks refused; guarded by mu
 }
 
 // entry is one subscribed channel and its local waiters, in arrival order,
@@ -376,6 +379,53 @@ func (h *Hub) Close() {
 	h.wg.Wait()
 	for _, l := range ended {
 		l.sink.End(ErrClosed)
+	}
+}
+
+// UnsubscribeDone returns a channel closed once no unsubscribe of kind's
+// channel name awaits Redis' answer on any connection (at once when none
+// does). Until then PUBLISH still counts this client among the channel's
+// receivers: a caller whose peers wait for one answer per receiver (the
+// adders' sum) must not let go before.
+func (h *Hub) UnsubscribeDone(kind Kind, name string) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := make(chan struct{})
+	key := subKey{kind, name}
+	if !h.unsubPending(key) {
+		close(ch)
+		return ch
+	}
+	if h.unsubWait == nil {
+		h.unsubWait = make(map[subKey][]chan struct{})
+	}
+	h.unsubWait[key] = append(h.unsubWait[key], ch)
+	return ch
+}
+
+// unsubPending reports whether an unsubscribe of key awaits its answer on
+// some connection; h.mu held.
+func (h *Hub) unsubPending(key subKey) bool {
+	for _, c := range h.conns {
+		if c.unsubs[key] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wakeUnsubWaiters closes the UnsubscribeDone channels of subscriptions
+// with no unsubscribe pending any more; h.mu held. Called wherever a
+// connection's unsubs shrink.
+func (h *Hub) wakeUnsubWaiters() {
+	for key, chs := range h.unsubWait {
+		if h.unsubPending(key) {
+			continue
+		}
+		for _, ch := range chs {
+			close(ch)
+		}
+		delete(h.unsubWait, key)
 	}
 }
 

@@ -638,3 +638,31 @@ func TestOnConfirm(t *testing.T) {
 	eventually(t, "the resubscription reported", func() bool { return len(seen()) == 2 })
 	require.Equal(t, []confirm{{"a", false}, {"a", true}}, seen())
 }
+
+// TestUnsubscribeDone: the channel UnsubscribeDone gives is closed only
+// once Redis answered the unsubscribe, so from then on PUBLISH no longer
+// counts this client (the adders' sum waits for one answer per receiver).
+func TestUnsubscribeDone(t *testing.T) {
+	srv := redistest.StartServer(t)
+	raw := redistest.Client(t, srv)
+	h := newHub(t, redistest.Client(t, srv), false)
+	ctx := context.Background()
+
+	select {
+	case <-h.UnsubscribeDone(hub.Channel, "ch"):
+	default:
+		t.Fatal("nothing was unsubscribed: the channel must be closed at once")
+	}
+	for round := range 20 {
+		w, err := h.Subscribe(ctx, "ch", hub.LockPolicy)
+		require.NoError(t, err)
+		require.Equal(t, int64(1), numSub(t, raw, "ch"))
+		w.Close(false)
+		select {
+		case <-h.UnsubscribeDone(hub.Channel, "ch"):
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: the unsubscribe was never answered", round)
+		}
+		require.Equal(t, int64(0), numSub(t, raw, "ch"), "round %d: answered, so Redis no longer counts us", round)
+	}
+}

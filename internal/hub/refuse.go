@@ -51,6 +51,7 @@ func (h *Hub) onErrorReply(c *conn, gen uint64, rerr redis.Error) {
 		for _, name := range cmd.names {
 			countDown(c.unsubs, subKey{cmd.kind, name})
 		}
+		h.wakeUnsubWaiters()
 		h.mu.Unlock()
 		h.cfg.Logger.Warn("redisson pubsub: Redis refused an unsubscribe; its messages are ignored",
 			"channels", cmd.names, "err", rerr)
