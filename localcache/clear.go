@@ -30,11 +30,13 @@ func (m *LocalCachedMap[K, V]) clearOthers(ctx context.Context, op string) error
 	}
 	cmd, err := m.send(ctx, false, m.rt.PublishCommand(), m.topic(), encodeClear(m.id, request, true))
 	if err != nil {
+		m.dropSemaphore(ctx, sem)
 		return m.fail(ctx, op, err)
 	}
 	// PUBLISH counts this instance too.
 	if receivers, _ := cmd.Val().(int64); receivers > 1 {
 		if _, err := sem.TryAcquire(ctx, int(receivers-1), semaphore.WithWait(clearWait)); err != nil {
+			m.dropSemaphore(ctx, sem)
 			return m.named(op, err)
 		}
 	}
@@ -42,4 +44,13 @@ func (m *LocalCachedMap[K, V]) clearOthers(ctx context.Context, op string) error
 		return m.named(op, err)
 	}
 	return nil
+}
+
+// dropSemaphore deletes a failed clear's semaphore, best effort and even
+// when ctx is done: its TTL would end it, but a failed call should leave
+// nothing behind.
+func (m *LocalCachedMap[K, V]) dropSemaphore(ctx context.Context, sem *semaphore.Semaphore) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.rt.Timeout())
+	defer cancel()
+	_, _ = sem.Delete(ctx)
 }

@@ -54,4 +54,7 @@ func TestClearLocalCacheWaitEndsWithContext(t *testing.T) {
 	err = a.ClearLocalCache(short)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Contains(t, err.Error(), `local cached map "mute": clear local cache:`)
+	keys, err := e.raw.Keys(ctx, "mute:clear:*").Result()
+	require.NoError(t, err)
+	require.Empty(t, keys, "a failed clear leaves no semaphore behind")
 }
