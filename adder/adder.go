@@ -51,13 +51,13 @@ func (b *base) init(kind string, src *source.Source, name string, float bool, c 
 	switch {
 	case name == "":
 		b.err = fmt.Errorf("%w: the name must not be empty", core.ErrInvalidName)
-	case core.CheckName(name, keys.SuffixName(name, "adder-topic")) != nil:
-		// The topic, counters and semaphores share one tag: {name}.
-		b.err = core.CheckName(name, keys.SuffixName(name, "adder-topic"))
 	case b.rt == nil:
 		b.err = fmt.Errorf("%w: nil Redis client", core.ErrInvalidArgument)
 	case b.rt.Lifetime().Err() != nil:
 		b.err = context.Cause(b.rt.Lifetime())
+	default:
+		// The topic, counters and semaphores share one tag: {name}.
+		b.err = core.CheckName(name, keys.SuffixName(name, "adder-topic"))
 	}
 	if b.err != nil {
 		return

@@ -91,8 +91,10 @@ for is a "fair lock" only when its holder's registration record says so
 --kind K keeps the objects of kind K (inspect's names; also lock, fairlock,
 rwlock, group, semaphore, pes, latch, atomiclong, ratelimiter, bucket, map,
 mapcache, setcache, localcachedmap, atomicdouble, idgenerator, bloomfilter,
-hyperloglog, adder, none, unknown); --kind semaphore and --kind latch also keep the integers that may
-be one. --held keeps the locks with a holder, groups holding a value,
+hyperloglog, adder, spinlock, nonreentrantlock, nonreentrantfairlock, none,
+unknown); --kind lock also keeps the spin and non-reentrant locks and --kind
+fairlock the non-reentrant fair lock, whose keys are a lock's; --kind
+semaphore and --kind latch also keep the integers that may be one. --held keeps the locks with a holder, groups holding a value,
 permit-expirable semaphores with an acquired permit and semaphores whose
 permits a client's record says it holds.
 
@@ -437,7 +439,9 @@ func (o Options) keep(obj Object) bool {
 		return true
 	case "unknown":
 		return classify.IsUnknown(obj.Kind)
-	case obj.Kind:
+	case obj.Kind, classify.Base(obj.Kind):
+		// --kind lock keeps the spin and non-reentrant locks too, which
+		// keep a lock's keys; --kind spinlock keeps only those.
 		return true
 	case classify.Semaphore, classify.Latch:
 		if obj.Kind == classify.SemOrLatch {
