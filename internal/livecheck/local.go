@@ -152,6 +152,9 @@ func lcmWatch(ctx context.Context, m *localcache.LocalCachedMap[string, any], ck
 		time.Sleep(time.Millisecond)
 	}
 	out("polls %d changes %d %d", polls, changes, now())
-	out("cachedSize %d", m.CachedSize())
+	st := m.Stats()
+	// A clear from another instance shows as a miss more and its entries
+	// as invalidations, the value read back unchanged.
+	out("cachedSize %d misses %d invalidations %d messages %d", m.CachedSize(), st.Misses, st.Invalidations, st.Messages)
 	return nil
 }

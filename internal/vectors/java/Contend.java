@@ -157,7 +157,7 @@ public class Contend {
     /** The modes that exchange Msg values: they call defineMsg() before the client starts. */
     static final Set<String> MSG_MODES = new HashSet<>(Arrays.asList("topicpub", "topicsub", "patternsub",
             "reliablepub", "reliablesub", "mapput", "mapcheck", "queueprod", "queuecons", "delayedprod", "delayedcons",
-            "mapcacheput", "mapcachecheck", "lcmwatch", "lcmput", "bloomadd", "bloomcheck"));
+            "mapcacheput", "mapcachecheck", "lcmwatch", "lcmput", "lcmclear", "bloomadd", "bloomcheck"));
 
     /** org.goredisson.interop.Msg and its fields; JSON: JsonJacksonCodec that resolves it. */
     static Class<?> MSG;
@@ -1207,6 +1207,17 @@ public class Contend {
                         m.put(key, v);
                     }
                     out("cachedSize " + m.getCachedMap().size());
+                    m.destroy();
+                    break;
+                }
+                case "lcmclear": {
+                    // lcmclear PORT NAME [SYNC]: the same local cached map; clearLocalCache(), which returns once
+                    // every other instance released its permit of the clear's semaphore (or after its own timeout):
+                    // "cleared <ms> <ts>"
+                    RLocalCachedMap<Object, Object> m = localCached(r, name, a, 3);
+                    long start = now();
+                    m.clearLocalCache();
+                    out("cleared " + (now() - start) + " " + now());
                     m.destroy();
                     break;
                 }
