@@ -55,7 +55,9 @@ sparkline of holders plus waiters over the last 5 minutes. Memory is
 bounded: at most --history-objects objects (those held, waited on, queued
 or pinned first, then those active most recently), each with at most 120
 samples as read plus 90 ten-second buckets of the older ones (about
-10 KB an object). --hold-warn AGE marks holds older than AGE, with a
+10 KB an object). With --record the reads, and the history, go on with
+no page open, so that a page opened during an incident shows the 15
+minutes before it. --hold-warn AGE marks holds older than AGE, with a
 note, on the list and on the object page.
 
 The page is read-only unless --allow-writes is given, which adds
@@ -74,7 +76,8 @@ send, and are refused (403) when their Origin is not the dashboard's own.
 Every response forbids framing (X-Frame-Options: DENY, CSP
 frame-ancestors 'none') and inline script.
 
-The ls state is read once per --interval while a page is open (one scan for
+The ls state is read once per --interval while a page is open, or always
+with --record (one scan for
 all pages, an object page's included: the scan feeds the history),
 incrementally: each read reads again the hot objects (waited on, queued
 for, held by a client with a record, listed in a record, pinned, TTL
@@ -105,6 +108,9 @@ type dashOptions struct {
 	// bounds the objects whose history is kept.
 	holdWarn       time.Duration
 	historyObjects int
+	// record keeps the scans, and so the history, running with no page
+	// open.
+	record bool
 }
 
 //go:embed dashboard_assets
@@ -125,10 +131,11 @@ func Command(args []string) int {
 	var pins ls.Pins
 	fs.Var(&pins, "pin", "never leave out the keys this `NAME or PATTERN` matches (repeatable)")
 	scanCount := fs.Int64("scan-count", 1000, "the COUNT hint of each SCAN")
-	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open")
+	fs.DurationVar(&o.interval, "interval", time.Second, "time between two reads of the state while a page is open (or always, with --record)")
 	fs.IntVar(&o.metrics.Top, "metrics-top", metrics.DefaultTop, "/metrics gives a hold-age series of its own to the `N` oldest holds only, so that its series stay bounded however many locks are held (0: none)")
 	fs.DurationVar(&o.holdWarn, "hold-warn", 0, "mark holds older than this `age` on the list and the object page (0: never)")
 	fs.IntVar(&o.historyObjects, "history-objects", history.DefaultMaxObjects, "keep the 15-minute history of at most this many `objects` (held, waited-on and pinned ones first)")
+	fs.BoolVar(&o.record, "record", false, "read every --interval and keep the history with no page open too, so that a page opened later shows the 15 minutes before it (Redis serves the scans with nobody watching)")
 	pos, code, done := cliflag.ParseFlags(fs, args, true)
 	if done {
 		return code
@@ -468,6 +475,7 @@ func (d *dashboard) serve(prog, display string) int {
 		return cliflag.Errorf(prog, "%v", err)
 	}
 	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
+	d.startRecording()
 	mode := "read-only"
 	if d.o.allowWrites {
 		mode = "writes allowed"

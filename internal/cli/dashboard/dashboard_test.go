@@ -42,6 +42,7 @@ func dashServer(t *testing.T, rdb redis.UniversalClient, o dashOptions) (*httpte
 		d.client = c
 	}
 	srv := httptest.NewServer(d.handler())
+	d.startRecording()
 	t.Cleanup(func() {
 		d.closing()
 		srv.Close()

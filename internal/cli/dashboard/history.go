@@ -31,6 +31,26 @@ func (d *dashboard) history() *history.Store {
 	return d.hist
 }
 
+// startRecording keeps the shared scan running until shutdown when
+// --record asks for it: the scan records every read in the history,
+// whether or not a page listens.
+func (d *dashboard) startRecording() {
+	if !d.o.record {
+		return
+	}
+	ch, cancel := d.lsFeed().subscribe()
+	go func() {
+		defer cancel()
+		for {
+			select {
+			case <-ch:
+			case <-d.stopped():
+				return
+			}
+		}
+	}()
+}
+
 // record keeps one scan in the history; a failed read keeps nothing, so
 // that a Redis outage shows as a gap rather than as every object free.
 func (d *dashboard) record(v LsView) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -136,5 +137,30 @@ func TestHistoryGuarded(t *testing.T) {
 		if res.Header.Get("X-Frame-Options") != "DENY" || res.Header.Get("Content-Security-Policy") != csp {
 			t.Errorf("%s: security headers missing", tc.path)
 		}
+	}
+}
+
+// TestHistoryRecorded: with --record the scans, and the history, run with
+// no page open, so that a page opened later shows what came before it;
+// without it nothing reads Redis while nobody watches.
+func TestHistoryRecorded(t *testing.T) {
+	t.Parallel()
+	_, rdb := server(t)
+	holdLock(t, rdb, "orders:8")
+	rec, _ := dashServer(t, rdb, dashOptions{record: true})
+	idle, _ := dashServer(t, rdb, dashOptions{})
+	history := func(srv *httptest.Server) HistoryView {
+		var v HistoryView
+		if code := getJSON(t, srv.URL+"/api/history?name=orders:8", &v); code != http.StatusOK {
+			t.Fatalf("history: %d", code)
+		}
+		return v
+	}
+	waitFor(t, 15*time.Second, "three reads of orders:8 with no page open", func() (bool, string) {
+		v := history(rec)
+		return len(v.T) >= 3, fmt.Sprintf("%d points", len(v.T))
+	})
+	if v := history(idle); len(v.T) != 0 {
+		t.Errorf("without --record, %d reads were kept with no page open", len(v.T))
 	}
 }
