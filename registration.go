@@ -56,12 +56,13 @@ func startRegistration(rt *core.Runtime, o Options) func() {
 	}
 	period := min(max(o.WatchdogTimeout/3, registrationMinPeriod), registrationMaxPeriod)
 	r := registry.Start(registry.Config{
-		Redis:   rt.Redis(),
-		ID:      rt.ID(),
-		Version: Version,
-		Held:    rt.Holds().Held,
-		Changed: rt.Holds().HeldChanged(),
-		Waiters: rt.Hub().WaitersByChannel,
+		Redis:          rt.Redis(),
+		ID:             rt.ID(),
+		Version:        Version,
+		Held:           rt.Holds().Held,
+		Changed:        rt.Holds().HeldChanged(),
+		Waiters:        rt.Hub().WaitersByChannel,
+		WaitersChanged: rt.Hub().WaitersChanged(),
 		Permits: func() []registry.PermitHold {
 			held := rt.Permits().Held()
 			out := make([]registry.PermitHold, len(held))

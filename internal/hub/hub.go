@@ -164,6 +164,9 @@ type Hub struct {
 	// closed when no unsubscribe of it awaits an answer (wakeUnsubWaiters).
 	unsubWait map[subKey][]chan struct{}
 	dropped   uint64 // messages Sinks refused; guarded by mu
+	// waitersChanged gets a token when a waiter comes or goes (see
+	// WaitersChanged).
+	waitersChanged chan struct{}
 }
 
 // entry is one subscribed channel and its local waiters, in arrival order,
@@ -201,6 +204,22 @@ func New(cfg Config) *Hub {
 		done:    make(chan struct{}),
 		entries: make(map[subKey]*entry),
 		conns:   make(map[string]*conn),
+
+		waitersChanged: make(chan struct{}, 1),
+	}
+}
+
+// WaitersChanged gets a token after a waiter comes or goes, so that what
+// publishes WaitersByChannel (the client's registration record) can do so
+// when waiters pile up behind a holder that does not change. Tokens
+// coalesce: one pending stands for any number of changes.
+func (h *Hub) WaitersChanged() <-chan struct{} { return h.waitersChanged }
+
+// noteWaiters drops a token into waitersChanged unless one is pending.
+func (h *Hub) noteWaiters() {
+	select {
+	case h.waitersChanged <- struct{}{}:
+	default:
 	}
 }
 
@@ -232,6 +251,7 @@ func (h *Hub) Subscribe(ctx context.Context, channel string, policy WakePolicy) 
 		}
 		w = &Waiter{h: h, e: e, sig: make(chan struct{}, 1)}
 		e.push(w)
+		h.noteWaiters()
 		return func() { w.Close(false) }
 	})
 	if err != nil {

@@ -55,6 +55,7 @@ func (w *Waiter) Close(acquired bool) {
 	w.gone = true
 	e := w.e
 	e.remove(w)
+	h.noteWaiters()
 	pending := len(w.sig) > 0
 	if pending && !acquired && e.n > 0 {
 		e.wake(1)

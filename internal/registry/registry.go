@@ -231,8 +231,9 @@ type Config struct {
 	Held    func() []holds.Held
 	Changed <-chan struct{}
 	// Waiters counts the client's waiting goroutines by channel; nil
-	// lists none.
-	Waiters func() map[string]int
+	// lists none. WaitersChanged gets a token after they change.
+	Waiters        func() map[string]int
+	WaitersChanged <-chan struct{}
 	// Permits lists the semaphore permits the client holds; nil lists
 	// none. PermitsChanged gets a token after they change.
 	Permits        func() []PermitHold
@@ -350,6 +351,8 @@ func (r *Registrar) loop() {
 		case <-r.cfg.Changed:
 			changed()
 		case <-r.cfg.PermitsChanged:
+			changed()
+		case <-r.cfg.WaitersChanged:
 			changed()
 		case <-gapC:
 			gap, gapC = nil, nil

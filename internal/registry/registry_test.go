@@ -313,3 +313,35 @@ func TestWaitersCapped(t *testing.T) {
 	require.Len(t, rec.Waiters, registry.MaxWaiters)
 	require.Equal(t, 50, rec.Waiters["busy"])
 }
+
+// TestWaitersChangedWrites: a change of the waiters rewrites the record
+// (coalesced like hold changes), not only the next refresh: waiters piling
+// up behind a holder that does not change show at once.
+func TestWaitersChangedWrites(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rdb := redistest.Client(t, srv)
+	src := newHolds()
+	var mu sync.Mutex
+	waiters := map[string]int{}
+	changed := make(chan struct{}, 1)
+	r := registry.Start(registry.Config{Redis: rdb, ID: "id-wc", Held: src.Held, Changed: src.changed,
+		Waiters: func() map[string]int {
+			mu.Lock()
+			defer mu.Unlock()
+			return maps.Clone(waiters)
+		},
+		WaitersChanged: changed,
+		Period:         time.Hour, TTL: time.Hour, Timeout: time.Second})
+	defer r.Close()
+	redistest.Eventually(t, 5*time.Second, "the first record", func() bool { return get(t, rdb, "id-wc") != nil })
+	for n := 1; n <= 3; n++ {
+		mu.Lock()
+		waiters["redisson_lock__channel:{a}"] = n
+		mu.Unlock()
+		changed <- struct{}{}
+		redistest.Eventually(t, 5*time.Second, fmt.Sprintf("%d waiter(s) in the record with no refresh due", n), func() bool {
+			rec := get(t, rdb, "id-wc")
+			return rec != nil && rec.Waiters["redisson_lock__channel:{a}"] == n
+		})
+	}
+}
