@@ -94,7 +94,8 @@ mapcache, setcache, localcachedmap, atomicdouble, idgenerator, bloomfilter,
 hyperloglog, adder, spinlock, nonreentrantlock, nonreentrantfairlock, none,
 unknown); --kind lock also keeps the spin and non-reentrant locks and --kind
 fairlock the non-reentrant fair lock, whose keys are a lock's; --kind
-semaphore and --kind latch also keep the integers that may be one. --held keeps the locks with a holder, groups holding a value,
+semaphore and --kind latch also keep the integers that may be one.
+--held keeps the locks with a holder, groups holding a value,
 permit-expirable semaphores with an acquired permit and semaphores whose
 permits a client's record says it holds.
 
