@@ -203,6 +203,8 @@ func (r *lcmReplay) actions() vectors.Actions[*redisson.Client, struct{}] {
 			return c, c.ID()
 		},
 		Calls: r.calls(),
+		// Another instance's near cache changes when its message comes.
+		Settling: map[string]bool{"getCachedMap": true},
 		Queries: map[string]vectors.Query[*redisson.Client, struct{}]{
 			"getCachedMap": q(func(_ context.Context, m *localcache.LocalCachedMap[string, any]) (any, error) {
 				return m.CachedMap(), nil
