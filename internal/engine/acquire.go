@@ -108,39 +108,79 @@ func (l *Lock) queueFor(ctx context.Context, r Request) time.Duration {
 
 // leaveQueue removes the owner of a waiting acquisition that gave up from
 // the Redis queue: it may have been queued by any attempt, and a waiter
-// left there would hold everyone behind it back until it turns stale.
+// left there would hold everyone behind it back until it turns stale
+// (FairLockWaitTimeout after those ahead of it, five minutes by default).
 func (l *Lock) leaveQueue(ctx context.Context, h *Hold, r Request) {
 	qs, ok := l.queueScripts(r)
 	if !ok {
 		return
 	}
-	field := l.Field(h.owner)
-	if l.undoRunning(field) != nil {
-		// A try the caller stopped waiting for, or its undo, is still to
-		// settle: leaving first, the waiter would be queued again by it.
-		done := l.later(ctx, field, func(bg context.Context) {
-			if l.rt.Inflight().Drained().Err() != nil {
-				return // Close returned: nothing may be sent
-			}
-			uctx, cancel := l.rt.Inflight().ForUndo(bg)
-			defer cancel()
-			l.acquireFailed(uctx, qs, field, r.queueWait())
-		})
-		if errors.Is(ctx.Err(), context.Canceled) {
-			l.awaitDone(done)
+	field, wait := l.Field(h.owner), r.queueWait()
+	if l.undoRunning(field) == nil {
+		// The caller's ctx may be what ended the wait.
+		dctx, cancel := l.rt.ForRelease(ctx)
+		err := qs.AcquireFailed(dctx, field, wait)
+		cancel()
+		if err == nil || !l.leaveAgain(err) {
+			l.leaveFailed(err)
+			return
 		}
-		return
 	}
-	// The caller's ctx may be what ended the wait.
-	dctx, cancel := l.rt.ForRelease(ctx)
-	defer cancel()
-	l.acquireFailed(dctx, qs, field, r.queueWait())
+	// A try the caller stopped waiting for, or its undo, is still to
+	// settle (leaving first, the waiter would be queued again by it), or
+	// the leave got no answer for a reason that may pass (Redis or the
+	// pool too busy to answer within the client's timeout, when many
+	// waiters give up at once): leave in the background, tried again as
+	// an undo is, before any later acquire of field. The leave is
+	// idempotent: a second run finds no entry.
+	done := l.later(ctx, field, func(bg context.Context) { l.runLeave(bg, qs, field, wait) })
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// A cancelled call leaves nothing behind when it returns.
+		l.awaitDone(done)
+	}
 }
 
-// acquireFailed sends AcquireFailed for field on dctx, a context of its
-// own bounded by the client's timeout.
-func (l *Lock) acquireFailed(dctx context.Context, qs QueueScripts, field string, wait time.Duration) {
-	if err := qs.AcquireFailed(dctx, field, wait); err != nil {
+// leaveAgain reports whether a leave that failed with err is worth
+// sending again: the failure may pass and the client is open.
+func (l *Lock) leaveAgain(err error) bool {
+	return l.rt.Retry().On() && core.Retryable(err) && l.rt.Lifetime().Err() == nil
+}
+
+// runLeave sends AcquireFailed for field until it got an answer, a failure
+// that may pass being retried as a waiting call's tries are, or until
+// Close returns (nothing may be sent then).
+func (l *Lock) runLeave(bg context.Context, qs QueueScripts, field string, wait time.Duration) {
+	retry := l.rt.Retry().Budget(l.cfg.Kind, l.cfg.Name)
+	for {
+		if l.rt.Inflight().Drained().Err() != nil {
+			return // Close returned: nothing may be sent
+		}
+		uctx, cancel := l.rt.Inflight().ForUndo(bg)
+		err := qs.AcquireFailed(uctx, field, wait)
+		cancel()
+		if err == nil {
+			return
+		}
+		d, again := time.Duration(0), false
+		if l.rt.Lifetime().Err() == nil {
+			d, again = retry.After(bg, err)
+		}
+		if !again {
+			l.leaveFailed(err)
+			return
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-l.rt.Closed():
+			t.Stop()
+		}
+	}
+}
+
+// leaveFailed logs a leave that failed for good (nothing for nil).
+func (l *Lock) leaveFailed(err error) {
+	if err != nil {
 		l.rt.Logger().Warn("redisson: leaving the wait queue failed; the entry turns stale at its deadline",
 			"lock", l.cfg.Name, "err", err)
 	}

@@ -64,9 +64,7 @@ func (l *Lock) lookLate(ctx context.Context, field string, lease time.Duration, 
 			}
 		}
 		if qs, ok := l.queueScripts(r); ok {
-			uctx, cancel := l.rt.Inflight().ForUndo(bg)
-			l.acquireFailed(uctx, qs, field, r.queueWait())
-			cancel()
+			l.runLeave(bg, qs, field, r.queueWait())
 		}
 	}()
 }
