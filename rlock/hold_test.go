@@ -275,7 +275,9 @@ type ctxKey struct{}
 func TestLockContext(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	const watchdog = 300 * time.Millisecond
+	// The hold must outlive the renewals below: a 1 s lease leaves each
+	// round about 650 ms of a loaded machine's delay.
+	const watchdog = time.Second
 	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
