@@ -127,7 +127,15 @@ func TestObserverCostsNoAllocations(t *testing.T) {
 			}
 		}
 		run() // load the scripts, open the connections
-		return testing.AllocsPerRun(200, run)
+		// AllocsPerRun counts every allocation in the process, the
+		// clients' background work included, and a loaded machine
+		// stretches a measurement over more of that work: it only ever
+		// adds, so the least of a few measurements is the pair's cost.
+		least := testing.AllocsPerRun(200, run)
+		for range 2 {
+			least = min(least, testing.AllocsPerRun(200, run))
+		}
+		return least
 	}
 	info := slog.New(slog.NewTextHandler(nopWriter{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	off := pair(newObservedClient(t, srv))

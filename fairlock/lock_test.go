@@ -319,7 +319,10 @@ func TestStaleHeadIsSkipped(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	ctx := context.Background()
 	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithFairLockWaitTimeout(300*time.Millisecond))
-	stale := time.Now().Add(300 * time.Millisecond)
+	// In whole ms, as the score and the script's "now" are: the ghost is
+	// stale from the start of that ms, which a finer stale time would put
+	// up to 1 ms after an acquisition that was right.
+	stale := time.UnixMilli(time.Now().Add(300 * time.Millisecond).UnixMilli())
 	require.NoError(t, raw.RPush(ctx, keys.FairLockQueue("s"), "ghost:1").Err())
 	require.NoError(t, raw.ZAdd(ctx, keys.FairLockTimeout("s"), redis.Z{Score: float64(stale.UnixMilli()), Member: "ghost:1"}).Err())
 

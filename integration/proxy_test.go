@@ -52,7 +52,13 @@ func networkFaultCase(t *testing.T, k kind, fault string) {
 	// A fair lock's waiter cut off in the queue holds the others back
 	// until it is stale: keep that short (every client must agree).
 	stale := redisson.WithFairLockWaitTimeout(2 * time.Second)
-	holderC := proxiedClient(t, p, redisson.WithWatchdogTimeout(lease), stale)
+	// The holder's signal is timed by this process's timers, the other
+	// client's acquisition by Redis' expiry: the margin between them must
+	// cover how late a loaded machine runs the holder's timer. With the
+	// default margin a 1 s lease leaves about 20 ms for that, so the holder
+	// gets the margin the default 30 s lease has (about 300 ms): a
+	// violation then means two holders, not a slow goroutine.
+	holderC := proxiedClient(t, p, redisson.WithWatchdogTimeout(lease), redisson.WithLeaseMargin(300*time.Millisecond), stale)
 	waiterC := proxiedClient(t, p, stale)
 	direct := redissontest.ClientAt(t, e.srv.Addr(), stale)
 	name := "netfault"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/multilock"
 )
 
@@ -26,6 +27,10 @@ func TestRedLockSilentServerCostsItsShare(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "2 of 3 servers answer")
 	require.NoError(t, h.Unlock(ctx))
-	// The client's timeout is 3s; the wait 600ms.
-	require.Less(t, took, wait+900*time.Millisecond, "the silent server held the RedLock back")
+	// Waiting for the silent server would take until its pause ends or the
+	// client's Timeout runs out, both 3 s from the try; its share of the
+	// 600 ms wait ends far sooner, and the rest is a loaded machine's
+	// scheduling.
+	require.Equal(t, redisson.DefaultTimeout, rc.clients[0].Options().Timeout)
+	require.Less(t, took, redisson.DefaultTimeout, "the silent server held the RedLock back")
 }

@@ -90,7 +90,9 @@ func TestDelayedTransferNotBeforeDue(t *testing.T) {
 	defer dq.Destroy()
 	dest := redisson.NewBlockingQueue[string](consumer, "jobs", codec.String())
 
-	start := time.Now()
+	// In whole ms, as the due times Offer writes and the transfer's "now"
+	// are: an element moved at the start of its due ms is on time.
+	start := time.UnixMilli(time.Now().UnixMilli())
 	delays := map[string]time.Duration{"c": 600 * time.Millisecond, "a": 200 * time.Millisecond, "b": 400 * time.Millisecond}
 	for _, v := range []string{"c", "a", "b"} {
 		require.NoError(t, dq.Offer(ctx, v, delays[v]))
@@ -143,7 +145,8 @@ func TestDelayedJavaProducer(t *testing.T) {
 	const javaOffer = "local value = struct.pack('Bc0Lc0', string.len(ARGV[2]), ARGV[2], string.len(ARGV[3]), ARGV[3]);" +
 		"redis.call('zadd', KEYS[2], ARGV[1], value);redis.call('rpush', KEYS[3], value);" +
 		"local v = redis.call('zrange', KEYS[2], 0, 0); if v[1] == value then redis.call('publish', KEYS[4], ARGV[1]); end;"
-	due := time.Now().Add(300 * time.Millisecond)
+	// In whole ms, as the score and the transfer's "now" are.
+	due := time.UnixMilli(time.Now().Add(300 * time.Millisecond).UnixMilli())
 	err := raw.Eval(ctx, javaOffer, []string{"dq", "redisson_delay_queue_timeout:{dq}", "redisson_delay_queue:{dq}", "redisson_delay_queue_channel:{dq}"},
 		due.UnixMilli(), []byte{1, 2, 3, 4, 5, 6, 7, 8}, "from-java").Err()
 	require.ErrorIs(t, err, redis.Nil)

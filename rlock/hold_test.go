@@ -275,7 +275,9 @@ type ctxKey struct{}
 func TestLockContext(t *testing.T) {
 	srv := redistest.StartServer(t)
 	raw := redistest.Client(t, srv)
-	const watchdog = 300 * time.Millisecond
+	// The hold must outlive the renewals below: a 1 s lease leaves each
+	// round about 650 ms of a loaded machine's delay.
+	const watchdog = time.Second
 	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
@@ -476,16 +478,21 @@ func TestUnlockRefusedByRedisKeepsHold(t *testing.T) {
 	raw := redistest.Client(t, srv)
 	busy := redistest.Client(t, srv, func(o *redis.Options) { o.ReadTimeout = 10 * time.Second })
 	ctx := context.Background()
-	const watchdog = time.Second
+	// The lease must outlast the busy script with room to spare, however
+	// late a loaded machine starts it after the acquire: renewals fail with
+	// BUSY while it runs, and the hold must still be renewed after it.
+	const watchdog = 5 * time.Second
 	c := redissontest.ClientAt(t, srv.Addr(), redisson.WithWatchdogTimeout(watchdog))
 	h, err := c.Lock("busy").Lock(ctx)
 	require.NoError(t, err)
 
 	scriptDone := make(chan error, 1)
 	go func() {
-		// Spins for about 700 ms; Redis answers BUSY to others meanwhile.
+		// Spins for about 2 s; Redis answers BUSY to others meanwhile.
+		// Long enough for the wait below and the Unlock to both fall in
+		// it on a loaded machine.
 		scriptDone <- busy.Eval(ctx, `local t = redis.call('time'); local s = t[1]*1000000+t[2]
-			repeat t = redis.call('time') until t[1]*1000000+t[2] - s > 700000
+			repeat t = redis.call('time') until t[1]*1000000+t[2] - s > 2000000
 			return 1`, nil).Err()
 	}()
 	redistest.Eventually(t, 5*time.Second, "Redis answers BUSY", func() bool {
