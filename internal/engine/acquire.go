@@ -161,19 +161,9 @@ func (l *Lock) runLeave(bg context.Context, qs QueueScripts, field string, wait 
 		if err == nil {
 			return
 		}
-		d, again := time.Duration(0), false
-		if l.rt.Lifetime().Err() == nil {
-			d, again = retry.After(bg, err)
-		}
-		if !again {
+		if !l.backOff(bg, &retry, err) {
 			l.leaveFailed(err)
 			return
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-l.rt.Closed():
-			t.Stop()
 		}
 	}
 }

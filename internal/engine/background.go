@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/retry"
 )
 
 // Background work per owner field (Engine.undos): undos, settles and
@@ -122,4 +123,25 @@ func (l *Lock) awaitUndo(ctx context.Context, field string, deadline time.Time) 
 			return false, core.ErrClosed
 		}
 	}
+}
+
+// backOff reports whether background work whose send failed with err
+// should send again, per its retry budget r, and sleeps the back-off
+// first (cut short when the client closes): not once the client is
+// closing.
+func (l *Lock) backOff(bg context.Context, r *retry.Retry, err error) bool {
+	if l.rt.Lifetime().Err() != nil {
+		return false
+	}
+	d, again := r.After(bg, err)
+	if !again {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.rt.Closed():
+	}
+	return true
 }

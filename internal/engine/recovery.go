@@ -188,20 +188,10 @@ func (l *Lock) runUndo(bg context.Context, field string, lease time.Duration, id
 		if err == nil || errors.Is(err, core.ErrNoSyncedReplicas) {
 			return // it ran
 		}
-		d, again := time.Duration(0), false
-		if l.rt.Lifetime().Err() == nil {
-			d, again = retry.After(bg, err)
-		}
-		if !again {
+		if !l.backOff(bg, &retry, err) {
 			l.rt.Logger().Warn("redisson: undoing an acquire failed; the lease will expire",
 				"lock", l.cfg.Name, "err", err)
 			return
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-l.rt.Closed():
-			t.Stop()
 		}
 	}
 }
