@@ -161,9 +161,19 @@ func consumerEnv(t *testing.T, proxy, modcache string) []string {
 	if upstream != "" {
 		proxies += "," + upstream
 	}
+	// The go command indexes a module of the module cache once and keys the
+	// index on the module's directory alone, since a version never changes
+	// there. Here it does: every run packs the working tree at the same
+	// version into the same directory, so an index left by an earlier run
+	// lists the files of an older tree (a file added since is not compiled).
+	// goindex=0 turns that index off.
+	godebug := "goindex=0"
+	if v := os.Getenv("GODEBUG"); v != "" {
+		godebug = v + "," + godebug
+	}
 	return []string{
 		"GOWORK=off", "GOFLAGS=-mod=mod -modcacherw", "GOSUMDB=off", "GONOSUMDB=", "GOPRIVATE=", "GONOPROXY=",
-		"GOPROXY=" + proxies, "GOMODCACHE=" + modcache, "GOTOOLCHAIN=local",
+		"GOPROXY=" + proxies, "GOMODCACHE=" + modcache, "GOTOOLCHAIN=local", "GODEBUG=" + godebug,
 	}
 }
 
