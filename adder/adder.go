@@ -19,11 +19,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/handle"
+	"github.com/goredisson/redisson/internal/javanum"
 	"github.com/goredisson/redisson/internal/lua"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/semaphore"
@@ -164,18 +164,10 @@ func sumFloats(local []string) string {
 		v, _ := strconv.ParseFloat(s, 64)
 		f += v
 	}
-	return javaDouble(f)
-}
-
-// javaDouble writes d as Java's Double.toString does in its plain range
-// ("0.0", "1.25"), the text Redisson sends to INCRBYFLOAT.
-func javaDouble(d float64) string {
-	if a := math.Abs(d); a != 0 && (a < 1e-3 || a >= 1e7) {
-		return strconv.FormatFloat(d, 'g', -1, 64)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		// Redis refuses it, as Java's BigDecimal.valueOf does.
+		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
-	s := strconv.FormatFloat(d, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
+	// Redisson's getAndAdd: BigDecimal.valueOf(sum).toPlainString().
+	return javanum.JavaPlain(f, 64)
 }

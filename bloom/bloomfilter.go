@@ -23,12 +23,12 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/goredisson/redisson/codec"
 	"github.com/goredisson/redisson/internal/core"
 	"github.com/goredisson/redisson/internal/highway"
+	"github.com/goredisson/redisson/internal/javanum"
 	"github.com/goredisson/redisson/internal/objbase"
 	"github.com/goredisson/redisson/keys"
 	"github.com/goredisson/redisson/source"
@@ -111,30 +111,11 @@ func (b *BloomFilter[T]) TryInit(ctx context.Context, expectedInsertions int64, 
 	b.mu.Lock()
 	b.size, b.hashes = size, hashes
 	b.mu.Unlock()
-	n, err := tryInitScript.Run(ctx, b.base.Redis(), []string{b.config}, size, hashes, expectedInsertions, javaDouble(falseProbability))
+	n, err := tryInitScript.Run(ctx, b.base.Redis(), []string{b.config}, size, hashes, expectedInsertions, javanum.JavaDouble(falseProbability))
 	if err != nil {
 		return false, b.fail(ctx, op, err)
 	}
 	return n == int64(1), nil
-}
-
-// javaDouble writes d as Java's Double.toString, the text Redisson stores
-// as falseProbability: "0.01", "1.0E-4".
-func javaDouble(d float64) string {
-	if a := math.Abs(d); a == 0 || (a >= 1e-3 && a < 1e7) {
-		s := strconv.FormatFloat(d, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(d, 'E', -1, 64) // "1E-04", "1.5E+20"
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }
 
 // learnt returns the size and hash count this handle uses, reading

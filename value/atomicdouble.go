@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/goredisson/redisson/internal/core"
+	"github.com/goredisson/redisson/internal/javanum"
 	"github.com/goredisson/redisson/source"
 )
 
@@ -41,47 +42,13 @@ func (a *AtomicDouble) Name() string {
 	return a.base.Name()
 }
 
-// javaPlain writes d as Java's BigDecimal.valueOf(d).toPlainString():
-// Double.toString's shortest digits with at least one digit after the
-// point, then without an exponent. NaN and infinities have no BigDecimal.
+// javaPlain writes d as Java's BigDecimal.valueOf(d).toPlainString().
+// NaN and infinities have no BigDecimal.
 func javaPlain(d float64) (string, error) {
 	if math.IsNaN(d) || math.IsInf(d, 0) {
 		return "", fmt.Errorf("%w: %v is not a finite number", core.ErrInvalidArgument, d)
 	}
-	if d == 0 {
-		return "0.0", nil // -0.0 too: BigDecimal has no negative zero
-	}
-	abs := math.Abs(d)
-	if abs >= 1e-3 && abs < 1e7 {
-		// Double.toString writes these as plain decimals: the digits it
-		// needs, at least one after the point.
-		s := strconv.FormatFloat(d, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s, nil
-	}
-	// Otherwise "d.dddE±n", at least two digits; the BigDecimal of that
-	// text has scale len(digits)-1-n.
-	e := strconv.FormatFloat(abs, 'e', -1, 64) // "1.2345e+20"
-	mant, exp, _ := strings.Cut(e, "e")
-	n, _ := strconv.Atoi(exp)
-	digits := strings.Replace(mant, ".", "", 1)
-	if len(digits) == 1 {
-		digits += "0"
-	}
-	scale := len(digits) - 1 - n
-	sign := ""
-	if d < 0 {
-		sign = "-"
-	}
-	if scale <= 0 {
-		return sign + digits + strings.Repeat("0", -scale), nil
-	}
-	if scale >= len(digits) {
-		return sign + "0." + strings.Repeat("0", scale-len(digits)) + digits, nil
-	}
-	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:], nil
+	return javanum.JavaPlain(d, 64), nil
 }
 
 // plain is javaPlain as the named error of op.

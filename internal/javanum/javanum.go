@@ -15,6 +15,13 @@ import (
 	"github.com/goredisson/redisson/codec"
 )
 
+// JavaDouble returns Java's Double.toString(d): "0.01", "9.0", "1.0E-4",
+// "1.0E7", "NaN", "Infinity" (as StringCodec writes a double).
+func JavaDouble(d float64) string {
+	b, _ := codec.String().Encode(d) // a float64 always encodes
+	return string(b)
+}
+
 // JavaPlain returns the text Redisson sends for a Java double (bits 64) or
 // float (bits 32): BigDecimal.valueOf(d).toPlainString(), the
 // Double.toString digits without an exponent. 9 is "9.0", 0.5 "0.5", 1e20

@@ -57,3 +57,17 @@ func TestDeltaText(t *testing.T) {
 		require.Error(t, err, "%v", bad)
 	}
 }
+
+// TestJavaDouble: Double.toString's layouts, as StringCodec writes them.
+func TestJavaDouble(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0.0"}, {9, "9.0"}, {0.01, "0.01"}, {0.001, "0.001"}, {1e-4, "1.0E-4"}, {1.5e-5, "1.5E-5"},
+		{9999999, "9999999.0"}, {1e7, "1.0E7"}, {1.25e20, "1.25E20"}, {-2.5, "-2.5"},
+		{math.NaN(), "NaN"}, {math.Inf(1), "Infinity"},
+	} {
+		require.Equal(t, tc.want, JavaDouble(tc.f), "%v", tc.f)
+	}
+}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/goredisson/redisson"
 	"github.com/goredisson/redisson/codec"
+	"github.com/goredisson/redisson/internal/javanum"
 )
 
 // timing is how long the adder modes stay and wait: Contend's
@@ -90,7 +89,7 @@ func adderSum(ctx context.Context, c *redisson.Client, ck *checker, tm timing, d
 		ad := c.DoubleAdder(name)
 		var f float64
 		f, err = ad.Sum(ctx)
-		s = javaDouble(f)
+		s = javanum.JavaDouble(f)
 		_ = ad.Close()
 	} else {
 		ad := c.LongAdder(name)
@@ -215,19 +214,5 @@ func bloomConfig(ctx context.Context, bf bloomFilter) (string, error) {
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("size %d hashes %d expected %d fpp %s", size, hashes, expected, javaDouble(fpp)), nil
-}
-
-// javaDouble prints d as Java's Double.toString does in its plain range
-// ("4000.0", "0.01"), which is where these figures fall; others as Go's
-// shortest form.
-func javaDouble(d float64) string {
-	if a := math.Abs(d); a != 0 && (a < 1e-3 || a >= 1e7) {
-		return strconv.FormatFloat(d, 'g', -1, 64)
-	}
-	s := strconv.FormatFloat(d, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
+	return fmt.Sprintf("size %d hashes %d expected %d fpp %s", size, hashes, expected, javanum.JavaDouble(fpp)), nil
 }
