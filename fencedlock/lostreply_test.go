@@ -199,13 +199,12 @@ func TestLostHandOffReplyGetsItsToken(t *testing.T) {
 			}
 			got <- h
 		}()
+		// A waiter parks in the client's queue before it subscribes, and
+		// sends no try while the lock is held through its own client: once
+		// subscribed, it is one the unlock hands the lock to.
 		redistest.Eventually(t, 5*time.Second, "the waiter subscribed", func() bool {
 			return redistest.NumSub(t, raw, channel) >= 1
 		})
-		// The waiter's own first attempt has come back (it subscribes
-		// after it); give it a moment to park, checked below by the
-		// unlock sent twice with the same latch.
-		time.Sleep(100 * time.Millisecond)
 		var h2 *fencedlock.Hold
 		sent := redistest.Sent(t, srv, raw, func() {
 			proxy.armed.Store(round > 0)

@@ -131,14 +131,20 @@ func TestAcquireWaitsForTheWindow(t *testing.T) {
 	require.GreaterOrEqual(t, took, 350*time.Millisecond)
 	require.Less(t, took, 2*time.Second)
 
+	// A window of an hour, so that no stall of the machine between the
+	// calls can let the window refill under them.
+	hourly := redissontest.ClientAt(t, srv.Addr()).RateLimiter("hourly")
+	_, err = hourly.TrySetRate(ctx, ratelimit.Overall, 2, time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, hourly.Acquire(ctx, 1))
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	require.NoError(t, l.Acquire(ctx, 1))
-	err = l.Acquire(short, 1)
+	require.NoError(t, hourly.Acquire(ctx, 1))
+	err = hourly.Acquire(short, 1)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	start = time.Now()
-	ok, err := l.TryAcquire(ctx, 2, ratelimit.WithWait(100*time.Millisecond))
+	ok, err := hourly.TryAcquire(ctx, 2, ratelimit.WithWait(100*time.Millisecond))
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "Redisson waits out the wait")
